@@ -1,0 +1,65 @@
+"""Answerers, registered by name in :data:`ANSWERERS`.
+
+:func:`load_builtin_answerers` imports the modules that register the built-in
+answerers (``extractive``, ``ollama``, ``openai``, ``replay``, ``llama-cpp``);
+:func:`make_answerer` builds one from its name and keyword parameters (from the
+config file), reporting unknown names and parameters with the valid choices.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any
+
+from harness.answering.answerers.base import (
+    ANSWERERS,
+    OUTCOMES,
+    Answerer,
+    AnswerRequest,
+    AnswerResponse,
+    Passage,
+)
+from harness.errors import ConfigError
+
+__all__ = ["ANSWERERS", "OUTCOMES", "AnswerRequest", "AnswerResponse", "Answerer", "Passage",
+           "load_builtin_answerers", "make_answerer"]
+
+_BUILTIN = ("extractive", "ollama", "openai", "replay", "llama_cpp")
+
+
+def load_builtin_answerers() -> None:
+    """Import the modules that register the built-in answerers (idempotent).
+
+    The ``llama-cpp`` module registers even without llama-cpp-python installed;
+    only constructing that answerer needs the extra.
+    """
+    for mod in _BUILTIN:
+        importlib.import_module(f"harness.answering.answerers.{mod}")
+
+
+def make_answerer(name: str, **params: Any) -> Answerer:
+    """Construct the answerer registered as ``name`` with keyword ``params``.
+
+    Unknown names raise :class:`harness.errors.RegistryError` listing the
+    answerers; unknown or missing parameters raise
+    :class:`harness.errors.ConfigError` listing the accepted ones.
+    """
+    load_builtin_answerers()
+    cls = ANSWERERS.get(name)
+    sig = inspect.signature(cls.__init__)
+    accepted = [p for p in sig.parameters if p != "self"]
+    unknown = sorted(set(params) - set(accepted))
+    missing = [p.name for p in sig.parameters.values()
+               if p.name != "self" and p.default is inspect.Parameter.empty
+               and p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in params]
+    if unknown or missing:
+        detail = []
+        if unknown:
+            detail.append(f"unknown parameter(s) {', '.join(unknown)}")
+        if missing:
+            detail.append(f"missing required parameter(s) {', '.join(missing)}")
+        raise ConfigError(f"answerer {name!r}: {'; '.join(detail)}; it accepts: "
+                          f"{', '.join(accepted)}")
+    answerer: Answerer = cls(**params)
+    return answerer

@@ -1,0 +1,172 @@
+"""Run tables <-> answering records: load a run's inputs, build the reads, and turn
+journaled answers into the ``answers``, ``citations`` and ``answer_metrics`` frames.
+
+Row order of every frame: configs in the order chosen, questions in the order
+of the ``questions`` table, answerers in the run's answering order; within an
+answer, citations by marker position then number, metrics in registry order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from harness.answering.answerers.base import AnswerRequest, Passage
+from harness.answering.read import ReadOptions, ReadRow, answering_read
+from harness.answering.scoring import answer_context, score_answer
+from harness.corpus import HEADING_SEP, Chunk, Document, page_key
+from harness.errors import HarnessError
+from harness.goldset import PageRef, Question
+from harness.store import Run
+
+Key = tuple[str, str]  # (question_id, config_id)
+
+
+def _ref(s: str) -> PageRef:
+    doc, _, page = s.rpartition("#")
+    return PageRef(doc, int(page))
+
+
+def questions_from_frame(df: pd.DataFrame) -> dict[str, Question]:
+    """``questions`` table -> :class:`Question` records (table order kept)."""
+    out = {}
+    for r in df.itertuples(index=False):
+        reqs = tuple(tuple(_ref(x) for x in req) for req in json.loads(r.requirements))
+        game = r.game if isinstance(r.game, str) and r.game else None
+        out[r.question_id] = Question(r.question_id, r.question, r.language, reqs,
+                                      tuple(r.tags) if r.tags is not None else (), game)
+    return out
+
+
+def documents_from_frame(df: pd.DataFrame) -> dict[str, Document]:
+    return {r.doc_id: Document(r.doc_id, r.kind, r.game, r.edition, r.language, r.title,
+                               r.path, r.source_sha256) for r in df.itertuples(index=False)}
+
+
+def chunks_from_frame(df: pd.DataFrame) -> dict[str, Chunk]:
+    return {r.chunk_id: Chunk(r.chunk_id, r.doc_id, int(r.page),
+                              tuple(r.heading_path.split(HEADING_SEP)) if r.heading_path else (),
+                              r.text, int(r.char_start), int(r.char_end), r.page_label)
+            for r in df.itertuples(index=False)}
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    questions: dict[str, Question]
+    documents: dict[str, Document]
+    chunks: dict[str, Chunk]
+    configs: pd.DataFrame = field(repr=False)
+    fused: pd.DataFrame = field(repr=False)
+
+    def default_config(self) -> str:
+        """The first config of kind ``grid``, else the first config."""
+        grid = self.configs[self.configs["kind"] == "grid"]
+        pick = grid if len(grid) else self.configs
+        if not len(pick):
+            raise HarnessError("the run has no fusion configs to answer from")
+        return str(pick["config_id"].iloc[0])
+
+    def check_configs(self, config_ids: Sequence[str]) -> None:
+        known = list(self.configs["config_id"])
+        bad = [c for c in config_ids if c not in known]
+        if bad:
+            raise HarnessError(f"unknown config(s) {', '.join(bad)}; choose from: {', '.join(known)}")
+
+    def arms(self, config_id: str) -> list[str]:
+        row = self.configs[self.configs["config_id"] == config_id]
+        return [str(a) for a in row["arms"].iloc[0]]
+
+
+def load_inputs(run: Run) -> RunInputs:
+    """Load the tables answering needs (all must exist)."""
+    missing = [t for t in ("questions", "documents", "chunks", "configs", "fused")
+               if not run.has_table(t)]
+    if missing:
+        raise HarnessError(f"run {run.run_id} cannot be answered: no {', '.join(missing)} table(s)")
+    return RunInputs(questions_from_frame(run.table("questions")),
+                     documents_from_frame(run.table("documents")),
+                     chunks_from_frame(run.table("chunks")), run.table("configs"),
+                     run.table("fused"))
+
+
+@dataclass(frozen=True)
+class ReadSet:
+    """The read and the answerer request of every (question, config), in frame order."""
+
+    reads: dict[Key, tuple[ReadRow, ...]]
+    requests: dict[Key, AnswerRequest]
+
+
+def build_reads(inputs: RunInputs, config_ids: Sequence[str], options: ReadOptions) -> ReadSet:
+    fused = inputs.fused[inputs.fused["config_id"].isin(list(config_ids))]
+    groups = {k: g for k, g in fused.groupby(["question_id", "config_id"], sort=False)}
+    empty = fused.iloc[0:0]
+    titles = {d.doc_id: d.title for d in inputs.documents.values()}
+    reads, requests = {}, {}
+    for cid in config_ids:
+        arms = inputs.arms(cid)
+        for qid, q in inputs.questions.items():
+            rows = answering_read(q, groups.get((qid, cid), empty), inputs.chunks,
+                                  inputs.documents, options, arms)
+            reads[(qid, cid)] = rows
+            passages = tuple(Passage(r.read_at, r.chunk_id, r.doc_id, r.page, r.heading,
+                                     inputs.chunks[r.chunk_id].text, titles.get(r.doc_id, ""))
+                             for r in rows)
+            requests[(qid, cid)] = AnswerRequest(qid, q.question, q.language, passages)
+    return ReadSet(reads, requests)
+
+
+def reads_frame(rs: ReadSet, inputs: RunInputs) -> pd.DataFrame:
+    rows = []
+    for (qid, cid), read in rs.reads.items():
+        rel = inputs.questions[qid].relevant_pages
+        rows += [{"question_id": qid, "config_id": cid, "read_at": r.read_at,
+                  "chunk_id": r.chunk_id, "doc_id": r.doc_id, "doc_kind": r.doc_kind,
+                  "page": r.page, "heading": r.heading, "fused_rank": r.fused_rank,
+                  "fused_score": r.fused_score, "rerank_rank": r.rerank_rank,
+                  "rerank_score": r.rerank_score, "carried_by": r.carried_by, "slot": r.slot,
+                  "relevant": page_key(r.doc_id, r.page) in rel} for r in read]
+    cols = ["question_id", "config_id", "read_at", "chunk_id", "doc_id", "doc_kind", "page",
+            "heading", "fused_rank", "fused_score", "rerank_rank", "rerank_score", "carried_by",
+            "slot", "relevant"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def answer_frames(records: Mapping[str, Sequence[Mapping[str, Any]]], rs: ReadSet,
+                  inputs: RunInputs) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(answers, citations, answer_metrics) from journal records per answerer label."""
+    answers, cits, metrics = [], [], []
+    for label, recs in records.items():
+        for rec in recs:
+            key = (rec["question_id"], rec["config_id"])
+            q = inputs.questions[key[0]]
+            ctx = answer_context(q, rs.reads[key], rec["outcome"], rec["text"],
+                                 float(rec["latency_ms"]))
+            base = {"question_id": key[0], "config_id": key[1], "answerer": label}
+            answers.append({**base, "answerer_name": rec["answerer_name"],
+                            "model_id": rec["model_id"], "prompt_hash": rec["prompt_hash"],
+                            "request_hash": rec["request_hash"], "text": rec["text"],
+                            "outcome": rec["outcome"], "latency_ms": float(rec["latency_ms"]),
+                            "tokens_in": rec.get("tokens_in"), "tokens_out": rec.get("tokens_out"),
+                            "error": rec.get("error"), "fence_passed": ctx.fence.passed,
+                            "fence_reason": ctx.fence.reason})
+            cits += [{**base, "position": c.position, "marker": c.marker, "n": c.n,
+                      "chunk_id": c.chunk_id, "doc_id": c.doc_id, "page": c.page,
+                      "dangling": c.dangling, "relevant": c.relevant} for c in ctx.citations]
+            metrics += [{**base, "metric": m, "value": v, "answerable": q.answerable}
+                        for m, v in score_answer(ctx).items()]
+    a = pd.DataFrame(answers, columns=["question_id", "config_id", "answerer", "answerer_name",
+                                       "model_id", "prompt_hash", "request_hash", "text",
+                                       "outcome", "latency_ms", "tokens_in", "tokens_out",
+                                       "error", "fence_passed", "fence_reason"])
+    a = a.astype({"tokens_in": "Int32", "tokens_out": "Int32"})
+    c = pd.DataFrame(cits, columns=["question_id", "config_id", "answerer", "position", "marker",
+                                    "n", "chunk_id", "doc_id", "page", "dangling", "relevant"])
+    c = c.astype({"page": "Int32"})
+    m = pd.DataFrame(metrics, columns=["question_id", "config_id", "answerer", "metric", "value",
+                                       "answerable"])
+    return a, c, m

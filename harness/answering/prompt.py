@@ -1,0 +1,156 @@
+"""The versioned answer prompt: one template every answerer renders.
+
+The template lives in ``harness/prompts/answer-v1.txt`` (package data). It has a
+``=== system ===`` and a ``=== user ===`` section and three ``string.Template``
+placeholders: ``$language_name``, ``$passages`` and ``$question``. Passages are
+numbered ``[1]..[n]`` with their document title, page and heading, so the ``[n]``
+markers a model cites map back to (document, page, heading).
+
+Conventions
+-----------
+* A reply *abstains* when, after leading whitespace and Markdown emphasis
+  (``*``, ``_``, `````, ``>``, ``#``), it begins with ``ABSTAIN`` (any case)
+  followed by a colon: the template asks for exactly ``ABSTAIN: <reason>``.
+  Anything else is an answer; an empty reply is neither and raises.
+* The language code of the request picks the language name the model is told to
+  answer in (:data:`LANGUAGE_NAMES`); an unknown code asks for "the language of
+  the question".
+* :func:`prompt_hash` covers the version, the template text and the language
+  table, so any change to what a model reads changes the hash recorded in the
+  run manifest.
+
+Reference: the numbered-passages, cite-by-number and explicit-abstention layout
+follows the service's answering read (see ``/work/shared/rulings``) and common
+retrieval-augmented QA practice (Gao et al., "Enabling Large Language Models to
+Generate Text with Citations", EMNLP 2023).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from string import Template
+
+from harness.answering.answerers.base import AnswerRequest, Passage
+from harness.errors import HarnessError
+
+PROMPT_VERSION = "answer-v1"
+ABSTAIN = "ABSTAIN"
+"""The keyword an abstaining reply starts with (always English)."""
+
+LANGUAGE_NAMES: dict[str, str] = {
+    "en": "English", "ru": "Russian", "fa": "Persian", "de": "German", "es": "Spanish",
+    "fr": "French", "it": "Italian", "pt": "Portuguese", "nl": "Dutch", "pl": "Polish",
+    "uk": "Ukrainian", "cs": "Czech", "sv": "Swedish", "tr": "Turkish", "ar": "Arabic",
+    "he": "Hebrew", "ja": "Japanese", "ko": "Korean", "zh": "Chinese",
+}
+UNKNOWN_LANGUAGE = "the language of the question"
+TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "prompts"
+
+_SECTION = re.compile(r"^=== (system|user) ===$", re.MULTILINE)
+_ABSTAIN_RE = re.compile(r"^[\s*_`>#]*ABSTAIN[\s*_`]*:", re.IGNORECASE)
+_HEADER_SEP = " · "
+
+
+@lru_cache(maxsize=1)
+def template_text() -> str:
+    """The raw template file (what :func:`prompt_hash` hashes)."""
+    # beside the package (harness/prompts/), shipped as package data
+    return (TEMPLATE_DIR / f"{PROMPT_VERSION}.txt").read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def _sections() -> dict[str, Template]:
+    text = template_text()
+    marks = list(_SECTION.finditer(text))
+    names = [m.group(1) for m in marks]
+    if names != ["system", "user"]:
+        raise HarnessError(f"prompt template {PROMPT_VERSION}: expected sections "
+                           f"['system', 'user'] in that order, found {names}")
+    out: dict[str, Template] = {}
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        out[m.group(1)] = Template(text[m.end():end].strip("\n"))
+    return out
+
+
+def prompt_hash() -> str:
+    """SHA-256 (hex) of the prompt version, template text and language table."""
+    h = hashlib.sha256()
+    h.update(PROMPT_VERSION.encode())
+    h.update(b"\n")
+    h.update(template_text().encode("utf-8"))
+    h.update(json.dumps(LANGUAGE_NAMES, sort_keys=True, ensure_ascii=False).encode())
+    return h.hexdigest()
+
+
+def describe() -> dict[str, str]:
+    """Prompt provenance for the run manifest."""
+    return {"version": PROMPT_VERSION, "sha256": prompt_hash()}
+
+
+def language_name(code: str) -> str:
+    """English name of a language code (``ru`` -> ``Russian``); regional suffixes
+    (``pt-BR``) use the base code; unknown codes give :data:`UNKNOWN_LANGUAGE`."""
+    base = code.strip().lower().replace("_", "-").split("-")[0]
+    return LANGUAGE_NAMES.get(base, UNKNOWN_LANGUAGE)
+
+
+def passage_header(p: Passage) -> str:
+    """``[n] title · p.page · heading`` (title falls back to the doc id; an empty
+    heading is left out)."""
+    parts = [p.title or p.doc_id, f"p.{p.page}"]
+    if p.heading:
+        parts.append(p.heading)
+    return f"[{p.n}] " + _HEADER_SEP.join(parts)
+
+
+def format_passages(passages: tuple[Passage, ...]) -> str:
+    """Number every passage under its header, separated by blank lines, in the
+    order given. Markers must be unique positive integers."""
+    problems = []
+    seen: set[int] = set()
+    for p in passages:
+        if p.n < 1:
+            problems.append(f"passage {p.chunk_id}: marker {p.n} is not positive")
+        if p.n in seen:
+            problems.append(f"passage {p.chunk_id}: marker [{p.n}] is used twice")
+        seen.add(p.n)
+    if problems:
+        raise HarnessError("cannot render the prompt: " + "; ".join(problems))
+    if not passages:
+        return "(no passages were found)"
+    return "\n\n".join(f"{passage_header(p)}\n{p.text.strip()}" for p in passages)
+
+
+def render(request: AnswerRequest) -> list[dict[str, str]]:
+    """Chat messages ``[{"role": "system", ...}, {"role": "user", ...}]`` for
+    ``request``: the passages numbered ``[1]..[n]``, the question, the citation
+    and abstention instructions, and the language to answer in."""
+    values = {
+        "language_name": language_name(request.language),
+        "passages": format_passages(request.passages),
+        "question": request.question.strip(),
+    }
+    sections = _sections()
+    return [
+        {"role": "system", "content": sections["system"].substitute(values)},
+        {"role": "user", "content": sections["user"].substitute(values)},
+    ]
+
+
+def abstention(reason: str) -> str:
+    """The reply text of an abstention: ``ABSTAIN: <reason>``."""
+    return f"{ABSTAIN}: {reason.strip()}"
+
+
+def parse_outcome(text: str) -> str:
+    """``"abstained"`` if ``text`` is an abstention (see module docstring), else
+    ``"answered"``. An empty or whitespace-only reply raises ``ValueError``: it is
+    an error the caller must record, not an answer."""
+    if not text or not text.strip():
+        raise ValueError("empty reply: neither an answer nor an abstention")
+    return "abstained" if _ABSTAIN_RE.match(text) else "answered"

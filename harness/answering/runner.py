@@ -1,0 +1,271 @@
+"""Answer the questions of a run: reads -> answerers -> journal -> Parquet tables.
+
+:func:`answer_run` works on a run directory that holds ``questions``,
+``documents``, ``chunks``, ``configs`` and ``fused`` (``harness run`` calls it
+after fusion; ``harness answer RUN`` calls it on an existing run):
+
+1. The answering read (:func:`harness.answering.read.answering_read`) of every
+   question under every chosen config is built once and written as ``reads``.
+2. Every answerer is asked every (question, config) its journal does not hold yet
+   (:mod:`harness.answering.journal`), on a bounded thread pool of
+   ``max_workers`` (an answerer's ``max_concurrency`` attribute lowers it). Each
+   answer is journaled as it arrives, so a killed run resumes where it stopped.
+   A journaled answer is reused only while its prompt hash and request hash (the
+   question and the passages read) are unchanged; ``retry_errors`` re-asks
+   answers whose outcome was ``error``. An exception raised by an answerer is
+   recorded as an ``error`` answer; KeyboardInterrupt stops the run.
+3. All journals of the run are consolidated into ``answers``, ``citations`` and
+   ``answer_metrics``, and the manifest records the read options, configs,
+   prompt, fence parameters and each answerer's ``describe()``.
+
+Defaults: ``configs=None`` takes the configs of an earlier answering of this run,
+else the first config of kind ``grid`` (else the first config);
+``read_options=None`` likewise takes the earlier options, else
+:class:`ReadOptions` defaults. Changing either on a run already answered raises:
+the answers would not be comparable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import nullcontext
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import harness.answering.tables  # noqa: F401  (registers the answering tables)
+from harness.answering.answerers.base import (ANSWERERS, OUTCOMES, Answerer, AnswerRequest,
+                                              AnswerResponse)
+from harness.answering.frames import (ReadSet, answer_frames, build_reads, load_inputs,
+                                      reads_frame)
+from harness.answering.journal import Journal, journal_path, valid_label
+from harness.answering.read import ReadOptions
+from harness.errors import ConfigError, HarnessError
+from harness.store import Run, RunWriter
+
+Progress = Callable[[str, int], Any]
+BUILTIN_ANSWERERS = ("extractive", "ollama", "openai", "replay", "llama_cpp")
+
+
+@dataclass(frozen=True)
+class AnswererSpec:
+    """``label`` names the answerer in tables; ``name`` is its registered name."""
+
+    label: str
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class AnswerSummary:
+    path: Path
+    configs: tuple[str, ...]
+    answerers: tuple[str, ...]
+    asked: tuple[tuple[str, int], ...]
+    reused: tuple[tuple[str, int], ...]
+    errors: tuple[tuple[str, int], ...]
+
+
+def load_builtin_answerers() -> None:
+    """Import the modules that register the built-in answerers (idempotent)."""
+    import importlib
+
+    for mod in BUILTIN_ANSWERERS:
+        full = f"harness.answering.answerers.{mod}"
+        try:
+            importlib.import_module(full)
+        except ModuleNotFoundError as exc:
+            if exc.name != full:
+                raise
+
+
+def parse_specs(answerers: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[AnswererSpec, ...]:
+    """``[("extractive", {}), ("big=ollama", {"model": ...})]`` -> specs; the part
+    before ``=`` is the label (default: the name). Labels must be unique."""
+    load_builtin_answerers()
+    specs, problems = [], []
+    for item, params in answerers:
+        label, _, name = item.rpartition("=")
+        label = label or name
+        if name not in ANSWERERS:
+            problems.append(f"unknown answerer {name!r}; choose one of: "
+                            f"{', '.join(ANSWERERS.names()) or '(none registered)'}")
+        if not valid_label(label):
+            problems.append(f"answerer label {label!r}: use letters, digits, '_', '.', '-'")
+        specs.append(AnswererSpec(label, name, tuple(sorted(dict(params).items()))))
+    labels = [s.label for s in specs]
+    dupes = sorted({x for x in labels if labels.count(x) > 1})
+    if dupes:
+        problems.append(f"answerer labels repeat: {', '.join(dupes)} (alias with LABEL=NAME)")
+    if not specs:
+        problems.append("no answerer given")
+    if problems:
+        raise HarnessError("; ".join(problems))
+    return tuple(specs)
+
+
+def _instantiate(spec: AnswererSpec) -> Answerer:
+    try:
+        answerer: Answerer = ANSWERERS.get(spec.name)(**dict(spec.params))
+    except TypeError as exc:  # an unknown or missing keyword parameter
+        raise ConfigError(f"answerer {spec.label} ({spec.name}): {exc}") from exc
+    return answerer
+
+
+def request_hash(request: AnswerRequest) -> str:
+    """SHA-256 of what the answerer is shown: question, language and passages."""
+    blob = json.dumps([request.question, request.language,
+                       [[p.n, p.chunk_id, p.title, p.heading, p.text] for p in request.passages]],
+                      ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _call(answerer: Answerer, request: AnswerRequest) -> AnswerResponse:
+    start = time.perf_counter()
+    try:
+        resp = answerer.answer(request)
+    except Exception as exc:  # one failed call must not end a long run: it becomes a row
+        model = str(answerer.describe().get("model_id", ""))
+        return AnswerResponse("", "error", model, (time.perf_counter() - start) * 1000.0,
+                              error=f"{type(exc).__name__}: {exc}")
+    if resp.outcome not in OUTCOMES:
+        raise HarnessError(f"answerer {type(answerer).__name__} returned outcome "
+                           f"{resp.outcome!r}; expected one of {OUTCOMES}")
+    return resp
+
+
+def _record(spec: AnswererSpec, request: AnswerRequest, config_id: str, resp: AnswerResponse,
+            prompt: str) -> dict[str, Any]:
+    return {"question_id": request.question_id, "config_id": config_id, "answerer": spec.label,
+            "answerer_name": spec.name, "model_id": resp.model_id, "prompt_hash": prompt,
+            "request_hash": request_hash(request), "text": resp.text, "outcome": resp.outcome,
+            "latency_ms": resp.latency_ms, "tokens_in": resp.tokens_in,
+            "tokens_out": resp.tokens_out, "error": resp.error}
+
+
+def _ask(answerer: Answerer, jobs: Sequence[tuple[str, AnswerRequest]], workers: int,
+         on_done: Callable[[str, AnswerRequest, AnswerResponse], None]) -> None:
+    """Ask ``jobs`` with at most ``workers`` calls in flight; ``on_done`` runs in
+    this thread, one answer at a time."""
+    todo: Iterator[tuple[str, AnswerRequest]] = iter(jobs)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        inflight: dict[Future[AnswerResponse], tuple[str, AnswerRequest]] = {}
+        try:
+            for job in islice(todo, workers):
+                inflight[pool.submit(_call, answerer, job[1])] = job
+            while inflight:
+                done, _ = wait(inflight, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    config_id, request = inflight.pop(fut)
+                    on_done(config_id, request, fut.result())
+                    nxt = next(todo, None)
+                    if nxt is not None:
+                        inflight[pool.submit(_call, answerer, nxt[1])] = nxt
+        except BaseException:
+            for fut in inflight:
+                fut.cancel()
+            raise
+
+
+def _settle(previous: Mapping[str, Any], key: str, given: Any, default: Any) -> Any:
+    """The given value, else the earlier answering's, else the default; a given
+    value that differs from the earlier one raises."""
+    before = previous.get(key)
+    if given is None:
+        return before if before is not None else default
+    if before is not None and before != given:
+        raise HarnessError(f"this run was answered with {key} = {before}; answering it again "
+                           f"with {given} would mix incomparable answers (use a new run)")
+    return given
+
+
+def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]],
+               configs: Sequence[str] | None = None, read_options: ReadOptions | None = None,
+               max_workers: int = 2, retry_errors: bool = False,
+               progress: Progress | None = None) -> AnswerSummary:
+    """Read, ask, journal and consolidate (see module docstring)."""
+    from harness.answering.fence import DEFAULT_PARAMS
+    from harness.answering.prompt import describe as prompt_describe
+    from harness.answering.prompt import prompt_hash
+
+    if max_workers < 1:
+        raise HarnessError(f"max_workers must be >= 1, got {max_workers}")
+    specs = parse_specs(answerers)
+    run = Run(Path(run_path))
+    writer = RunWriter(run.path)
+    previous: dict[str, Any] = dict(run.manifest.get("answering", {}))
+    inputs = load_inputs(run)
+    opts_dict = _settle(previous, "read_options",
+                        read_options.describe() if read_options else None, ReadOptions().describe())
+    options = ReadOptions(**{**opts_dict, "floors": tuple(opts_dict["floors"])})
+    config_ids = tuple(_settle(previous, "configs", list(configs) if configs else None,
+                               [inputs.default_config()]))
+    inputs.check_configs(config_ids)
+    old_specs = previous.get("answerers", {})
+    for s in specs:
+        old = old_specs.get(s.label)
+        if old and (old["answerer"], old["params"]) != (s.name, dict(s.params)):
+            raise HarnessError(f"answerer label {s.label!r} was used in this run for "
+                               f"{old['answerer']} {old['params']}; pick another label (LABEL=NAME)")
+    reads: ReadSet = build_reads(inputs, config_ids, options)
+    writer.write_table("reads", reads_frame(reads, inputs))
+    prompt = prompt_hash()
+    instances = {s.label: _instantiate(s) for s in specs}
+    order_labels = list(previous.get("order", []))
+    order_labels += [s.label for s in specs if s.label not in order_labels]
+    writer.update_manifest({"answering": {
+        "read_options": options.describe(), "configs": list(config_ids), "order": order_labels,
+        "prompt": prompt_describe(), "fence": {**DEFAULT_PARAMS.describe(),
+                                               "fingerprint": DEFAULT_PARAMS.fingerprint()},
+        "answerers": {s.label: {"answerer": s.name, "params": dict(s.params),
+                                "describe": instances[s.label].describe()} for s in specs}}})
+
+    asked, reused, errors = {}, {}, {}
+    for s in specs:
+        journal = Journal(journal_path(run.path, s.label))
+        have = journal.load()
+        jobs = []
+        for key, request in reads.requests.items():
+            rec = have.get(key)
+            fresh = (rec is not None and rec["prompt_hash"] == prompt
+                     and rec["request_hash"] == request_hash(request)
+                     and not (retry_errors and rec["outcome"] == "error"))
+            if not fresh:
+                jobs.append((key[1], request))
+        asked[s.label], reused[s.label] = len(jobs), len(reads.requests) - len(jobs)
+        answerer = instances[s.label]
+        workers = min(max_workers, int(getattr(answerer, "max_concurrency", None) or max_workers))
+        bar_ctx = progress(f"answering with {s.label}", len(jobs)) if progress and jobs \
+            else nullcontext()
+        with journal, bar_ctx as bar:
+            def done(config_id: str, request: AnswerRequest, resp: AnswerResponse,
+                     spec: AnswererSpec = s, j: Journal = journal, b: Any = bar) -> None:
+                j.append(_record(spec, request, config_id, resp, prompt))
+                if b is not None:
+                    b(1)
+
+            _ask(answerer, jobs, workers, done)
+
+    records = {}
+    for label in order_labels:
+        have = Journal(journal_path(run.path, label)).load()
+        missing = [k for k, req in reads.requests.items()
+                   if k not in have or have[k]["prompt_hash"] != prompt
+                   or have[k]["request_hash"] != request_hash(req)]
+        if missing:
+            raise HarnessError(f"answerer {label!r} (answered earlier in this run) has no current "
+                               f"answer for {len(missing)} question/config pair(s), e.g. "
+                               f"{missing[0]}; answer again with --answerer {label}")
+        records[label] = [have[k] for k in reads.requests]
+        errors[label] = sum(1 for r in records[label] if r["outcome"] == "error")
+    answers, citations, metrics = answer_frames(records, reads, inputs)
+    writer.write_table("answers", answers)
+    writer.write_table("citations", citations)
+    writer.write_table("answer_metrics", metrics)
+    return AnswerSummary(run.path, config_ids, tuple(order_labels), tuple(asked.items()),
+                         tuple(reused.items()), tuple(errors.items()))

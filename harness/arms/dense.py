@@ -1,0 +1,121 @@
+"""The ``dense`` arm: cosine similarity of sentence embeddings, exact search.
+
+Definition: every chunk text is embedded in the passage role and every question in
+the query role by a packaged model (:mod:`harness.models`, default ``e5-small``,
+multilingual); the score of a chunk is the inner product of the L2-normalised
+vectors, i.e. their cosine, found with a faiss ``IndexFlatIP`` (exact, no
+approximation). Embeddings are cached on disk (:mod:`harness.embeddings`), so a
+second run over the same corpus embeds nothing.
+
+Conventions: hits are ordered score descending then chunk id ascending
+(:func:`harness.arms.base.hits_from_scores`). faiss returns tied scores in no
+particular order, so it is asked for ``depth + extra`` candidates which are then
+re-ranked; when the last candidate ties with the ``depth``-th, the tie group may go
+on beyond the candidates and every chunk is scored instead. Each question is searched
+on its own so that its scores do not depend on the other questions of the call (faiss
+switches to a BLAS kernel for batches of 20 or more queries). An empty corpus gives
+empty hit lists.
+
+Caches: the converted model lives under ``<cache>/models`` and the embeddings under
+``<cache>/embeddings``, where ``<cache>`` is the ``cache_dir`` parameter, else the
+run's ``ArmContext.cache_dir`` (the pipeline passes ``$HARNESS_CACHE`` or
+``~/.cache/harness``).
+
+Reference: Johnson, Douze & Jégou 2019, "Billion-scale similarity search with GPUs"
+(faiss); Karpukhin et al. 2020, "Dense Passage Retrieval" (arXiv:2004.04906).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from harness.arms.base import ARMS, ArmContext, ArmResult, Hit, hits_from_scores
+from harness.corpus import Corpus
+from harness.embeddings import EmbeddingCache, embed
+from harness.errors import ConfigError, HarnessError
+from harness.goldset import Question
+from harness.models import EMBEDDING_MODELS, EmbeddingModel, load_model
+
+DEFAULT_MODEL = "e5-small"
+"""Chosen on the cross-lingual questions of the Secret Hitler gold set (docs/dense.md)."""
+
+
+@ARMS.register("dense")
+class DenseArm:
+    """Exact cosine search over chunk embeddings (see the module docstring)."""
+
+    name: ClassVar[str] = "dense"
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32,
+                 cache_dir: str | Path | None = None, extra: int = 10) -> None:
+        EMBEDDING_MODELS.get(model)  # unknown names fail here, listing the choices
+        problems = [f"{k} must be an integer >= {lo}, got {v!r}"
+                    for k, v, lo in (("batch_size", batch_size, 1), ("extra", extra, 0))
+                    if not isinstance(v, int) or isinstance(v, bool) or v < lo]
+        if problems:
+            raise ConfigError("dense arm: " + "; ".join(problems))
+        self.model_name = model
+        self.batch_size = batch_size
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        self.extra = extra
+        self._model: EmbeddingModel | None = None
+        self._cache: EmbeddingCache | None = None
+        self._index: Any = None
+        self._ids: list[str] = []
+
+    def prepare(self, corpus: Corpus, context: ArmContext) -> None:
+        """Load the model, embed every chunk (passage role) and build the index."""
+        import faiss
+
+        root = self.cache_dir if self.cache_dir is not None else Path(context.cache_dir)
+        self._model = load_model(self.model_name, root)
+        self._cache = EmbeddingCache(root, self._model.model_id)
+        vectors = embed(self._model, [c.text for c in corpus.chunks], "passage", self._cache,
+                        self.batch_size, context.progress)
+        self._index = faiss.IndexFlatIP(self._model.dimension)
+        if len(vectors):
+            self._index.add(vectors)
+        self._ids = [c.chunk_id for c in corpus.chunks]
+
+    def search(self, questions: Sequence[Question], depth: int) -> list[ArmResult]:
+        """Top ``depth`` chunks per question by cosine (ties by chunk id)."""
+        if self._model is None or self._index is None:
+            raise HarnessError("dense arm: call prepare(corpus, context) before search()")
+        if depth < 0:
+            raise ValueError(f"depth must be >= 0, got {depth}")
+        queries = embed(self._model, [q.question for q in questions], "query", self._cache,
+                        self.batch_size)
+        return [ArmResult(q.question_id, self.name, self._top(v, depth))
+                for q, v in zip(questions, queries, strict=True)]
+
+    def _top(self, query: np.ndarray, depth: int) -> tuple[Hit, ...]:
+        n = self._index.ntotal
+        if depth == 0 or n == 0:
+            return ()
+        k = min(n, depth + self.extra)
+        scores, idx = self._index.search(query[None, :], k)
+        if k < n and scores[0, k - 1] == scores[0, min(depth, k) - 1]:
+            scores, idx = self._index.search(query[None, :], n)
+        ids = [self._ids[i] for i in idx[0]]
+        return hits_from_scores(ids, scores[0], depth)
+
+    def describe(self) -> dict[str, Any]:
+        """Parameters, the model's provenance, the faiss version and cache counts."""
+        import faiss
+
+        out: dict[str, Any] = {"arm": self.name, "model": self.model_name,
+                               "batch_size": self.batch_size, "extra": self.extra,
+                               "cache_dir": str(self.cache_dir) if self.cache_dir else None,
+                               "faiss": faiss.__version__, "index": "IndexFlatIP"}
+        if self._model is not None:
+            out["model_describe"] = self._model.describe()
+        if self._cache is not None:
+            s = self._cache.stats
+            out["cache"] = {"folder": str(self._cache.folder), "hits": s.hits,
+                            "misses": s.misses, "model_calls": s.model_calls,
+                            "shards_written": s.shards_written}
+        return out

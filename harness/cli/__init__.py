@@ -1,0 +1,44 @@
+"""The ``harness`` command line: a thin shell over the library.
+
+Each command group lives in its own module exposing ``register(app)``; heavy
+imports happen inside the command functions so ``harness --help`` is fast.
+Only the CLI configures logging.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+import typer
+
+app = typer.Typer(
+    name="harness",
+    help="Retrieval-quality evaluation and regression harness for a board-game rules QA service.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# command-group modules, in help order; each exposes register(app)
+GROUPS = ("core", "ingest", "answer", "compare", "analysis", "rulings", "interop")
+
+
+@app.callback()
+def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details.")) -> None:
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+for _name in GROUPS:
+    try:
+        _mod = importlib.import_module(f"harness.cli.{_name}")
+    except ModuleNotFoundError as _exc:
+        if _exc.name != f"harness.cli.{_name}":
+            raise
+        continue
+    _mod.register(app)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,155 @@
+"""Analysis commands: ``harness bands``, ``harness report``, ``harness query``."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import typer
+
+from harness.cli.errors import bad_input_exits_2
+from harness.registry import Registry
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from harness.bands import BandTable
+
+RUN_HELP = "Run directory, run id under --runs-dir, or 'latest'."
+RUNS_DIR_HELP = "Folder that holds run directories."
+
+
+def register(app: typer.Typer) -> None:
+    app.command("bands")(bands_cmd)
+    app.command("report")(report_cmd)
+    app.command("query")(query_cmd)
+
+
+def _fmt(x: object, digits: int = 5) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:.{digits}g}" if isinstance(x, float) else str(x)
+
+
+def _print_band_table(t: BandTable, console: Console) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    a, band = t.anchors, t.bands[0]
+    lines = [
+        f"anchors: one arm #1 {_fmt(a.one_arm_top, 4)} · two arms #1 {_fmt(a.two_arm_top, 4)} · "
+        f"ceiling {_fmt(a.ceiling, 4)} (k={_fmt(a.k)}; "
+        f"{', '.join(f'{n}={_fmt(w)}' for n, w in zip(a.arms, a.weights, strict=True))})",
+        f"healthy band (p5-p95 of the best relevant hit in the top {t.top_k}, n={band.n}): "
+        f"score {_fmt(band.score_lo, 4)}-{_fmt(band.score_hi, 4)} · ratio "
+        f"{_fmt(band.ratio_lo, 3)}-{_fmt(band.ratio_hi, 3)}",
+    ]
+    if t.boost is not None:
+        b = t.boost
+        lines.append(f"{b.arm} alone carried {b.n_alone} of {b.n_topk} top-{t.top_k} slots "
+                     f"({b.n_questions} questions), {b.n_alone_relevant} relevant")
+    for s in (t.chunks, t.top_hit):
+        line = f"{s.population}: AUC {_fmt(s.auc, 3)} ({s.n_pos} relevant, {s.n_neg} not)"
+        if s is t.top_hit and s.reason is None:
+            line += (f"; gate score/ceiling >= {_fmt(s.threshold, 4)} (Youden J "
+                     f"{_fmt(s.youden_j, 3)}, TPR {_fmt(s.tpr, 3)}, FPR {_fmt(s.fpr, 3)}, "
+                     f"precision {_fmt(s.precision, 3)})")
+        lines.append(line + (f" - {s.reason}" if s.reason else ""))
+    if t.n_no_hits:
+        lines.append(f"{t.n_no_hits} of {t.n_questions} questions had no hit at all")
+    console.print(f"\n[bold]{escape(t.name)}[/bold] ({escape(t.config_id)}, {t.kind}, arms "
+                  f"{escape('+'.join(a.arms))})")
+    for line in lines:
+        console.print("  " + escape(line), highlight=False)
+    table = Table()
+    for col in ("voted", "rel", "n", "score p5", "p50", "p95", "ratio p5", "p50", "p95"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for c in t.cells:
+        table.add_row(str(c.arms_voted), "yes" if c.relevant else "no", str(c.score.n),
+                      *(_fmt(x, 4) for x in (c.score.p05, c.score.p50, c.score.p95)),
+                      *(_fmt(x, 3) for x in (c.ratio.p05, c.ratio.p50, c.ratio.p95)))
+    console.print(table)
+
+
+def bands_cmd(
+    run: str = typer.Argument("latest", help=RUN_HELP),
+    top_k: int = typer.Option(5, "--top-k", "-k", min=1, help="Fused ranks that count as 'top'."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+) -> None:
+    """Score bands per config and arm count: quantiles, anchors, healthy band, gate threshold.
+
+    Example: harness bands latest --top-k 5
+    """
+    from rich.console import Console
+
+    from harness.bands import run_band_tables, to_dict
+    from harness.store import open_run
+
+    with bad_input_exits_2():
+        tables = run_band_tables(open_run(run, runs_dir), top_k=top_k)
+    if as_json:
+        typer.echo(json.dumps([to_dict(t) for t in tables], indent=2, allow_nan=False))
+        return
+    console = Console()
+    for t in tables:
+        _print_band_table(t, console)
+
+
+def report_cmd(
+    run: str = typer.Argument("latest", help=RUN_HELP),
+    out: Path = typer.Option(Path("report.html"), "--out", "-o", help="HTML file to write."),
+    top_k: int = typer.Option(5, "--top-k", "-k", min=1, help="Fused ranks that count as 'top'."),
+    metric: str = typer.Option(None, "--metric", "-m", help="Metric to compare configs on (default recall@5)."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+) -> None:
+    """Write one self-contained HTML report (summary, bands, config comparison).
+
+    Example: harness report latest -o report.html
+    """
+    from harness.report import write_report
+    from harness.store import open_run
+
+    with bad_input_exits_2():
+        path = write_report(open_run(run, runs_dir), out, top_k=top_k, metric=metric)
+    typer.echo(f"wrote {path}")
+
+
+def _rich_table(df: pd.DataFrame) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(*[str(c) for c in df.columns], caption=f"{len(df)} row(s)")
+    for row in df.itertuples(index=False):
+        table.add_row(*(_fmt(x, 6) if isinstance(x, float) else str(x) for x in row))
+    Console().print(table)
+
+
+OUTPUT_FORMATS: Registry[Callable[[pd.DataFrame], None]] = Registry("output format")
+OUTPUT_FORMATS.add("table", _rich_table)
+OUTPUT_FORMATS.add("csv", lambda df: typer.echo(df.to_csv(index=False), nl=False))
+OUTPUT_FORMATS.add("json", lambda df: typer.echo(
+    df.to_json(orient="records", date_format="iso", double_precision=15,
+                         default_handler=str)))
+
+
+def query_cmd(
+    sql: str = typer.Argument(..., help="SQL over the views runs, metrics, fused, configs, ..."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+    fmt: str = typer.Option("table", "--format", "-f",
+                            help=f"Output format: {', '.join(OUTPUT_FORMATS.names())}."),
+) -> None:
+    """Run DuckDB SQL over the Parquet tables of every run (run_id is a column).
+
+    Example: harness query "select config_id, avg(value) from metrics where metric = 'recall@5' group by 1"
+    """
+    from harness.query import query
+
+    with bad_input_exits_2():
+        write = OUTPUT_FORMATS.get(fmt)
+        df = query(sql, runs_dir)
+    write(df)

@@ -1,0 +1,125 @@
+"""Answering commands: ``harness answer RUN`` and ``harness answerers RUN``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from harness.cli.errors import bad_input_exits_2
+
+
+def register(app: typer.Typer) -> None:
+    app.command("answer")(answer_cmd)
+    app.command("answerers")(answerers_cmd)
+
+
+def parse_answerer_params(items: list[str]) -> dict[str, dict[str, Any]]:
+    """``LABEL.KEY=VALUE`` items -> ``{label: {key: value}}``; values are read as
+    JSON when they parse (``0.2``, ``true``, ``3``), else kept as strings
+    (``gemma4:26b``)."""
+    from harness.errors import ConfigError
+
+    out: dict[str, dict[str, Any]] = {}
+    bad = []
+    for item in items:
+        key, sep, value = item.partition("=")
+        label, dot, field = key.partition(".")
+        if not sep or not dot or not label or not field:
+            bad.append(item)
+            continue
+        try:
+            out.setdefault(label, {})[field] = json.loads(value)
+        except json.JSONDecodeError:
+            out.setdefault(label, {})[field] = value
+    if bad:
+        raise ConfigError(f"--param {', '.join(map(repr, bad))}: expected LABEL.KEY=VALUE, "
+                          "e.g. ollama.model=gemma4:26b")
+    return out
+
+
+def answer_cmd(
+    run: str = typer.Argument(..., help="Run directory, run id under --runs-dir, or 'latest'."),
+    answerer: list[str] = typer.Option(..., "--answerer", "-a",
+                                       help="Answerer NAME or LABEL=NAME (repeatable)."),
+    param: list[str] = typer.Option([], "--param", "-p",
+                                    help="Answerer parameter LABEL.KEY=VALUE (repeatable)."),
+    config: list[str] = typer.Option([], "--config", "-c",
+                                     help="Config id to answer (repeatable; default: as before, "
+                                          "else the first grid config)."),
+    pool: int = typer.Option(None, "--pool", help="Candidate pool size (default 80)."),
+    final: int = typer.Option(None, "--final", help="Passages read after re-ranking (default 8)."),
+    reranker: str = typer.Option(None, "--reranker", help="Re-ranker name (default fused)."),
+    floor: list[str] = typer.Option([], "--floor",
+                                    help="Floors to apply, in order (repeatable; 'none' for "
+                                         "no floor; default: base_rulebook, errata, per_book)."),
+    workers: int = typer.Option(2, "--workers", "-w", help="Calls in flight per answerer."),
+    retry_errors: bool = typer.Option(False, "--retry-errors",
+                                      help="Ask again the questions whose answer was an error."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Folder holding run directories."),
+) -> None:
+    """Answer the questions of an existing run; resumes where a killed run stopped.
+
+    Example: harness answer latest --answerer extractive --answerer ollama --param ollama.model=gemma4:26b
+    """
+    from rich.console import Console
+
+    from harness.answering.read import ReadOptions
+    from harness.answering.runner import answer_run
+    from harness.answering.sidebyside import print_side_by_side
+    from harness.cli.progress import rich_progress
+    from harness.store import Run, open_run
+
+    with bad_input_exits_2():
+        params = parse_answerer_params(param)
+        r = open_run(run, runs_dir)
+        read_options = None
+        if pool is not None or final is not None or reranker is not None or floor:
+            defaults = ReadOptions()
+            floors = () if floor == ["none"] else tuple(floor) or defaults.floors
+            read_options = ReadOptions(pool if pool is not None else defaults.pool,
+                                       final if final is not None else defaults.final,
+                                       reranker or defaults.reranker, floors)
+        specs = [(a, params.get(a.split("=")[0], {})) for a in answerer]
+        unused = sorted(set(params) - {a.split("=")[0] for a in answerer})
+        if unused:
+            from harness.errors import ConfigError
+
+            raise ConfigError(f"--param names answerer label(s) not given with --answerer: "
+                              f"{', '.join(unused)}")
+        with rich_progress() as progress:
+            summary = answer_run(r.path, specs, configs=config or None,
+                                 read_options=read_options, max_workers=workers,
+                                 retry_errors=retry_errors, progress=progress)
+    console = Console()
+    asked, reused, errors = dict(summary.asked), dict(summary.reused), dict(summary.errors)
+    for label in summary.answerers:
+        if label in asked:
+            console.print(f"{label}: asked {asked[label]}, reused {reused[label]} from the "
+                          f"journal, {errors.get(label, 0)} error(s)")
+    with bad_input_exits_2():
+        print_side_by_side(Run(summary.path), console)
+
+
+def answerers_cmd(
+    run: str = typer.Argument(..., help="Run directory, run id under --runs-dir, or 'latest'."),
+    config: str = typer.Option(None, "--config", "-c", help="Only this config (default: all answered)."),
+    baseline: str = typer.Option(None, "--baseline", "-b",
+                                 help="Answerer the others are compared with (default: the first)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap resampling."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Folder holding run directories."),
+) -> None:
+    """Side-by-side table of a run's answerers with paired differences against the first.
+
+    Example: harness answerers latest --config rrf_k60_bm25+dense+boost
+    """
+    from rich.console import Console
+
+    from harness.answering.sidebyside import print_side_by_side
+    from harness.store import open_run
+
+    with bad_input_exits_2():
+        r = open_run(run, runs_dir)
+        print_side_by_side(r, Console(), config_id=config, baseline=baseline, seed=seed)

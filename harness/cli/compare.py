@@ -1,0 +1,151 @@
+"""Regression commands: compare two runs, gate a run against a baseline, save baselines."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.cli.errors import bad_input_exits_2
+
+baseline_app = typer.Typer(help="Compact, committable baselines of runs.", no_args_is_help=True)
+
+RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Folder of run directories.")]
+Force = Annotated[bool, typer.Option("--force", help="Go on even if gold sets or corpora differ.")]
+CandidateConfig = Annotated[str | None, typer.Option(
+    "--candidate-config", help="The candidate's config id or name, paired with the one --config.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compare")(compare_cmd)
+    app.command("gate")(gate_cmd)
+    app.add_typer(baseline_app, name="baseline")
+
+
+def _selectors(config: list[str], candidate_config: str | None) -> list[str | tuple[str, str]]:
+    from harness.errors import HarnessError
+
+    if candidate_config is None:
+        return list(config)
+    if len(config) != 1:
+        raise HarnessError("--candidate-config pairs with exactly one --config "
+                           f"(got {len(config)})")
+    return [(config[0], candidate_config)]
+
+
+def compare_cmd(
+    base: Annotated[str, typer.Argument(help="Base: run dir, run id, baseline name or 'latest'.")],
+    candidate: Annotated[str, typer.Argument(help="Candidate: run dir, run id or baseline name.")],
+    config: Annotated[list[str] | None, typer.Option(
+        "--config", "-c", help="Config id or name (repeatable; default: every shared config).")
+    ] = None,
+    candidate_config: CandidateConfig = None,
+    metric: Annotated[list[str] | None, typer.Option(
+        "--metric", "-m", help="Metric to compare (repeatable; default: all).")] = None,
+    force: Force = False,
+    seed: Annotated[int, typer.Option(help="Seed of the permutation test and bootstrap.")] = 0,
+    n_resamples: Annotated[int, typer.Option(help="Resamples per test.")] = 10_000,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json.")] = "table",
+    runs_dir: RunsDir = Path("runs"),
+) -> None:
+    """Compare CANDIDATE with BASE per metric and per question (exit 2 on bad input).
+
+    Example: harness compare sample latest --config rrf_k60_bm25+dense+boost --format markdown
+    """
+    from rich.console import Console
+
+    from harness.baseline import load_side
+    from harness.compare import compare_runs
+    from harness.gate_report import COMPARISON_FORMATS, comparison_renderables
+
+    with bad_input_exits_2():
+        render = COMPARISON_FORMATS.get(fmt)
+        comparison = compare_runs(load_side(base, runs_dir), load_side(candidate, runs_dir),
+                                  configs=_selectors(config or [], candidate_config) or None,
+                                  metrics=metric or None, force=force, seed=seed,
+                                  n_resamples=n_resamples)
+    if fmt == "table":
+        Console().print(*comparison_renderables(comparison))
+    else:
+        typer.echo(render(comparison), nl=False)
+
+
+def _write_outputs(outputs: dict[str, Path | None], text_for: Callable[[str], str]) -> None:
+    for fmt, path in outputs.items():
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text_for(fmt), encoding="utf-8")
+
+
+def gate_cmd(
+    baseline: Annotated[str, typer.Option(
+        "--baseline", "-b", help="Baseline name or directory (or a run) to gate against.")],
+    run: Annotated[str, typer.Option("--run", "-r", help="Candidate run: dir, id or 'latest'.")],
+    policy: Annotated[Path, typer.Option("--policy", "-p", help="Policy TOML (docs/gate.md).")],
+    config: Annotated[str | None, typer.Option(
+        "--config", "-c", help="Config id or name to gate (overrides the policy).")] = None,
+    candidate_config: CandidateConfig = None,
+    force: Force = False,
+    markdown: Annotated[Path | None, typer.Option(help="Write the Markdown report here.")] = None,
+    junit: Annotated[Path | None, typer.Option(help="Write JUnit XML here.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write JSON here.")] = None,
+    runs_dir: RunsDir = Path("runs"),
+) -> None:
+    """Gate a run against a baseline: exit 0 pass, 1 regression, 2 bad input.
+
+    Example: harness gate --baseline sample --run latest --policy gate.toml --junit gate.xml
+    """
+    from rich.console import Console
+
+    from harness.baseline import load_side
+    from harness.cli.errors import err_console
+    from harness.errors import HarnessError
+    from harness.gate import EXIT_BAD_INPUT, run_gate
+    from harness.gate_report import GATE_FORMATS, gate_renderables, render_error
+    from harness.policy import load_policy
+
+    outputs = {"markdown": markdown, "junit": junit, "json": json_out}
+    try:
+        result = run_gate(load_policy(policy), load_side(baseline, runs_dir),
+                          load_side(run, runs_dir), force=force, config=config,
+                          candidate_config=candidate_config)
+    except HarnessError as exc:
+        message = str(exc)
+        _write_outputs(outputs, lambda f: render_error(message, f))
+        err_console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    _write_outputs(outputs, lambda f: GATE_FORMATS.get(f)(result))
+    Console().print(*gate_renderables(result))
+    raise typer.Exit(result.exit_code)
+
+
+@baseline_app.command("save")
+def baseline_save_cmd(
+    run: Annotated[str, typer.Argument(help="Run to keep: directory, run id or 'latest'.")],
+    name: Annotated[str, typer.Argument(help="Baseline name (a folder under --dir).")],
+    out_dir: Annotated[Path, typer.Option("--dir", help="Folder that holds baselines.")
+                       ] = Path("runs") / "baselines",
+    config: Annotated[list[str] | None, typer.Option(
+        "--config", "-c", help="Keep only these configs (repeatable; default all).")] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing baseline.")] = False,
+    runs_dir: RunsDir = Path("runs"),
+) -> None:
+    """Save a compact baseline of RUN: per-question metrics, manifest, relevant pages' ranks.
+
+    Example: harness baseline save latest sample --dir runs/baselines
+    """
+    from rich.console import Console
+
+    from harness.baseline import save_baseline
+    from harness.errors import HarnessError
+    from harness.store import open_run
+
+    with bad_input_exits_2():
+        if not name or "/" in name or "\\" in name or name.startswith("."):
+            raise HarnessError(f"baseline name {name!r}: use a plain folder name, e.g. sample")
+        path = save_baseline(open_run(run, runs_dir), out_dir / name, configs=config or None,
+                             overwrite=overwrite)
+    size = sum(p.stat().st_size for p in path.iterdir())
+    Console().print(f"[green]saved[/green] baseline {name} -> {path} ({size / 1024:.1f} KiB)")
