@@ -34,7 +34,7 @@ the threshold is NaN with a reason.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -299,8 +299,8 @@ def band_table(config: pd.Series, rows: pd.DataFrame, n_questions: int, top_k: i
         for (m, rel), g in top.groupby(["arms_voted", "relevant"], sort=True))
     rel = top[top["relevant"].astype(bool)]
     best = rel.loc[rel.groupby("question_id")["fused_rank"].idxmin()] if len(rel) else rel
-    bands = (_healthy(best, None, band),) + tuple(
-        _healthy(g, int(m), band) for m, g in best.groupby("arms_voted", sort=True))
+    bands = (_healthy(best, None, band),
+             *(_healthy(g, int(m), band) for m, g in best.groupby("arms_voted", sort=True)))
     first = rows[rows["fused_rank"] == 1]
     return BandTable(
         config_id=str(config["config_id"]), name=str(config["name"]), kind=str(config["kind"]),
@@ -333,58 +333,3 @@ def run_band_tables(run: Run, top_k: int = 5, band: tuple[float, float] = BAND,
     questions = run.table("questions") if run.has_table("questions") else None
     return band_tables(run.table("fused"), run.table("configs"), questions, top_k, band,
                        boost_arm)
-
-
-def _json_safe(obj: object) -> object:
-    if isinstance(obj, float):
-        return None if math.isnan(obj) else obj
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_json_safe(v) for v in obj]
-    return obj
-
-
-def to_dict(table: BandTable) -> dict[str, object]:
-    """JSON-ready dict of a band table (derived anchors and boost shares included,
-    NaN as None)."""
-    d = asdict(table)
-    a = table.anchors
-    d["anchors"].update(one_arm_top=a.one_arm_top, two_arm_top=a.two_arm_top, ceiling=a.ceiling)
-    if table.boost is not None:
-        d["boost"].update(share=table.boost.share, precision=table.boost.precision)
-    return _json_safe(d)  # type: ignore[return-value]
-
-
-def overview_frame(tables: tuple[BandTable, ...]) -> pd.DataFrame:
-    """One row per config: anchors, overall healthy band, boost-alone counts, AUCs
-    and the top-hit threshold."""
-    rows = []
-    for t in tables:
-        a, b, boost = t.anchors, t.bands[0], t.boost
-        rows.append({
-            "config_id": t.config_id, "name": t.name, "kind": t.kind, "n_arms": len(a.arms),
-            "k": a.k, "one_arm_top": a.one_arm_top, "two_arm_top": a.two_arm_top,
-            "ceiling": a.ceiling, "band_n": b.n, "band_score_lo": b.score_lo,
-            "band_score_hi": b.score_hi, "band_ratio_lo": b.ratio_lo, "band_ratio_hi": b.ratio_hi,
-            "boost_alone": boost.n_alone if boost else None,
-            "boost_alone_relevant": boost.n_alone_relevant if boost else None,
-            "auc_chunks": t.chunks.auc, "auc_top_hit": t.top_hit.auc,
-            "gate_threshold": t.top_hit.threshold, "gate_youden_j": t.top_hit.youden_j,
-            "gate_precision": t.top_hit.precision,
-            "note": "; ".join(r for r in (t.chunks.reason, t.top_hit.reason) if r)})
-    return pd.DataFrame(rows)
-
-
-def cells_frame(tables: tuple[BandTable, ...]) -> pd.DataFrame:
-    """One row per config, arm count and relevance: the band table's quantiles,
-    columns ``score_<stat>`` and ``ratio_<stat>``."""
-    rows = []
-    for t in tables:
-        for c in t.cells:
-            row: dict[str, object] = {"config_id": t.config_id, "arms_voted": c.arms_voted,
-                                      "relevant": c.relevant, "n": c.score.n}
-            for prefix, s in (("score", c.score), ("ratio", c.ratio)):
-                row.update({f"{prefix}_{f}": v for f, v in asdict(s).items() if f != "n"})
-            rows.append(row)
-    return pd.DataFrame(rows)

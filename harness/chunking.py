@@ -108,13 +108,24 @@ def _break_at(text: str, lo: int, hi: int, target: int) -> int:
     return hi
 
 
+def _overlap_start(text: str, lo: int, brk: int) -> int:
+    """Start of the next piece: the earliest separator end in ``text[lo:brk]``
+    (kinds in :data:`_BREAKS` order), so the overlap is as long as allowed and
+    starts at a paragraph, sentence, line or word; ``brk`` if there is none."""
+    for rx in _BREAKS:
+        m = rx.search(text, lo, brk)
+        if m is not None and m.end() < brk:
+            return m.end()
+    return brk
+
+
 def split_span(text: str, start: int, end: int, max_chars: int, overlap: int) -> list[Span]:
     """Split ``text[start:end]`` into stripped pieces of at most ``max_chars``.
 
     Pieces are balanced: with n = ceil((L - overlap) / (max_chars - overlap))
-    pieces, each aims at (L - overlap) / n + overlap characters. The next piece
-    starts ``overlap`` characters before the previous break, moved forward to
-    the next word start.
+    pieces, each aims at (L - overlap) / n + overlap characters, ending at the
+    best separator near that target. The next piece starts at most ``overlap``
+    characters before the previous end (:func:`_overlap_start`).
     """
     s, e = _strip(text, start, end)
     out: list[Span] = []
@@ -126,23 +137,9 @@ def split_span(text: str, start: int, end: int, max_chars: int, overlap: int) ->
         target = s + min(max_chars, math.ceil((e - s - overlap) / n) + overlap)
         brk = _break_at(text, s + max_chars // 2, s + max_chars, target)
         out.append(_strip(text, s, brk))
-        nxt = brk
-        if overlap:
-            m = re.compile(r"\s+").search(text, brk - overlap, brk)
-            nxt = m.end() if m is not None and m.end() < brk else brk
+        nxt = _overlap_start(text, brk - overlap, brk) if overlap else brk
         s, e = _strip(text, max(nxt, s + 1), e)
     return [p for p in out if p[0] < p[1]]
-
-
-@CHUNKERS.register("page")
-def _page(text: str, bounds: Sequence[Boundary], opt: ChunkingOptions) -> list[Span]:
-    s, e = _strip(text, 0, len(text))
-    return [(s, e)] if s < e else []
-
-
-@CHUNKERS.register("size")
-def _size(text: str, bounds: Sequence[Boundary], opt: ChunkingOptions) -> list[Span]:
-    return split_span(text, 0, len(text), opt.max_chars, opt.overlap_chars)
 
 
 @CHUNKERS.register("heading")
@@ -166,6 +163,17 @@ def _heading(text: str, bounds: Sequence[Boundary], opt: ChunkingOptions) -> lis
     for s, e in spans:
         out += split_span(text, s, e, opt.max_chars, opt.overlap_chars)
     return out
+
+
+@CHUNKERS.register("page")
+def _page(text: str, bounds: Sequence[Boundary], opt: ChunkingOptions) -> list[Span]:
+    s, e = _strip(text, 0, len(text))
+    return [(s, e)] if s < e else []
+
+
+@CHUNKERS.register("size")
+def _size(text: str, bounds: Sequence[Boundary], opt: ChunkingOptions) -> list[Span]:
+    return split_span(text, 0, len(text), opt.max_chars, opt.overlap_chars)
 
 
 DEFAULT_CHUNKING = ChunkingOptions()

@@ -224,7 +224,8 @@ class MetricComparison:
     @property
     def worsening(self) -> float:
         """How much worse the candidate is (> 0 worse, < 0 better), in metric units."""
-        return -self.difference if self.higher_is_better else self.difference
+        # + 0.0 turns -0.0 into 0.0, so "no change" never prints as "-0"
+        return (-self.difference if self.higher_is_better else self.difference) + 0.0
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,18 @@ class RunConfig:
         """The deepest cutoff any config asks of ``arm``: how deep the arm searches."""
         return max(d for c in self.configs for a, d in zip(c.arms, c.depths, strict=True) if a == arm)
 
+    def with_arm_params(self, overrides: dict[str, dict[str, Any]]) -> RunConfig:
+        """A copy with arm parameters overridden (recorded in the hash, so a resumed
+        run with other parameters is refused)."""
+        import dataclasses
+
+        params = {a: dict(p) for a, p in self.arm_params.items()}
+        for a, p in overrides.items():
+            params.setdefault(a, {}).update(p)
+        digest = hashlib.sha256((self.sha256 + json.dumps(overrides, sort_keys=True, default=str))
+                                .encode()).hexdigest()
+        return dataclasses.replace(self, arm_params=params, sha256=digest)
+
     def get(self, config_id: str) -> FusionConfig:
         for c in self.configs:
             if c.config_id == config_id:
@@ -177,8 +189,10 @@ def expand(raw: dict[str, Any], where: str = "<config>", sha256: str = "",
                 problems.append(Problem(label, f"weight/depth given for arm {a!r} that the config does not fuse"))
         for a in arms:
             used_arms.setdefault(a, None)
-            if known_arms is not None and a not in known_arms:
-                problems.append(Problem(label, f"unknown arm {a!r}; choose one of: {', '.join(known_arms)}"))
+            kind = arm_params.get(a, {}).get("kind", a)
+            if known_arms is not None and kind not in known_arms:
+                problems.append(Problem(label, f"unknown arm {kind!r}; choose one of: {', '.join(known_arms)}"
+                                        " (or name a kind with [arms.NAME] kind = ...)"))
         ws = tuple(float(w.get(a, 1.0)) for a in arms)
         ds = tuple(int(d.get(a, dd)) for a in arms)
         if any(x <= 0 for x in ws):

@@ -147,7 +147,7 @@ def embed(model: EmbeddingModel, texts: Sequence[str], role: str,
     found = cache.lookup(list(unique)) if cache is not None else {}
     todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
     pending = list(todo.items())
-    with _stage(progress, f"embedding {role}s ({model.model_id})", len(pending)) as advance:
+    with _stage(progress, f"embedding {role} texts ({model.model_id})", len(pending)) as advance:
         for start in range(0, len(pending), batch_size):
             batch = pending[start : start + batch_size]
             vectors = _checked(model, encode(model, [t for _, t in batch], batch_size),

@@ -11,6 +11,8 @@ Every key of a metric's policy is one check (:data:`CHECKS`, in this order):
   worsening -> OK. A worsening that cannot be tested (e.g. +inf values) -> FAIL.
 * ``pinned``: one check per question: not worse than in the base -> OK, worse -> FAIL.
 
+Floors and drop limits are met up to :data:`EPS` (1e-9) of floating-point slack.
+
 "Worse" follows the metric's direction. FAIL messages name the questions that got
 worse. Exit codes: 0 every check OK or within tolerance, 1 a check failed, 2 bad
 input (malformed policy, unknown config, metric or question: :class:`HarnessError`).
@@ -30,6 +32,9 @@ from harness.policy import MetricPolicy, Policy
 from harness.registry import Registry
 
 EXIT_PASS, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
+# Limits are met up to this rounding slack: 1.0 - 19/20 is 0.05000000000000004, and a
+# policy allowing a drop of 0.05 means one question in twenty.
+EPS = 1e-9
 _NAMED = 10  # questions named in a message; the check keeps all of them
 
 
@@ -96,7 +101,7 @@ def _floor(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Ch
         return []
     op = ">=" if m.higher_is_better else "<="
     v = m.candidate_value
-    ok = not math.isnan(v) and (v >= p.floor if m.higher_is_better else v <= p.floor)
+    ok = not math.isnan(v) and (v >= p.floor - EPS if m.higher_is_better else v <= p.floor + EPS)
     msg = (f"{m.label} {m.aggregate} {_f(v)} {'meets' if ok else 'misses'} the floor "
            f"{op} {_f(p.floor)}" + ("" if ok else _worse_on(m)))
     return [Check(f"{m.label} floor", m.metric, "floor", Status.OK if ok else Status.FAIL,
@@ -113,7 +118,7 @@ def _drop_check(kind: str, limit: float | None, m: MetricComparison, drop: float
         status, msg = Status.FAIL, f"{m.label}: worsening undefined ({change})"
     elif drop <= 0:
         status, msg = Status.OK, f"{m.label} did not get worse ({change})"
-    elif drop <= limit:
+    elif drop <= limit + EPS:
         status, msg = (Status.WITHIN_TOLERANCE,
                        f"{m.label} worse by {fmt(drop)} ({change}), allowed {fmt(limit)}")
     else:

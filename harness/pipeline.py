@@ -12,7 +12,7 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,8 @@ def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
     gs = load_goldset(options.goldset or SAMPLE_GOLDSET)
     corpus = build_corpus(gs.documents, options.chunking or ChunkingOptions())
     cfg = load_config(options.config, known_arms=ARMS.names(), known_methods=FUSION_METHODS.names())
+    if options.arm_overrides:
+        cfg = cfg.with_arm_params(options.arm_overrides)
     return gs, corpus, cfg
 
 
@@ -117,7 +119,7 @@ def _arm_frame(results: Sequence[Any], corpus: Corpus) -> pd.DataFrame:
 
 
 def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cache_dir: Path,
-             progress: Progress | None, overrides: dict[str, dict[str, Any]]) -> pd.DataFrame:
+             progress: Progress | None) -> pd.DataFrame:
     """Run every arm once over every question (resumable per arm)."""
     partial = writer.path / ".partial"
     partial.mkdir(exist_ok=True)
@@ -127,19 +129,21 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
         if out.exists():
             frames.append(pq.read_table(out).to_pandas())
             continue
-        params = {**cfg.arm_params.get(name, {}), **overrides.get(name, {})}
-        arm = ARMS.get(name)(**params)
+        params = dict(cfg.arm_params.get(name, {}))
+        kind = str(params.pop("kind", name))  # [arms.prod_fulltext] kind = "external"
+        arm = ARMS.get(kind)(**params)
         ctx = ArmContext(cache_dir=cache_dir, progress=progress)
         with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
             arm.prepare(corpus, ctx)
-            results = arm.search(gs.questions, cfg.depth_for(name))
+            # results carry the config's arm name, so one kind can serve several arms
+            results = [replace(r, arm=name) for r in arm.search(gs.questions, cfg.depth_for(name))]
             if bar is not None:
                 bar(len(gs.questions))
         df = _arm_frame(results, corpus)
         tmp = out.with_suffix(".tmp")
         df.to_parquet(tmp, index=False)
         tmp.replace(out)
-        writer.update_manifest({"arms": {name: arm.describe()}})
+        writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe()}}})
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
@@ -166,7 +170,7 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
             writer.write_table(name, make())
 
     cache_dir = Path(options.cache_dir) if options.cache_dir else default_cache_dir()
-    arm_ranks = run_arms(writer, gs, corpus, cfg, cache_dir, progress, options.arm_overrides)
+    arm_ranks = run_arms(writer, gs, corpus, cfg, cache_dir, progress)
     if not writer.has_table("arm_ranks"):
         writer.write_table("arm_ranks", arm_ranks)
 

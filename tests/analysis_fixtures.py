@@ -98,8 +98,8 @@ def _fused(chunks: pd.DataFrame, questions: pd.DataFrame,
             df["score_ratio"] = df["fused_score"] / ceiling
             for a in ARMS:
                 r = ranks[(q["question_id"], a)]
-                df[f"rank_{a}"] = pd.array([r.get(c) if a in arms else None for c in df["chunk_id"]],
-                                           dtype="Int32")
+                df[f"rank_{a}"] = pd.array(
+                    [r.get(c) if a in arms else None for c in df["chunk_id"]], dtype="Int32")
             df["arms_voted"] = df[[f"rank_{a}" for a in arms]].notna().sum(axis=1)
             frames.append(df)
     return pd.concat(frames, ignore_index=True)
@@ -125,7 +125,8 @@ def _metrics(fused: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _answers(rng: np.random.Generator, questions: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _answers(rng: np.random.Generator, questions: pd.DataFrame
+             ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Two answerers on config rrf-3: ``extractive`` abstains on unanswerable
     questions, ``echo`` answers everything and sometimes fails the fence."""
     from harness.answering.scoring import ANSWER_METRICS

@@ -96,7 +96,8 @@ def write_run(path: Path) -> Path:
     w.write_table("questions", pd.DataFrame([{
         "question_id": qid, "goldset": "lanterns", "language": "en", "question": text,
         "game": "Lanterns", "tags": [], "requirements": json.dumps(reqs),
-        "n_requirements": len(reqs), "answerable": bool(reqs)} for qid, text, reqs, _ in QUESTIONS]))
+        "n_requirements": len(reqs), "answerable": bool(reqs)}
+        for qid, text, reqs, _ in QUESTIONS]))
     w.write_table("documents", pd.DataFrame([{
         "doc_id": d, "kind": kind, "game": "Lanterns", "edition": "en-1", "language": "en",
         "title": title, "path": None, "source_sha256": None,

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from harness.answering.citations import (MAX_RANGE, CitedPassage, citation_stats, parse_markers,
-                                         resolve)
+from harness.answering.citations import (
+    MAX_RANGE,
+    CitedPassage,
+    citation_stats,
+    parse_markers,
+    resolve,
+)
 
 
 def numbers(text: str) -> list[tuple[int, ...]]:

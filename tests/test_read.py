@@ -5,8 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from harness.answering.read import (FLOORS, ReadOptions, answering_read, context_recall,
-                                    question_game)
+from harness.answering.read import (
+    FLOORS,
+    ReadOptions,
+    answering_read,
+    context_recall,
+    question_game,
+)
 from harness.answering.rerankers import RERANKERS, Candidate, LexicalReranker
 from harness.corpus import Chunk, Document, chunk_key
 from harness.errors import ValidationError
@@ -18,6 +23,7 @@ ARMS = ("bm25", "dense", "boost")
 DOCS = {d.doc_id: d for d in (
     Document("rb", "rulebook", "G", "en-1", "en", "Rulebook"),
     Document("er", "errata", "G", "en-1", "en", "Errata"),
+    Document("er2", "errata", "G", "en-1", "en", "Errata, second printing"),
     Document("ex", "expansion", "G", "en-1", "en", "Expansion"),
     Document("faq", "faq", "G", "en-1", "en", "FAQ"),
     Document("h-rb", "rulebook", "H", "en-1", "en", "Other game"),
@@ -64,9 +70,14 @@ def ladder(refs: list[str]) -> dict[str, dict[str, int]]:
 
 
 def read(refs_or_votes, opts: ReadOptions, q: Question | None = None, texts=None):
-    votes = refs_or_votes if isinstance(refs_or_votes, dict) else ladder(refs_or_votes)
-    return answering_read(q or question(), fused(votes), chunks_for(list(votes), texts), DOCS,
-                          opts)
+    """The read of a ladder (list of refs), a votes dict, or a ready fused frame."""
+    if isinstance(refs_or_votes, pd.DataFrame):
+        df = refs_or_votes
+        refs = [f"{d}#{p}" for d, p in zip(df["doc_id"], df["page"], strict=True)]
+    else:
+        votes = refs_or_votes if isinstance(refs_or_votes, dict) else ladder(refs_or_votes)
+        df, refs = fused(votes), list(votes)
+    return answering_read(q or question(), df, chunks_for(refs, texts), DOCS, opts, ARMS)
 
 
 NO_FLOORS = ReadOptions(floors=())
@@ -123,18 +134,41 @@ def test_base_rulebook_floor_ignores_another_games_rulebook() -> None:
                                                     (ck("rb#9"), "floor:base_rulebook")]
 
 
-def test_errata_floor_gives_every_pooled_errata_chunk_a_slot() -> None:
-    refs = ["rb#1", "rb#2", "rb#3", "rb#4", "er#1", "er#2"]
-    rows = read(refs, ReadOptions(final=4, floors=("errata",)))
+def boosted(refs: list[str], boost: tuple[str, ...]) -> pd.DataFrame:
+    """bm25 ranks in the order given; a zero-weight boost arm also carries ``boost``
+    (it sets ``rank_boost`` without moving the fused order)."""
+    votes = ladder(refs)
+    for r, ref in enumerate(boost, start=1):
+        votes[ref] = {**votes[ref], "boost": r}
+    return fused(votes, arms=("bm25", "dense"))
+
+
+def test_errata_floor_gives_each_surviving_errata_document_a_slot() -> None:
+    refs = ["rb#1", "rb#2", "rb#3", "rb#4", "er#1", "er#2", "er2#1"]
+    rows = read(boosted(refs, ("er#2", "er#1", "er2#1")), ReadOptions(final=4, floors=("errata",)))
+    # one slot per errata document, to its best-re-ranked carried chunk (er#1 before er#2)
     assert [(r.chunk_id, r.slot) for r in rows] == [
         (ck("rb#1"), "reranker"), (ck("rb#2"), "reranker"),
-        (ck("er#1"), "floor:errata"), (ck("er#2"), "floor:errata")]
+        (ck("er#1"), "floor:errata"), (ck("er2#1"), "floor:errata")]
+    assert rows[2].carried_by == "bm25+boost"
+
+
+def test_errata_floor_needs_the_errata_arm_to_carry_the_correction() -> None:
+    refs = ["rb#1", "rb#2", "er#1", "er2#1"]
+    only_er2 = read(boosted(refs, ("er2#1",)), ReadOptions(final=1, floors=("errata",)))
+    assert [(r.chunk_id, r.slot) for r in only_er2] == [(ck("er2#1"), "floor:errata")]
+    unmatched = read(refs, ReadOptions(final=1, floors=("errata",)))  # nothing carried by boost
+    assert [r.slot for r in unmatched] == ["reranker"]
+    any_arm = read(refs, ReadOptions(final=2, floors=("errata",), errata_arm=None))
+    assert [(r.chunk_id, r.slot) for r in any_arm] == [(ck("er#1"), "floor:errata"),
+                                                       (ck("er2#1"), "floor:errata")]
 
 
 def test_per_book_floor_only_on_a_multi_book_pool() -> None:
     single = read(["rb#1", "rb#2", "rb#3", "faq#1"], ReadOptions(final=2, floors=("per_book",)))
     assert {r.slot for r in single} == {"reranker"}  # one book; the FAQ is not a book
-    multi = read(["rb#1", "rb#2", "rb#3", "ex#1", "er#1"], ReadOptions(final=3, floors=("per_book",)))
+    multi = read(["rb#1", "rb#2", "rb#3", "ex#1", "er#1"],
+                 ReadOptions(final=3, floors=("per_book",)))
     assert [(r.chunk_id, r.slot) for r in multi] == [
         (ck("rb#1"), "reranker"), (ck("ex#1"), "floor:per_book"), (ck("er#1"), "floor:per_book")]
 
@@ -143,25 +177,29 @@ def test_floor_holds_protect_earlier_floors_from_later_ones() -> None:
     # final 3: rb#1 rb#2 er#1 selected by the re-ranker; er#1 is held by the errata floor,
     # so per_book (which wants ex#1) must evict rb#2, not er#1
     refs = ["rb#1", "rb#2", "er#1", "ex#1"]
-    rows = read(refs, ReadOptions(final=3))
+    rows = read(boosted(refs, ("er#1",)), ReadOptions(final=3, floors=("errata", "per_book")))
     assert [(r.chunk_id, r.slot) for r in rows] == [
         (ck("rb#1"), "reranker"), (ck("er#1"), "reranker"), (ck("ex#1"), "floor:per_book")]
+    # without the hold, per_book alone still keeps one chunk per book
+    alone = read(refs, ReadOptions(final=3, floors=("per_book",)))
+    assert [r.chunk_id for r in alone] == [ck("rb#1"), ck("er#1"), ck("ex#1")]
 
 
 def test_demands_beyond_the_free_slots_are_dropped() -> None:
-    refs = ["faq#1", "er#1", "er#2", "er#3"]
-    rows = read(refs, ReadOptions(final=2, floors=("errata",)))
-    assert [(r.chunk_id, r.slot) for r in rows] == [(ck("er#1"), "reranker"),
-                                                    (ck("er#2"), "floor:errata")]
+    refs = ["faq#1", "er#1", "er2#1", "rb#1"]
+    rows = read(boosted(refs, ("er#1", "er2#1")),
+                ReadOptions(final=1, floors=("errata", "base_rulebook")))
+    assert [(r.chunk_id, r.slot) for r in rows] == [(ck("er#1"), "floor:errata")]
 
 
 def test_floor_order_decides_who_is_held() -> None:
     refs = ["faq#1", "faq#2", "rb#1", "er#1"]
-    a = read(refs, ReadOptions(final=2, floors=("base_rulebook", "errata")))
-    b = read(refs, ReadOptions(final=2, floors=("errata", "base_rulebook")))
+    votes = boosted(refs, ("er#1",))
+    a = read(votes, ReadOptions(final=2, floors=("base_rulebook", "errata")))
     assert [r.slot for r in a] == ["floor:base_rulebook", "floor:errata"]
-    assert [r.slot for r in b] == ["floor:base_rulebook", "floor:errata"]
-    c = read(refs, ReadOptions(final=1, floors=("errata", "base_rulebook")))
+    b = read(votes, ReadOptions(final=1, floors=("base_rulebook", "errata")))
+    assert [(r.chunk_id, r.slot) for r in b] == [(ck("rb#1"), "floor:base_rulebook")]
+    c = read(votes, ReadOptions(final=1, floors=("errata", "base_rulebook")))
     assert [(r.chunk_id, r.slot) for r in c] == [(ck("er#1"), "floor:errata")]
 
 
@@ -179,8 +217,8 @@ def test_lexical_reranker_orders_by_overlap_then_fused_order() -> None:
 
 
 def test_lexical_reranker_without_shared_words_keeps_fused_order() -> None:
-    pool = [Candidate(ck(f"rb#{i}"), "rb", "rulebook", "G", i, "", "английский", i, 1 / (60 + i), "bm25")
-            for i in (1, 2, 3)]
+    pool = [Candidate(ck(f"rb#{i}"), "rb", "rulebook", "G", i, "", "английский", i,
+                      1 / (60 + i), "bm25") for i in (1, 2, 3)]
     scores = LexicalReranker().score("Сколько очков?", pool)
     assert list(order(scores, [c.chunk_id for c in pool])) == [0, 1, 2]
 
@@ -193,7 +231,8 @@ def test_empty_fused_list_gives_an_empty_read() -> None:
 def test_inputs_are_not_modified() -> None:
     df = fused(ladder(["faq#1", "rb#1", "er#1"]))
     before = df.copy()
-    answering_read(question(), df, chunks_for(["faq#1", "rb#1", "er#1"]), DOCS, ReadOptions(final=1))
+    answering_read(question(), df, chunks_for(["faq#1", "rb#1", "er#1"]), DOCS,
+                   ReadOptions(final=1))
     pd.testing.assert_frame_equal(df, before)
 
 

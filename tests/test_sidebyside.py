@@ -45,7 +45,8 @@ def test_means_follow_metric_scopes(answered: Run) -> None:
     # fence pass is taken over answers that are not errors: b's error is left out
     assert b.mean("fence_pass") == 1.0
     # citation recall over the 3 answerable questions; a cites [1] only
-    # q-move: rb#2 is [1] -> 1; q-score: needs rb#3 ([1]) and er#1 ([2]) -> 1/2; q-storm: ex#1 [1] -> 1
+    # q-move: rb#2 is [1] -> 1; q-score: needs rb#3 ([1]) and er#1 ([2]) -> 1/2;
+    # q-storm: ex#1 is [1] -> 1
     assert a.mean("citation_recall") == (1 + 1 / 2 + 1) / 3
     # b: q-move [1]=rb#2, [2]=faq#1 -> 1; q-score [1]+[2] -> 1; q-storm is an error -> 0
     assert b.mean("citation_recall") == (1 + 1 + 0) / 3

@@ -74,7 +74,8 @@ class RunInputs:
         known = list(self.configs["config_id"])
         bad = [c for c in config_ids if c not in known]
         if bad:
-            raise HarnessError(f"unknown config(s) {', '.join(bad)}; choose from: {', '.join(known)}")
+            raise HarnessError(f"unknown config(s) {', '.join(bad)}; "
+                               f"choose from: {', '.join(known)}")
 
     def arms(self, config_id: str) -> list[str]:
         row = self.configs[self.configs["config_id"] == config_id]

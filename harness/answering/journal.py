@@ -67,14 +67,15 @@ class Journal:
                 rec = json.loads(line)
                 out[(rec["question_id"], rec["config_id"])] = rec
             except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                problems.append(Problem(f"{self.path}:{lineno}", f"unreadable journal line ({exc})"))
+                problems.append(Problem(f"{self.path}:{lineno}",
+                                        f"unreadable journal line ({exc})"))
         if problems:
             raise ValidationError(problems, "answer journal is damaged")
         return out
 
     def __enter__(self) -> Journal:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (closed in __exit__)
+        self._fh = open(self.path, "a", encoding="utf-8")
         return self
 
     def append(self, record: dict[str, Any]) -> None:

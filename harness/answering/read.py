@@ -23,8 +23,12 @@ Registered floors (:data:`FLOORS`)
 ----------------------------------
 * ``base_rulebook``: one slot for a rulebook (kind ``rulebook``) of the
   question's game.
-* ``errata``: one slot for every errata chunk in the pool whose document is an
-  errata of the question's game (the corrections that survived into the pool).
+* ``errata``: one slot per *surviving* errata document of the question's game:
+  an errata document with a chunk in the pool carried by ``options.errata_arm``
+  (``boost``, the arm that forwards the errata the query matched); the slot goes
+  to its best-re-ranked such chunk. With ``errata_arm=None`` every pooled errata
+  chunk counts as carried. A config without that arm arms no errata floor, as in
+  the service, where the floor needs the ids the boost arm forwarded.
 * ``per_book``: when the pool spans more than one book of the question's game
   (documents of kind rulebook, expansion or errata), one slot per book.
 
@@ -61,6 +65,7 @@ class ReadOptions:
     final: int = 8
     reranker: str = "fused"
     floors: tuple[str, ...] = ("base_rulebook", "errata", "per_book")
+    errata_arm: str | None = "boost"
 
     def __post_init__(self) -> None:
         problems = []
@@ -82,7 +87,7 @@ class ReadOptions:
 
     def describe(self) -> dict[str, object]:
         return {"pool": self.pool, "final": self.final, "reranker": self.reranker,
-                "floors": list(self.floors)}
+                "floors": list(self.floors), "errata_arm": self.errata_arm}
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,7 @@ class Demand:
 class FloorContext:
     game: str | None
     ranked: tuple[Candidate, ...]  # the pool in re-rank order
+    errata_arm: str | None = "boost"
 
 
 Floor = Callable[[FloorContext], tuple[Demand, ...]]
@@ -134,9 +140,13 @@ def base_rulebook_floor(ctx: FloorContext) -> tuple[Demand, ...]:
 
 @FLOORS.register("errata")
 def errata_floor(ctx: FloorContext) -> tuple[Demand, ...]:
-    """A slot for every errata chunk of the question's game that is in the pool."""
-    return tuple(Demand(frozenset({c.chunk_id}), c.chunk_id) for c in ctx.ranked
-                 if c.doc_kind == "errata" and c.game == ctx.game)
+    """A slot per errata document of the question's game that survived into the pool."""
+    by_doc: dict[str, list[Candidate]] = {}
+    for c in ctx.ranked:
+        carried = ctx.errata_arm is None or ctx.errata_arm in c.carried_by.split("+")
+        if c.doc_kind == "errata" and c.game == ctx.game and carried:
+            by_doc.setdefault(c.doc_id, []).append(c)
+    return tuple(_best_of(cands) for cands in by_doc.values())  # dicts keep re-rank order
 
 
 @FLOORS.register("per_book")
@@ -219,7 +229,7 @@ def answering_read(question: Question, fused_rows: pd.DataFrame, chunks: Mapping
     score_of = {pool[i].chunk_id: float(scores[i]) for i in range(len(pool))}
     slots = {c.chunk_id: RERANKER_SLOT for c in ranked[: options.final]}
     held: set[str] = set()
-    ctx = FloorContext(question_game(question, documents, pool), ranked)
+    ctx = FloorContext(question_game(question, documents, pool), ranked, options.errata_arm)
     for name in options.floors:
         for demand in FLOORS.get(name)(ctx):
             present = [cid for cid in slots if cid in demand.satisfied_by]

@@ -39,10 +39,14 @@ from pathlib import Path
 from typing import Any
 
 import harness.answering.tables  # noqa: F401  (registers the answering tables)
-from harness.answering.answerers.base import (ANSWERERS, OUTCOMES, Answerer, AnswerRequest,
-                                              AnswerResponse)
-from harness.answering.frames import (ReadSet, answer_frames, build_reads, load_inputs,
-                                      reads_frame)
+from harness.answering.answerers.base import (
+    ANSWERERS,
+    OUTCOMES,
+    Answerer,
+    AnswerRequest,
+    AnswerResponse,
+)
+from harness.answering.frames import ReadSet, answer_frames, build_reads, load_inputs, reads_frame
 from harness.answering.journal import Journal, journal_path, valid_label
 from harness.answering.read import ReadOptions
 from harness.errors import ConfigError, HarnessError
@@ -211,7 +215,8 @@ def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]
         old = old_specs.get(s.label)
         if old and (old["answerer"], old["params"]) != (s.name, dict(s.params)):
             raise HarnessError(f"answerer label {s.label!r} was used in this run for "
-                               f"{old['answerer']} {old['params']}; pick another label (LABEL=NAME)")
+                               f"{old['answerer']} {old['params']}; "
+                               "pick another label (LABEL=NAME)")
     reads: ReadSet = build_reads(inputs, config_ids, options)
     writer.write_table("reads", reads_frame(reads, inputs))
     prompt = prompt_hash()

@@ -10,19 +10,25 @@ always stored (a documented default where the metric is undefined), and means
 * ``answered``: answers whose outcome is ``answered``;
 * ``responded``: answers whose outcome is not ``error``.
 
-| metric | definition | scope | default |
-|---|---|---|---|
-| ``context_recall`` | requirements with a page in the read / requirements | answerable | 0.0 |
-| ``citation_precision`` | relevant distinct cited pages / distinct cited pages | answerable | 0.0 (nothing cited) |
-| ``citation_recall`` | requirements with a cited page / requirements | answerable | 0.0 |
-| ``dangling_markers`` | distinct cited numbers with no passage read | all | 0 |
-| ``no_citation`` | 1 if an answered answer cites no passage read | answered | 0.0 when not answered |
-| ``abstained`` | 1 if the outcome is abstained | all | |
-| ``abstention_correct`` | 1 if abstained exactly when the question is unanswerable (errors: 0) | all | |
-| ``fence_pass`` | 1 if the answer fence passes the text | responded | 0.0 on error (empty text) |
-| ``letter_density`` | the fence's letters / non-space characters | responded | 0.0 (empty text) |
-| ``latency_ms`` | wall time of the call | all | |
-| ``error`` | 1 if the outcome is error | all | |
+============================  =====================================================  ==========
+metric                        definition (default where undefined)                   scope
+============================  =====================================================  ==========
+``context_recall``            requirements with a page in the read / requirements    answerable
+                              (0.0 for an unanswerable question)
+``citation_precision``        relevant distinct cited pages / distinct cited pages   answerable
+                              (0.0 when nothing resolvable is cited)
+``citation_recall``           requirements with a cited page / requirements (0.0)    answerable
+``dangling_markers``          distinct cited numbers with no passage read            all
+``no_citation``               1 if an answered answer cites no passage read          answered
+                              (0.0 when not answered)
+``abstained``                 1 if the outcome is abstained                          all
+``abstention_correct``        1 if abstained exactly when the question is            all
+                              unanswerable (an error counts 0)
+``fence_pass``                1 if the answer fence passes (0.0 on error: empty)     responded
+``letter_density``            the fence's letters / non-space chars (0.0 if empty)   responded
+``latency_ms``                wall time of the call                                  all
+``error``                     1 if the outcome is error                              all
+============================  =====================================================  ==========
 
 References: context recall and citation precision/recall follow Gao et al.,
 "Enabling Large Language Models to Generate Text with Citations" (ALCE, EMNLP
@@ -34,8 +40,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from harness.answering.citations import (Citation, CitationStats, CitedPassage, citation_stats,
-                                         parse_markers, resolve)
+from harness.answering.citations import (
+    Citation,
+    CitationStats,
+    CitedPassage,
+    citation_stats,
+    parse_markers,
+    resolve,
+)
 from harness.answering.fence import DEFAULT_PARAMS, FenceParams, FenceResult, check
 from harness.answering.read import ReadRow, context_recall
 from harness.goldset import Question
@@ -89,7 +101,8 @@ _metric("dangling_markers", "all", "distinct cited numbers with no passage read"
         lambda c: float(c.stats.dangling))
 _metric("no_citation", "answered", "1 if an answered answer cites no passage read",
         lambda c: _flag(c.outcome == "answered" and c.stats.resolved == 0))
-_metric("abstained", "all", "1 if the answerer abstained", lambda c: _flag(c.outcome == "abstained"))
+_metric("abstained", "all", "1 if the answerer abstained",
+        lambda c: _flag(c.outcome == "abstained"))
 _metric("abstention_correct", "all", "1 if abstained exactly when unanswerable (error: 0)",
         lambda c: _flag(c.outcome != "error"
                         and (c.outcome == "abstained") == (not c.question.answerable)))

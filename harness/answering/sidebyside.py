@@ -76,7 +76,8 @@ def _scoped(run: Run) -> pd.DataFrame:
     m = run.table("answer_metrics")
     a = run.table("answers")[["question_id", "config_id", "answerer", "outcome"]]
     df = m.merge(a, on=["question_id", "config_id", "answerer"], how="left", validate="m:1")
-    scope = df["metric"].map(lambda n: ANSWER_METRICS.get(n).scope if n in ANSWER_METRICS else "all")
+    scope = df["metric"].map(
+        lambda n: ANSWER_METRICS.get(n).scope if n in ANSWER_METRICS else "all")
     df["in_scope"] = ((scope == "all") | ((scope == "answerable") & df["answerable"])
                       | ((scope == "answered") & (df["outcome"] == "answered"))
                       | ((scope == "responded") & (df["outcome"] != "error")))
@@ -94,7 +95,8 @@ def side_by_side(run: Run, config_id: str | None = None, baseline: str | None = 
     order += sorted(set(df["answerer"]) - set(order))
     baseline = baseline or order[0]
     if baseline not in order:
-        raise HarnessError(f"unknown baseline answerer {baseline!r}; choose from: {', '.join(order)}")
+        raise HarnessError(f"unknown baseline answerer {baseline!r}; "
+                           f"choose from: {', '.join(order)}")
     configs = list(dict.fromkeys(df["config_id"]))
     if config_id is not None:
         if config_id not in configs:
@@ -152,8 +154,11 @@ def render(sbs: SideBySide) -> list[Any]:
         rows = [r for r in sbs.rows if r.config_id == cid]
         others = [r.answerer for r in rows if r.answerer != sbs.baseline]
         diffs = {(d.answerer, d.metric): d for d in sbs.diffs if d.config_id == cid}
-        t = Table(title=f"answerers on config {cid} (differences: paired vs {sbs.baseline}, "
-                        f"mean [95% bootstrap CI] over shared questions)")
+        title = f"answerers on config {cid}"
+        if others:
+            title += (f" (differences: paired vs {sbs.baseline}, mean [95% bootstrap CI] "
+                      "over shared questions)")
+        t = Table(title=title)
         t.add_column("metric")
         for r in rows:
             t.add_column(r.answerer, justify="right")

@@ -8,10 +8,11 @@
 
 from __future__ import annotations
 
-from harness.tables import B, F64, I32, S, Column, table
+from harness.tables import F64, I32, B, Column, S, table
 
 READS = table(
-    "reads", "What the answerer read per question and config, in read order (the [n] of citations).",
+    "reads",
+    "What the answerer read per question and config, in read order (the [n] of citations).",
     ("question_id", "config_id", "read_at"),
     Column("question_id", S, "gold question id"),
     Column("config_id", S, "fusion config the read was taken from"),

@@ -21,7 +21,7 @@ app = typer.Typer(
 )
 
 # command-group modules, in help order; each exposes register(app)
-GROUPS = ("core", "ingest", "answer", "compare", "analysis", "rulings", "interop")
+GROUPS = ("core", "ingest", "goldset", "answer", "compare", "analysis", "rulings", "interop")
 
 
 @app.callback()

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import pandas as pd
 import typer
@@ -19,8 +20,9 @@ if TYPE_CHECKING:
 
     from harness.bands import BandTable
 
-RUN_HELP = "Run directory, run id under --runs-dir, or 'latest'."
-RUNS_DIR_HELP = "Folder that holds run directories."
+RunRef = Annotated[str, typer.Argument(help="Run directory, run id under --runs-dir, or 'latest'.")]
+RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Folder that holds run directories.")]
+TopK = Annotated[int, typer.Option("--top-k", "-k", min=1, help="Fused ranks that count as 'top'.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -75,11 +77,33 @@ def _print_band_table(t: BandTable, console: Console) -> None:
     console.print(table)
 
 
+def _json_safe(obj: object) -> object:
+    """NaN -> None, tuples -> lists: strict JSON (NaN is not JSON)."""
+    if isinstance(obj, float):
+        return None if math.isnan(obj) else obj
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+def to_dict(table: BandTable) -> dict[str, object]:
+    """JSON-ready dict of a band table (derived anchors and boost shares included,
+    NaN as None)."""
+    d = asdict(table)
+    a = table.anchors
+    d["anchors"].update(one_arm_top=a.one_arm_top, two_arm_top=a.two_arm_top, ceiling=a.ceiling)
+    if table.boost is not None:
+        d["boost"].update(share=table.boost.share, precision=table.boost.precision)
+    return _json_safe(d)  # type: ignore[return-value]
+
+
 def bands_cmd(
-    run: str = typer.Argument("latest", help=RUN_HELP),
-    top_k: int = typer.Option(5, "--top-k", "-k", min=1, help="Fused ranks that count as 'top'."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+    run: RunRef = "latest",
+    top_k: TopK = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    runs_dir: RunsDir = Path("runs"),
 ) -> None:
     """Score bands per config and arm count: quantiles, anchors, healthy band, gate threshold.
 
@@ -87,7 +111,7 @@ def bands_cmd(
     """
     from rich.console import Console
 
-    from harness.bands import run_band_tables, to_dict
+    from harness.bands import run_band_tables
     from harness.store import open_run
 
     with bad_input_exits_2():
@@ -101,11 +125,13 @@ def bands_cmd(
 
 
 def report_cmd(
-    run: str = typer.Argument("latest", help=RUN_HELP),
-    out: Path = typer.Option(Path("report.html"), "--out", "-o", help="HTML file to write."),
-    top_k: int = typer.Option(5, "--top-k", "-k", min=1, help="Fused ranks that count as 'top'."),
-    metric: str = typer.Option(None, "--metric", "-m", help="Metric to compare configs on (default recall@5)."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
+    run: RunRef = "latest",
+    out: Annotated[Path, typer.Option("--out", "-o", help="HTML file to write.")] = Path(
+        "report.html"),
+    top_k: TopK = 5,
+    metric: Annotated[str | None, typer.Option(
+        "--metric", "-m", help="Metric to compare configs on (default recall@5).")] = None,
+    runs_dir: RunsDir = Path("runs"),
 ) -> None:
     """Write one self-contained HTML report (summary, bands, config comparison).
 
@@ -138,14 +164,15 @@ OUTPUT_FORMATS.add("json", lambda df: typer.echo(
 
 
 def query_cmd(
-    sql: str = typer.Argument(..., help="SQL over the views runs, metrics, fused, configs, ..."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help=RUNS_DIR_HELP),
-    fmt: str = typer.Option("table", "--format", "-f",
-                            help=f"Output format: {', '.join(OUTPUT_FORMATS.names())}."),
+    sql: Annotated[str, typer.Argument(help="SQL over the views runs, metrics, fused, ...")],
+    runs_dir: RunsDir = Path("runs"),
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Output format: "
+                                     f"{', '.join(OUTPUT_FORMATS.names())}.")] = "table",
 ) -> None:
     """Run DuckDB SQL over the Parquet tables of every run (run_id is a column).
 
-    Example: harness query "select config_id, avg(value) from metrics where metric = 'recall@5' group by 1"
+    Example: harness query "select config_id, avg(value) from metrics
+    where metric = 'recall@5' group by 1"
     """
     from harness.query import query
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
 from harness.cli.errors import bad_input_exits_2
+
+RUNS_DIR = Path("runs")
+RUN_HELP = "Run directory, run id under --runs-dir, or 'latest'."
 
 
 def register(app: typer.Typer) -> None:
@@ -41,28 +44,33 @@ def parse_answerer_params(items: list[str]) -> dict[str, dict[str, Any]]:
 
 
 def answer_cmd(
-    run: str = typer.Argument(..., help="Run directory, run id under --runs-dir, or 'latest'."),
-    answerer: list[str] = typer.Option(..., "--answerer", "-a",
-                                       help="Answerer NAME or LABEL=NAME (repeatable)."),
-    param: list[str] = typer.Option([], "--param", "-p",
-                                    help="Answerer parameter LABEL.KEY=VALUE (repeatable)."),
-    config: list[str] = typer.Option([], "--config", "-c",
-                                     help="Config id to answer (repeatable; default: as before, "
-                                          "else the first grid config)."),
-    pool: int = typer.Option(None, "--pool", help="Candidate pool size (default 80)."),
-    final: int = typer.Option(None, "--final", help="Passages read after re-ranking (default 8)."),
-    reranker: str = typer.Option(None, "--reranker", help="Re-ranker name (default fused)."),
-    floor: list[str] = typer.Option([], "--floor",
-                                    help="Floors to apply, in order (repeatable; 'none' for "
-                                         "no floor; default: base_rulebook, errata, per_book)."),
-    workers: int = typer.Option(2, "--workers", "-w", help="Calls in flight per answerer."),
-    retry_errors: bool = typer.Option(False, "--retry-errors",
-                                      help="Ask again the questions whose answer was an error."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Folder holding run directories."),
+    run: Annotated[str, typer.Argument(help=RUN_HELP)],
+    answerer: Annotated[list[str], typer.Option(
+        "--answerer", "-a", help="Answerer NAME or LABEL=NAME (repeatable).")],
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", "-p", help="Answerer parameter LABEL.KEY=VALUE (repeatable).")] = None,
+    config: Annotated[list[str] | None, typer.Option(
+        "--config", "-c", help="Config id to answer (repeatable; default: as before, else the "
+                               "first grid config).")] = None,
+    pool: Annotated[int | None, typer.Option(help="Candidate pool size (default 80).")] = None,
+    final: Annotated[int | None, typer.Option(
+        help="Passages read after re-ranking (default 8).")] = None,
+    reranker: Annotated[str | None, typer.Option(help="Re-ranker name (default fused).")] = None,
+    floor: Annotated[list[str] | None, typer.Option(
+        "--floor", help="Floors to apply, in order (repeatable; 'none' for no floor; default: "
+                        "base_rulebook, errata, per_book).")] = None,
+    errata_arm: Annotated[str | None, typer.Option(
+        help="Arm whose carried errata survive for the errata floor (default boost; 'any' "
+             "for every pooled errata chunk).")] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w",
+                                         help="Calls in flight per answerer.")] = 2,
+    retry_errors: Annotated[bool, typer.Option(
+        help="Ask again the questions whose answer was an error.")] = False,
+    runs_dir: Annotated[Path, typer.Option(help="Folder holding run directories.")] = RUNS_DIR,
 ) -> None:
     """Answer the questions of an existing run; resumes where a killed run stopped.
 
-    Example: harness answer latest --answerer extractive --answerer ollama --param ollama.model=gemma4:26b
+    Example: harness answer latest -a extractive -a ollama -p ollama.model=gemma4:26b
     """
     from rich.console import Console
 
@@ -73,15 +81,17 @@ def answer_cmd(
     from harness.store import Run, open_run
 
     with bad_input_exits_2():
-        params = parse_answerer_params(param)
+        params = parse_answerer_params(param or [])
+        floor = floor or []
         r = open_run(run, runs_dir)
         read_options = None
-        if pool is not None or final is not None or reranker is not None or floor:
-            defaults = ReadOptions()
-            floors = () if floor == ["none"] else tuple(floor) or defaults.floors
-            read_options = ReadOptions(pool if pool is not None else defaults.pool,
-                                       final if final is not None else defaults.final,
-                                       reranker or defaults.reranker, floors)
+        if any(x is not None for x in (pool, final, reranker, errata_arm)) or floor:
+            d = ReadOptions()
+            read_options = ReadOptions(
+                pool if pool is not None else d.pool, final if final is not None else d.final,
+                reranker or d.reranker,
+                () if floor == ["none"] else tuple(floor) or d.floors,
+                None if errata_arm == "any" else errata_arm or d.errata_arm)
         specs = [(a, params.get(a.split("=")[0], {})) for a in answerer]
         unused = sorted(set(params) - {a.split("=")[0] for a in answerer})
         if unused:
@@ -104,12 +114,14 @@ def answer_cmd(
 
 
 def answerers_cmd(
-    run: str = typer.Argument(..., help="Run directory, run id under --runs-dir, or 'latest'."),
-    config: str = typer.Option(None, "--config", "-c", help="Only this config (default: all answered)."),
-    baseline: str = typer.Option(None, "--baseline", "-b",
-                                 help="Answerer the others are compared with (default: the first)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap resampling."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Folder holding run directories."),
+    run: Annotated[str, typer.Argument(help=RUN_HELP)],
+    config: Annotated[str | None, typer.Option(
+        "--config", "-c", help="Only this config (default: every config answered).")] = None,
+    baseline: Annotated[str | None, typer.Option(
+        "--baseline", "-b", help="Answerer the others are compared with (default: the first).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap resampling.")] = 0,
+    runs_dir: Annotated[Path, typer.Option(help="Folder holding run directories.")] = RUNS_DIR,
 ) -> None:
     """Side-by-side table of a run's answerers with paired differences against the first.
 

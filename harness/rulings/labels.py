@@ -38,6 +38,7 @@ class Acc:
         self.notes: dict[str, str] = {}
         self.unknown_fields: dict[str, str] = {}
         self.raw_json: dict[str, tuple[int, str]] = {}
+        self.loose_json: list[tuple[int, str]] = []
         self.line = 0
 
     def warn(self, message: str, line: int | None = None) -> None:

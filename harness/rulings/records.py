@@ -30,7 +30,10 @@ class DocCell:
 
 @dataclass(frozen=True)
 class SearchRow:
-    """One passage-search row, merged from the raw refs JSON and the printed table."""
+    """One passage-search row, merged from the raw refs JSON and the printed table.
+
+    ``band`` is the score cell's verdict word (``healthy``); ``band_arms`` and
+    ``band_ceiling`` the "N-arm ceiling X" the cell prints."""
 
     fused_rank: int
     doc: DocCell
@@ -38,6 +41,8 @@ class SearchRow:
     page: int | None
     fused_score: float | None
     band: str | None
+    band_arms: int | None
+    band_ceiling: float | None
     snippet: str | None
     snippet_chars: int | None
     in_json: bool
@@ -60,6 +65,8 @@ class ReadRow:
     fused_rank: int | None
     fused_score: float | None
     band: str | None
+    band_arms: int | None
+    band_ceiling: float | None
     carried_by: tuple[str, ...] | None
     carried_by_raw: str | None
     slot: str | None

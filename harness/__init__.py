@@ -1,0 +1,33 @@
+"""harness: retrieval-quality evaluation and regression harness for a board-game
+rules question-answering service.
+
+Public API (stable names; everything else is internal)::
+
+    from harness import RunOptions, run, open_run, load_goldset, load_config
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+__all__ = ["RunOptions", "__version__", "load_config", "load_goldset", "open_run", "run"]
+
+_LAZY = {
+    "RunOptions": ("harness.pipeline", "RunOptions"),
+    "run": ("harness.pipeline", "run"),
+    "open_run": ("harness.store", "open_run"),
+    "load_goldset": ("harness.goldset", "load_goldset"),
+    "load_config": ("harness.configs", "load_config"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    # lazy so that `import harness` (and `harness --help`) stays fast
+    if name in _LAZY:
+        import importlib
+
+        mod, attr = _LAZY[name]
+        return getattr(importlib.import_module(mod), attr)
+    raise AttributeError(f"module 'harness' has no attribute {name!r}")

@@ -1,0 +1,72 @@
+"""``harness ingest``: load and chunk documents and report what came out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.cli.errors import bad_input_exits_2
+
+_GOLDSET_SUFFIXES = (".yaml", ".yml")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ingest")(ingest_cmd)
+
+
+def ingest_cmd(
+    paths: Annotated[list[Path], typer.Argument(
+        help="Documents (.pdf .txt .md .jsonl), folders of them, or gold-set YAML files.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    chunking: Annotated[str, typer.Option(
+        "--chunking", help="Chunking method: heading, page or size.")] = "heading",
+    max_chars: Annotated[int, typer.Option(
+        "--max-chars", help="Largest chunk, in characters.")] = 1200,
+    boilerplate: Annotated[bool, typer.Option(
+        "--boilerplate", help="Remove running headers, page numbers and web noise.")] = False,
+    language: Annotated[str | None, typer.Option(
+        "--language", help="Language code of bare files (default: guessed from the text).")] = None,
+) -> None:
+    """Report pages, headings, chunks and warnings for each document.
+
+    Example: harness ingest ../shared/corpora/secret-hitler/Secret_Hitler_Rules.pdf --boilerplate
+    """
+    from rich.console import Console
+
+    from harness.boilerplate import BoilerplateOptions
+    from harness.chunking import ChunkingOptions
+    from harness.errors import ConfigError, HarnessError
+    from harness.goldset import DocumentSpec, load_goldset
+    from harness.ingest import ingest_report, render
+    from harness.loaders import SUFFIXES
+
+    with bad_input_exits_2():
+        sources: list[DocumentSpec | Path] = []
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            raise HarnessError(f"no such file or folder: {', '.join(missing)}")
+        for p in paths:
+            if p.is_dir():
+                found = sorted(f for f in p.rglob("*")
+                               if f.is_file() and f.suffix.lower() in SUFFIXES)
+                if not found:
+                    raise HarnessError(f"{p}: no documents with suffixes {', '.join(SUFFIXES)}")
+                sources += found
+            elif p.suffix.lower() in _GOLDSET_SUFFIXES:
+                sources += load_goldset(p, check_pages=False).documents
+            else:
+                sources.append(p)
+        try:
+            options = ChunkingOptions(method=chunking, max_chars=max_chars,
+                                      overlap_chars=min(150, max_chars // 4),
+                                      min_chars=min(80, max_chars // 4))
+        except ConfigError as exc:
+            raise ConfigError(f"--chunking/--max-chars: {exc}") from None
+        report = ingest_report(sources, options,
+                               BoilerplateOptions() if boilerplate else None, language)
+    if as_json:
+        typer.echo(report.to_json())
+    else:
+        render(report, Console())

@@ -1,0 +1,42 @@
+"""Interop command: TREC export of a run (arms, fused configs, qrels)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from harness.cli.errors import bad_input_exits_2
+
+def register(app: typer.Typer) -> None:
+    app.command("export")(export_cmd)
+
+
+def export_cmd(
+    run: str = typer.Argument(..., help="Run directory, run id under --runs-dir, or 'latest'."),
+    fmt: str = typer.Option("trec", "--format", help="Export format (trec)."),
+    out: Path = typer.Option(None, "--out", "-o", help="Output folder (default: RUN/export-trec)."),
+    level: str = typer.Option("page", "--level", help="docid granularity: page (doc#page) or chunk."),
+    scores: str = typer.Option("rank", "--scores", help="rank: 1/rank (trec_eval keeps the harness order); original: arm/fused scores."),
+    config: list[str] = typer.Option(None, "--config", help="Only these configs (default: all)."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run ids are looked up."),
+) -> None:
+    """Write TREC run files per arm and per fused config, and page-level qrels.
+
+    Example: harness export latest --format trec --level page -o /tmp/trec
+    """
+    from rich.console import Console
+
+    from harness.errors import ConfigError
+    from harness.store import open_run
+    from harness.trec import LEVELS, SCORE_MODES, export_run
+
+    with bad_input_exits_2():
+        if fmt != "trec":
+            raise ConfigError(f"--format {fmt!r}: only trec is supported")
+        if level not in LEVELS or scores not in SCORE_MODES:
+            raise ConfigError(f"--level must be one of {', '.join(LEVELS)}; --scores one of {', '.join(SCORE_MODES)}")
+        r = open_run(run, runs_dir)
+        files = export_run(r, out or r.path / "export-trec", level=level, scores=scores,
+                           configs=list(config or []) or None)
+    Console().print(f"wrote {len(files)} files to {files[0].parent}")

@@ -1,0 +1,83 @@
+"""The analysis notebooks: stored clean, and executed headless against a run.
+
+Execution is marked slow (a kernel per notebook). Runs used: a synthetic run with
+answers, one without (the answerers notebook must say so, not fail), and the run
+named by ``HARNESS_RUN`` when that variable is set (``.ci/run`` points it at a
+fresh sample run).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests.analysis_fixtures import write_synthetic_run
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = REPO / "notebooks"
+NAMES = ("score_bands", "compare_configs", "answerers")
+MIN_FIGURES = {"score_bands": 3, "compare_configs": 2, "answerers": 1}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_is_stored_clean_with_a_parameter_cell(name: str) -> None:
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    nbformat.validate(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(not c.outputs and c.execution_count is None for c in code)
+    params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1 and "HARNESS_RUN" in params[0].source
+    assert '"latest"' in params[0].source
+
+
+def _execute(name: str, run: Path, monkeypatch: pytest.MonkeyPatch) -> nbformat.NotebookNode:
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("HARNESS_RUN", str(run))
+    # the kernel imports harness from the checkout even when it is not pip-installed
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    return nb
+
+
+def _outputs(nb: nbformat.NotebookNode) -> list[dict]:
+    return [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+
+
+def _figures(nb: nbformat.NotebookNode) -> int:
+    return sum("image/png" in o.get("data", {}) for o in _outputs(nb))
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("runs")
+    out = {"with_answers": write_synthetic_run(d / "run-answers", with_answers=True),
+           "no_answers": write_synthetic_run(d / "run-plain", seed=1)}
+    if os.environ.get("HARNESS_RUN"):
+        out["HARNESS_RUN"] = Path(os.environ["HARNESS_RUN"])
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_runs_and_draws(name: str, runs: dict[str, Path],
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    for label, run in runs.items():
+        if label == "no_answers" and name != "answerers":
+            continue
+        nb = _execute(name, run, monkeypatch)
+        errors = [o for o in _outputs(nb) if o.get("output_type") == "error"]
+        assert not errors, f"{name} on {label}: {errors}"
+        text = json.dumps(_outputs(nb))
+        if label == "no_answers":
+            assert "has no answers table" in text and _figures(nb) == 0
+        elif label == "with_answers" or name != "answerers":
+            assert _figures(nb) >= MIN_FIGURES[name], f"{name} on {label}: too few figures"
