@@ -70,7 +70,8 @@ def load_questions() -> list[tuple[Question, tuple[str, ...]]]:
     for q in raw["questions"]:
         reqs = tuple(tuple(PageRef(*_ref(r)) for r in (req if isinstance(req, list) else [req]))
                      for req in q["pages"])
-        out.append((Question(q["id"], q["question"], q["language"], reqs), tuple(q.get("tags", ()))))
+        question = Question(q["id"], q["question"], q["language"], reqs)
+        out.append((question, tuple(q.get("tags", ()))))
     return out
 
 
@@ -162,7 +163,7 @@ def _print(results: dict[str, dict[str, object]]) -> None:
         print(f"{name:<15}{r['load_s']:8.2f}{first}{r['passages_per_s']:8.1f}"
               f"{r['recall@5']:7.3f}  {ranks}")
     e5, mini = results["e5-small"], results["minilm-en"]
-    mean_rank = {n: statistics.mean(results[n]["ranks"].values()) for n in ("e5-small", "minilm-en")}
+    mean_rank = {n: statistics.mean(results[n]["ranks"].values()) for n in MODELS}
     print(f"ratios e5/minilm: load {e5['load_s'] / mini['load_s']:.2f}, passages/s "
           f"{e5['passages_per_s'] / mini['passages_per_s']:.2f}, recall@5 "
           f"{e5['recall@5'] / mini['recall@5']:.2f}, mean cross-lingual rank "

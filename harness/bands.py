@@ -78,8 +78,8 @@ def anchors(k: float, arms: tuple[str, ...], weights: tuple[float, ...]) -> Anch
     k=60 give ``(1/61, 2/61, 3/61)``."""
     if len(arms) != len(weights) or not arms:
         raise ValueError(f"arms {arms} and weights {weights} must be non-empty and equal in length")
-    ordered = sorted((float(w) for w in weights), reverse=True)
-    tops = tuple(float(np.cumsum(ordered)[m]) / (float(k) + 1.0) for m in range(len(ordered)))
+    cumulative = np.cumsum(sorted((float(w) for w in weights), reverse=True))
+    tops = tuple(float(c) / (float(k) + 1.0) for c in cumulative)
     return Anchors(float(k), tuple(arms), tuple(float(w) for w in weights), tops)
 
 

@@ -15,7 +15,9 @@ Rules, each a registered reason (:data:`RULES` order is the order applied):
     and the new first (last) lines are compared again, up to ``edge_lines``
     rounds (multi-line headers). Only page edges are peeled, so a section title
     repeated on every page *below* a unique first line (``Setup`` under each
-    game name of a solitaire manual) stays.
+    game name of a solitaire manual) stays; a line ending like a sentence
+    (``. , ; : ! ?``) is body text and never a candidate (``Maximum possible
+    score: 51.`` closing many pages stays).
 ``page_number``
     A first or last line that is only a page number: ``12``, ``- 12 -``,
     ``Page 12``, ``12 / 40``, ``Page 12 of 40``, ``xiv``.
@@ -97,6 +99,7 @@ Rule = Callable[[Lines, Marks, BoilerplateOptions], None]
 RULES: Registry[Rule] = Registry("boilerplate rule")
 
 _DIGITS = re.compile(r"\d+")
+_SENTENCE_END = tuple(".,;:!?")
 _PAGE_NUMBER = re.compile(
     r"^(?:page\s+|p\.\s*)?[-–—]?\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*[-–—]?"
     r"(?:\s*(?:/|of)\s*\d{1,4})?$", re.IGNORECASE)
@@ -131,8 +134,9 @@ def _repeated(pages: Lines, marks: Marks, opt: BoilerplateOptions) -> None:
                 idx = _nonempty(lines, marks[p])
                 if idx:
                     i = idx[0] if from_top else idx[-1]
-                    if len(lines[i]) <= opt.max_line_chars:
-                        edge[p] = (i, _DIGITS.sub("#", lines[i].casefold()))
+                    line = lines[i].strip()
+                    if len(line) <= opt.max_line_chars and not line.endswith(_SENTENCE_END):
+                        edge[p] = (i, _DIGITS.sub("#", line.casefold()))
             counts = Counter(key for _, key in edge.values())
             hit = False
             for p, (i, key) in edge.items():

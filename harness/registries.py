@@ -19,11 +19,15 @@ REGISTRIES = (
 )
 
 _PLUGINS = ("harness.arms.bm25", "harness.arms.boost", "harness.arms.dense", "harness.arms.external",
-            "harness.answering.answerers", "harness.answering.tables", "harness.rulings.tables")
+            "harness.answering.tables", "harness.rulings.tables", "harness.answering.rerankers",
+            "harness.answering.read")
 
 
 def load_plugins() -> None:
     """Import the modules that register built-in components."""
+    from harness.answering.runner import load_builtin_answerers
+
+    load_builtin_answerers()
     for mod in _PLUGINS:
         try:
             importlib.import_module(mod)

@@ -166,4 +166,7 @@ def markdown() -> str:
 
 
 if __name__ == "__main__":
-    print(markdown())
+    # run as a script this file is loaded as __main__; use the real module's registry
+    from harness.tables import markdown as _markdown
+
+    print(_markdown())

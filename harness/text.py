@@ -39,9 +39,9 @@ for stemming algorithms" (2001), https://snowballstem.org/.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0d-\x1f\x7f-\x9f]")
 _CR_SEPARATOR = re.compile(r"(?<=[ \t\u00a0])\r(?!\n)|\r(?=[ \t\u00a0])")
@@ -109,12 +109,21 @@ def fold(text: str) -> str:
     return _ARABIC_MARKS.sub("", t)
 
 
-@lru_cache(maxsize=16)
-def _stemmer(language: str):  # type: ignore[no-untyped-def]
-    import snowballstemmer
+_LOCAL = threading.local()
 
-    name = STEMMERS.get(language)
-    return snowballstemmer.stemmer(name) if name else None
+
+def _stemmer(language: str):  # type: ignore[no-untyped-def]
+    """A Snowball stemmer per thread: snowballstemmer objects keep state between
+    calls and corrupt each other when shared across threads."""
+    cache = getattr(_LOCAL, "stemmers", None)
+    if cache is None:
+        cache = _LOCAL.stemmers = {}
+    if language not in cache:
+        import snowballstemmer
+
+        name = STEMMERS.get(language)
+        cache[language] = snowballstemmer.stemmer(name) if name else None
+    return cache[language]
 
 
 def _drop_persian_affixes(text: str) -> str:

@@ -103,10 +103,10 @@ def test_real_model_finds_the_matching_chunk_across_languages(tmp_path):
     arm = DenseArm()
     arm.prepare(corpus(), ArmContext(cache_dir=shared_model_cache(tmp_path)))
     questions = [q("en", "How many points is a gold coin worth?"),
-                 q("de", "Wie viele Würfel wirft man in seinem Zug?", language="de"),
-                 q("es", "¿Cuántas cartas recibe cada jugador al principio?", language="es"),
-                 q("ru", "Можно ли обмениваться картами с другими игроками?", language="ru")]
-    expected = {"en": ("rb", 3), "de": ("rb", 2), "es": ("rb", 1), "ru": ("rb", 4)}
+                 q("de", "Wie weit bewegt sich meine Spielfigur?", language="de"),
+                 q("es", "¿Se pueden intercambiar cartas con otros jugadores?", language="es"),
+                 q("ru", "Сколько очков стоит золотая монета?", language="ru")]
+    expected = {"en": ("rb", 3), "de": ("rb", 2), "es": ("rb", 4), "ru": ("rb", 3)}
     for res in arm.search(questions, 4):
         assert res.hits[0].chunk_id == chunk_key(*expected[res.question_id], 0), res
     assert arm.describe()["model_describe"]["name"] == "e5-small"

@@ -35,8 +35,10 @@ def run_cmd(
 
     with bad_input_exits_2():
         params = _parse_params(param)
-        answerers = tuple((a, params.get(a, {})) for a in answerer)
-        arm_overrides = {k: v for k, v in params.items() if k not in answerer}
+        # an answerer may be given as LABEL=NAME; its parameters are keyed by the label
+        labels = {a.split("=")[0] for a in answerer}
+        answerers = tuple((a, params.get(a.split("=")[0], {})) for a in answerer)
+        arm_overrides = {k: v for k, v in params.items() if k not in labels}
         opts = RunOptions(goldset=goldset, config=config, runs_dir=out, run_id=run_id,
                           answerers=answerers, answer_configs=tuple(answer_config) or None,
                           cache_dir=cache_dir, arm_overrides=arm_overrides)

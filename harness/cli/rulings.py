@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
 from harness.cli.errors import bad_input_exits_2, err_console
+
+Files = Annotated[list[Path], typer.Argument(help="Ruling page files, or folders of *.txt pages.")]
+Out = Annotated[Path, typer.Option("--out", "-o", help="Folder that holds run directories.")]
+RunId = Annotated[str | None, typer.Option("--run-id", help="Run id (default: timestamped).")]
+Depth = Annotated[int, typer.Option("--depth", help="Deepest per-arm rank tried when decoding.")]
+Rounding = Annotated[str, typer.Option("--rounding", help="half_up or half_even.")]
+GoldOpt = Annotated[Path | None, typer.Option("--goldset", "-g", help="Also score on it.")]
+GoldReq = Annotated[Path, typer.Option("--goldset", "-g", help="Gold set YAML.")]
+MappingOpt = Annotated[Path | None, typer.Option(
+    "--mapping", help="Mapping file: production games, documents, questions -> gold.")]
+RunRef = Annotated[str, typer.Argument(help="Rulings run: a path, an id under --runs-dir, latest.")]
+RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Folder that holds run directories.")]
+Score = Annotated[str, typer.Argument(help="Fused RRF score as printed, e.g. 0.048916.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -31,26 +45,27 @@ def _bad_input() -> Iterator[None]:
             raise typer.Exit(2) from None
 
 
-def _fence(row: dict) -> str:
-    passed, density = row.get("fence_passed"), row.get("fence_letter_density")
+def _na(x: Any) -> Any:
+    """None for null cells (None, NaN, pandas NA), else the value."""
+    import pandas as pd
+
+    return None if x is None or (not isinstance(x, list | tuple) and pd.isna(x)) else x
+
+
+def _fence(row: dict[str, Any]) -> str:
+    passed, density = _na(row.get("fence_passed")), _na(row.get("fence_letter_density"))
     if passed is None:
         return "-"
     verdict = "passed" if passed else "failed"
-    return verdict if density is None or density != density else f"{verdict} {density:.5f}"
+    return verdict if density is None else f"{verdict} {density:.5f}"
 
 
-def import_cmd(
-    files: list[Path] = typer.Argument(..., help="Ruling page files, or folders of *.txt pages."),
-    out: Path = typer.Option(Path("runs"), "--out", "-o", help="Folder that holds run directories."),
-    run_id: str = typer.Option(None, "--run-id", help="Run id (default: rulings-<time>-<random>)."),
-    depth: int = typer.Option(100, "--depth", help="Deepest per-arm rank tried when decoding."),
-    rounding: str = typer.Option("half_up", "--rounding", help="How production rounded scores: half_up or half_even."),
-    goldset: Path = typer.Option(None, "--goldset", "-g", help="Also score the rulings on this gold set."),
-    mapping: Path = typer.Option(None, "--mapping", help="Mapping file: production games/documents/questions -> gold."),
-) -> None:
+def import_cmd(files: Files, out: Out = Path("runs"), run_id: RunId = None, depth: Depth = 100,
+               rounding: Rounding = "half_up", goldset: GoldOpt = None,
+               mapping: MappingOpt = None) -> None:
     """Parse ruling pages into a rulings run (Parquet) and decode their fused scores.
 
-    Example: harness rulings import ../shared/rulings/ --goldset goldsets/sample.yaml
+    Example: harness rulings import ../shared/rulings/ --out runs/
     """
     from rich.console import Console
     from rich.table import Table
@@ -63,7 +78,6 @@ def import_cmd(
         if depth < 1:
             raise ValueError(f"--depth must be >= 1, got {depth}")
         result = import_rulings(files, out, run_id, depth, rounding)
-    console = Console()
     table = Table("ruling", "question", "outcome", "decoded unique", "fence (reported)",
                   title=f"rulings run {result.path}")
     for r in result.rulings:
@@ -72,12 +86,12 @@ def import_cmd(
         table.add_row(r.question_id, q if len(q) <= 60 else q[:57] + "...",
                       str(r.get("outcome") or "-"),
                       f"{sum(d.ranks is not None for d in dec)}/{len(dec)}", _fence(dict(r.values)))
-    console.print(table)
+    Console().print(table)
     for r in result.rulings:
         for w in r.warnings:
-            err_console.print(f"[yellow]warning:[/yellow] {w}", markup=True, highlight=False)
+            err_console.print(f"warning: {w}", markup=False, highlight=False)
     for f in result.failures:
-        err_console.print(f"[red]not imported:[/red] {f}", markup=True, highlight=False)
+        err_console.print(f"not imported: {f}", markup=False, highlight=False)
     if goldset is not None:
         _score(result.path, goldset, mapping)
 
@@ -90,27 +104,22 @@ def _score(run_path: Path, goldset: Path, mapping: Path | None) -> None:
 
     with _bad_input():
         scored = score_run(run_path, goldset, mapping)
-    m = scored.table("ruling_matches")
-    metrics = scored.table("metrics")
+    matches, metrics = scored.table("ruling_matches"), scored.table("metrics")
     table = Table("ruling", "gold question", "hit@5", "citation P / R", "fence recomputed",
-                  "agrees", title="production against gold")
-    for row in m.to_dict("records"):
-        gq = row["gold_question_id"]
+                  "agrees with page", title="production against gold")
+    for row in matches.to_dict("records"):
+        gq, cp, cr = _na(row["gold_question_id"]), _na(row["citation_precision"]), _na(
+            row["citation_recall"])
         hit = metrics[(metrics["question_id"] == gq) & (metrics["metric"] == "hit@5")]["value"]
-        cp, cr = row["citation_precision"], row["citation_recall"]
-        table.add_row(row["question_id"], gq or f"- ({row['reason']})",
+        table.add_row(row["question_id"], gq or f"- ({_na(row['reason'])})",
                       f"{hit.iloc[0]:g}" if row["counted"] and len(hit) else "-",
-                      f"{cp:.2f} / {cr:.2f}" if cp is not None and cp == cp else "-",
-                      _fence(row), str(row["fence_agrees"]))
+                      f"{cp:.2f} / {cr:.2f}" if cp is not None and cr is not None else "-",
+                      _fence(row), str(_na(row["fence_agrees"])))
     Console().print(table)
 
 
-def score_cmd(
-    run: str = typer.Argument(..., help="Rulings run: a path, an id under --runs-dir, or latest."),
-    goldset: Path = typer.Option(..., "--goldset", "-g", help="Gold set YAML."),
-    mapping: Path = typer.Option(None, "--mapping", help="Mapping file: production games/documents/questions -> gold."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Folder that holds run directories."),
-) -> None:
+def score_cmd(run: RunRef, goldset: GoldReq, mapping: MappingOpt = None,
+              runs_dir: RunsDir = Path("runs")) -> None:
     """Match a rulings run to gold questions and score production's search and answers.
 
     Example: harness rulings score rulings-20260101-120000-ab12 --goldset goldsets/sample.yaml
@@ -123,14 +132,16 @@ def score_cmd(
 
 
 def decode_cmd(
-    score: str = typer.Argument(..., help="Fused RRF score as printed, e.g. 0.048916."),
-    k: float = typer.Option(60.0, "--k", help="RRF k."),
-    arms: int = typer.Option(3, "--arms", help="Number of arms fused."),
-    depth: int = typer.Option(100, "--depth", help="Deepest per-arm rank tried."),
-    decimals: int = typer.Option(6, "--decimals", help="Decimals production printed."),
-    weights: str = typer.Option(None, "--weights", help="Per-arm weights, comma-separated (default all 1)."),
-    rounding: str = typer.Option("half_up", "--rounding", help="half_up or half_even."),
-    carried_by: int = typer.Option(None, "--carried-by", help="Keep tuples in which exactly this many arms ranked the chunk."),
+    score: Score,
+    k: Annotated[float, typer.Option("--k", help="RRF k.")] = 60.0,
+    arms: Annotated[int, typer.Option("--arms", help="Number of arms fused.")] = 3,
+    depth: Annotated[int, typer.Option("--depth", help="Deepest per-arm rank tried.")] = 100,
+    decimals: Annotated[int, typer.Option("--decimals", help="Decimals production printed.")] = 6,
+    weights: Annotated[str | None, typer.Option(
+        "--weights", help="Per-arm weights, comma-separated (default: all 1).")] = None,
+    rounding: Rounding = "half_up",
+    carried_by: Annotated[int | None, typer.Option(
+        "--carried-by", help="Keep tuples in which exactly this many arms ranked it.")] = None,
 ) -> None:
     """List every per-arm rank tuple whose fused RRF sum rounds to SCORE.
 
@@ -144,11 +155,12 @@ def decode_cmd(
         ws = [float(w) for w in weights.split(",")] if weights else None
         d = decode_score(score, k, arms, depth, decimals, ws, rounding)
     cands = d.with_voters(carried_by) if carried_by is not None else d.candidates
+    head = (f"score {score} (k={d.k:g}, {d.arms} arms, depth {d.depth}, {d.rounding}; ceiling "
+            f"{d.ceiling:.6f}): {len(d.candidates)} candidate(s)")
+    if carried_by is not None:
+        head += f", {len(cands)} with exactly {carried_by} arm(s) ranking it"
     console = Console()
-    console.print(f"score {score} (k={d.k:g}, {d.arms} arms, depth {d.depth}, {d.rounding}; "
-                  f"ceiling {d.ceiling:.6f}): {len(d.candidates)} candidate(s)"
-                  + (f", {len(cands)} with {carried_by} arm(s) voting" if carried_by is not None
-                     else "") + (" — unique" if len(cands) == 1 else ""), highlight=False)
+    console.print(head + (" - unique" if len(cands) == 1 else ""), highlight=False)
     for c in cands:
         console.print("  (" + ", ".join("-" if r is None else str(r) for r in c) + ")",
                       highlight=False)

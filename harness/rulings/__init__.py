@@ -1,0 +1,40 @@
+"""Production ruling pages: parse them, decode per-arm ranks, score them against gold.
+
+Modules: ``segment`` / ``top`` / ``cells`` / ``rows`` / ``labels`` / ``merge`` /
+``parse`` (page -> :class:`~harness.rulings.records.Ruling`), ``decode`` (one
+fused score -> rank tuples), ``joint`` (a ruling's scores together), ``tables``
+and ``frames`` (Parquet shapes), ``importer`` (files -> rulings run),
+``mapping`` / ``match`` / ``score`` (production against a gold set).
+See ``docs/rulings.md``.
+
+The names below are imported lazily, so ``import harness.rulings.tables`` stays
+cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "decode_score": "harness.rulings.decode",
+    "Decoding": "harness.rulings.decode",
+    "decode_ranking": "harness.rulings.joint",
+    "parse_file": "harness.rulings.parse",
+    "Ruling": "harness.rulings.records",
+    "ParseFailure": "harness.rulings.records",
+    "import_rulings": "harness.rulings.importer",
+    "load_mapping": "harness.rulings.mapping",
+    "match_rulings": "harness.rulings.match",
+    "score_rulings": "harness.rulings.score",
+    "score_run": "harness.rulings.score",
+    "rulings_as_run_tables": "harness.rulings.score",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'harness.rulings' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

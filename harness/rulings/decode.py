@@ -270,7 +270,7 @@ class _Search:
             self.beyond = True
         nxt = self.same_next[i]
         for r in range(lo_r, int(min(hi_r, self.depth)) + 1):
-            self._arm(i + 1, r if nxt else 1, s + w / (k + r), ranks + [r])
+            self._arm(i + 1, r if nxt else 1, s + w / (k + r), [*ranks, r])
             if self.stopped:
                 return
 

@@ -16,8 +16,13 @@ import pandas as pd
 from harness.rulings.decode import fused_value, rounds_to
 from harness.rulings.joint import RowDecoding, ScoredRow, decode_ranking
 from harness.rulings.records import DocCell, Ruling
-from harness.rulings.tables import (RULING_CITATIONS, RULING_DECODES, RULING_READS, RULING_REFS,
-                                    RULINGS)
+from harness.rulings.tables import (
+    RULING_CITATIONS,
+    RULING_DECODES,
+    RULING_READS,
+    RULING_REFS,
+    RULINGS,
+)
 from harness.tables import TableSpec
 
 

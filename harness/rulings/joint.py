@@ -14,8 +14,9 @@ row with the same fused rank and score are the same chunk) is decoded with
    ``arms``; with unequal weights (ordered tuples) when another unique row
    already holds rank ``r`` on the same arm. Repeated until nothing changes. A
    row whose every candidate conflicts keeps them and is flagged
-   ``rank_conflict``. This is a necessary condition only, so it never drops a
-   true tuple.
+   ``rank_conflict``, as are uniquely decoded rows that together use a rank
+   more often than the arms allow (two chunks both at ``(1, 1, 1)``). This is a
+   necessary condition only, so it never drops a true tuple.
 
 Rows whose scores rise with fused rank are flagged ``order_violation``.
 """
@@ -83,6 +84,13 @@ def _prune(rows: list[list[Ranks]], arms: int, ordered: bool) -> tuple[list[list
                 conflict.add(i)
             elif len(keep) < len(cands):
                 rows[i], changed = keep, True
+    total: Counter = Counter()
+    for c in rows:
+        if len(c) == 1:
+            total.update(_uses(c[0], ordered))
+    for i, c in enumerate(rows):
+        if len(c) == 1 and any(total[key] > cap for key in _uses(c[0], ordered)):
+            conflict.add(i)
     return rows, conflict
 
 

@@ -275,6 +275,7 @@ def _errata(m: re.Match[str], line: str, acc: Acc) -> None:
 
 PROSE.add("k", Prose(re.compile(r"\bk\s*=\s*(\d+(?:\.\d+)?)"), _k))
 PROSE.add("fuse", Prose(re.compile(r"\b(\w+)-ARM fuse", re.I), _fuse))
-PROSE.add("boosted", Prose(re.compile(r"\bdoc \d+ boosted"), lambda m, line, acc: _boosted(line, acc)))
+PROSE.add("boosted", Prose(re.compile(r"\bdoc \d+ boosted"),
+                           lambda m, line, acc: _boosted(line, acc)))
 PROSE.add("errata registry", Prose(
     re.compile(r"registers (NO|\d+) errata cards?\s*\(edition ([^)\s]+)\)", re.I), _errata))

@@ -84,7 +84,8 @@ def _match_one(r: RulingKey, gs: GoldSet, mapping: Mapping) -> tuple[str | None,
     if not same_game:
         games = sorted({q.game or "(none)" for q in gs.questions})
         return None, None, f"game {game!r} is not in {gs.name} (games: {', '.join(games)})"
-    same_ed = [q for q in same_game if q.edition is None or _edition(q.edition) == _edition(edition)]
+    same_ed = [q for q in same_game
+               if q.edition is None or _edition(q.edition) == _edition(edition)]
     if not same_ed:
         eds = sorted({q.edition for q in same_game if q.edition})
         return None, None, (f"edition {edition!r} is not an edition of {game!r} in {gs.name} "
@@ -98,9 +99,10 @@ def _match_one(r: RulingKey, gs: GoldSet, mapping: Mapping) -> tuple[str | None,
     return hits[0], "question", ""
 
 
-def match_rulings(rulings: Iterable[RulingKey], gs: GoldSet, mapping: Mapping = Mapping()
+def match_rulings(rulings: Iterable[RulingKey], gs: GoldSet, mapping: Mapping | None = None
                   ) -> tuple[Match, ...]:
     """Match every ruling (see the module docstring); output in ruling-id order."""
+    mapping = mapping or Mapping()
     out: list[Match] = []
     first: dict[str, str] = {}
     for r in sorted(rulings, key=lambda x: x.question_id):
@@ -133,8 +135,9 @@ def _strip_kind(title: str | None, kind: str | None) -> str:
 
 
 def map_documents(docs: Iterable[ProdDoc], game: str | None, edition: str | None, gs: GoldSet,
-                  mapping: Mapping = Mapping()) -> dict[str, DocTarget]:
+                  mapping: Mapping | None = None) -> dict[str, DocTarget]:
     """Production doc id -> gold document (see the module docstring); unmapped ids absent."""
+    mapping = mapping or Mapping()
     ggame, gedition = mapping.gold_game(game, edition)
     pool = [d for d in gs.documents if normalise(d.game) == normalise(ggame)]
     if any(_edition(d.edition) == _edition(gedition) for d in pool):

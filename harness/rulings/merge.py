@@ -69,6 +69,7 @@ def merge_search(items: Sequence[JsonItem], table: object, acc: Acc) -> tuple[Se
 
 def merge_reads(table: object, acc: Acc) -> tuple[ReadRow, ...]:
     out = []
+    strange: dict[str, int] = {}
     for row in _rows(table):
         c = row.cells
         read_at = cells.rank(c["read_at"])
@@ -77,9 +78,8 @@ def merge_reads(table: object, acc: Acc) -> tuple[ReadRow, ...]:
             continue
         score = cells.score_cell(c["score"])
         carried, unknown = cells.arms(c["carried_by"]) if c["carried_by"].strip() else ((), ())
-        if unknown:
-            acc.warn(f"read row #{read_at}: unknown arm name(s) {', '.join(unknown)}; known: "
-                     + ", ".join(cells.ARM_ALIASES.names()), row.line)
+        for name in unknown:
+            strange.setdefault(name, row.line)
         out.append(ReadRow(
             read_at, cells.doc_cell(c["document"]), c["heading"].strip() or None,
             cells.integer(c["page"]), cells.rank(c["fused_rank"]),
@@ -88,6 +88,9 @@ def merge_reads(table: object, acc: Acc) -> tuple[ReadRow, ...]:
             carried if c["carried_by"].strip() else None, c["carried_by"].strip() or None,
             cells.slot(c["slot"]) if c["slot"].strip() else None, c["slot"].strip() or None,
             row.line))
+    if strange:
+        acc.warn(f"carried-by names unknown arm(s) {', '.join(strange)} (kept as written); "
+                 "known: " + ", ".join(cells.ARM_ALIASES.names()), min(strange.values()))
     return tuple(out)
 
 

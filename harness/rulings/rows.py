@@ -42,7 +42,8 @@ TABLE_KINDS.add("search", TableKind(
     ("fused rank", "document", "heading", "page", "fused rrf score", "snippet chars"),
     lambda c: len(c) == 6 and cells.rank(c[0]) is not None))
 TABLE_KINDS.add("reads", TableKind(
-    "reads", ("read_at", "document", "heading", "page", "fused_rank", "score", "carried_by", "slot"),
+    "reads",
+    ("read_at", "document", "heading", "page", "fused_rank", "score", "carried_by", "slot"),
     ("read at", "document", "heading", "page", "fused rank", "fused rrf score", "carried by",
      "how it got its slot"),
     lambda c: len(c) == 8 and cells.rank(c[0]) is not None and cells.rank(c[4]) is not None))
@@ -109,7 +110,8 @@ def parse_table(run: Sequence[Line]) -> Table:
     if kind is None:
         return Table(None, run[0].no, header, (), text, ())
     n = len(kind.fields)
-    by_name = header is not None and sorted(h.strip().lower() for h in header) == sorted(kind.headers)
+    by_name = (header is not None
+               and sorted(h.strip().lower() for h in header) == sorted(kind.headers))
     order = ([kind.fields[kind.headers.index(h.strip().lower())] for h in header]
              if by_name and header else list(kind.fields))
     if header is not None and not by_name and len(header) != n:

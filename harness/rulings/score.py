@@ -11,7 +11,8 @@ For every *counted* match (config ``production``):
 * ``metrics``: the page-level metrics (``harness.metrics.score_ranking``) of the
   passage search's pages in fused order, production doc ids mapped to gold
   documents (unmapped pages are never relevant); ``top_score`` is fused rank 1's
-  score and the ceiling ``n_arms / (k + 1)``. A ruling whose page shows no
+  score and the ceiling ``n_arms / (k + 1)`` (``top_score_ratio`` is NaN when
+  the page does not tell the arm count). A ruling whose page shows no
   passage-search row gets no metric rows (a truncated page is not a miss).
 * ``answer_metrics`` (answerer ``production``): every metric of
   ``harness.answering.scoring.ANSWER_METRICS``; the answer's ``[n]`` markers
@@ -120,9 +121,10 @@ def _answer_metrics(q: Question, r: dict[str, Any], reads: pd.DataFrame, cits: p
     return score_answer(ctx)
 
 
-def score_rulings(tables: dict[str, pd.DataFrame], gs: GoldSet, mapping: Mapping = Mapping(),
+def score_rulings(tables: dict[str, pd.DataFrame], gs: GoldSet, mapping: Mapping | None = None,
                   metrics: Sequence[str] | None = None) -> Scored:
     """Score the ruling tables of a rulings run on ``gs`` (see the module docstring)."""
+    mapping = mapping or Mapping()
     from harness.metrics import DEFAULT_METRICS, score_ranking
 
     wanted = tuple(metrics or DEFAULT_METRICS)
@@ -154,12 +156,18 @@ def score_rulings(tables: dict[str, pd.DataFrame], gs: GoldSet, mapping: Mapping
                 pages = [p for p in (_page_id(d, pg, docs) for d, pg in
                                      zip(refs["doc_id"], refs["page"], strict=True)) if p]
                 top = float(_none(refs["fused_score"].iloc[0]) or 0.0)
-                vals = score_ranking(pages, q, wanted, top, float(_none(r.get("ceiling")) or 0.0))
+                ceiling = _none(r.get("ceiling"))
+                vals = score_ranking(pages, q, wanted, top, float(ceiling or 0.0))
+                if ceiling is None and "top_score_ratio" in vals:
+                    vals["top_score_ratio"] = math.nan  # unknown arm count: no ceiling
                 metric_rows += [{"question_id": q.question_id, "config_id": CONFIG_ID, "metric": k,
                                  "value": v, "answerable": q.answerable} for k, v in vals.items()]
             else:
                 row["reason"] = "no passage-search rows on the page: retrieval not scored"
-            if _none(r.get("outcome")) is not None:
+            if _none(r.get("outcome")) is None:
+                row["reason"] = "; ".join(x for x in (row["reason"], "the page shows no outcome: "
+                                                      "answer not scored") if x)
+            else:
                 ans = _answer_metrics(q, r, part["ruling_reads"], part["ruling_citations"], docs)
                 row["citation_precision"] = ans.get("citation_precision")
                 row["citation_recall"] = ans.get("citation_recall")
@@ -214,7 +222,8 @@ def score_run(run_path: Path, goldset_path: Path, mapping_path: Path | None = No
         "goldset": {"name": gs.name, "path": gs.path, "sha256": gs.sha256,
                     "questions": len(gs.questions), "derived": gs.derived,
                     "page_basis": gs.page_basis},
-        "rulings": {"mapping": ({"path": str(mapping_path), "sha256": file_sha256(Path(mapping_path))}
+        "rulings": {"mapping": ({"path": str(mapping_path),
+                                 "sha256": file_sha256(Path(mapping_path))}
                                 if mapping_path else None),
                     "matched": sum(m.counted for m in scored.matches)}})
     return scored

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from harness.tables import B, F64, I32, S, Column, table
+from harness.tables import F64, I32, B, Column, S, table
 
 LS = pa.list_(S)
 
@@ -31,7 +31,8 @@ RULINGS = table(
     _opt("game", S, "game from the 'Asked with' line"),
     _opt("edition", S, "edition tag from the 'Asked with' line, e.g. bg-191300-en-1e"),
     _opt("badge", S, "the outcome badge under the question"),
-    _opt("answer_text", S, "the answer as printed, [n] markers and Markdown kept (what the fence measured)"),
+    _opt("answer_text", S,
+         "the answer as printed, [n] markers and Markdown kept (what the fence measured)"),
     _opt("signoff", S, "closing line after the reference list"),
     Column("n_answer_refs", I32, "entries in the answer's reference list"),
     _opt("outcome", S, "answered, abstained or error (other words kept lower-cased)"),
@@ -63,7 +64,7 @@ RULINGS = table(
     _opt("fence_glyph_max", I32, "glyph-index token maximum as reported"),
     _opt("retained_until", S, "debug row retention date as printed"),
     _opt("k", F64, "RRF k (stated on the page; 60 assumed with a warning)"),
-    _opt("arms_fused", LS, "arms fused, as harness arm names (dense, bm25, boost) in printed order"),
+    _opt("arms_fused", LS, "arms fused as harness arm names (dense, bm25, boost), printed order"),
     _opt("arms_fused_raw", S, "arms fused line as printed"),
     _opt("n_arms", I32, "number of fused arms"),
     _opt("ceiling", F64, "n_arms / (k + 1)"),
@@ -88,7 +89,8 @@ RULINGS = table(
     Column("n_decoded", I32, "distinct fused ranks decoded"),
     Column("n_decoded_unique", I32, "of those, with exactly one consistent rank tuple"),
     Column("notes", S, "JSON object: explanatory lines by label, as printed"),
-    Column("unknown", S, 'JSON {"sections": {head: text}, "fields": {label: value}, "tables": [text]}: kept verbatim'),
+    Column("unknown", S, 'kept verbatim: JSON {"sections": {head: text}, "fields": '
+           '{label: value}, "tables": [text]}'),
     Column("warnings", LS, "parse warnings (file:line: message)"),
 )
 
@@ -101,7 +103,8 @@ _ROW_DOC = (
 )
 
 RULING_REFS = table(
-    "ruling_refs", "The passage search's rows per ruling (raw refs JSON merged with the printed table).",
+    "ruling_refs",
+    "The passage search's rows per ruling (raw refs JSON merged with the printed table).",
     ("question_id", "fused_rank"),
     Column("question_id", S, "ruling id"),
     Column("fused_rank", I32, "1-based position in production's fused list"),
@@ -148,7 +151,8 @@ RULING_CITATIONS = table(
 )
 
 RULING_DECODES = table(
-    "ruling_decodes", "Per-arm rank tuples that reproduce each fused score (harness.rulings.decode).",
+    "ruling_decodes",
+    "Per-arm rank tuples that reproduce each fused score (harness.rulings.decode).",
     ("question_id", "fused_rank"),
     Column("question_id", S, "ruling id"),
     Column("fused_rank", I32, "1-based position in production's fused list"),
@@ -173,20 +177,23 @@ RULING_DECODES = table(
     _opt("ranks", pa.list_(I32), "the single consistent tuple (null entries: arm did not rank it)"),
     _opt("decoded_score", F64, "exact sum of 1/(k + r) over ranks"),
     _opt("reproduces", B, "decoded_score rounds to fused_score"),
-    Column("flags", LS, "decoding flags (above_ceiling, impossible, beyond_depth, tie, carried_by_mismatch, ...)"),
+    Column("flags", LS, "decoding flags: above_ceiling, impossible, beyond_depth, tie, "
+           "carried_by_mismatch, rank_conflict, order_violation, ..."),
 )
 
 RULING_MATCHES = table(
-    "ruling_matches", "Each ruling against the gold set: the matched question, citations and the recomputed fence.",
+    "ruling_matches",
+    "Each ruling against the gold set: matched question, citations, recomputed fence.",
     ("question_id",),
     Column("question_id", S, "ruling id"),
     _opt("gold_question_id", S, "gold question matched (null: none)"),
     Column("goldset", S, "gold set name"),
-    _opt("matched_by", S, "mapping (explicit in the mapping file) or question (same game, edition and normalised text)"),
+    _opt("matched_by", S, "mapping (named in the mapping file) or question (same game, "
+         "edition and normalised text)"),
     _opt("reason", S, "why nothing matched, or why the match is not counted"),
     Column("counted", B, "this ruling's rows are the gold question's production rows"),
     Column("unmapped_docs", LS, "production doc ids with no gold document"),
-    _opt("citation_precision", F64, "relevant cited pages / cited pages (harness.answering.citations)"),
+    _opt("citation_precision", F64, "relevant cited pages / cited pages"),
     _opt("citation_recall", F64, "requirements with a cited page / requirements"),
     _opt("fence_reported_passed", B, "fence verdict the page reported"),
     _opt("fence_reported_density", F64, "letter density the page reported"),
@@ -196,5 +203,6 @@ RULING_MATCHES = table(
     _opt("fence_letter_density", F64, "recomputed letter density"),
     _opt("fence_nonspace_chars", I32, "recomputed non-space characters"),
     _opt("fence_glyph_tokens", I32, "recomputed glyph-index tokens"),
-    _opt("fence_agrees", B, "verdict, non-space count and glyph count equal and density within 0.5e-5"),
+    _opt("fence_agrees", B,
+         "verdict, non-space and glyph counts equal, density within 0.5e-5 of the page's"),
 )
