@@ -28,6 +28,9 @@ Markdown ``#`` lines, JSONL ``"heading"``; located in the text by
 the text by :mod:`harness.headings` (``detect_headings``), else ``()``. Paths
 carry over pages: a page without a heading inherits the last one. A chunk's
 path is the path covering most of its characters (ties: the earliest).
+
+Reference: separator-priority splitting as in LangChain's
+``RecursiveCharacterTextSplitter``; docs/ingest.md for measured chunk sizes.
 """
 
 from __future__ import annotations

@@ -11,8 +11,10 @@ Per (config pair, metric): both sides' aggregates (mean, or median where the
 metric registry says so), their difference, a paired sign-flip permutation test
 and a bootstrap CI of the mean per-question difference (``harness.stats``), Holm
 adjustment across the metrics of one config pair, and wins/ties/losses from the
-candidate's point of view. Ranking metrics count answerable questions only;
-score and answer metrics count every question with a value (NaN = not applicable).
+candidate's point of view. Each metric counts the questions of its scope
+(:data:`SCOPES`): ranking metrics answerable ones, score metrics all, answer
+metrics their registered scope (``harness.answering.scoring``); NaN values of
+answer metrics count as not applicable.
 
 Per question: the changes named by :data:`CHANGE_RULES` (lost hit@k, first
 relevant page moved down, citation lost, fence failed) with the question's
@@ -117,9 +119,16 @@ def summarise_side(side: Side) -> SideSummary:
 
 
 def provenance_differences(base: Side, candidate: Side) -> tuple[str, ...]:
-    """Every identity field (gold set hash, corpus hash) that differs or is missing."""
+    """Every identity field (gold set hash, corpus hash) that differs or is missing.
+
+    An imported set of production rulings has no corpus of ours (production searched
+    its own), so the corpus check is skipped when either side is a rulings run; the
+    gold set must still match."""
     out = []
+    rulings = "rulings" in (base.manifest.get("kind"), candidate.manifest.get("kind"))
     for label, section, key in IDENTITY:
+        if rulings and section == "corpus":
+            continue
         b = (base.manifest.get(section) or {}).get(key)
         c = (candidate.manifest.get(section) or {}).get(key)
         if b is None or c is None or b != c:
@@ -335,17 +344,18 @@ def _long_metrics(side: Side) -> pd.DataFrame:
     return out
 
 
-def _in_scope(f: pd.DataFrame, scope: str, where: str) -> np.ndarray:
-    if scope == "all":
-        return np.ones(len(f), bool)
-    if scope == "answerable":
-        return f["answerable"].to_numpy(bool)
+def _outcomes(f: pd.DataFrame) -> pd.Series:
     if f["outcome"].isna().any():
-        raise HarnessError(f"{where}: scope {scope!r} needs answer outcomes (the answers table)")
-    from harness.answering.scoring import in_scope
+        raise HarnessError("this metric's scope needs answer outcomes (the answers table)")
+    return f["outcome"].astype(str)
 
-    return np.array([in_scope(scope, bool(a), str(o))
-                     for a, o in zip(f["answerable"], f["outcome"], strict=True)], bool)
+
+# Which rows count for a metric's scope; the definitions of harness.answering.scoring.in_scope.
+SCOPES: Registry[Callable[[pd.DataFrame], np.ndarray]] = Registry("metric scope")
+SCOPES.add("all", lambda f: np.ones(len(f), bool))
+SCOPES.add("answerable", lambda f: f["answerable"].to_numpy(bool))
+SCOPES.add("answered", lambda f: (_outcomes(f) == "answered").to_numpy(bool))
+SCOPES.add("responded", lambda f: (_outcomes(f) != "error").to_numpy(bool))
 
 
 def _pairs_for(b: pd.DataFrame, c: pd.DataFrame, info: MetricInfo, where: str
@@ -360,7 +370,10 @@ def _pairs_for(b: pd.DataFrame, c: pd.DataFrame, info: MetricInfo, where: str
     common = set(b["question_id"]) & set(c["question_id"])
     b = b[b["question_id"].isin(common)]
     c = c[c["question_id"].isin(common)]
-    b, c = b[_in_scope(b, info.scope, where)], c[_in_scope(c, info.scope, where)]
+    try:
+        b, c = b[SCOPES.get(info.scope)(b)], c[SCOPES.get(info.scope)(c)]
+    except HarnessError as exc:
+        raise HarnessError(f"{where}: {exc}") from None
     j = b.merge(c, on="question_id", suffixes=("_b", "_c")).sort_values("question_id")
     nan = j["value_b"].isna() | j["value_c"].isna()
     if info.scope == "answerable" and nan.any():

@@ -319,9 +319,10 @@ def convert(source: Path, target: Path, provenance: dict[str, object],
         _json(tmp / BUILD_RECORD, record)
         try:
             os.rename(tmp, target)
-        except OSError:
+        except OSError as exc:  # another process finished first: keep its folder
             if not (target / BUILD_RECORD).exists():
-                raise
+                raise HarnessError(f"{target} exists but is not a finished build; "
+                                   "delete it and retry") from exc
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)

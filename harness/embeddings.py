@@ -145,6 +145,9 @@ def embed(model: EmbeddingModel, texts: Sequence[str], role: str,
     keys = [text_key(role, t) for t in texts]
     unique = dict.fromkeys(keys)
     found = cache.lookup(list(unique)) if cache is not None else {}
+    if cache is not None and any(v.shape != (model.dimension,) for v in found.values()):
+        raise HarnessError(f"{cache.folder}: cached vectors do not have the model's "
+                           f"dimension {model.dimension}; delete the folder")
     todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
     pending = list(todo.items())
     with _stage(progress, f"embedding {role} texts ({model.model_id})", len(pending)) as advance:
@@ -162,11 +165,7 @@ def embed(model: EmbeddingModel, texts: Sequence[str], role: str,
         cache._count(hits=len(unique) - len(todo), misses=len(todo))
     if not keys:
         return np.zeros((0, model.dimension), np.float32)
-    out = np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
-    if out.shape[1] != model.dimension:
-        raise HarnessError(f"cached vectors for {model.model_id} have dimension {out.shape[1]}, "
-                           f"the model has {model.dimension}; delete the cache folder")
-    return out
+    return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
 
 
 @contextmanager

@@ -2,8 +2,8 @@
 
 For every document: pages, empty pages, characters, where its headings come
 from (``outline``: PDF bookmarks or Markdown/JSONL markup; ``detected``:
-:mod:`harness.headings`; ``none``), how many headings there are and, for an
-outline, how many titles were found in the page text; chunk count and size
+:mod:`harness.headings`; ``none``), how many headings there are and, for a PDF
+outline, how many bookmark titles were found in their page's text; chunk count and size
 statistics; what the boilerplate filter removed; and warnings.
 
 Page warnings (:data:`PAGE_CHECKS`, thresholds in :class:`IngestThresholds`)
@@ -218,15 +218,16 @@ def document_report(spec: DocumentSpec, built: BuiltDocument, options: ChunkingO
     """The report of one built document (see the module docstring)."""
     pages, doc = built.pages, built.document
     source, _ = page_boundaries(pages, options.detect)
+    fmt = format_of(spec.path, dict(spec.options))
     located: int | None = None
+    headings = 0
     if source == "outline":
         headings = sum(max(0, len(p.outline_headings) - 1) for p in pages)
-        located = sum(h is not None for p in pages
-                      for h in locate(p.text, [x[-1] for x in p.outline_headings[1:] if x]))
+        if fmt == "pdf":
+            located = sum(h is not None for p in pages
+                          for h in locate(p.text, [x[-1] for x in p.outline_headings[1:] if x]))
     elif source == "detected":
         headings = sum(len(find_headings(p.text)) for p in pages)
-    else:
-        headings = 0
     shares = dict(built.boilerplate.page_share) if built.boilerplate else {}
     warnings = [IngestWarning(doc.doc_id, p.page, code, msg)
                 for p in pages for code, check in PAGE_CHECKS.items()
@@ -237,7 +238,7 @@ def document_report(spec: DocumentSpec, built: BuiltDocument, options: ChunkingO
     if not built.chunks:
         warnings.append(IngestWarning(doc.doc_id, None, "no_chunks", "the document gave no chunks"))
     return DocumentReport(
-        doc.doc_id, spec.path, format_of(spec.path, dict(spec.options)), doc.title, doc.kind,
+        doc.doc_id, spec.path, fmt, doc.title, doc.kind,
         doc.language, len(pages), sum(not p.text.strip() for p in pages),
         sum(len(p.text) for p in pages), source, headings, located,
         len({c.heading_path for c in built.chunks}), len(built.chunks),

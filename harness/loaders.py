@@ -10,14 +10,17 @@ Formats
 ``pdf``
     pypdf text extraction; page *i* is physical page *i* (1-based). Labels are
     the printed page labels of the PDF's ``/PageLabels`` tree (``"iv"``, ``"12"``)
-    and ``None`` when the PDF has none. Outline bookmarks fill
-    ``Page.outline_headings`` (:mod:`harness.outline`).
+    and ``None`` when the PDF has none (a viewer then shows the physical
+    number). Outline bookmarks fill ``Page.outline_headings``
+    (:mod:`harness.outline`). Right-to-left text, stored in visual order in
+    PDFs, comes back in logical order from pypdf.
 ``text``
     UTF-8 text, pages separated by form feeds (U+000C). Labels are ``None``.
 ``markdown``
-    UTF-8 text, pages separated by form feeds or by lines that are exactly
-    ``<!-- pagebreak -->``. ATX headings (``#`` .. ``######``) outside fenced
-    code become plain lines (markers removed) and fill ``outline_headings``.
+    UTF-8 text, pages separated by form feeds or by lines holding only
+    ``<!-- pagebreak -->`` (surrounding spaces allowed). ATX headings (``#`` ..
+    ``######``) outside fenced code become plain lines (markers removed) and
+    fill ``outline_headings``.
 ``jsonl``
     One JSON object per line: ``{"page": int, "text": str}`` plus optional
     ``"label"`` (str) and ``"heading"`` (a string, or a list of strings for a
@@ -120,7 +123,10 @@ class PdfLoader:
                 problems.append(Problem(f"{path}: page {i}", f"text extraction failed: {exc}"))
         if problems:
             raise ValidationError(problems, summary="cannot load document")
-        entries = read_outline(reader)
+        try:
+            entries = read_outline(reader)
+        except Exception as exc:  # pypdf raises many types on damaged outlines
+            raise _fail(str(path), f"unreadable outline (bookmarks): {exc}") from None
         meta = reader.metadata
         title = clean_title(meta.title) if meta is not None and meta.title else None
         return Loaded(tuple(texts), tuple(self._labels(reader)),

@@ -153,6 +153,8 @@ class LoadedModel:
         return self._encode(texts, self.packaged.passage_prefix, batch_size)
 
     def describe(self) -> dict[str, Any]:
+        """Name, id, source package and version, weight/tokenizer SHA-256, dimension,
+        prefixes, sequence length and library versions: for the run manifest."""
         import sentence_transformers
         import torch
         import transformers

@@ -135,10 +135,11 @@ def _title_pattern(title: str) -> str:
 
 
 def _variants(title: str) -> list[str]:
-    """The title, then without a label prefix (``Table: The Bard`` -> ``The Bard``)."""
+    """The title, then without what precedes its first colon (``Table: The Bard``
+    -> ``The Bard``, ``Bag of Beans: Effects`` -> ``Effects``)."""
     out = [title]
-    head, sep, rest = title.partition(":")
-    if sep and rest.strip() and len(head.split()) <= 2:
+    _, sep, rest = title.partition(":")
+    if sep and rest.strip():
         out.append(rest.strip())
     return out
 
@@ -147,8 +148,8 @@ def locate(text: str, titles: Sequence[str]) -> list[int | None]:
     """Character offset of each title in ``text`` (``None`` when not found).
 
     Matching is case-insensitive, whole-word, tolerant of whitespace runs and
-    dash/apostrophe variants. Each title is tried as given, then without a
-    short label prefix ending in a colon. Search order, first hit wins: a hit at
+    dash/apostrophe variants. Each title is tried as given, then without the
+    part before its first colon. Search order, first hit wins: a hit at
     a line start after the previous title's hit, a line-start hit anywhere, any
     hit after the previous title's hit, any hit anywhere. Outline order is
     usually, not always, reading order, hence the fallbacks.

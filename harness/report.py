@@ -211,7 +211,7 @@ def _table(df: pd.DataFrame) -> str:
 def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int = 0,
                 n_resamples: int = 10_000) -> str:
     """The report of ``run`` as one HTML string (see module docstring)."""
-    from harness.cli.summary import summary_frame
+    from harness.summary import summary_frame
 
     metrics, configs, fused = run.table("metrics"), run.table("configs"), run.table("fused")
     metric = metric or (DEFAULT_METRIC if (metrics["metric"] == DEFAULT_METRIC).any()

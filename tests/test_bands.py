@@ -162,7 +162,8 @@ def test_validate_reports_every_problem_together() -> None:
     text = str(exc.value)
     assert len(exc.value.problems) == 4
     for needle in ("score_ratio != fused_score / ceiling", "arms_voted !=",
-                   "fused_score != sum of w/(k+rank)", "config ids not in configs.parquet: ['nope']"):
+                   "fused_score != sum of w/(k+rank)",
+                   "config ids not in configs.parquet: ['nope']"):
         assert needle in text
     assert "question q1" in text
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -42,7 +43,7 @@ def check_spans(chunks, pages) -> None:
 
 def test_options_validate_and_list_choices() -> None:
     assert CHUNKERS.names() == ["heading", "page", "size"]
-    assert DEFAULT_CHUNKING == ChunkingOptions("heading", 1200, 150, 80, True)
+    assert ChunkingOptions("heading", 1200, 150, 80, True) == DEFAULT_CHUNKING
     with pytest.raises(ConfigError, match="choose one of: heading, page, size") as info:
         ChunkingOptions(method="words", max_chars=10, overlap_chars=-1)
     assert "max_chars must be >= 50" in str(info.value)
@@ -68,7 +69,7 @@ def test_size_method_respects_max_and_overlap() -> None:
     assert all(len(c.text) <= 300 for c in chunks)
     assert all(c.text.endswith("turn.") for c in chunks)  # cut at sentence ends
     assert all(c.text.startswith("Each") for c in chunks)  # overlap starts at a sentence
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in itertools.pairwise(chunks):
         assert 0 < a.char_end - b.char_start <= 60
     assert chunks[0].char_start == 0 and chunks[-1].char_end == len(pages[0].text)
 

@@ -329,3 +329,11 @@ def test_metric_directions_come_from_the_registries() -> None:
     assert latency is not None and not latency.higher_is_better
     assert metric_info("abstained") is None  # no better direction
     assert metric_info("no-such-metric") is None
+
+
+def test_answer_scopes_need_the_answers_table(tmp_path: Path, base_run: Run) -> None:
+    _, metrics = answer_tables({"fence_pass": {"q01": 1.0}})
+    side = Run(write_run(tmp_path / "c", base_lists(), answer_metrics=metrics))
+    expected = "metric fence_pass: this metric's scope needs answer outcomes"
+    with pytest.raises(HarnessError, match=expected):
+        compare_runs(side, side, metrics=["fence_pass"])

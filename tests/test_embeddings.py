@@ -133,3 +133,10 @@ def test_damaged_shard_raises(tmp_path):
         embed(FakeModel(), TEXTS, "passage", EmbeddingCache(tmp_path, "fake-bow"))
     with pytest.raises(HarnessError, match="folder name"):
         EmbeddingCache(tmp_path, "../escape")
+
+
+def test_cached_vectors_of_another_dimension_raise(tmp_path):
+    embed(FakeModel("same-id", dimension=32), TEXTS, "passage",
+          EmbeddingCache(tmp_path, "same-id"))
+    with pytest.raises(HarnessError, match="dimension 64"):
+        embed(FakeModel("same-id"), TEXTS, "passage", EmbeddingCache(tmp_path, "same-id"))

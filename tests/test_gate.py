@@ -272,9 +272,61 @@ def test_cli_compare_formats(runs: dict[str, Path]) -> None:
     assert table.exit_code == 0 and "lost hit@5" in table.output
     wrong = runner.invoke(_cli(), [*base, "--format", "yaml"])
     assert wrong.exit_code == EXIT_BAD_INPUT and "table, markdown, json" in wrong.output
+    lone = runner.invoke(_cli(), [*base, "--candidate-config", "c3"])
+    assert lone.exit_code == EXIT_BAD_INPUT and "exactly one --config" in lone.output
+    paired = runner.invoke(_cli(), [*base, "-c", "prod", "--candidate-config", "c3", "-f", "json"])
+    assert paired.exit_code == 0 and json.loads(paired.output)["pairs"] == [
+        {"base": "c3", "candidate": "c3"}]
 
 
 def test_comparison_with_the_same_seed_renders_identically(runs: dict[str, Path]) -> None:
     a = compare_runs(Run(runs["base"]), Run(runs["worse"]), seed=3, n_resamples=500)
     b = compare_runs(Run(runs["base"]), Run(runs["worse"]), seed=3, n_resamples=500)
     assert COMPARISON_FORMATS.get("json")(a) == COMPARISON_FORMATS.get("json")(b)
+
+
+WORSE_CONFIG = """
+[[configs]]
+name = "worse"
+k = 1
+arms = ["bm25", "dense", "boost"]
+depths = {bm25 = 3, dense = 3, boost = 3}
+"""
+
+
+@pytest.mark.slow
+def test_sample_gate_passes_unchanged_and_fails_worse_configs(tmp_path: Path) -> None:
+    """The issue's acceptance test on the real sample: two pipeline runs, the second with
+    the default grid plus a k=1, depth-3 config; gated against the first one's baseline
+    with the example policy of docs/ci."""
+    from harness.baseline import save_baseline
+    from harness.configs import DEFAULT_CONFIG
+    from harness.pipeline import RunOptions, run
+
+    runs_dir = tmp_path / "runs"
+    grid = tmp_path / "grid.toml"
+    grid.write_text(DEFAULT_CONFIG.read_text(encoding="utf-8") + WORSE_CONFIG, encoding="utf-8")
+    base = run(RunOptions(runs_dir=runs_dir, run_id="base")).path
+    run(RunOptions(config=grid, runs_dir=runs_dir, run_id="cand"))
+    save_baseline(Run(base), runs_dir / "baselines" / "sample")
+    policy = Path(__file__).resolve().parents[1] / "docs" / "ci" / "gate-policy.toml"
+    args = ["gate", "--baseline", "sample", "--run", "cand", "--policy", str(policy),
+            "--runs-dir", str(runs_dir)]
+    runner = CliRunner()
+    same = runner.invoke(_cli(), args)
+    assert same.exit_code == EXIT_PASS, same.output
+    for candidate_config in ("worse", "rrf_k60_bm25+boost"):  # k=1 depth 3; dense dropped
+        out = tmp_path / f"{candidate_config}.json"
+        r = runner.invoke(_cli(), [*args, "--candidate-config", candidate_config, "--json",
+                                   str(out)])
+        assert r.exit_code == EXIT_REGRESSION, r.output
+        failed = [c for c in json.loads(out.read_text(encoding="utf-8"))["checks"]
+                  if c["status"] == "fail"]
+        assert "MRR@10" in {c["metric"] for c in failed}
+        assert all(c["questions"] and c["questions"][0].startswith("bw-") for c in failed)
+        assert failed[0]["questions"][0] in r.output
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[metrics.hit@5]\nmax_drop = 0.1\n", encoding="utf-8")
+    bad = runner.invoke(_cli(), ["gate", "--baseline", "sample", "--run", "cand", "--policy",
+                                 str(broken), "--runs-dir", str(runs_dir)])
+    assert bad.exit_code == EXIT_BAD_INPUT and "not valid TOML" in bad.output

@@ -26,8 +26,14 @@ def make_pdf(path: Path, pages: list[list[str]], outline: list[tuple[int, str, i
     rows are pypdf ``set_page_label`` arguments ``(from, to, style, prefix, start)``.
     """
     from pypdf import PdfWriter
-    from pypdf.generic import (ArrayObject, DecodedStreamObject, DictionaryObject, NameObject,
-                               NumberObject, TextStringObject)
+    from pypdf.generic import (
+        ArrayObject,
+        DecodedStreamObject,
+        DictionaryObject,
+        NameObject,
+        NumberObject,
+        TextStringObject,
+    )
 
     chars = sorted({ch for lines in pages for line in lines for ch in line})
     cid = {ch: i + 1 for i, ch in enumerate(chars)}
@@ -204,7 +210,7 @@ def test_bad_jsonl_reports_every_line() -> None:
 def test_missing_file_names_the_file(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.pdf"
     for fn in (load_document, count_pages, page_labels):
-        with pytest.raises(ValidationError, match="nowhere.pdf.*file not found"):
+        with pytest.raises(ValidationError, match=r"nowhere\.pdf.*file not found"):
             fn(spec(missing))
 
 
@@ -218,7 +224,7 @@ def test_invalid_utf8_names_line(tmp_path: Path) -> None:
 def test_not_a_pdf(tmp_path: Path) -> None:
     fake = tmp_path / "fake.pdf"
     fake.write_text("this is not a PDF", encoding="utf-8")
-    with pytest.raises(ValidationError, match="fake.pdf"):
+    with pytest.raises(ValidationError, match=r"fake\.pdf"):
         load_document(spec(fake))
 
 

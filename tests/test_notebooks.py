@@ -1,9 +1,11 @@
-"""The analysis notebooks: stored clean, and executed headless against a run.
+"""The analysis notebooks, stored clean and executed headless; the analysis
+commands end to end.
 
-Execution is marked slow (a kernel per notebook). Runs used: a synthetic run with
-answers, one without (the answerers notebook must say so, not fail), and the run
-named by ``HARNESS_RUN`` when that variable is set (``.ci/run`` points it at a
-fresh sample run).
+Execution is marked slow (a kernel per notebook). Runs used: a fresh run of the
+embedded sample (default grid, extractive answerer: what ``harness run
+--answerer extractive`` makes, so ``.ci/run`` executes every notebook on a fresh
+sample run), a synthetic run without answers (the answerers notebook must say
+so, not fail), and the run named by ``HARNESS_RUN`` when that variable is set.
 """
 
 from __future__ import annotations
@@ -57,9 +59,19 @@ def _figures(nb: nbformat.NotebookNode) -> int:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def sample_runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh run of the embedded sample with the default grid and answers."""
+    from harness.pipeline import RunOptions, run
+
+    d = tmp_path_factory.mktemp("sample-runs")
+    run(RunOptions(runs_dir=d, run_id="sample", answerers=(("extractive", {}),)))
+    return d
+
+
+@pytest.fixture(scope="module")
+def runs(sample_runs_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("runs")
-    out = {"with_answers": write_synthetic_run(d / "run-answers", with_answers=True),
+    out = {"with_answers": sample_runs_dir / "sample",
            "no_answers": write_synthetic_run(d / "run-plain", seed=1)}
     if os.environ.get("HARNESS_RUN"):
         out["HARNESS_RUN"] = Path(os.environ["HARNESS_RUN"])
@@ -81,3 +93,27 @@ def test_notebook_runs_and_draws(name: str, runs: dict[str, Path],
             assert "has no answers table" in text and _figures(nb) == 0
         elif label == "with_answers" or name != "answerers":
             assert _figures(nb) >= MIN_FIGURES[name], f"{name} on {label}: too few figures"
+
+
+@pytest.mark.slow
+def test_commands_on_a_fresh_sample_run(sample_runs_dir: Path, tmp_path: Path) -> None:
+    import typer
+    from typer.testing import CliRunner
+
+    from harness.cli.analysis import register
+
+    app = typer.Typer()
+    register(app)
+    runner, where = CliRunner(), ["--runs-dir", str(sample_runs_dir)]
+    bands = runner.invoke(app, ["bands", "latest", *where])
+    assert bands.exit_code == 0, bands.output
+    assert "ceiling 0.04918" in bands.output and "ceiling 0.03279" in bands.output  # 3/61, 2/61
+    assert "one arm #1 0.01639" in bands.output and "healthy band" in bands.output
+    out = tmp_path / "report.html"
+    rep = runner.invoke(app, ["report", "latest", "-o", str(out), *where])
+    assert rep.exit_code == 0, rep.output
+    assert out.read_text(encoding="utf-8").count("data:image/png;base64,") >= 3
+    sql = "select config_id, avg(value) from metrics where metric = 'recall@5' group by 1"
+    q = runner.invoke(app, ["query", sql, *where, "-f", "csv"])
+    assert q.exit_code == 0, q.output
+    assert "rrf" in q.output and "arm-bm25" in q.output

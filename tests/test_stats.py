@@ -148,3 +148,16 @@ def test_wins_ties_losses_follow_the_direction() -> None:
 def test_wins_ties_losses_refuses_nan() -> None:
     with pytest.raises(HarnessError, match="NaN"):
         wins_ties_losses([1.0, math.nan], [1.0, 1.0], higher_is_better=True)
+
+
+@pytest.mark.slow  # importing ranx and compiling its numba kernel takes several seconds
+def test_permutation_agrees_with_ranx_fisher_randomisation_test() -> None:
+    """Second independent oracle: ranx's Fisher randomisation test (Smucker et al. 2007),
+    which reports count / n without the +1 (a difference of at most 1 / n)."""
+    ranx_tests = pytest.importorskip("ranx.statistical_tests")
+    base, cand = _paired_data(seed=13, n=25)
+    n_res = 20_000
+    ours = permutation_test(cand - base, n_resamples=n_res, seed=0)
+    ref, _ = ranx_tests.fisher_randomization_test(base, cand, n_permutations=n_res, max_p=0.05,
+                                                  random_seed=1)
+    assert abs(ours.p_value - ref) < _mc_tolerance(ref, n_res, n_res) + 1 / n_res

@@ -3,7 +3,10 @@
 Column names come from the registered specs (``harness.rulings.tables``);
 tuples become lists, absent values nulls. :func:`decode_ruling` decodes the
 distinct fused ranks a ruling shows (search rows, and read rows that carry a
-fused rank), with the carried-by sizes of the read rows.
+fused rank), with the carried-by sizes of the read rows. Besides the decoding
+flags, a decode row is flagged ``score_disagrees`` when its search and read rows
+print different scores (the search row's is decoded) and ``carried_by_not_fused``
+when its carried-by names an arm the "arms fused" line does not.
 """
 
 from __future__ import annotations
@@ -78,6 +81,10 @@ def decodes_frame(ruling: Ruling, decoded: Sequence[RowDecoding]) -> pd.DataFram
         flags = list(rd.all_flags)
         if fr in search and read is not None and search[fr].fused_score != read.fused_score:
             flags.append("score_disagrees")
+        fused_arms = ruling.get("arms_fused")
+        if (read is not None and read.carried_by and isinstance(fused_arms, tuple)
+                and not set(read.carried_by) <= set(fused_arms)):
+            flags.append("carried_by_not_fused")
         ranks = rd.ranks
         value = fused_value(ranks, d.k, d.weights) if ranks is not None else None
         rows.append({

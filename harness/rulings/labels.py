@@ -39,6 +39,7 @@ class Acc:
         self.unknown_fields: dict[str, str] = {}
         self.raw_json: dict[str, tuple[int, str]] = {}
         self.loose_json: list[tuple[int, str]] = []
+        self.arms_prose: int | None = None  # "THREE-ARM fuse" in a sentence
         self.line = 0
 
     def warn(self, message: str, line: int | None = None) -> None:
@@ -260,7 +261,8 @@ def _k(m: re.Match[str], line: str, acc: Acc) -> None:
 
 def _fuse(m: re.Match[str], line: str, acc: Acc) -> None:
     word = m.group(1).lower()
-    acc.values.setdefault("_arms_prose", int(word) if word.isdigit() else _WORDS.get(word))
+    if acc.arms_prose is None:
+        acc.arms_prose = int(word) if word.isdigit() else _WORDS.get(word)
     c = re.search(r"ceiling is (\d+\.\d+)", line)
     if c:
         acc.set("ceiling_reported", float(c.group(1)))

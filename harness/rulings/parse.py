@@ -136,7 +136,7 @@ def _debug(seg: Segments, acc: Acc) -> dict[str, object]:
             if pair and label in LABELS:
                 LABELS.get(label)(pair[1], acc)
             elif pair and label in NOTES:
-                acc.notes[label] = "\n".join(x for x in (acc.notes.get(label), pair[1]) if x)
+                acc.notes[f"{sec.key or sec.head or 'debug'}: {label}"] = pair[1]
             elif pair:
                 acc.unknown_fields[pair[0]] = pair[1]
                 if pair[1].startswith("["):
@@ -197,7 +197,7 @@ def _fusion_shape(acc: Acc, search: tuple, reads: tuple) -> None:
         acc.warn("the page does not state k; 60 assumed", 0)
         v["k"] = 60.0
     arms = v.get("arms_fused")
-    n = len(arms) if arms else v.get("_arms_prose")  # type: ignore[arg-type]
+    n = len(arms) if arms else acc.arms_prose  # type: ignore[arg-type]
     note_arms = {r.band_arms for r in (*search, *reads) if r.band_arms is not None}
     if n is None and len(note_arms) == 1:
         n = next(iter(note_arms))
@@ -206,7 +206,6 @@ def _fusion_shape(acc: Acc, search: tuple, reads: tuple) -> None:
         v["ceiling_reported"] = next(iter(ceilings))
     if n is None and v.get("ceiling_reported") is not None:
         n = round(float(v["ceiling_reported"]) * (float(v["k"]) + 1))  # type: ignore[arg-type]
-    v.pop("_arms_prose", None)
     if n is None:
         acc.warn("number of fused arms unknown: scores cannot be decoded", 0)
         return

@@ -11,9 +11,10 @@ For every *counted* match (config ``production``):
 * ``metrics``: the page-level metrics (``harness.metrics.score_ranking``) of the
   passage search's pages in fused order, production doc ids mapped to gold
   documents (unmapped pages are never relevant); ``top_score`` is fused rank 1's
-  score and the ceiling ``n_arms / (k + 1)`` (``top_score_ratio`` is NaN when
-  the page does not tell the arm count). A ruling whose page shows no
-  passage-search row gets no metric rows (a truncated page is not a miss).
+  score and the ceiling ``n_arms / (k + 1)``. A value the page cannot give is
+  left out rather than defaulted: no ``top_score_ratio`` row when the page does
+  not tell the arm count, no metric rows at all when it shows no passage-search
+  row (a truncated page is not a miss), no ``latency_ms`` without a total time.
 * ``answer_metrics`` (answerer ``production``): every metric of
   ``harness.answering.scoring.ANSWER_METRICS``; the answer's ``[n]`` markers
   resolve to its reference list (production numbers citations by that list,
@@ -158,8 +159,8 @@ def score_rulings(tables: dict[str, pd.DataFrame], gs: GoldSet, mapping: Mapping
                 top = float(_none(refs["fused_score"].iloc[0]) or 0.0)
                 ceiling = _none(r.get("ceiling"))
                 vals = score_ranking(pages, q, wanted, top, float(ceiling or 0.0))
-                if ceiling is None and "top_score_ratio" in vals:
-                    vals["top_score_ratio"] = math.nan  # unknown arm count: no ceiling
+                if ceiling is None:
+                    vals.pop("top_score_ratio", None)  # unknown arm count: no ceiling, no row
                 metric_rows += [{"question_id": q.question_id, "config_id": CONFIG_ID, "metric": k,
                                  "value": v, "answerable": q.answerable} for k, v in vals.items()]
             else:
@@ -173,7 +174,8 @@ def score_rulings(tables: dict[str, pd.DataFrame], gs: GoldSet, mapping: Mapping
                 row["citation_recall"] = ans.get("citation_recall")
                 answer_rows += [{"question_id": q.question_id, "config_id": CONFIG_ID,
                                  "answerer": ANSWERER, "metric": k, "value": v,
-                                 "answerable": q.answerable} for k, v in ans.items()]
+                                 "answerable": q.answerable} for k, v in ans.items()
+                                if not math.isnan(v)]  # e.g. latency when no total time
         match_rows.append(row)
     return Scored(_frames(match_rows, metric_rows, answer_rows, gs, matches), matches)
 

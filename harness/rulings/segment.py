@@ -8,9 +8,11 @@ another language still splits the same way:
   text is unescaped once with :func:`html.unescape` (a page saved from the HTML
   source escapes everything, JSON quotes included).
 * The debug block starts at the first line beginning with the wrench emoji
-  (U+1F527) or reading ``debug — ...``; failing both, at the first ``key: value``
-  line with a known English label or a JSON list value. Everything before it
-  is the *top* (question, answer, reference list).
+  (U+1F527), or at a known English section head standing alone after the
+  answer's reference list if that comes first (sections may be shuffled);
+  failing both, at the first ``key: value`` line with a known English label or a
+  JSON list value. Everything before it is the *top* (question, answer,
+  reference list).
 * Inside the debug block a *section head* is a line standing alone between
   blank lines that is not a ``key: value`` line, not a table row and does not
   end with a period, and is either a known English head (:data:`SECTION_HEADS`)
@@ -68,7 +70,6 @@ class Segments:
     top: tuple[Line, ...]
     sections: tuple[Section, ...]
     debug_line: int | None
-    notes: tuple[str, ...]
 
 
 def decode_page(data: bytes) -> tuple[str, tuple[str, ...]]:
@@ -120,11 +121,34 @@ def _is_head(lines: list[Line], i: int) -> bool:
     return head_key(t) is not None or " — " in t or len(t) <= 40
 
 
-def _debug_start(lines: list[Line], known_labels: frozenset[str]) -> int | None:
+_ANSWER_REF = re.compile(r"^\[\d+\] +[^\t]* · [^\t]*$")
+_TAG_VALUE = re.compile(r"[a-z]{1,4}-\d+(?:-[0-9A-Za-z]+)+$")
+
+
+def _floor(lines: list[Line]) -> int:
+    """Index of the last line the debug block cannot start before: the answer's last
+    reference line, else the ``Asked with`` anchor (value ending in an edition tag)."""
+    refs = [i for i, ln in enumerate(lines) if _ANSWER_REF.match(ln.text)]
+    if refs:
+        return refs[-1]
     for i, ln in enumerate(lines):
-        t = ln.text.strip()
-        if t.startswith(DEBUG_MARK) or (head_key(t) == "debug" and _is_head(lines, i)):
+        pair = kv(ln.text)
+        if pair and _TAG_VALUE.search(pair[1]):
             return i
+    return 0
+
+
+def _debug_start(lines: list[Line], known_labels: frozenset[str]) -> int | None:
+    """First line of the debug block: the wrench line, or an earlier known English
+    section head after the answer (sections may come in any order); failing both, the
+    first ``key: value`` line with a known label or a JSON list value."""
+    floor = _floor(lines)
+    mark = next((i for i, ln in enumerate(lines) if ln.text.strip().startswith(DEBUG_MARK)), None)
+    head = next((i for i in range(floor + 1, len(lines))
+                 if head_key(lines[i].text) is not None and _is_head(lines, i)), None)
+    found = [i for i in (mark, head) if i is not None]
+    if found:
+        return min(found)
     for i, ln in enumerate(lines):
         pair = kv(ln.text)
         if pair and (canon_label(pair[0]) in known_labels or pair[1].startswith("[{")):
@@ -137,7 +161,7 @@ def segment(text: str, known_labels: frozenset[str] = frozenset()) -> Segments:
     lines = [Line(i + 1, t.rstrip()) for i, t in enumerate(text.split("\n"))]
     start = _debug_start(lines, known_labels)
     if start is None:
-        return Segments(tuple(lines), (), None, ())
+        return Segments(tuple(lines), (), None)
     top, debug = lines[:start], lines[start:]
     sections: list[Section] = []
     head: Line | None = None
@@ -150,10 +174,10 @@ def segment(text: str, known_labels: frozenset[str] = frozenset()) -> Segments:
                                     head.no if head else debug[0].no, tuple(body)))
 
     for i, ln in enumerate(debug):
-        if (i == 0 and ln.text.strip().startswith(DEBUG_MARK)) or (i > 0 and _is_head(debug, i)):
+        if (ln.text.strip().startswith(DEBUG_MARK) and i == 0) or _is_head(debug, i):
             close()
             head, body = ln, []
         else:
             body.append(ln)
     close()
-    return Segments(tuple(top), tuple(sections), debug[0].no, ())
+    return Segments(tuple(top), tuple(sections), debug[0].no)

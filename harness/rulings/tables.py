@@ -88,7 +88,7 @@ RULINGS = table(
     Column("n_citations", I32, "citations"),
     Column("n_decoded", I32, "distinct fused ranks decoded"),
     Column("n_decoded_unique", I32, "of those, with exactly one consistent rank tuple"),
-    Column("notes", S, "JSON object: explanatory lines by label, as printed"),
+    Column("notes", S, 'JSON object "section: label" -> explanatory line as printed'),
     Column("unknown", S, 'kept verbatim: JSON {"sections": {head: text}, "fields": '
            '{label: value}, "tables": [text]}'),
     Column("warnings", LS, "parse warnings (file:line: message)"),

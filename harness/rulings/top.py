@@ -34,7 +34,7 @@ from harness.rulings import cells
 from harness.rulings.segment import Line, canon_label, kv
 
 _TAG = re.compile(r"(?P<tag>[a-z]{1,4}-\d+(?:-[0-9A-Za-z]+)+)$")
-_REF = re.compile(r"^\[(?P<n>\d+)\]\s+(?P<rest>.+)$")
+_REF = re.compile(r"^\[(?P<n>\d+)\] +(?P<rest>[^\t]+)$")
 _BADGE = re.compile(r"^(answered|abstained|declined|not answered|error)\b", re.I)
 SIGNOFFS = ("now you know",)
 
