@@ -56,7 +56,8 @@ class Page:
     page: int
     text: str
     label: str | None = None
-    # heading path in force at the top of the page (from a PDF outline), if known
+    # (top, *starts): heading path in force at the top of the page, then the paths of headings
+    # starting on it (PDF outline / Markdown # / JSONL "heading"); () without any
     outline_headings: tuple[tuple[str, ...], ...] = ()
 
     @property

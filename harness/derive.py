@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.errors import Problem, ValidationError
-from harness.goldset import DocumentSpec
+from harness.goldset import DocumentSpec, load_goldset
 from harness.goldset_writer import DraftQuestion, write_goldset
 from harness.loaders import count_pages, load_document
 from harness.outline import OutlineEntry, read_outline
@@ -186,6 +186,7 @@ def from_outline(pdf: str | Path, out: str | Path, *, doc_id: str | None = None,
     doc = _document(doc_id, pdf, kind, game or pdf.stem, edition, language, title)
     path = write_goldset(out, name or out.stem, desc, [doc], questions, derived=True,
                          header=header)
+    load_goldset(path)  # what was written must load: every problem raised at once
     return Derivation(path, len(questions), len(candidates), tuple(sorted(skipped.items())))
 
 
@@ -373,5 +374,6 @@ def parallel(docs_by_language: Mapping[str, str | Path], ask: Sequence[str], out
     doc = _document(doc_id, docs[answer], kind, game or docs[answer].stem, edition, answer, None)
     path = write_goldset(out, name or out.stem, desc, [doc], questions, derived=True,
                          header=header)
+    load_goldset(path)
     return Derivation(path, len(questions), len(chosen) * len(ask) * len(modes),
                       tuple(sorted((k, v) for k, v in skipped.items() if v)))

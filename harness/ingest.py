@@ -49,12 +49,13 @@ from harness.chunking import (
 )
 from harness.corpus import Page
 from harness.errors import Problem, ValidationError
+from harness.glyphs import glyph_tokens
 from harness.goldset import DocumentSpec
 from harness.headings import find_headings
 from harness.loaders import format_of
 from harness.outline import locate
 from harness.registry import Registry
-from harness.text import glyph_tokens, guess_language, letters_ratio
+from harness.text import guess_language, letters_ratio
 
 if TYPE_CHECKING:
     from rich.console import Console

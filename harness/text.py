@@ -79,7 +79,6 @@ _PERSIAN_AFFIXES = frozenset(
 )
 
 # Glyph-index debris left by PDF extraction when a font has no usable ToUnicode map.
-GLYPH_DEBRIS = re.compile(r"\(cid:\d+\)|/g\d+\b|\bglyph\d+\b|/uni[0-9A-Fa-f]{4,6}\b")
 
 
 def normalise(text: str) -> str:
@@ -180,15 +179,6 @@ def letters_ratio(text: str) -> tuple[int, int]:
     letters = sum(1 for ch in text if unicodedata.category(ch).startswith("L"))
     nonspace = sum(1 for ch in text if not ch.isspace())
     return letters, nonspace
-
-
-def glyph_tokens(text: str) -> list[str]:
-    """Glyph-index debris in ``text``: ``(cid:12)``, ``/g123``, ``glyph12``, ``/uni00E9``.
-
-    These appear when a PDF font lacks a ToUnicode map (PDF 32000-1:2008, 9.10);
-    an empty list means none was found.
-    """
-    return GLYPH_DEBRIS.findall(text)
 
 
 _SCRIPT_LANGUAGE = (("ARABIC", "fa"), ("CYRILLIC", "ru"))

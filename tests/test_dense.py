@@ -110,3 +110,7 @@ def test_real_model_finds_the_matching_chunk_across_languages(tmp_path):
     for res in arm.search(questions, 4):
         assert res.hits[0].chunk_id == chunk_key(*expected[res.question_id], 0), res
     assert arm.describe()["model_describe"]["name"] == "e5-small"
+    again = DenseArm()
+    again.prepare(corpus(), ArmContext(cache_dir=tmp_path))
+    assert again.search(questions, 4) == arm.search(questions, 4)
+    assert again._model._st is None  # everything was cached: the network never loaded

@@ -126,6 +126,8 @@ def test_outline_errors(pdf: Path, tmp_path: Path) -> None:
         from_outline(pdf, tmp_path / "g.yaml", max_questions=0)
     with pytest.raises(ValidationError, match="no bookmark is usable"):
         from_outline(pdf, tmp_path / "g.yaml", min_depth=4)
+    with pytest.raises(ValidationError, match="unknown kind 'manual'"):  # output is validated
+        from_outline(pdf, tmp_path / "g.yaml", kind="manual")
 
 
 # ---------------------------------------------------------------------------

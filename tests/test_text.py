@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from harness.glyphs import glyph_tokens
 from harness.text import (
     STEMMERS,
     Tokenizer,
     fold,
-    glyph_tokens,
     guess_language,
     letters_ratio,
     normalise,

@@ -38,31 +38,11 @@ import re
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
+from harness.glyphs import GLYPH_PATTERNS, GlyphPattern
 from harness.text import letters_ratio
 
 FENCE_VERSION = "1"
 
-
-@dataclass(frozen=True)
-class GlyphPattern:
-    """A named regular expression whose every match is one glyph-index token."""
-
-    name: str
-    regex: str
-    doc: str
-
-
-GLYPH_PATTERNS: tuple[GlyphPattern, ...] = (
-    GlyphPattern("cid", r"\(cid:\d+\)", "pdfminer's unmapped glyph id, e.g. (cid:123)"),
-    GlyphPattern("slash_g", r"(?<![A-Za-z.:])/g\d+\b",
-                 "glyph name /gN from a font without a ToUnicode map (not inside a URL path)"),
-    GlyphPattern("glyph", r"\bglyph\d+\b", "glyph name glyphN"),
-    GlyphPattern("uni", r"(?<![A-Za-z.:])/uni[0-9A-Fa-f]{4,6}\b", "glyph name /uniXXXX"),
-    GlyphPattern("control", r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]",
-                 "a stray control character (tab, newline, CR and form feed excepted), each one"),
-    GlyphPattern("replacement", "\ufffd", "U+FFFD replacement character, each one"),
-    GlyphPattern("private_use", r"[\ue000-\uf8ff]", "a private-use code point (symbol-font glyph)"),
-)
 
 _BLOB_ALPHABET = r"[A-Za-z0-9+/_\-]"
 

@@ -9,9 +9,11 @@ markers a model cites map back to (document, page, heading).
 Conventions
 -----------
 * A reply *abstains* when, after leading whitespace and Markdown emphasis
-  (``*``, ``_``, `````, ``>``, ``#``), it begins with ``ABSTAIN`` (any case)
-  followed by a colon: the template asks for exactly ``ABSTAIN: <reason>``.
-  Anything else is an answer; an empty reply is neither and raises.
+  (``*``, ``_``, `````, ``>``, ``#``), it begins with the word ``ABSTAIN`` (any
+  case) followed by a colon, a full stop, a dash or the end of the reply: the
+  template asks for ``ABSTAIN: <reason>``, and small models often drop the
+  reason (a bare ``ABSTAIN``). Anything else is an answer; an empty reply is
+  neither and raises.
 * The language code of the request picks the language name the model is told to
   answer in (:data:`LANGUAGE_NAMES`); an unknown code asks for "the language of
   the question".
@@ -51,7 +53,7 @@ UNKNOWN_LANGUAGE = "the language of the question"
 TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "prompts"
 
 _SECTION = re.compile(r"^=== (system|user) ===$", re.MULTILINE)
-_ABSTAIN_RE = re.compile(r"^[\s*_`>#]*ABSTAIN[\s*_`]*:", re.IGNORECASE)
+_ABSTAIN_RE = re.compile(r"^[\s*_`>#]*ABSTAIN[\s*_`]*(?:[:.\-–—]|$)", re.IGNORECASE)
 _HEADER_SEP = " · "
 
 
