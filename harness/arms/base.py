@@ -42,7 +42,7 @@ class ArmContext:
     """What an arm may need besides the corpus: a cache folder and a progress hook."""
 
     cache_dir: Path
-    progress: Any = None  # callable(description: str, total: int) -> advance(n) or None
+    progress: Any = None  # callable(description, total) -> context manager yielding advance(n)
 
 
 @runtime_checkable
