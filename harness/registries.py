@@ -25,7 +25,7 @@ _PLUGINS = ("harness.arms.bm25", "harness.arms.boost", "harness.arms.dense", "ha
 
 def load_plugins() -> None:
     """Import the modules that register built-in components."""
-    from harness.answering.runner import load_builtin_answerers
+    from harness.answering.answerers import load_builtin_answerers
 
     load_builtin_answerers()
     for mod in _PLUGINS:

@@ -17,7 +17,9 @@ identical to the full path (tested), just faster.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,21 +146,28 @@ def _first_pages_long(p: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray
 
 
 def sweep(matrix: RankMatrix, gold: Gold, configs: Sequence[FusionConfig],
-          metrics: Sequence[str]) -> pd.DataFrame:
+          metrics: Sequence[str], workers: int | None = None) -> pd.DataFrame:
     """Mean of each metric per config over answerable questions (configs x metrics).
 
-    ``first_rel_rank`` needs the whole list and is refused here: use the full path
-    (:mod:`harness.scoring`)."""
+    Configs are scored on ``workers`` threads (default: the machine's cores, at most
+    4); NumPy releases the GIL in the kernels, and each config is independent, so the
+    result does not depend on the thread count. ``first_rel_rank`` needs the whole
+    list and is refused here: use the full path (:mod:`harness.scoring`)."""
     specs: list[MetricSpec] = [parse(x) for x in metrics]
     if any(s.family.name == "first_rel_rank" for s in specs):
         raise ValueError("sweep: first_rel_rank needs the whole fused list; use harness.scoring")
     depth = depth_needed(specs)
     dense = DenseRanks.build(matrix, gold)
     answerable = gold.n_req > 0
-    rows = []
-    for c in configs:
+
+    def one(c: FusionConfig) -> dict[str, object]:
         vals = compute(specs, page_lists_topk(dense, gold, c, depth))
-        rows.append({"config_id": c.config_id,
-                     **{k: float(v[answerable].mean()) if answerable.any() else float("nan")
-                        for k, v in vals.items()}})
-    return pd.DataFrame(rows)
+        return {"config_id": c.config_id,
+                **{k: float(v[answerable].mean()) if answerable.any() else float("nan")
+                   for k, v in vals.items()}}
+
+    n = workers or min(4, os.cpu_count() or 1)
+    if n <= 1:
+        return pd.DataFrame([one(c) for c in configs])
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        return pd.DataFrame(list(pool.map(one, configs)))

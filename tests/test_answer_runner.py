@@ -170,7 +170,7 @@ def test_bad_answerer_input_lists_the_choices(run_dir: Path) -> None:
     assert {"echo", "extractive"} <= set(str(exc.value).split(": ")[-1].split(", "))
     with pytest.raises(HarnessError, match="labels repeat: echo"):
         answer_run(run_dir, [("echo", {}), ("echo", {})])
-    with pytest.raises(ConfigError, match="unexpected keyword"):
+    with pytest.raises(ConfigError, match=r"unknown parameter\(s\) colour"):
         answer_run(run_dir, [("echo", {"colour": "red"})])
     with pytest.raises(HarnessError, match="unknown config"):
         answer_run(run_dir, [("echo", {})], configs=["nope"])

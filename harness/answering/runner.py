@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import harness.answering.tables  # noqa: F401  (registers the answering tables)
+from harness.answering.answerers import load_builtin_answerers, make_answerer
 from harness.answering.answerers.base import (
     ANSWERERS,
     OUTCOMES,
@@ -53,7 +54,6 @@ from harness.errors import ConfigError, HarnessError
 from harness.store import Run, RunWriter
 
 Progress = Callable[[str, int], Any]
-BUILTIN_ANSWERERS = ("extractive", "ollama", "openai", "replay", "llama_cpp")
 
 
 @dataclass(frozen=True)
@@ -73,19 +73,6 @@ class AnswerSummary:
     asked: tuple[tuple[str, int], ...]
     reused: tuple[tuple[str, int], ...]
     errors: tuple[tuple[str, int], ...]
-
-
-def load_builtin_answerers() -> None:
-    """Import the modules that register the built-in answerers (idempotent)."""
-    import importlib
-
-    for mod in BUILTIN_ANSWERERS:
-        full = f"harness.answering.answerers.{mod}"
-        try:
-            importlib.import_module(full)
-        except ModuleNotFoundError as exc:
-            if exc.name != full:
-                raise
 
 
 def parse_specs(answerers: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[AnswererSpec, ...]:
@@ -115,10 +102,9 @@ def parse_specs(answerers: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[Ans
 
 def _instantiate(spec: AnswererSpec) -> Answerer:
     try:
-        answerer: Answerer = ANSWERERS.get(spec.name)(**dict(spec.params))
-    except TypeError as exc:  # an unknown or missing keyword parameter
-        raise ConfigError(f"answerer {spec.label} ({spec.name}): {exc}") from exc
-    return answerer
+        return make_answerer(spec.name, **dict(spec.params))
+    except ConfigError as exc:
+        raise ConfigError(f"answerer {spec.label}: {exc}") from exc
 
 
 def request_hash(request: AnswerRequest) -> str:
@@ -254,7 +240,12 @@ def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]
                 if b is not None:
                     b(1)
 
-            _ask(answerer, jobs, workers, done)
+            try:
+                _ask(answerer, jobs, workers, done)
+            finally:
+                close = getattr(answerer, "close", None)  # HTTP answerers hold a connection pool
+                if callable(close):
+                    close()
 
     records = {}
     for label in order_labels:

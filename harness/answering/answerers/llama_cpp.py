@@ -68,6 +68,11 @@ class LlamaCppAnswerer:
         if self.model_path is not None and not self.model_path.is_file():
             raise ConfigError(f"llama-cpp: model_path {self.model_path} does not exist")
         self._packaged = self.model_path is None
+        if self._packaged:
+            from harness.answering import gguf
+
+            if not gguf.default_model_path().is_file():
+                gguf.part_files()  # fail now, listing missing parts, not on every answer
         if model_id:
             self.model_id = model_id
         elif self.model_path is not None:
