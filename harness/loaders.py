@@ -36,7 +36,6 @@ Reference: ISO 32000-1:2008 12.4.2 (page labels); CommonMark 0.31, 4.2 (ATX head
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -47,6 +46,7 @@ from typing import Any, Protocol
 from harness.corpus import Document, Page
 from harness.errors import Problem, ValidationError
 from harness.goldset import DocumentSpec
+from harness.hashing import file_sha256
 from harness.outline import OutlineEntry, clean_title, page_headings, read_outline
 from harness.registry import Registry
 from harness.text import normalise
@@ -296,14 +296,6 @@ def _resolve(spec: DocumentSpec) -> tuple[Loader, Path]:
     return loader, path
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def load_document(spec: DocumentSpec) -> tuple[Document, list[Page]]:
     """Load ``spec`` into a :class:`Document` and its pages (physical pages 1..n).
 
@@ -313,7 +305,7 @@ def load_document(spec: DocumentSpec) -> tuple[Document, list[Page]]:
     loader, path = _resolve(spec)
     loaded = loader.load(path)
     doc = Document(spec.doc_id, spec.kind, spec.game, spec.edition, spec.language,
-                   spec.title or loaded.title or path.stem, spec.path, _sha256(path))
+                   spec.title or loaded.title or path.stem, spec.path, file_sha256(path))
     pages = [Page(spec.doc_id, i, text, label, headings)
              for i, (text, label, headings) in
              enumerate(zip(loaded.texts, loaded.labels, loaded.headings, strict=True), start=1)]

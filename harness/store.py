@@ -8,7 +8,6 @@ run is opened (:class:`harness.errors.ProvenanceError` on mismatch).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import secrets
@@ -21,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from harness.errors import HarnessError, ProvenanceError
+from harness.hashing import file_sha256
 from harness.tables import TABLES
 
 MANIFEST = "manifest.json"
@@ -30,14 +30,6 @@ def new_run_id(prefix: str = "run") -> str:
     """``run-YYYYmmdd-HHMMSS-xxxx``: sortable by time, unique by a random suffix."""
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return f"{prefix}-{stamp}-{secrets.token_hex(2)}"
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:

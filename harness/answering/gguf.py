@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.errors import HarnessError
+from harness.hashing import file_sha256
 
 MODEL_ID = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 GGUF_NAME = f"{MODEL_ID}.gguf"
@@ -72,11 +73,7 @@ def file_matches(path: Path, size: int, sha256: str) -> bool:
     """True when ``path`` exists with exactly this size and SHA-256."""
     if not path.is_file() or path.stat().st_size != size:
         return False
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(_BLOCK), b""):
-            h.update(block)
-    return h.hexdigest() == sha256
+    return file_sha256(path) == sha256
 
 
 def concatenate_verified(parts: Sequence[Path], dest: Path, *, size: int, sha256: str,
