@@ -28,6 +28,11 @@ def print_summary(run_path: Path, console: Console | None = None) -> None:
         table.add_row(*[str(r[c]) if c == "config_id" else
                         ("-" if pd.isna(r[c]) else f"{r[c]:.3f}") for c in df.columns])
     console.print(table)
+    if q["language"].nunique() > 1:
+        from harness.languages import language_table, print_language_table
+
+        print_language_table(language_table(run.table("metrics"), q, "recall@5", also=()), console,
+                             title="recall@5 per question language (answerable questions)")
     if run.has_table("answer_metrics"):
         from harness.answering.sidebyside import print_side_by_side
 
