@@ -76,7 +76,8 @@ def harness_sweep(matrix, gold, cfgs):
 
 
 def ranx_sweep(runs, qrels, cfgs):
-    from ranx import evaluate, fuse as rfuse
+    from ranx import evaluate
+    from ranx import fuse as rfuse
 
     out = {}
     for c in cfgs:

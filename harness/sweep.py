@@ -112,7 +112,7 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int, m: i
         fkeep, _ = _first_pages_long(fp, depth)
         cand_b = np.zeros((len(rows), m), np.int64)
         keep_b = np.zeros((len(rows), m), bool)
-        for i, r in enumerate(rows):
+        for i in range(len(rows)):
             pos = np.flatnonzero(fkeep[i])[:depth]
             cand_b[i, : len(pos)] = full[i, pos]
             keep_b[i, : len(pos)] = True

@@ -151,7 +151,7 @@ CONFIGS = table(
 
 def markdown() -> str:
     """Render every registered table as Markdown (the content of docs/schemas.md)."""
-    import harness.answering.tables  # noqa: F401  (registers answer tables)
+    import harness.answering.tables
     import harness.rulings.tables  # noqa: F401  (registers ruling tables)
 
     out = ["# Parquet tables", "",

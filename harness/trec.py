@@ -56,7 +56,8 @@ def read_run(path: Path) -> list[TrecLine]:
             continue
         parts = raw.split()
         if len(parts) != 6:
-            problems.append(Problem(f"{path}:{i}", f"expected 6 fields 'qid Q0 docid rank score tag', got {len(parts)}"))
+            problems.append(Problem(f"{path}:{i}",
+                                    f"expected 6 fields 'qid Q0 docid rank score tag', got {len(parts)}"))
             continue
         try:
             out.append(TrecLine(parts[0], parts[2], int(parts[3]), float(parts[4]), parts[5], i))

@@ -32,7 +32,8 @@ def test_validate_ok_and_bad(tmp_path):
     res = runner.invoke(app, ["validate", str(REPO / "goldsets" / "sample.yaml")])
     assert res.exit_code == 0 and "OK" in res.output
     bad = tmp_path / "bad.yaml"
-    bad.write_text("goldset: x\nversion: 1\ndocuments: []\nquestions:\n  - {id: a, language: en, question: '', pages: [nope]}\n")
+    bad.write_text("goldset: x\nversion: 1\ndocuments: []\nquestions:\n"
+                   "  - {id: a, language: en, question: '', pages: [nope]}\n")
     res = runner.invoke(app, ["validate", str(bad)])
     assert res.exit_code == 2
     assert "bad.yaml" in res.output

@@ -33,5 +33,5 @@ def test_default_config_loads(tmp_path):
     assert "rrf_k60_bm25+dense+boost" in [c.config_id for c in rc.configs]
     bad = tmp_path / "bad.toml"
     bad.write_text("[grid\n")
-    with pytest.raises(ConfigError, match="bad.toml: not valid TOML"):
+    with pytest.raises(ConfigError, match=r"bad\.toml: not valid TOML"):
         load_config(bad)

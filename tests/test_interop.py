@@ -32,7 +32,8 @@ def test_trec_export_evaluated_by_ir_measures_matches_harness(base_run, tmp_path
     assert {f.name for f in files} >= {"arm-bm25.trec", "arm-boost.trec", f"{CID}.trec", "qrels.txt"}
     run_df = pd.DataFrame([(x.qid, x.docid, x.score) for x in read_run(tmp_path / f"{CID}.trec")],
                           columns=["query_id", "doc_id", "score"])
-    qrels = pd.DataFrame([ln.split()[::2] + [int(ln.split()[3])] for ln in (tmp_path / "qrels.txt").read_text().splitlines()],
+    lines = (tmp_path / "qrels.txt").read_text().splitlines()
+    qrels = pd.DataFrame([[*ln.split()[::2], int(ln.split()[3])] for ln in lines],
                          columns=["query_id", "doc_id", "relevance"])
     ref = {(x.query_id, str(x.measure)): x.value
            for x in ir_measures.iter_calc([R @ 5, RR @ 10, nDCG @ 10], qrels, run_df)}
@@ -114,7 +115,7 @@ def test_goldset_from_qrels_round_trip(base_run, tmp_path):
 def test_qrels_import_reports_every_problem(tmp_path):
     (tmp_path / "q.tsv").write_text("a\tWhat?\nbad line\n")
     (tmp_path / "qrels").write_text("a 0 bw-rules#2 1\nzz 0 bw-rules#2 1\n")
-    with pytest.raises(ValidationError, match="bad line|expected qid"):
+    with pytest.raises(ValidationError, match=r"bad line|expected qid"):
         goldset_from_qrels(tmp_path / "qrels", tmp_path / "q.tsv", SAMPLE_GOLDSET, tmp_path / "o.yaml")
 
 

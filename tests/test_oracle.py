@@ -10,7 +10,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from ir_measures import P, R, RR, Success, nDCG
+from ir_measures import RR, P, R, Success, nDCG
 
 from harness.configs import FusionConfig
 from harness.fusion import RankMatrix, fuse

@@ -139,7 +139,7 @@ def test_tampered_table_fails_provenance_check(sample_run, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(sample_run.path, copy)
     (copy / "metrics.parquet").write_bytes(b"garbage")
-    with pytest.raises(ProvenanceError, match="metrics.parquet does not match"):
+    with pytest.raises(ProvenanceError, match=r"metrics\.parquet does not match"):
         Run(copy)
 
 

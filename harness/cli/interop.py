@@ -8,6 +8,7 @@ import typer
 
 from harness.cli.errors import bad_input_exits_2
 
+
 def register(app: typer.Typer) -> None:
     app.command("export")(export_cmd)
 
