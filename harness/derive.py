@@ -133,9 +133,10 @@ def from_outline(pdf: str | Path, out: str | Path, *, doc_id: str | None = None,
     """Write a "find the section" gold set from ``pdf``'s bookmarks (module docstring).
 
     ``doc_id`` defaults to the file stem, ``game`` to the stem too, ``name`` to
-    the output file's stem. A PDF without bookmarks, an unknown ``language``
-    (it picks the template; the error lists the choices) or depth bounds that
-    select nothing raise :class:`ValidationError`.
+    the output file's stem. A missing or unreadable PDF, one without bookmarks,
+    bad depth bounds or filters that leave nothing raise :class:`ValidationError`;
+    an unknown ``language`` (it picks the template) raises ``RegistryError``
+    listing the choices.
     """
     pdf, out = Path(pdf), Path(out)
     template = OUTLINE_TEMPLATES.get(language)

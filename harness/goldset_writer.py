@@ -1,8 +1,8 @@
 """Write v1 gold-set YAML (for gold sets imported from qrels or derived from structure).
 
 Document paths are written relative to the output file, as the format requires.
-The writer validates its own output by loading it back (``check_pages=False`` when
-asked, for corpora that are not at hand).
+Callers validate what was written by loading it back with
+:func:`harness.goldset.load_goldset` (``harness.qrels`` and ``harness.derive`` do).
 """
 
 from __future__ import annotations
