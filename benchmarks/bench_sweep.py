@@ -80,7 +80,8 @@ def harness_sweep(matrix, gold, cfgs):
 def tie_free_difference(matrix, gold, runs, qrels, cfgs):
     """Largest per-question difference over questions whose fused top 11 has no tied
     scores (where the two tie rules cannot disagree), and how many such pairs."""
-    from ranx import evaluate, fuse as rfuse
+    from ranx import evaluate
+    from ranx import fuse as rfuse
 
     from harness.metrics import compute, parse
     from harness.sweep import DenseRanks, _scores, page_lists_topk
