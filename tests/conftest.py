@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+import typer
 
 from harness.corpus import Chunk, Document, Page, chunk_key, make_corpus
 from harness.goldset import PageRef, Question
@@ -24,6 +25,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "shared" in item.keywords:
             item.add_marker(skip)
+
+
+def typer_app(register) -> typer.Typer:
+    """A fresh typer app with one command group registered (for CliRunner tests)."""
+    app = typer.Typer()
+    register(app)
+
+    @app.callback()
+    def _root() -> None:
+        pass
+
+    return app
 
 
 @pytest.fixture

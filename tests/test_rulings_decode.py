@@ -7,12 +7,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from harness.cli.rulings import register
 from harness.rulings.decode import decode_score, fused_value, parse_score, rounds_to
 from harness.rulings.joint import ScoredRow, decode_ranking
+from tests.conftest import typer_app
 
 
 def p6(x: float) -> str:
@@ -180,14 +180,7 @@ def test_ranking_flags_mismatch_conflict_and_order():
 
 @pytest.fixture
 def cli():
-    app = typer.Typer()
-    register(app)
-
-    @app.callback()
-    def _root() -> None:
-        pass
-
-    return app
+    return typer_app(register)
 
 
 def test_cli_decode_prints_the_candidates(cli):

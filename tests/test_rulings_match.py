@@ -6,7 +6,6 @@ import math
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from harness.cli.rulings import register
@@ -18,6 +17,7 @@ from harness.rulings.match import ProdDoc, RulingKey, map_documents, match_rulin
 from harness.rulings.score import fence_columns, rulings_as_run_tables, score_run
 from harness.store import Run
 from harness.text import letters_ratio
+from tests.conftest import typer_app
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rulings"
 GOLD = FIXTURES / "goldset.yaml"
@@ -182,14 +182,7 @@ def test_scoring_something_else_than_a_rulings_run_raises(tmp_path):
 
 @pytest.fixture
 def cli():
-    app = typer.Typer()
-    register(app)
-
-    @app.callback()
-    def _root() -> None:
-        pass
-
-    return app
+    return typer_app(register)
 
 
 def test_cli_import_with_goldset_and_score(cli, tmp_path):

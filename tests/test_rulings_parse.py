@@ -10,7 +10,6 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from harness.cli.rulings import register
@@ -22,6 +21,7 @@ from harness.rulings.records import ParseFailure, Ruling
 from harness.rulings.tables import RULINGS
 from harness.store import Run
 from harness.text import letters_ratio
+from tests.conftest import typer_app
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "rulings"
 EN = FIXTURES / "ruling-saltmarsh-ferries.txt"
@@ -311,14 +311,7 @@ def test_import_of_nothing_raises(tmp_path):
 
 @pytest.fixture
 def cli():
-    app = typer.Typer()
-    register(app)
-
-    @app.callback()
-    def _root() -> None:
-        pass
-
-    return app
+    return typer_app(register)
 
 
 def test_cli_import_prints_one_row_per_ruling(cli, tmp_path):
