@@ -31,3 +31,9 @@ def test_readme_two_commands_match_ci():
     assert "bash scripts/setup && .venv/bin/harness run" in readme
     assert "    bash scripts/test\n" in readme
     assert "scripts/test" in (REPO / ".ci" / "run").read_text()
+
+
+def test_github_workflow_is_the_documented_one():
+    doc = (REPO / "docs" / "ci" / "github-actions.yml").read_text(encoding="utf-8")
+    assert (REPO / ".github" / "workflows" / "retrieval-gate.yml").read_text(encoding="utf-8") == doc
+    assert "bash docs/ci/gate.sh" in doc and "bash scripts/setup" in doc
