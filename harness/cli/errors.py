@@ -10,7 +10,8 @@ from rich.console import Console
 
 from harness.errors import HarnessError
 
-err_console = Console(stderr=True)
+# soft_wrap: error lines name files and ids; never break them at the terminal width
+err_console = Console(stderr=True, soft_wrap=True)
 
 
 @contextmanager
