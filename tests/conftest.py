@@ -15,6 +15,9 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# rich wraps CLI output at the terminal width (80 when there is none); tests that look
+# for a file path in the output must not depend on how long the checkout's path is
+os.environ["COLUMNS"] = "250"
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
