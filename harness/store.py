@@ -139,9 +139,9 @@ class Run:
         return f"Run({str(self.path)!r})"
 
 
-def list_runs(runs_dir: Path) -> list[Path]:
-    """Run directories under ``runs_dir`` (those with a manifest), oldest first by
-    the manifest's ``created`` time, then name."""
+def _manifests(runs_dir: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """(run directory, manifest) under ``runs_dir``, oldest first by the manifest's
+    ``created`` time, then name; an unreadable manifest counts as empty."""
     runs_dir = Path(runs_dir)
     if not runs_dir.exists():
         return []
@@ -150,18 +150,22 @@ def list_runs(runs_dir: Path) -> list[Path]:
         mp = p / MANIFEST
         if p.is_dir() and mp.exists():
             try:
-                created = json.loads(mp.read_text(encoding="utf-8")).get("created", "")
+                m = json.loads(mp.read_text(encoding="utf-8"))
             except json.JSONDecodeError:
-                created = ""
-            found.append((created, p.name, p))
-    return [p for _, _, p in sorted(found)]
+                m = {}
+            found.append((str(m.get("created", "")), p.name, p, m))
+    return [(p, m) for _, _, p, m in sorted(found, key=lambda t: (t[0], t[1]))]
+
+
+def list_runs(runs_dir: Path) -> list[Path]:
+    """Run directories under ``runs_dir`` (those with a manifest), oldest first."""
+    return [p for p, _ in _manifests(runs_dir)]
 
 
 def open_run(ref: str | Path, runs_dir: Path = Path("runs"), verify: bool = True) -> Run:
     """Open a run by path, by id under ``runs_dir``, or ``latest``."""
     if str(ref) == "latest":
-        runs = [p for p in list_runs(runs_dir) if (p / MANIFEST).exists()
-                and json.loads((p / MANIFEST).read_text(encoding="utf-8")).get("status") == "complete"]
+        runs = [p for p, m in _manifests(runs_dir) if m.get("status") == "complete"]
         if not runs:
             raise HarnessError(f"no complete run under {runs_dir}")
         return Run(runs[-1], verify)
