@@ -1,7 +1,7 @@
 """Benchmark: the whole SRD 5.1 (403 pages) through `harness run` with all three arms.
 
 Corpus: ``../shared/corpora/srd-5.1/SRD5.1-CCBY4.0License.pdf``, default chunking.
-Gold set: derived from the PDF's bookmarks (:func:`harness.derive.from_outline`,
+Gold set: derived from the PDF's bookmarks (:func:`harness.goldset.derive.from_outline`,
 ``--questions`` sampled with seed 0) into a temporary folder. Config: the default
 grid (bm25, dense e5-small, boost; 8 fused configs plus the 3 single-arm ones).
 
@@ -74,7 +74,7 @@ def child(goldset: Path, cache: Path, runs: Path, run_id: str) -> dict[str, obje
     import sentence_transformers  # noqa: F401  (library import time is not run time)
     import torch  # noqa: F401
 
-    from harness.pipeline import RunOptions, run
+    from harness.pipeline.retrieval import RunOptions, run
 
     timer = StageTimer()
     result = run(RunOptions(goldset=goldset, runs_dir=runs, run_id=run_id, cache_dir=cache),
@@ -109,8 +109,8 @@ def main() -> None:
     args = ap.parse_args()
     if not PDF.exists():
         raise SystemExit(f"needs {PDF}")
-    from harness.derive import from_outline
-    from harness.models import cache_root
+    from harness.embedding.models import cache_root
+    from harness.goldset.derive import from_outline
 
     with tempfile.TemporaryDirectory(prefix="bench-srd-") as tmp:
         work = Path(tmp)

@@ -6,7 +6,7 @@ configs = 50 values of k x 4 arm subsets (unweighted RRF at full depth, which
 ranx's ``rrf`` can express too). Both sides fuse every config and score
 recall@10, MRR@10, nDCG@10 and hit@5, in the same process.
 
-The harness side is ``harness.sweep.sweep`` (configs on the machine's cores, as
+The harness side is ``harness.pipeline.sweep.sweep`` (configs on the machine's cores, as
 ranx's numba kernels use them too). The peer, ranx (fuse(method="rrf") +
 evaluate), is measured on a subset of the
 configs because it takes seconds per config; rates are question-configs per
@@ -27,11 +27,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from harness.configs import FusionConfig
-from harness.fusion import RankMatrix
-from harness.goldset import PageRef, Question
-from harness.scoring import make_gold
-from harness.sweep import sweep
+from harness.fusion.configs import FusionConfig
+from harness.fusion.fuse import RankMatrix
+from harness.goldset.records import PageRef, Question
+from harness.metrics.pages import make_gold
+from harness.pipeline.sweep import sweep
 
 METRICS = ("recall@10", "MRR@10", "nDCG@10", "hit@5")
 RANX = {"recall@10": "recall@10", "MRR@10": "mrr@10", "nDCG@10": "ndcg@10", "hit@5": "hit_rate@5"}
@@ -83,8 +83,8 @@ def tie_free_difference(matrix, gold, runs, qrels, cfgs):
     from ranx import evaluate
     from ranx import fuse as rfuse
 
-    from harness.metrics import compute, parse
-    from harness.sweep import DenseRanks, _scores, page_lists_topk
+    from harness.metrics.ranking import compute, parse
+    from harness.pipeline.sweep import DenseRanks, _scores, page_lists_topk
 
     dense = DenseRanks.build(matrix, gold)
     specs = [parse(m) for m in METRICS]

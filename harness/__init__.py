@@ -15,11 +15,11 @@ __version__ = "0.1.0"
 __all__ = ["RunOptions", "__version__", "load_config", "load_goldset", "open_run", "run"]
 
 _LAZY = {
-    "RunOptions": ("harness.pipeline", "RunOptions"),
-    "run": ("harness.pipeline", "run"),
-    "open_run": ("harness.store", "open_run"),
-    "load_goldset": ("harness.goldset", "load_goldset"),
-    "load_config": ("harness.configs", "load_config"),
+    "RunOptions": ("harness.pipeline.retrieval", "RunOptions"),
+    "run": ("harness.pipeline.retrieval", "run"),
+    "open_run": ("harness.store.rundir", "open_run"),
+    "load_goldset": ("harness.goldset.records", "load_goldset"),
+    "load_config": ("harness.fusion.configs", "load_config"),
 }
 
 

@@ -8,13 +8,13 @@ import re
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.tables import markdown
-from tests.conftest import REPO
+from harness.store.tables import markdown
+from tests.helpers.common import REPO
 
 
 def test_schemas_doc_is_current():
     doc = (REPO / "docs" / "schemas.md").read_text(encoding="utf-8")
-    assert doc.strip() == markdown().strip(), "regenerate: python -m harness.tables > docs/schemas.md"
+    assert doc.strip() == markdown().strip(), "regenerate: python -m harness.store > docs/schemas.md"
 
 
 def test_readme_commands_exist():

@@ -17,9 +17,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.analysis_fixtures import write_synthetic_run
+from tests.helpers.analysis import write_synthetic_run
+from tests.helpers.common import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
 NAMES = ("score_bands", "compare_configs", "answerers")
 MIN_FIGURES = {"score_bands": 3, "compare_configs": 2, "answerers": 1}
@@ -61,7 +61,7 @@ def _figures(nb: nbformat.NotebookNode) -> int:
 @pytest.fixture(scope="module")
 def sample_runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh run of the embedded sample with the default grid and answers."""
-    from harness.pipeline import RunOptions, run
+    from harness.pipeline.retrieval import RunOptions, run
 
     d = tmp_path_factory.mktemp("sample-runs")
     run(RunOptions(runs_dir=d, run_id="sample", answerers=(("extractive", {}),)))

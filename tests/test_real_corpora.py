@@ -2,7 +2,7 @@
 
 Nothing derived from third-party text is committed: the SRD outline set and the
 AisleRiot parallel set are written into a temporary folder by
-:mod:`harness.derive`; the archaeology gold set below is our own questions
+:mod:`harness.goldset.derive`; the archaeology gold set below is our own questions
 (answers checked by hand in the texts); the Secret Hitler set is used as shipped.
 
 Runs use the real model and embedding cache (``$HARNESS_CACHE`` or
@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.derive import OUTLINE_TEMPLATES, from_outline, parallel
-from harness.goldset import load_goldset
-from harness.languages import language_table
-from harness.pipeline import RunOptions, RunResult, questions_frame, run
+from harness.analysis.languages import language_table
+from harness.goldset.derive import OUTLINE_TEMPLATES, from_outline, parallel
+from harness.goldset.parse import load_goldset
+from harness.pipeline.retrieval import RunOptions, RunResult, questions_frame, run
+from tests.helpers.common import SHARED
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPORA = SHARED / "corpora"
 SRD = CORPORA / "srd-5.1" / "SRD5.1-CCBY4.0License.pdf"
 AISLERIOT = CORPORA / "aisleriot"
@@ -69,7 +69,7 @@ questions:
 
 
 def _run(goldset: Path, runs: Path, run_id: str) -> RunResult:
-    from harness.models import cache_root
+    from harness.embedding.models import cache_root
 
     return run(RunOptions(goldset=goldset, runs_dir=runs, run_id=run_id, cache_dir=cache_root()))
 

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from harness.corpus import page_key
+from harness.corpus.records import page_key
 
 MAX_RANGE = 50
 

@@ -6,7 +6,7 @@ Given an answer text ``t`` (exactly as the answerer returned it, citation marker
 and Markdown included):
 
 * **letter density** = Unicode letters (category ``L*``) / non-space characters,
-  both counted by :func:`harness.text.letters_ratio`. It must be
+  both counted by :func:`harness.core.text.letters_ratio`. It must be
   ``>= min_letter_density`` (0.45). Digits, punctuation, Markdown symbols and
   ``[n]`` markers count as non-space non-letters; Persian, Russian or any other
   script counts as letters.
@@ -38,8 +38,8 @@ import re
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
-from harness.glyphs import GLYPH_PATTERNS, GlyphPattern
-from harness.text import letters_ratio
+from harness.core.text import letters_ratio
+from harness.corpus.glyphs import GLYPH_PATTERNS, GlyphPattern
 
 FENCE_VERSION = "1"
 

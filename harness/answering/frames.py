@@ -15,13 +15,13 @@ from typing import Any
 
 import pandas as pd
 
+from harness.answering.answer_metrics import answer_context, score_answer
 from harness.answering.answerers.base import AnswerRequest, Passage
 from harness.answering.read import ReadOptions, ReadRow, answering_read
-from harness.answering.scoring import answer_context, score_answer
-from harness.corpus import HEADING_SEP, Chunk, Document, page_key
-from harness.errors import HarnessError
-from harness.goldset import PageRef, Question
-from harness.store import Run
+from harness.core.errors import HarnessError
+from harness.corpus.records import HEADING_SEP, Chunk, Document, page_key
+from harness.goldset.records import PageRef, Question
+from harness.store.rundir import Run
 
 Key = tuple[str, str]  # (question_id, config_id)
 

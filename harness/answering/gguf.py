@@ -29,8 +29,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.errors import HarnessError
-from harness.hashing import file_sha256
+from harness.core.digest import file_sha256
+from harness.core.errors import HarnessError
 
 MODEL_ID = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 GGUF_NAME = f"{MODEL_ID}.gguf"

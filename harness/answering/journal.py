@@ -9,7 +9,7 @@ Parquet tables are consolidated from the journals at the end.
 Conventions: a later record for the same key (question_id, config_id) replaces
 an earlier one (``--retry-errors`` appends the new attempt). A last line without
 its newline (the process died mid-write) is cut off when the journal is opened;
-any other unparseable line is a :class:`harness.errors.ValidationError` naming
+any other unparseable line is a :class:`harness.core.errors.ValidationError` naming
 the file and line.
 """
 
@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness.errors import Problem, ValidationError
+from harness.core.errors import Problem, ValidationError
 
 JOURNAL_DIR = "answers-journal"
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

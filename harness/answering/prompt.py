@@ -37,7 +37,7 @@ from pathlib import Path
 from string import Template
 
 from harness.answering.answerers.base import AnswerRequest, Passage
-from harness.errors import HarnessError
+from harness.core.errors import HarnessError
 
 PROMPT_VERSION = "answer-v1"
 ABSTAIN = "ABSTAIN"

@@ -3,7 +3,7 @@
 Algorithm (one question, one fusion config)
 -------------------------------------------
 1. **Pool**: the config's fused rows ordered by fused score descending, chunk id
-   ascending (:func:`harness.ordering.order`; this is the ``fused_rank`` order),
+   ascending (:func:`harness.core.ordering.order`; this is the ``fused_rank`` order),
    first ``pool`` (80) rows.
 2. **Re-rank**: the registered re-ranker (:mod:`harness.answering.rerankers`)
    scores the pool; ordering by that score (descending, chunk id ascending) gives
@@ -47,11 +47,11 @@ import numpy as np
 import pandas as pd
 
 from harness.answering.rerankers import RERANKERS, Candidate, make_reranker
-from harness.corpus import Chunk, Document
-from harness.errors import HarnessError, Problem, ValidationError
-from harness.goldset import Question
-from harness.ordering import order
-from harness.registry import Registry
+from harness.core.errors import HarnessError, Problem, ValidationError
+from harness.core.ordering import order
+from harness.core.registry import Registry
+from harness.corpus.records import Chunk, Document
+from harness.goldset.records import Question
 
 BOOK_KINDS = ("rulebook", "expansion", "errata")
 RERANKER_SLOT = "reranker"

@@ -1,14 +1,14 @@
 """Re-rankers of the answering read: score the candidate pool, registered by name.
 
 A re-ranker returns one score per candidate (higher is better); the read orders
-the pool by that score through :func:`harness.ordering.order` (score descending,
+the pool by that score through :func:`harness.core.ordering.order` (score descending,
 chunk id ascending) and keeps the top ``final``.
 
 Registered
 ----------
 * ``fused``: the fused RRF score itself, i.e. the pool keeps its fused order.
 * ``lexical``: shared distinct tokens between question and passage (heading +
-  text, :func:`harness.text.tokenize`) as the integer part, plus
+  text, :func:`harness.core.text.tokenize`) as the integer part, plus
   ``fused_score / (2 * best fused score in the pool)`` (< 1) as the fractional
   part, so passages with equal overlap keep their fused order. A question with no
   token in common with any passage (e.g. asked in another language) therefore
@@ -27,8 +27,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from harness.registry import Registry
-from harness.text import tokenize
+from harness.core.registry import Registry
+from harness.core.text import tokenize
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ class LexicalReranker:
         return overlap + frac
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "tokenizer": "harness.text.tokenize"}
+        return {"name": self.name, "tokenizer": "harness.core.text.tokenize"}
 
 
 def make_reranker(name: str) -> Reranker:

@@ -38,7 +38,6 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-import harness.answering.tables  # noqa: F401  (registers the answering tables)
 from harness.answering.answerers import load_builtin_answerers, make_answerer
 from harness.answering.answerers.base import (
     ANSWERERS,
@@ -50,8 +49,8 @@ from harness.answering.answerers.base import (
 from harness.answering.frames import ReadSet, answer_frames, build_reads, load_inputs, reads_frame
 from harness.answering.journal import Journal, journal_path, valid_label
 from harness.answering.read import ReadOptions
-from harness.errors import ConfigError, HarnessError
-from harness.store import Run, RunWriter
+from harness.core.errors import ConfigError, HarnessError
+from harness.store.rundir import Run, RunWriter
 
 Progress = Callable[[str, int], Any]
 

@@ -1,14 +1,14 @@
 """Side-by-side comparison of the answerers of one run (``harness answerers RUN``).
 
 For every config answered and every answerer: the mean of each shown metric over
-its scope (:mod:`harness.answering.scoring`: e.g. citation precision over
+its scope (:mod:`harness.answering.answer_metrics`: e.g. citation precision over
 answerable questions, fence pass rate over answers that are not errors,
 abstention accuracy over all questions), latency p50/p95 (numpy's linear
 quantiles over every call), and the paired difference against the *baseline*
 answerer (default: the first answerer of the run): the mean of
 ``value(answerer) - value(baseline)`` over the questions in the metric's scope
 for both, with a percentile bootstrap confidence interval
-(:func:`harness.stats.bootstrap_ci`, seeded local generator). A metric with no
+(:func:`harness.regression.stats.bootstrap_ci`, seeded local generator). A metric with no
 question in scope has mean NaN (printed ``-``) and no difference.
 
 Reference: paired bootstrap over questions, Efron & Tibshirani, "An
@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.answering.scoring import ANSWER_METRICS
-from harness.errors import HarnessError
-from harness.stats import bootstrap_ci
-from harness.store import Run
+from harness.answering.answer_metrics import ANSWER_METRICS
+from harness.core.errors import HarnessError
+from harness.regression.stats import bootstrap_ci
+from harness.store.rundir import Run
 
 SHOWN = ("fence_pass", "citation_precision", "citation_recall", "abstention_correct",
          "no_citation", "context_recall", "latency_ms")

@@ -4,7 +4,7 @@ Arms register by name in :data:`ARMS`; a run instantiates each arm once with its
 parameters from the config file, calls :meth:`Arm.prepare` with the corpus and
 :meth:`Arm.search` with every question, and stores the hits in ``arm_ranks``.
 Hits are ordered score descending, then chunk id ascending
-(:func:`harness.ordering.order`), ranks start at 1, and at most ``depth`` hits are
+(:func:`harness.core.ordering.order`), ranks start at 1, and at most ``depth`` hits are
 returned. An arm that has nothing for a question returns an empty tuple.
 """
 
@@ -17,10 +17,10 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from harness.corpus import Corpus
-from harness.goldset import Question
-from harness.ordering import order
-from harness.registry import Registry
+from harness.core.ordering import order
+from harness.core.registry import Registry
+from harness.corpus.records import Corpus
+from harness.goldset.records import Question
 
 
 @dataclass(frozen=True)

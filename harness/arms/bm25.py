@@ -23,10 +23,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from harness.arms.base import ARMS, ArmContext, ArmResult, hits_from_scores
-from harness.corpus import Corpus
-from harness.errors import ConfigError
-from harness.goldset import Question
-from harness.text import Tokenizer
+from harness.core.errors import ConfigError
+from harness.core.text import Tokenizer
+from harness.corpus.records import Corpus
+from harness.goldset.records import Question
 
 IDF_FLOORS = ("epsilon", "rank_bm25")
 

@@ -1,10 +1,10 @@
 """The ``dense`` arm: cosine similarity of sentence embeddings, exact search.
 
 Definition: every chunk text is embedded in the passage role and every question in
-the query role by a packaged model (:mod:`harness.models`, default ``e5-small``,
+the query role by a packaged model (:mod:`harness.embedding.models`, default ``e5-small``,
 multilingual); the score of a chunk is the inner product of the L2-normalised
 vectors, i.e. their cosine, found with a faiss ``IndexFlatIP`` (exact, no
-approximation). Embeddings are cached on disk (:mod:`harness.embeddings`), so a
+approximation). Embeddings are cached on disk (:mod:`harness.embedding.cache`), so a
 second run over the same corpus embeds nothing.
 
 Conventions: hits are ordered score descending then chunk id ascending
@@ -34,11 +34,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from harness.arms.base import ARMS, ArmContext, ArmResult, Hit, hits_from_scores
-from harness.corpus import Corpus
-from harness.embeddings import EmbeddingCache, embed
-from harness.errors import ConfigError, HarnessError
-from harness.goldset import Question
-from harness.models import EMBEDDING_MODELS, EmbeddingModel, load_model
+from harness.core.errors import ConfigError, HarnessError
+from harness.corpus.records import Corpus
+from harness.embedding.cache import EmbeddingCache, embed
+from harness.embedding.models import EMBEDDING_MODELS, EmbeddingModel, load_model
+from harness.goldset.records import Question
 
 DEFAULT_MODEL = "e5-small"
 """Chosen on the cross-lingual questions of the Secret Hitler gold set (docs/dense.md)."""

@@ -29,17 +29,17 @@ import numpy as np
 import pandas as pd
 
 from harness.arms.base import ARMS, ArmContext, ArmResult, Hit
-from harness.corpus import Corpus, page_key
-from harness.errors import ConfigError, Problem, ValidationError
-from harness.goldset import Question
-from harness.ordering import order
+from harness.core.errors import ConfigError, Problem, ValidationError
+from harness.core.ordering import order
+from harness.corpus.records import Corpus, page_key
+from harness.goldset.records import Question
 
 UNMATCHED = ("error", "warn")
 
 
 def read_ranked(path: Path, fmt: str | None = None) -> pd.DataFrame:
     """Rows (question_id, id, id_kind, rank, score, line) from a TREC/Parquet/JSONL file."""
-    from harness.trec import read_run
+    from harness.interop.trec import read_run
 
     fmt = fmt or {".parquet": "parquet", ".jsonl": "jsonl"}.get(path.suffix.lower(), "trec")
     if fmt == "trec":
@@ -134,7 +134,7 @@ class ExternalArm:
         return out
 
     def describe(self) -> dict[str, Any]:
-        from harness.store import file_sha256
+        from harness.store.rundir import file_sha256
 
         return {"arm": self.name, "path": str(self.path), "sha256": file_sha256(self.path),
                 "format": self.format, "on_unmatched": self.on_unmatched,

@@ -13,12 +13,12 @@ import pandas as pd
 import typer
 
 from harness.cli.errors import bad_input_exits_2
-from harness.registry import Registry
+from harness.core.registry import Registry
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from harness.bands import BandTable
+    from harness.analysis.bands import BandTable
 
 RunRef = Annotated[str, typer.Argument(help="Run directory, run id under --runs-dir, or 'latest'.")]
 RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Folder that holds run directories.")]
@@ -111,8 +111,8 @@ def bands_cmd(
     """
     from rich.console import Console
 
-    from harness.bands import run_band_tables
-    from harness.store import open_run
+    from harness.analysis.bands import run_band_tables
+    from harness.store.rundir import open_run
 
     with bad_input_exits_2():
         tables = run_band_tables(open_run(run, runs_dir), top_k=top_k)
@@ -137,8 +137,8 @@ def report_cmd(
 
     Example: harness report latest -o report.html
     """
-    from harness.report import write_report
-    from harness.store import open_run
+    from harness.analysis.report import write_report
+    from harness.store.rundir import open_run
 
     with bad_input_exits_2():
         path = write_report(open_run(run, runs_dir), out, top_k=top_k, metric=metric)
@@ -174,7 +174,7 @@ def query_cmd(
     Example: harness query "select config_id, avg(value) from metrics
     where metric = 'recall@5' group by 1"
     """
-    from harness.query import query
+    from harness.store.query import query
 
     with bad_input_exits_2():
         write = OUTPUT_FORMATS.get(fmt)

@@ -23,7 +23,7 @@ def parse_answerer_params(items: list[str]) -> dict[str, dict[str, Any]]:
     """``LABEL.KEY=VALUE`` items -> ``{label: {key: value}}``; values are read as
     JSON when they parse (``0.2``, ``true``, ``3``), else kept as strings
     (``gemma4:26b``)."""
-    from harness.errors import ConfigError
+    from harness.core.errors import ConfigError
 
     out: dict[str, dict[str, Any]] = {}
     bad = []
@@ -78,7 +78,7 @@ def answer_cmd(
     from harness.answering.runner import answer_run
     from harness.answering.sidebyside import print_side_by_side
     from harness.cli.progress import rich_progress
-    from harness.store import Run, open_run
+    from harness.store.rundir import Run, open_run
 
     with bad_input_exits_2():
         params = parse_answerer_params(param or [])
@@ -95,7 +95,7 @@ def answer_cmd(
         specs = [(a, params.get(a.split("=")[0], {})) for a in answerer]
         unused = sorted(set(params) - {a.split("=")[0] for a in answerer})
         if unused:
-            from harness.errors import ConfigError
+            from harness.core.errors import ConfigError
 
             raise ConfigError(f"--param names answerer label(s) not given with --answerer: "
                               f"{', '.join(unused)}")
@@ -130,7 +130,7 @@ def answerers_cmd(
     from rich.console import Console
 
     from harness.answering.sidebyside import print_side_by_side
-    from harness.store import open_run
+    from harness.store.rundir import open_run
 
     with bad_input_exits_2():
         r = open_run(run, runs_dir)

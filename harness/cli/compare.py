@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _selectors(config: list[str], candidate_config: str | None) -> list[str | tuple[str, str]]:
-    from harness.errors import HarnessError
+    from harness.core.errors import HarnessError
 
     if candidate_config is None:
         return list(config)
@@ -56,9 +56,9 @@ def compare_cmd(
     """
     from rich.console import Console
 
-    from harness.baseline import load_side
-    from harness.compare import compare_runs
-    from harness.gate_report import COMPARISON_FORMATS, comparison_renderables
+    from harness.regression.compare import compare_runs
+    from harness.regression.gate_report import COMPARISON_FORMATS, comparison_renderables
+    from harness.store.baseline import load_side
 
     with bad_input_exits_2():
         render = COMPARISON_FORMATS.get(fmt)
@@ -99,12 +99,12 @@ def gate_cmd(
     """
     from rich.console import Console
 
-    from harness.baseline import load_side
     from harness.cli.errors import err_console
-    from harness.errors import HarnessError
-    from harness.gate import EXIT_BAD_INPUT, run_gate
-    from harness.gate_report import GATE_FORMATS, gate_renderables, render_error
-    from harness.policy import load_policy
+    from harness.core.errors import HarnessError
+    from harness.regression.gate import EXIT_BAD_INPUT, run_gate
+    from harness.regression.gate_report import GATE_FORMATS, gate_renderables, render_error
+    from harness.regression.policy import load_policy
+    from harness.store.baseline import load_side
 
     outputs = {"markdown": markdown, "junit": junit, "json": json_out}
     try:
@@ -138,9 +138,9 @@ def baseline_save_cmd(
     """
     from rich.console import Console
 
-    from harness.baseline import save_baseline
-    from harness.errors import HarnessError
-    from harness.store import open_run
+    from harness.core.errors import HarnessError
+    from harness.store.baseline import save_baseline
+    from harness.store.rundir import open_run
 
     with bad_input_exits_2():
         if not name or "/" in name or "\\" in name or name.startswith("."):

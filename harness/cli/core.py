@@ -31,7 +31,7 @@ def run_cmd(
     """
     from harness.cli.progress import rich_progress
     from harness.cli.summary import print_summary
-    from harness.pipeline import RunOptions, run
+    from harness.pipeline.retrieval import RunOptions, run
 
     with bad_input_exits_2():
         params = _parse_params(param)
@@ -48,7 +48,7 @@ def run_cmd(
 
 
 def _parse_params(items: list[str]) -> dict[str, dict[str, object]]:
-    from harness.errors import ConfigError
+    from harness.core.errors import ConfigError
 
     out: dict[str, dict[str, object]] = {}
     for item in items:
@@ -77,7 +77,7 @@ def list_cmd() -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from harness.registries import all_registries
+    from harness.cli.catalog import all_registries
 
     table = Table("registry", "names")
     for kind, names in all_registries().items():
@@ -92,7 +92,7 @@ def validate_cmd(goldset: Path = typer.Argument(..., help="Gold set YAML to chec
     """
     from rich.console import Console
 
-    from harness.goldset import load_goldset
+    from harness.goldset.parse import load_goldset
 
     with bad_input_exits_2():
         gs = load_goldset(goldset)

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 import typer
 from rich.console import Console
 
-from harness.errors import HarnessError
+from harness.core.errors import HarnessError
 
 # soft_wrap: error lines name files and ids; never break them at the terminal width
 err_console = Console(stderr=True, soft_wrap=True)

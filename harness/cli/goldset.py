@@ -10,7 +10,7 @@ import typer
 from harness.cli.errors import bad_input_exits_2
 
 if TYPE_CHECKING:
-    from harness.derive import Derivation
+    from harness.goldset.derive import Derivation
 
 goldset_app = typer.Typer(help="Build gold sets from judgements or document structure.",
                           no_args_is_help=True)
@@ -40,8 +40,8 @@ def from_qrels_cmd(
     """
     from rich.console import Console
 
-    from harness.goldset import load_goldset
-    from harness.qrels import goldset_from_qrels
+    from harness.goldset.parse import load_goldset
+    from harness.interop.qrels import goldset_from_qrels
 
     with bad_input_exits_2():
         path = goldset_from_qrels(qrels, questions, documents, out, name)
@@ -51,7 +51,7 @@ def from_qrels_cmd(
 
 def _by_language(values: list[str], option: str) -> dict[str, Path]:
     """Parse repeated ``LANG=PATH`` options; malformed ones raise (exit 2)."""
-    from harness.errors import Problem, ValidationError
+    from harness.core.errors import Problem, ValidationError
 
     out: dict[str, Path] = {}
     problems = []
@@ -69,10 +69,10 @@ def _by_language(values: list[str], option: str) -> dict[str, Path]:
 
 
 def _report(result: Derivation, kind: str) -> None:
-    """Validate the written gold set (harness.goldset.load_goldset) and say what it holds."""
+    """Validate the written gold set (harness.goldset.parse.load_goldset) and say what it holds."""
     from rich.console import Console
 
-    from harness.goldset import load_goldset
+    from harness.goldset.parse import load_goldset
 
     gs = load_goldset(result.path)
     skipped = ", ".join(f"{n} {why}" for why, n in result.skipped) or "none"
@@ -106,7 +106,7 @@ def from_outline_cmd(
 
     Example: harness goldset from-outline srd.pdf -o srd-outline.yaml --doc-id srd --max 40
     """
-    from harness.derive import from_outline
+    from harness.goldset.derive import from_outline
 
     with bad_input_exits_2():
         result = from_outline(pdf, out, doc_id=doc_id, game=game, edition=edition,
@@ -141,7 +141,7 @@ def parallel_cmd(
 
     Example: harness goldset parallel --doc en=en.txt --doc ru=ru.txt --ask ru -o p.yaml --max 30
     """
-    from harness.derive import parallel
+    from harness.goldset.derive import parallel
 
     with bad_input_exits_2():
         result = parallel(_by_language(doc, "--doc"), ask, out, answer=answer,

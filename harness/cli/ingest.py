@@ -35,12 +35,13 @@ def ingest_cmd(
     """
     from rich.console import Console
 
-    from harness.boilerplate import BoilerplateOptions
-    from harness.chunking import ChunkingOptions
-    from harness.errors import ConfigError, HarnessError
-    from harness.goldset import DocumentSpec, load_goldset
-    from harness.ingest import ingest_report, render
-    from harness.loaders import SUFFIXES
+    from harness.core.errors import ConfigError, HarnessError
+    from harness.corpus.boilerplate import BoilerplateOptions
+    from harness.corpus.chunking import ChunkingOptions
+    from harness.corpus.ingest import ingest_report, render
+    from harness.corpus.loaders import SUFFIXES
+    from harness.corpus.records import DocumentSpec
+    from harness.goldset.parse import load_goldset
 
     with bad_input_exits_2():
         sources: list[DocumentSpec | Path] = []

@@ -28,9 +28,9 @@ def export_cmd(
     """
     from rich.console import Console
 
-    from harness.errors import ConfigError
-    from harness.store import open_run
-    from harness.trec import LEVELS, SCORE_MODES, export_run
+    from harness.core.errors import ConfigError
+    from harness.interop.trec import LEVELS, SCORE_MODES, export_run
+    from harness.store.rundir import open_run
 
     with bad_input_exits_2():
         if fmt != "trec":

@@ -100,7 +100,7 @@ def _score(run_path: Path, goldset: Path, mapping: Path | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from harness.rulings.score import score_run
+    from harness.rulings.evaluate import score_run
 
     with _bad_input():
         scored = score_run(run_path, goldset, mapping)
@@ -124,7 +124,7 @@ def score_cmd(run: RunRef, goldset: GoldReq, mapping: MappingOpt = None,
 
     Example: harness rulings score rulings-20260101-120000-ab12 --goldset goldsets/sample.yaml
     """
-    from harness.store import open_run
+    from harness.store.rundir import open_run
 
     with _bad_input():
         path = open_run(run, runs_dir).path

@@ -8,11 +8,11 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from harness.summary import summary_frame
+from harness.analysis.summary import summary_frame
 
 
 def print_summary(run_path: Path, console: Console | None = None) -> None:
-    from harness.store import Run
+    from harness.store.rundir import Run
 
     run = Run(run_path)
     # CI logs are not terminals: give tables room instead of eliding config ids
@@ -29,7 +29,7 @@ def print_summary(run_path: Path, console: Console | None = None) -> None:
                         ("-" if pd.isna(r[c]) else f"{r[c]:.3f}") for c in df.columns])
     console.print(table)
     if q["language"].nunique() > 1:
-        from harness.languages import language_table, print_language_table
+        from harness.analysis.languages import language_table, print_language_table
 
         print_language_table(language_table(run.table("metrics"), q, "recall@5", also=()), console,
                              title="recall@5 per question language (answerable questions)")

@@ -7,7 +7,7 @@ and ``frames`` (Parquet shapes), ``importer`` (files -> rulings run),
 ``mapping`` / ``match`` / ``score`` (production against a gold set).
 See ``docs/rulings.md``.
 
-The names below are imported lazily, so ``import harness.rulings.tables`` stays
+The names below are imported lazily, so ``import harness.store.ruling_tables`` stays
 cheap.
 """
 
@@ -26,9 +26,9 @@ _EXPORTS = {
     "import_rulings": "harness.rulings.importer",
     "load_mapping": "harness.rulings.mapping",
     "match_rulings": "harness.rulings.match",
-    "score_rulings": "harness.rulings.score",
-    "score_run": "harness.rulings.score",
-    "rulings_as_run_tables": "harness.rulings.score",
+    "score_rulings": "harness.rulings.evaluate",
+    "score_run": "harness.rulings.evaluate",
+    "rulings_as_run_tables": "harness.rulings.evaluate",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from harness.registry import Registry
+from harness.core.registry import Registry
 from harness.rulings.records import DocCell
 
 ARM_ALIASES: Registry[str] = Registry("production arm")

@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from harness.registry import Registry
+from harness.core.registry import Registry
 
 Ranks = tuple[int | None, ...]
 

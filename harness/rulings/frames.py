@@ -1,6 +1,6 @@
 """Parsed rulings and their decodings -> DataFrames in the ``ruling*`` table shapes.
 
-Column names come from the registered specs (``harness.rulings.tables``);
+Column names come from the registered specs (``harness.store.ruling_tables``);
 tuples become lists, absent values nulls. :func:`decode_ruling` decodes the
 distinct fused ranks a ruling shows (search rows, and read rows that carry a
 fused rank), with the carried-by sizes of the read rows. Besides the decoding
@@ -19,14 +19,14 @@ import pandas as pd
 from harness.rulings.decode import fused_value, rounds_to
 from harness.rulings.joint import RowDecoding, ScoredRow, decode_ranking
 from harness.rulings.records import DocCell, Ruling
-from harness.rulings.tables import (
+from harness.store.ruling_tables import (
     RULING_CITATIONS,
     RULING_DECODES,
     RULING_READS,
     RULING_REFS,
     RULINGS,
 )
-from harness.tables import TableSpec
+from harness.store.tables import TableSpec
 
 
 def _frame(spec: TableSpec, rows: list[dict[str, object]]) -> pd.DataFrame:

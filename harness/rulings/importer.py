@@ -3,7 +3,7 @@
 Every file is parsed on its own: a page that cannot be parsed is reported (file
 name and what was missing) and the others are still imported. The run holds the
 tables ``rulings``, ``ruling_refs``, ``ruling_reads``, ``ruling_citations`` and
-``ruling_decodes`` (``harness.rulings.tables``) and a manifest with ``kind:
+``ruling_decodes`` (``harness.store.ruling_tables``) and a manifest with ``kind:
 rulings``, every source file's SHA-256, its parse warnings and the decode
 parameters. A directory argument stands for the ``*.txt`` files inside it
 (sorted). Two files with the same name get their SHA-256 prefix appended to
@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.errors import HarnessError, Problem
+from harness.core.errors import HarnessError, Problem
 from harness.rulings import frames
 from harness.rulings.joint import RowDecoding
 from harness.rulings.parse import parse_bytes, ruling_id
 from harness.rulings.records import ParseFailure, Ruling
-from harness.store import RunWriter, new_run_id
+from harness.store.rundir import RunWriter, new_run_id
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def import_rulings(paths: Sequence[Path], runs_dir: Path = Path("runs"), run_id:
     Raises :class:`HarnessError` when no page could be imported (nothing is
     written then) or when the run directory already exists.
     """
-    from harness.provenance import base_manifest, now_iso
+    from harness.store.provenance import base_manifest, now_iso
 
     rulings, failures = parse_files(paths)
     if not rulings:

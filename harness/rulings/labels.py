@@ -17,8 +17,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.errors import Problem
-from harness.registry import Registry
+from harness.core.errors import Problem
+from harness.core.registry import Registry
 from harness.rulings import cells
 
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from harness.errors import Problem, ValidationError
+from harness.core.errors import Problem, ValidationError
 
 FORMAT_VERSION = 1
 

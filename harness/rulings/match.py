@@ -34,14 +34,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from harness.goldset import GoldSet
+from harness.core.text import tokenize
+from harness.goldset.records import GoldSet
 from harness.rulings.mapping import DocTarget, Mapping
-from harness.text import tokenize
 
 
 def normalise(text: str | None) -> str:
     """Case-, script- and punctuation-insensitive form: tokens joined by spaces
-    (``harness.text.tokenize``): "How do I play?" -> "how do i play"."""
+    (``harness.core.text.tokenize``): "How do I play?" -> "how do i play"."""
     return " ".join(tokenize(text or ""))
 
 

@@ -30,7 +30,7 @@ import re
 from pathlib import Path
 from types import MappingProxyType
 
-from harness.errors import Problem
+from harness.core.errors import Problem
 from harness.rulings.labels import LABELS, NOTES, PROSE, Acc
 from harness.rulings.merge import merge_citations, merge_reads, merge_search
 from harness.rulings.records import ParseFailure, Ruling

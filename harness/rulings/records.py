@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from harness.errors import Problem
+from harness.core.errors import Problem
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ class Fence:
 @dataclass(frozen=True)
 class Ruling:
     """Everything parsed from one ruling page. ``values`` is a read-only mapping of
-    the ``rulings`` columns (``harness.rulings.tables.RULINGS``) to their values;
+    the ``rulings`` columns (``harness.store.ruling_tables.RULINGS``) to their values;
     lists are tuples."""
 
     question_id: str

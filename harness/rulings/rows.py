@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.registry import Registry
+from harness.core.registry import Registry
 from harness.rulings import cells
 from harness.rulings.segment import Line
 

@@ -28,7 +28,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from harness.registry import Registry
+from harness.core.registry import Registry
 
 DEBUG_MARK = "\U0001f527"
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});")

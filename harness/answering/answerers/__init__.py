@@ -20,7 +20,7 @@ from harness.answering.answerers.base import (
     AnswerResponse,
     Passage,
 )
-from harness.errors import ConfigError
+from harness.core.errors import ConfigError
 
 __all__ = ["ANSWERERS", "OUTCOMES", "AnswerRequest", "AnswerResponse", "Answerer", "Passage",
            "load_builtin_answerers", "make_answerer"]
@@ -41,9 +41,9 @@ def load_builtin_answerers() -> None:
 def make_answerer(name: str, **params: Any) -> Answerer:
     """Construct the answerer registered as ``name`` with keyword ``params``.
 
-    Unknown names raise :class:`harness.errors.RegistryError` listing the
+    Unknown names raise :class:`harness.core.errors.RegistryError` listing the
     answerers; unknown or missing parameters raise
-    :class:`harness.errors.ConfigError` listing the accepted ones.
+    :class:`harness.core.errors.ConfigError` listing the accepted ones.
     """
     load_builtin_answerers()
     cls = ANSWERERS.get(name)

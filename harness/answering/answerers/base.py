@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from harness.registry import Registry
+from harness.core.registry import Registry
 
 OUTCOMES = ("answered", "abstained", "error")
 

@@ -7,7 +7,7 @@ passage's ``[n]`` marker; below ``threshold`` it abstains.
 Definition
 ----------
 Question terms ``Q`` are the distinct tokens of the question
-(:class:`harness.text.Tokenizer`, Snowball-stemmed in the question's language
+(:class:`harness.core.text.Tokenizer`, Snowball-stemmed in the question's language
 when ``stem`` is on) minus a question-word stop list for that language. Every
 sentence with at least ``min_tokens`` tokens is a candidate; over the ``N``
 candidates of this read, ``df(t)`` counts the sentences containing ``t`` and
@@ -20,7 +20,7 @@ scores the share of the question's idf mass it covers::
 Edge cases and conventions
 --------------------------
 * Candidates are ranked by score descending, ties by (passage ``n``, sentence
-  index) through :func:`harness.ordering.order`; a sentence whose folded text
+  index) through :func:`harness.core.ordering.order`; a sentence whose folded text
   equals a better-ranked one (overlapping chunks) is skipped.
 * Sentences scoring ``>= threshold`` are output, best first, one per line,
   each followed by `` [n]``. If the best score is below ``threshold`` (or the
@@ -47,9 +47,9 @@ from typing import Any, ClassVar
 
 from harness.answering.answerers.base import ANSWERERS, AnswerRequest, AnswerResponse, Passage
 from harness.answering.prompt import abstention
-from harness.errors import ConfigError
-from harness.ordering import order
-from harness.text import Tokenizer, fold
+from harness.core.errors import ConfigError
+from harness.core.ordering import order
+from harness.core.text import Tokenizer, fold
 
 MODEL_ID = "extractive-v1"
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from harness.answering.answerers.base import AnswerRequest, AnswerResponse
 from harness.answering.prompt import parse_outcome, render
-from harness.errors import ConfigError
+from harness.core.errors import ConfigError
 
 _RETRY_EXC = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 _SNIPPET = 200

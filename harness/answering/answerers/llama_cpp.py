@@ -2,7 +2,7 @@
 
 Needs the ``llama`` extra (llama-cpp-python, and the model part packages for
 the default model): without it the constructor raises a
-:class:`harness.errors.ConfigError` naming the extra. ``model_path`` defaults to
+:class:`harness.core.errors.ConfigError` naming the extra. ``model_path`` defaults to
 the packaged Qwen2.5-Coder-1.5B-Instruct, assembled and checksum-verified by
 :func:`harness.answering.gguf.assemble_gguf` on first use.
 
@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 from harness.answering.answerers.base import ANSWERERS, AnswerRequest, AnswerResponse
 from harness.answering.answerers.http import count
 from harness.answering.prompt import parse_outcome, render
-from harness.errors import ConfigError
+from harness.core.errors import ConfigError
 
 EXTRA_HINT = "pip install 'harness[llama]' (llama-cpp-python; compiles from source, ~9 min)"
 

@@ -27,7 +27,7 @@ from harness.answering.answerers.http import (
     check_base_url,
     count,
 )
-from harness.errors import ConfigError
+from harness.core.errors import ConfigError
 
 
 @ANSWERERS.register("openai")

@@ -26,7 +26,7 @@ Conventions
 * A question with no recorded row becomes an ``error`` response naming the
   question and the file; it never raises.
 * Every problem in the file is collected and raised together as
-  :class:`harness.errors.ValidationError` with the file, line (JSONL) or row
+  :class:`harness.core.errors.ValidationError` with the file, line (JSONL) or row
   (Parquet) and question id.
 
 Reference: record/replay testing of model outputs, as in the "cassettes" of
@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 
 from harness.answering.answerers.base import ANSWERERS, OUTCOMES, AnswerRequest, AnswerResponse
 from harness.answering.prompt import parse_outcome
-from harness.errors import ConfigError, Problem, ValidationError
+from harness.core.errors import ConfigError, Problem, ValidationError
 
 REQUIRED = ("question_id", "text")
 OPTIONAL = ("config_id", "outcome", "model_id", "latency_ms", "tokens_in", "tokens_out", "error")
@@ -202,7 +202,7 @@ class ReplayAnswerer:
             tokens_in=rec.tokens_in, tokens_out=rec.tokens_out, error=rec.error)
 
     def describe(self) -> dict[str, Any]:
-        from harness.store import file_sha256
+        from harness.store.rundir import file_sha256
 
         return {"answerer": self.name, "path": str(self.path), "config_id": self.config_id,
                 "filter_answerer": self.answerer, "sha256": file_sha256(self.path),

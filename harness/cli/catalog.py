@@ -1,0 +1,52 @@
+"""Every registry of the harness in one listing (for ``harness list`` and docs)."""
+
+from __future__ import annotations
+
+import importlib
+
+# (label, module, attribute); modules are imported on demand
+REGISTRIES = (
+    ("arms", "harness.arms", "ARMS"),
+    ("fusion methods", "harness.fusion.fuse", "FUSION_METHODS"),
+    ("metrics", "harness.metrics.ranking", "METRICS"),
+    ("loaders", "harness.corpus.loaders", "LOADERS"),
+    ("chunkers", "harness.corpus.chunking", "CHUNKERS"),
+    ("embedding models", "harness.embedding.models", "EMBEDDING_MODELS"),
+    ("answerers", "harness.answering.answerers.base", "ANSWERERS"),
+    ("re-rankers", "harness.answering.rerankers", "RERANKERS"),
+    ("floors", "harness.answering.read", "FLOORS"),
+    ("tables", "harness.store.tables", "TABLES"),
+)
+
+_PLUGINS = ("harness.arms.bm25", "harness.arms.boost", "harness.arms.dense", "harness.arms.external", "harness.answering.rerankers",
+            "harness.answering.read")
+
+
+def load_plugins() -> None:
+    """Import the modules that register built-in components."""
+    from harness.answering.answerers import load_builtin_answerers
+
+    load_builtin_answerers()
+    for mod in _PLUGINS:
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as exc:
+            if exc.name != mod:
+                raise
+
+
+def all_registries() -> dict[str, list[str]]:
+    load_plugins()
+    out: dict[str, list[str]] = {}
+    for label, mod, attr in REGISTRIES:
+        try:
+            reg = getattr(importlib.import_module(mod), attr)
+        except (ModuleNotFoundError, AttributeError):
+            continue
+        names = reg.names()
+        if label == "metrics":
+            from harness.metrics.ranking import METRICS
+
+            names = [n + ("@k" if METRICS.get(n).takes_cutoff else "") for n in names]
+        out[label] = names
+    return out

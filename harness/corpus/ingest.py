@@ -1,0 +1,317 @@
+"""Ingestion report: what loading and chunking made of each document, and warnings.
+
+For every document: pages, empty pages, characters, where its headings come
+from (``outline``: PDF bookmarks or Markdown/JSONL markup; ``detected``:
+:mod:`harness.corpus.headings`; ``none``), how many headings there are and, for a PDF
+outline, how many bookmark titles were found in their page's text; chunk count and size
+statistics; what the boilerplate filter removed; and warnings.
+
+Page warnings (:data:`PAGE_CHECKS`, thresholds in :class:`IngestThresholds`)
+-------------------------------------------------------------------------------
+``empty``               no visible character (blank or image-only page)
+``near_empty``          fewer than ``near_empty_letters`` letters (a cover, a
+                        page number, an image with a caption)
+``short``               fewer than ``short_page_chars`` characters otherwise
+``long``                more than ``long_page_chars`` characters
+``glyph_debris``        glyph-index tokens (``(cid:12)``, ``/g123``, ``glyph12``,
+                        ``/uni00E9``): a font without a usable ToUnicode map
+``low_letter_density``  letters / non-space characters below
+                        ``min_letter_density`` (the answer fence's 0.45) on a
+                        page with at least ``near_empty_letters`` letters
+``mostly_boilerplate``  the filter removed at least ``boilerplate_share`` of
+                        the page's non-space characters
+
+Document warnings (page ``None``): ``no_headings`` (a multi-page document with
+none), ``no_chunks``.
+
+Size statistics use the lower median and nearest-rank 90th percentile
+(``ceil(0.9 n)``-th smallest), so every value is an actual chunk length.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.core.errors import Problem, ValidationError
+from harness.core.registry import Registry
+from harness.core.text import guess_language, letters_ratio
+from harness.corpus.boilerplate import BoilerplateOptions, BoilerplateReport
+from harness.corpus.chunking import (
+    DEFAULT_CHUNKING,
+    BuiltDocument,
+    ChunkingOptions,
+    build_document,
+    corpus_settings,
+    page_boundaries,
+)
+from harness.corpus.glyphs import glyph_tokens
+from harness.corpus.headings import find_headings
+from harness.corpus.loaders import format_of
+from harness.corpus.outline import locate
+from harness.corpus.records import DocumentSpec, Page
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+@dataclass(frozen=True)
+class IngestThresholds:
+    short_page_chars: int = 200
+    long_page_chars: int = 15000
+    near_empty_letters: int = 40
+    min_letter_density: float = 0.45
+    boilerplate_share: float = 0.5
+
+
+@dataclass(frozen=True)
+class IngestWarning:
+    doc_id: str
+    page: int | None
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class SizeStats:
+    """Lengths in characters: n, min, lower median, nearest-rank p90, max, mean.
+    All zero when n is 0."""
+
+    n: int
+    min: int
+    median: int
+    p90: int
+    max: int
+    mean: float
+
+    @staticmethod
+    def of(values: Sequence[int]) -> SizeStats:
+        v = sorted(values)
+        if not v:
+            return SizeStats(0, 0, 0, 0, 0, 0.0)
+        return SizeStats(len(v), v[0], v[(len(v) - 1) // 2], v[math.ceil(0.9 * len(v)) - 1],
+                         v[-1], sum(v) / len(v))
+
+
+@dataclass(frozen=True)
+class DocumentReport:
+    doc_id: str
+    path: str
+    format: str
+    title: str
+    kind: str
+    language: str
+    pages: int
+    empty_pages: int
+    chars: int
+    heading_source: str
+    headings: int
+    headings_located: int | None
+    heading_paths: int
+    chunks: int
+    chunk_chars: SizeStats
+    page_chars: SizeStats
+    warnings: tuple[IngestWarning, ...]
+    boilerplate: BoilerplateReport | None
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    documents: tuple[DocumentReport, ...]
+    settings: dict[str, object]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"settings": self.settings, "documents": [asdict(d) for d in self.documents]}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
+
+
+PageCheck = Callable[[Page, IngestThresholds, float], str | None]
+PAGE_CHECKS: Registry[PageCheck] = Registry("page check")
+
+
+def _counts(page: Page) -> tuple[int, int]:
+    return letters_ratio(page.text)
+
+
+@PAGE_CHECKS.register("empty")
+def _empty(page: Page, th: IngestThresholds, removed: float) -> str | None:
+    return "no text (blank or image-only page)" if not page.text.strip() else None
+
+
+@PAGE_CHECKS.register("near_empty")
+def _near_empty(page: Page, th: IngestThresholds, removed: float) -> str | None:
+    letters, _ = _counts(page)
+    if page.text.strip() and letters < th.near_empty_letters:
+        return f"only {letters} letters (cover, image-only or page-number page?)"
+    return None
+
+
+@PAGE_CHECKS.register("short")
+def _short(page: Page, th: IngestThresholds, removed: float) -> str | None:
+    letters, _ = _counts(page)
+    if letters >= th.near_empty_letters and len(page.text) < th.short_page_chars:
+        return f"{len(page.text)} characters"
+    return None
+
+
+@PAGE_CHECKS.register("long")
+def _long(page: Page, th: IngestThresholds, removed: float) -> str | None:
+    return f"{len(page.text)} characters" if len(page.text) > th.long_page_chars else None
+
+
+@PAGE_CHECKS.register("glyph_debris")
+def _glyphs(page: Page, th: IngestThresholds, removed: float) -> str | None:
+    found = glyph_tokens(page.text)
+    return f"{len(found)} glyph-index tokens, e.g. {found[0]}" if found else None
+
+
+@PAGE_CHECKS.register("low_letter_density")
+def _density(page: Page, th: IngestThresholds, removed: float) -> str | None:
+    letters, nonspace = _counts(page)
+    if letters >= th.near_empty_letters and letters / nonspace < th.min_letter_density:
+        return f"letter density {letters / nonspace:.2f} < {th.min_letter_density}"
+    return None
+
+
+@PAGE_CHECKS.register("mostly_boilerplate")
+def _boiler(page: Page, th: IngestThresholds, removed: float) -> str | None:
+    return f"{removed:.0%} removed as boilerplate" if removed >= th.boilerplate_share else None
+
+
+_SLUG = re.compile(r"[^0-9A-Za-z._-]+")
+
+
+def spec_from_path(path: str | Path, language: str | None = None,
+                   doc_id: str | None = None) -> DocumentSpec:
+    """A ``rulebook`` spec for a bare file: id and game from the file stem;
+    language ``und`` (guessed after loading) unless given."""
+    p = Path(path)
+    format_of(p)  # unsupported suffixes raise here, listing the choices
+    slug = _SLUG.sub("-", p.stem).strip("-") or "doc"
+    return DocumentSpec(doc_id or slug, str(p.resolve()), "rulebook", p.stem, "", language or "und")
+
+
+def _specs(sources: Sequence[DocumentSpec | str | Path],
+           language: str | None) -> list[DocumentSpec]:
+    out: list[DocumentSpec] = []
+    used: set[str] = set()
+    for src in sources:
+        spec = src if isinstance(src, DocumentSpec) else spec_from_path(src, language)
+        base, n = spec.doc_id, 1
+        while spec.doc_id in used:
+            n += 1
+            spec = replace(spec, doc_id=f"{base}-{n}")
+        used.add(spec.doc_id)
+        out.append(spec)
+    return out
+
+
+def document_report(spec: DocumentSpec, built: BuiltDocument, options: ChunkingOptions,
+                    thresholds: IngestThresholds) -> DocumentReport:
+    """The report of one built document (see the module docstring)."""
+    pages, doc = built.pages, built.document
+    source, _ = page_boundaries(pages, options.detect)
+    fmt = format_of(spec.path, dict(spec.options))
+    located: int | None = None
+    headings = 0
+    if source == "outline":
+        headings = sum(max(0, len(p.outline_headings) - 1) for p in pages)
+        if fmt == "pdf":
+            located = sum(h is not None for p in pages
+                          for h in locate(p.text, [x[-1] for x in p.outline_headings[1:] if x]))
+    elif source == "detected":
+        headings = sum(len(find_headings(p.text)) for p in pages)
+    shares = dict(built.boilerplate.page_share) if built.boilerplate else {}
+    warnings = [IngestWarning(doc.doc_id, p.page, code, msg)
+                for p in pages for code, check in PAGE_CHECKS.items()
+                if (msg := check(p, thresholds, shares.get(p.page, 0.0))) is not None]
+    if source == "none" and len(pages) > 1:
+        warnings.append(IngestWarning(doc.doc_id, None, "no_headings",
+                                      "no outline, markup or detectable headings"))
+    if not built.chunks:
+        warnings.append(IngestWarning(doc.doc_id, None, "no_chunks", "the document gave no chunks"))
+    return DocumentReport(
+        doc.doc_id, spec.path, fmt, doc.title, doc.kind,
+        doc.language, len(pages), sum(not p.text.strip() for p in pages),
+        sum(len(p.text) for p in pages), source, headings, located,
+        len({c.heading_path for c in built.chunks}), len(built.chunks),
+        SizeStats.of([len(c.text) for c in built.chunks]),
+        SizeStats.of([len(p.text) for p in pages]), tuple(warnings), built.boilerplate)
+
+
+def ingest_report(sources: Sequence[DocumentSpec | str | Path],
+                  options: ChunkingOptions = DEFAULT_CHUNKING,
+                  boilerplate: BoilerplateOptions | None = None,
+                  language: str | None = None,
+                  thresholds: IngestThresholds | None = None) -> IngestReport:
+    """Load, clean (when ``boilerplate`` is given) and chunk every source; report.
+
+    Sources are gold-set document specs or bare paths (:func:`spec_from_path`;
+    a bare path's language is ``language`` or guessed from its text with
+    :func:`harness.core.text.guess_language`). Problems of all documents are raised
+    together in one :class:`ValidationError`.
+    """
+    th = thresholds or IngestThresholds()
+    reports: list[DocumentReport] = []
+    problems: list[Problem] = []
+    for spec in _specs(sources, language):
+        try:
+            built = build_document(spec, options, boilerplate)
+        except ValidationError as exc:
+            problems += exc.problems
+            continue
+        if built.document.language == "und":
+            guessed = guess_language("\n".join(p.text for p in built.pages[:50]))
+            built = replace(built, document=replace(built.document, language=guessed))
+        reports.append(document_report(spec, built, options, th))
+    if problems:
+        raise ValidationError(problems, summary="cannot ingest")
+    return IngestReport(tuple(reports), {**corpus_settings(options, boilerplate),
+                                         "thresholds": asdict(th)})
+
+
+def render(report: IngestReport, console: Console | None = None) -> None:
+    """Print ``report`` as rich tables (documents, warnings, boilerplate removed)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    con = console or Console()
+    docs = Table(title="documents")
+    for col in ("doc", "format", "lang", "pages", "empty", "chars", "headings", "chunks",
+                "chunk chars min/med/p90/max", "warnings"):
+        docs.add_column(col, no_wrap=col == "doc",
+                        justify="left" if col in ("doc", "format", "lang", "headings") else "right")
+    for d in report.documents:
+        found = f"{d.headings} {d.heading_source}" + (
+            f" ({d.headings_located} located)" if d.headings_located is not None else "")
+        s = d.chunk_chars
+        docs.add_row(d.doc_id, d.format, d.language, str(d.pages), str(d.empty_pages),
+                     str(d.chars), found, str(d.chunks), f"{s.min}/{s.median}/{s.p90}/{s.max}",
+                     str(len(d.warnings)))
+    con.print(docs)
+    warn = Table(title="warnings")
+    for col in ("doc", "page", "code", "detail"):
+        warn.add_column(col)
+    for d in report.documents:
+        for w in d.warnings:
+            warn.add_row(w.doc_id, "" if w.page is None else str(w.page), w.code, w.message)
+    if warn.row_count:
+        con.print(warn)
+    removed = Table(title="boilerplate removed")
+    for col in ("doc", "rule", "lines", "examples"):
+        removed.add_column(col)
+    for d in report.documents:
+        if d.boilerplate is None:
+            continue
+        for reason, count in d.boilerplate.by_reason:
+            ex = [t for r, t in d.boilerplate.examples if r == reason]
+            removed.add_row(d.doc_id, reason, str(count), " | ".join(x[:60] for x in ex))
+    if removed.row_count:
+        con.print(removed)

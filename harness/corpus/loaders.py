@@ -1,0 +1,323 @@
+"""Document loaders: PDF, plain text, Markdown and JSONL files -> normalised pages.
+
+Loaders register by format name in :data:`LOADERS`. The format is the
+``DocumentSpec`` option ``format`` when given, else inferred from the file
+suffix (:data:`SUFFIXES`). Every page's text goes through
+:func:`harness.core.text.normalise` here and nowhere else.
+
+Formats
+-------
+``pdf``
+    pypdf text extraction; page *i* is physical page *i* (1-based). Labels are
+    the printed page labels of the PDF's ``/PageLabels`` tree (``"iv"``, ``"12"``)
+    and ``None`` when the PDF has none (a viewer then shows the physical
+    number). Outline bookmarks fill ``Page.outline_headings``
+    (:mod:`harness.corpus.outline`). Right-to-left text, stored in visual order in
+    PDFs, comes back in logical order from pypdf.
+``text``
+    UTF-8 text, pages separated by form feeds (U+000C). Labels are ``None``.
+``markdown``
+    UTF-8 text, pages separated by form feeds or by lines holding only
+    ``<!-- pagebreak -->`` (surrounding spaces allowed). ATX headings (``#`` ..
+    ``######``) outside fenced code become plain lines (markers removed) and
+    fill ``outline_headings``.
+``jsonl``
+    One JSON object per line: ``{"page": int, "text": str}`` plus optional
+    ``"label"`` (str) and ``"heading"`` (a string, or a list of strings for a
+    path) that starts on that page. Blank lines are skipped; physical pages run
+    from 1 to the highest ``page`` and pages absent from the file are empty.
+
+A form feed that ends a file (or a page break followed only by whitespace)
+terminates the last page instead of starting an empty one. Problems (missing
+file, undecodable bytes, bad JSONL lines) raise
+:class:`harness.core.errors.ValidationError` naming the file and line, all at once.
+Reference: ISO 32000-1:2008 12.4.2 (page labels); CommonMark 0.31, 4.2 (ATX headings).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from harness.core.digest import file_sha256
+from harness.core.errors import Problem, ValidationError
+from harness.core.registry import Registry
+from harness.core.text import normalise
+from harness.corpus.outline import OutlineEntry, clean_title, page_headings, read_outline
+from harness.corpus.records import Document, DocumentSpec, Page
+
+Headings = tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What a loader returns: one text per physical page, and metadata."""
+
+    texts: tuple[str, ...]
+    labels: tuple[str | None, ...]
+    headings: tuple[Headings, ...]
+    title: str | None = None
+
+
+class Loader(Protocol):
+    suffixes: tuple[str, ...]
+
+    def load(self, path: Path) -> Loaded: ...
+
+    def count_pages(self, path: Path) -> int: ...
+
+    def page_labels(self, path: Path) -> list[str | None]: ...
+
+
+LOADERS: Registry[Loader] = Registry("loader")
+
+
+def _fail(where: str, message: str) -> ValidationError:
+    return ValidationError([Problem(where, message)], summary="cannot load document")
+
+
+def _read_text(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise _fail(f"{path}:{line}", f"not valid UTF-8 (byte {exc.start})") from None
+
+
+def _split_pages(raw: str, breaks: re.Pattern[str]) -> list[str]:
+    parts = breaks.split(raw)
+    if len(parts) > 1 and not parts[-1].strip():
+        parts.pop()
+    return parts
+
+
+class PdfLoader:
+    suffixes = (".pdf",)
+
+    def _reader(self, path: Path) -> Any:
+        from pypdf import PdfReader
+        from pypdf.errors import PyPdfError
+
+        try:
+            reader = PdfReader(path)
+            if reader.is_encrypted:
+                reader.decrypt("")
+            len(reader.pages)
+        except (PyPdfError, OSError, ValueError, KeyError) as exc:
+            raise _fail(str(path), f"not a readable PDF: {exc}") from None
+        return reader
+
+    def load(self, path: Path) -> Loaded:
+        reader = self._reader(path)
+        texts, problems = [], []
+        for i, page in enumerate(reader.pages, start=1):
+            try:
+                texts.append(normalise(page.extract_text() or ""))
+            except Exception as exc:  # pypdf raises many types on damaged content streams
+                problems.append(Problem(f"{path}: page {i}", f"text extraction failed: {exc}"))
+        if problems:
+            raise ValidationError(problems, summary="cannot load document")
+        try:
+            entries = read_outline(reader)
+        except Exception as exc:  # pypdf raises many types on damaged outlines
+            raise _fail(str(path), f"unreadable outline (bookmarks): {exc}") from None
+        meta = reader.metadata
+        title = clean_title(meta.title) if meta is not None and meta.title else None
+        return Loaded(tuple(texts), tuple(self._labels(reader)),
+                      tuple(page_headings(entries, len(texts))), title or None)
+
+    def _labels(self, reader: Any) -> list[str | None]:
+        if "/PageLabels" not in reader.trailer["/Root"]:
+            return [None] * len(reader.pages)
+        return [str(lab) for lab in reader.page_labels]
+
+    def count_pages(self, path: Path) -> int:
+        return len(self._reader(path).pages)
+
+    def page_labels(self, path: Path) -> list[str | None]:
+        return self._labels(self._reader(path))
+
+
+class TextLoader:
+    suffixes = (".txt",)
+    _BREAK = re.compile(r"\f")
+
+    def _pages(self, path: Path) -> list[str]:
+        return _split_pages(_read_text(path), self._BREAK)
+
+    def load(self, path: Path) -> Loaded:
+        texts = tuple(normalise(t) for t in self._pages(path))
+        return Loaded(texts, (None,) * len(texts), ((),) * len(texts))
+
+    def count_pages(self, path: Path) -> int:
+        return len(self._pages(path))
+
+    def page_labels(self, path: Path) -> list[str | None]:
+        return [None] * self.count_pages(path)
+
+
+class MarkdownLoader(TextLoader):
+    suffixes = (".md", ".markdown")
+    _BREAK = re.compile(r"\f|^[ \t]*<!-- pagebreak -->[ \t]*(?:\r?\n|$)", re.MULTILINE)
+    _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+    _FENCE = re.compile(r"^ {0,3}(```|~~~)")
+
+    def load(self, path: Path) -> Loaded:
+        pages = self._pages(path)
+        entries: list[OutlineEntry] = []
+        stack: list[tuple[int, str]] = []
+        texts: list[str] = []
+        fence: str | None = None
+        for number, page in enumerate(pages, start=1):
+            lines = []
+            for line in page.splitlines():
+                f = self._FENCE.match(line)
+                if f and (fence is None or f.group(1) == fence):
+                    fence = f.group(1) if fence is None else None
+                m = None if fence or f else self._ATX.match(line)
+                if m and m.group(2) and m.group(2).strip():
+                    level, title = len(m.group(1)), clean_title(m.group(2))
+                    stack = [s for s in stack if s[0] < level] + [(level, title)]
+                    path_ = tuple(t for _, t in stack)
+                    entries.append(OutlineEntry(title, path_, number, len(path_) - 1))
+                    line = title
+                lines.append(line)
+            texts.append(normalise("\n".join(lines)))
+        return Loaded(tuple(texts), (None,) * len(texts),
+                      tuple(page_headings(entries, len(texts))))
+
+
+_JSONL_KEYS = ("page", "text", "label", "heading")
+
+
+class JsonlLoader:
+    suffixes = (".jsonl",)
+
+    def _records(self, path: Path) -> dict[int, dict[str, Any]]:
+        records: dict[int, dict[str, Any]] = {}
+        problems: list[Problem] = []
+        for n, line in enumerate(_read_text(path).splitlines(), start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{n}"
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(Problem(where, f"invalid JSON: {exc.msg} (column {exc.colno})"))
+                continue
+            found = _check_record(obj)
+            problems += [Problem(where, msg) for msg in found]
+            if found:
+                continue
+            if obj["page"] in records:
+                problems.append(Problem(where, f"page {obj['page']} appears twice"))
+                continue
+            records[obj["page"]] = obj
+        if problems:
+            raise ValidationError(problems, summary="cannot load document")
+        return records
+
+    def load(self, path: Path) -> Loaded:
+        records = self._records(path)
+        n = max(records, default=0)
+        texts = tuple(normalise(records.get(p, {}).get("text", "")) for p in range(1, n + 1))
+        labels = tuple(records.get(p, {}).get("label") for p in range(1, n + 1))
+        entries = []
+        for p in sorted(records):
+            heading = records[p].get("heading")
+            if heading:
+                path_ = tuple(clean_title(h) for h in
+                              ([heading] if isinstance(heading, str) else heading))
+                entries.append(OutlineEntry(path_[-1], path_, p, len(path_) - 1))
+        return Loaded(texts, labels, tuple(page_headings(entries, n)))
+
+    def count_pages(self, path: Path) -> int:
+        return max(self._records(path), default=0)
+
+    def page_labels(self, path: Path) -> list[str | None]:
+        records = self._records(path)
+        return [records.get(p, {}).get("label") for p in range(1, max(records, default=0) + 1)]
+
+
+def _check_record(obj: object) -> list[str]:
+    """Problems of one JSONL record (empty when it is valid)."""
+    if not isinstance(obj, dict):
+        return [f"expected a JSON object, got {type(obj).__name__}"]
+    out = [f"unknown key {k!r}; allowed: {', '.join(_JSONL_KEYS)}" for k in obj
+           if k not in _JSONL_KEYS]
+    page = obj.get("page")
+    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+        out.append(f"'page' must be an integer >= 1, got {page!r}")
+    if not isinstance(obj.get("text"), str):
+        out.append(f"'text' must be a string, got {obj.get('text')!r}")
+    if "label" in obj and not isinstance(obj["label"], str):
+        out.append(f"'label' must be a string, got {obj['label']!r}")
+    heading = obj.get("heading")
+    ok_list = isinstance(heading, list) and all(isinstance(h, str) and h.strip() for h in heading)
+    if heading is not None and not (isinstance(heading, str) or ok_list):
+        out.append(f"'heading' must be a string or a list of strings, got {heading!r}")
+    return out
+
+
+LOADERS.add("pdf", PdfLoader())
+LOADERS.add("text", TextLoader())
+LOADERS.add("markdown", MarkdownLoader())
+LOADERS.add("jsonl", JsonlLoader())
+
+SUFFIXES: dict[str, str] = {s: name for name, ld in LOADERS.items() for s in ld.suffixes}
+"""File suffix (lower case, with the dot) -> loader name."""
+
+
+def format_of(path: str | Path, options: Mapping[str, object] | None = None) -> str:
+    """Loader name for ``path``: the ``format`` option, else the suffix."""
+    fmt = (options or {}).get("format")
+    if fmt is not None:
+        LOADERS.get(str(fmt))  # unknown format names raise, listing the choices
+        return str(fmt)
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise _fail(str(path), f"cannot infer the format from suffix {suffix!r}; use one of "
+                    f"{', '.join(sorted(SUFFIXES))} or the document option 'format' "
+                    f"({', '.join(LOADERS.names())})")
+    return SUFFIXES[suffix]
+
+
+def _resolve(spec: DocumentSpec) -> tuple[Loader, Path]:
+    path = Path(spec.path)
+    loader = LOADERS.get(format_of(path, dict(spec.options)))
+    if not path.is_file():
+        raise _fail(f"{spec.path}", f"document {spec.doc_id}: file not found")
+    return loader, path
+
+
+def load_document(spec: DocumentSpec) -> tuple[Document, list[Page]]:
+    """Load ``spec`` into a :class:`Document` and its pages (physical pages 1..n).
+
+    ``Document.title`` is ``spec.title``, else the PDF's metadata title, else the
+    file stem; ``source_sha256`` is the SHA-256 of the file's bytes.
+    """
+    loader, path = _resolve(spec)
+    loaded = loader.load(path)
+    doc = Document(spec.doc_id, spec.kind, spec.game, spec.edition, spec.language,
+                   spec.title or loaded.title or path.stem, spec.path, file_sha256(path))
+    pages = [Page(spec.doc_id, i, text, label, headings)
+             for i, (text, label, headings) in
+             enumerate(zip(loaded.texts, loaded.labels, loaded.headings, strict=True), start=1)]
+    return doc, pages
+
+
+def count_pages(spec: DocumentSpec) -> int:
+    """Number of physical pages of ``spec`` (PDFs: without extracting text)."""
+    loader, path = _resolve(spec)
+    return loader.count_pages(path)
+
+
+def page_labels(spec: DocumentSpec) -> list[str | None]:
+    """Printed label of each physical page (index i = page i+1); ``None`` where absent."""
+    loader, path = _resolve(spec)
+    return loader.page_labels(path)

@@ -1,0 +1,156 @@
+"""From fused chunk lists to the ``fused`` and ``metrics`` tables.
+
+Chunks collapse to pages in fused order: a page's rank is its position among
+distinct pages, counted at its best-ranked chunk (``page_rank``; later chunks of
+the same page carry the same page rank). Relevance and requirement coverage are
+looked up per (question, page) with array searches, not per-row Python loops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from harness.fusion.fuse import Fused, RankMatrix
+from harness.goldset.records import Question
+from harness.metrics.ranking import MetricSpec, PageLists, compute, depth_needed, requirement_masks
+
+
+@dataclass(frozen=True)
+class Gold:
+    """Question-side lookups shared by every config of a run."""
+
+    questions: tuple[Question, ...]
+    page_code: dict[str, int]  # page id -> int code
+    chunk_page: np.ndarray  # matrix row -> page code
+    chunk_doc: np.ndarray  # matrix row -> doc id
+    chunk_pageno: np.ndarray  # matrix row -> page number
+    gold_keys: np.ndarray  # sorted q * P + page code of every relevant (question, page)
+    gold_mask: np.ndarray  # requirement bitmask aligned with gold_keys
+    n_req: np.ndarray
+    n_rel: np.ndarray
+
+    @property
+    def n_pages(self) -> int:
+        return max(len(self.page_code), 1)
+
+
+def make_gold(questions: Sequence[Question], matrix: RankMatrix,
+              chunk_pages: dict[str, tuple[str, int]]) -> Gold:
+    """``chunk_pages`` maps chunk id -> (doc id, page)."""
+    page_ids = {f"{d}#{p}" for d, p in chunk_pages.values()}
+    page_ids |= {p for q in questions for p in q.relevant_pages}
+    code = {p: i for i, p in enumerate(sorted(page_ids))}
+    docs = np.array([chunk_pages[c][0] for c in matrix.chunk_ids], dtype=object)
+    pnos = np.array([chunk_pages[c][1] for c in matrix.chunk_ids], dtype=np.int64)
+    pcode = np.array([code[f"{d}#{p}"] for d, p in zip(docs, pnos, strict=True)], dtype=np.int64)
+    n_pages = max(len(code), 1)
+    keys, masks = [], []
+    for qi, q in enumerate(questions):
+        for page, mask in requirement_masks(q).items():
+            keys.append(qi * n_pages + code[page])
+            masks.append(mask)
+    order = np.argsort(np.asarray(keys, dtype=np.int64), kind="stable")
+    return Gold(tuple(questions), code, pcode, docs, pnos,
+                np.asarray(keys, dtype=np.int64)[order], np.asarray(masks, dtype=np.int64)[order],
+                np.array([len(q.requirements) for q in questions]),
+                np.array([len(q.relevant_pages) for q in questions]))
+
+
+def _lookup(gold: Gold, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    pos = np.searchsorted(gold.gold_keys, keys)
+    pos = np.minimum(pos, max(len(gold.gold_keys) - 1, 0))
+    hit = (gold.gold_keys[pos] == keys) if len(gold.gold_keys) else np.zeros(len(keys), bool)
+    return hit, np.where(hit, gold.gold_mask[pos] if len(gold.gold_mask) else 0, 0)
+
+
+def page_ranks(fused: Fused, gold: Gold) -> tuple[np.ndarray, np.ndarray]:
+    """(page_rank per fused row, True where the row is its page's first chunk)."""
+    keys = fused.q * gold.n_pages + gold.chunk_page[fused.rows]
+    first = np.zeros(len(keys), bool)
+    _, first_idx, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    first[first_idx] = True
+    csum = np.cumsum(first)
+    starts = np.r_[0, np.flatnonzero(np.diff(fused.q)) + 1] if len(keys) else np.zeros(0, np.int64)
+    base = np.repeat(np.r_[0, csum][starts], np.diff(np.r_[starts, len(keys)]))
+    rank_at = csum - base  # page rank of each first-occurrence row
+    return rank_at[first_idx][inverse], first
+
+
+def page_lists(fused: Fused, gold: Gold, depth: int) -> tuple[PageLists, np.ndarray]:
+    """Build :class:`PageLists` for every question (absent ones stay empty) and
+    return them with the per-row relevance flags."""
+    nq = len(gold.questions)
+    prank, first = page_ranks(fused, gold)
+    keys = fused.q * gold.n_pages + gold.chunk_page[fused.rows]
+    rel_row, mask_row = _lookup(gold, keys)
+    rel = np.zeros((nq, depth), bool)
+    req = np.zeros((nq, depth), np.int64)
+    sel = first & (prank <= depth)
+    rel[fused.q[sel], prank[sel] - 1] = rel_row[sel]
+    req[fused.q[sel], prank[sel] - 1] = mask_row[sel]
+    first_rel = np.full(nq, np.inf)
+    rsel = first & rel_row
+    np.minimum.at(first_rel, fused.q[rsel], prank[rsel].astype(np.float64))
+    top = np.zeros(nq)
+    top_sel = fused.fused_rank == 1
+    top[fused.q[top_sel]] = fused.score[top_sel]
+    ceiling = np.full(nq, fused.config.ceiling)
+    return PageLists(rel, req, gold.n_req, gold.n_rel, first_rel, top, ceiling), rel_row
+
+
+def fused_frame(fused: Fused, matrix: RankMatrix, gold: Gold, run_arms: Sequence[str]) -> pd.DataFrame:
+    """The ``fused`` table rows of one config."""
+    c = fused.config
+    prank, _ = page_ranks(fused, gold)
+    keys = fused.q * gold.n_pages + gold.chunk_page[fused.rows]
+    rel_row, _ = _lookup(gold, keys)
+    df = pd.DataFrame({
+        "question_id": matrix.question_ids[fused.q].astype(str),
+        "config_id": c.config_id,
+        "chunk_id": matrix.chunk_ids[fused.rows].astype(str),
+        "doc_id": gold.chunk_doc[fused.rows].astype(str),
+        "page": gold.chunk_pageno[fused.rows].astype(np.int32),
+        "fused_rank": fused.fused_rank.astype(np.int32),
+        "fused_score": fused.score,
+        "ceiling": c.ceiling,
+        "score_ratio": fused.score / c.ceiling,
+        "n_arms": np.int32(len(c.arms)),
+        "arms_voted": fused.arms_voted.astype(np.int32),
+        "relevant": rel_row,
+        "page_rank": prank.astype(np.int32),
+    })
+    for arm in run_arms:
+        col = pd.array([pd.NA] * len(df), dtype="Int32")
+        if arm in c.arms:
+            j = c.arms.index(arm)
+            r = matrix.ranks[fused.rows, matrix.arms.index(arm)]
+            ok = (r > 0) & (r <= c.depths[j])
+            col = pd.array(np.where(ok, r, 0), dtype="Int32")
+            col[~ok] = pd.NA
+        df[f"rank_{arm}"] = col
+    return df
+
+
+def metrics_frame(fused: Fused, gold: Gold, specs: Sequence[MetricSpec]) -> pd.DataFrame:
+    """Every question x metric row of one config (defaults where nothing was retrieved)."""
+    lists, _ = page_lists(fused, gold, depth_needed(specs))
+    values = compute(specs, lists)
+    nq = len(gold.questions)
+    qids = np.array([q.question_id for q in gold.questions], dtype=object)
+    answerable = np.array([q.answerable for q in gold.questions])
+    frames = []
+    for s in specs:
+        v = values[s.name]
+        if s.kind == "ranking":
+            v = np.where(answerable, v, s.default)
+        frames.append(pd.DataFrame({"question_id": qids.astype(str), "config_id": fused.config.config_id,
+                                    "metric": s.name, "value": v.astype(np.float64),
+                                    "answerable": answerable}))
+    out = pd.concat(frames, ignore_index=True)
+    if len(out) != nq * len(specs):
+        raise RuntimeError("metrics: a question or metric row went missing")
+    return out

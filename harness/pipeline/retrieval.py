@@ -1,0 +1,199 @@
+"""``harness run``: gold set -> corpus -> arms -> fusion grid -> metrics -> run directory.
+
+Stages write their tables as they finish (atomically), and each arm's ranks are
+kept in ``.partial/`` until all arms are done, so an interrupted run resumed with
+the same ``run_id`` re-does only what is missing, after checking that the gold
+set, corpus and config hashes still match the manifest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow.parquet as pq
+
+from harness.arms import ARMS, ArmContext, load_builtin_arms
+from harness.corpus.records import Corpus
+from harness.fusion.configs import RunConfig, load_config
+from harness.fusion.fuse import FUSION_METHODS, RankMatrix, fuse
+from harness.goldset.records import GoldSet
+from harness.metrics.pages import fused_frame, make_gold, metrics_frame
+from harness.metrics.ranking import DEFAULT_METRICS, parse
+from harness.store.provenance import base_manifest, check_inputs, inputs_section, now_iso
+from harness.store.rundir import RunWriter, new_run_id
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_GOLDSET = REPO_ROOT / "goldsets" / "sample.yaml"
+
+Progress = Callable[[str, int], Any]  # (description, total) -> context manager with advance(n)
+
+
+def default_cache_dir() -> Path:
+    from harness.embedding.models import cache_root
+
+    return cache_root()
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    goldset: Path | None = None
+    config: Path | None = None
+    runs_dir: Path = Path("runs")
+    run_id: str | None = None
+    metrics: tuple[str, ...] = DEFAULT_METRICS
+    cache_dir: Path | None = None
+    chunking: Any = None  # harness.corpus.chunking.ChunkingOptions; None = defaults
+    answerers: tuple[tuple[str, dict[str, Any]], ...] = ()
+    answer_configs: tuple[str, ...] | None = None
+    arm_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    path: Path
+    goldset: GoldSet
+    corpus: Corpus
+    config: RunConfig
+    metrics: pd.DataFrame
+
+
+def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
+    """Load and validate gold set, corpus and config (all errors raised here)."""
+    from harness.corpus.chunking import ChunkingOptions, build_corpus
+    from harness.goldset.parse import load_goldset
+
+    load_builtin_arms()
+    gs = load_goldset(options.goldset or SAMPLE_GOLDSET)
+    corpus = build_corpus(gs.documents, options.chunking or ChunkingOptions())
+    cfg = load_config(options.config, known_arms=ARMS.names(), known_methods=FUSION_METHODS.names())
+    if options.arm_overrides:
+        cfg = cfg.with_arm_params(options.arm_overrides)
+    return gs, corpus, cfg
+
+
+def questions_frame(gs: GoldSet) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "question_id": q.question_id, "goldset": gs.name, "language": q.language,
+        "question": q.question, "game": q.game, "tags": list(q.tags),
+        "requirements": json.dumps([[str(r) for r in req] for req in q.requirements], ensure_ascii=False),
+        "n_requirements": len(q.requirements), "answerable": q.answerable,
+    } for q in gs.questions])
+
+
+def documents_frame(corpus: Corpus) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "doc_id": d.doc_id, "kind": d.kind, "game": d.game, "edition": d.edition,
+        "language": d.language, "title": d.title, "path": d.path, "source_sha256": d.source_sha256,
+        "pages": corpus.page_count.get(d.doc_id, 0),
+    } for d in corpus.documents])
+
+
+def chunks_frame(corpus: Corpus) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "chunk_id": c.chunk_id, "doc_id": c.doc_id, "doc_kind": corpus.doc_by_id[c.doc_id].kind,
+        "page": c.page, "page_label": c.page_label, "heading_path": c.heading,
+        "char_start": c.char_start, "char_end": c.char_end, "text": c.text,
+    } for c in corpus.chunks])
+
+
+def configs_frame(cfg: RunConfig) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "config_id": c.config_id, "name": c.name, "kind": c.kind, "method": c.method, "k": c.k,
+        "arms": list(c.arms), "weights": list(c.weights), "depths": list(c.depths),
+        "ceiling": c.ceiling, "params": json.dumps(c.params(), sort_keys=True),
+    } for c in cfg.configs])
+
+
+def _arm_frame(results: Sequence[Any], corpus: Corpus) -> pd.DataFrame:
+    rows = [(r.question_id, r.arm, h.chunk_id, h.rank, h.score) for r in results for h in r.hits]
+    df = pd.DataFrame(rows, columns=["question_id", "arm", "chunk_id", "rank", "score"])
+    by_id = corpus.chunk_by_id
+    df["doc_id"] = [by_id[c].doc_id for c in df["chunk_id"]]
+    df["page"] = [by_id[c].page for c in df["chunk_id"]]
+    return df.astype({"rank": "int32", "page": "int32", "score": "float64"})
+
+
+def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cache_dir: Path,
+             progress: Progress | None) -> pd.DataFrame:
+    """Run every arm once over every question (resumable per arm)."""
+    partial = writer.path / ".partial"
+    partial.mkdir(exist_ok=True)
+    frames = []
+    for name in cfg.arm_names:
+        out = partial / f"arm_ranks-{name}.parquet"
+        if out.exists():
+            frames.append(pq.read_table(out).to_pandas())
+            continue
+        params = dict(cfg.arm_params.get(name, {}))
+        kind = str(params.pop("kind", name))  # [arms.prod_fulltext] kind = "external"
+        arm = ARMS.get(kind)(**params)
+        ctx = ArmContext(cache_dir=cache_dir, progress=progress)
+        with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
+            arm.prepare(corpus, ctx)
+            # results carry the config's arm name, so one kind can serve several arms
+            results = [replace(r, arm=name) for r in arm.search(gs.questions, cfg.depth_for(name))]
+            if bar is not None:
+                bar(len(gs.questions))
+        df = _arm_frame(results, corpus)
+        tmp = out.with_suffix(".tmp")
+        df.to_parquet(tmp, index=False)
+        tmp.replace(out)
+        writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe()}}})
+        frames.append(df)
+    cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
+    return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
+
+
+def run(options: RunOptions = RunOptions(), progress: Progress | None = None) -> RunResult:
+    """Execute (or resume) a retrieval run; returns where it was written."""
+    gs, corpus, cfg = load_inputs(options)
+    specs = [parse(m) for m in options.metrics]
+    run_id = options.run_id or new_run_id()
+    writer = RunWriter(Path(options.runs_dir) / run_id)
+    inputs = inputs_section(gs, corpus, cfg)
+    existing = writer.read_manifest()
+    if existing:
+        check_inputs(existing, inputs)
+    else:
+        writer.update_manifest({**base_manifest(run_id), **inputs,
+                                "metrics": [s.name for s in specs]})
+    for name, make in (("questions", lambda: questions_frame(gs)),
+                       ("documents", lambda: documents_frame(corpus)),
+                       ("chunks", lambda: chunks_frame(corpus)),
+                       ("configs", lambda: configs_frame(cfg))):
+        if not writer.has_table(name):
+            writer.write_table(name, make())
+
+    cache_dir = Path(options.cache_dir) if options.cache_dir else default_cache_dir()
+    arm_ranks = run_arms(writer, gs, corpus, cfg, cache_dir, progress)
+    if not writer.has_table("arm_ranks"):
+        writer.write_table("arm_ranks", arm_ranks)
+
+    qids = [q.question_id for q in gs.questions]
+    matrix = RankMatrix.from_arm_ranks(arm_ranks, qids, cfg.arm_names)
+    gold = make_gold(gs.questions, matrix, {c.chunk_id: (c.doc_id, c.page) for c in corpus.chunks})
+    fused_parts, metric_parts = [], []
+    with (progress("fusing configs", len(cfg.configs)) if progress else nullcontext()) as bar:
+        for c in cfg.configs:
+            f = fuse(matrix, c)
+            fused_parts.append(fused_frame(f, matrix, gold, cfg.arm_names))
+            metric_parts.append(metrics_frame(f, gold, specs))
+            if bar is not None:
+                bar(1)
+    families = {"rank_*": list(cfg.arm_names)}
+    writer.write_table("fused", pd.concat(fused_parts, ignore_index=True), families)
+    metrics = pd.concat(metric_parts, ignore_index=True)
+    writer.write_table("metrics", metrics)
+
+    if options.answerers:
+        from harness.answering.runner import answer_run
+
+        answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
+    writer.update_manifest({"status": "complete", "finished": now_iso()})
+    return RunResult(writer.path, gs, corpus, cfg, metrics)

@@ -1,0 +1,453 @@
+"""Compare two runs question by question: per-metric statistics and per-question changes.
+
+A *side* is anything exposing a ``manifest``, ``run_id``, ``has_table`` and
+``table`` (:class:`Side`): a full run (:class:`harness.store.rundir.Run`), a compact
+baseline (``harness.store.baseline``), or later an imported set of production rulings.
+Sides are joined on question id and on config: configs pair by id, or by the
+selectors given (a config id or a config name on each side), so a changed config
+whose id changed can still be compared with the one it replaces.
+
+Per (config pair, metric): both sides' aggregates (mean, or median where the
+metric registry says so), their difference, a paired sign-flip permutation test
+and a bootstrap CI of the mean per-question difference (``harness.regression.stats``), Holm
+adjustment across the metrics of one config pair, and wins/ties/losses from the
+candidate's point of view. Each metric counts the questions of its scope
+(:data:`SCOPES`): ranking metrics answerable ones, score metrics all, answer
+metrics their registered scope (``harness.answering.answer_metrics``); NaN values of
+answer metrics count as not applicable.
+
+Per question: the changes named by :data:`CHANGE_RULES` (lost hit@k, first
+relevant page moved down, citation lost, fence failed) with the question's
+relevant pages and each arm's rank of them before and after (from the ``fused``
+table; a side without one shows no ranks). Runs over different gold sets or
+corpora are refused, naming what differs, unless ``force=True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from harness.core.errors import HarnessError, RegistryError
+from harness.core.registry import Registry
+from harness.regression.changes import CHANGE_RULES
+from harness.regression.stats import bootstrap_ci, holm, permutation_test, wins_ties_losses
+from harness.store.baseline import (
+    PageMove,
+    Side,
+    SideEvidence,
+    page_moves,
+    relevant_pages,
+    resolve_config,
+    side_configs,
+    side_label,
+)
+
+# Answer metrics are registered (harness.answering.answer_metrics) without a direction;
+# those missing here (abstained, letter_density) have no better side and are skipped.
+_ANSWER_DIRECTIONS: dict[str, bool] = {
+    "context_recall": True, "citation_precision": True, "citation_recall": True,
+    "dangling_markers": False, "no_citation": False, "abstention_correct": True,
+    "fence_pass": True, "latency_ms": False, "error": False}
+# The manifest fields that must agree for two runs to be comparable.
+IDENTITY: tuple[tuple[str, str, str], ...] = (
+    ("gold set sha256", "goldset", "sha256"), ("corpus content hash", "corpus", "content_hash"))
+AGGREGATES: Registry[Callable[[np.ndarray], float]] = Registry("aggregate")
+AGGREGATES.add("mean", lambda v: float(np.mean(v)))
+AGGREGATES.add("median", lambda v: float(np.median(v)))
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """Direction, scope (which questions count: answerable, all, answered,
+    responded; see ``harness.answering.answer_metrics``) and aggregate of a metric."""
+
+    name: str
+    higher_is_better: bool
+    scope: str
+    aggregate: str
+
+
+def metric_info(name: str) -> MetricInfo | None:
+    """Look ``name`` up in ``harness.metrics.ranking``, then among answer metrics; None if
+    it has no known direction."""
+    from harness.metrics.ranking import parse
+
+    try:
+        spec = parse(name)
+    except RegistryError:
+        hib = _ANSWER_DIRECTIONS.get(name)
+        if hib is None:
+            return None
+        from harness.answering.answer_metrics import ANSWER_METRICS
+
+        scope = ANSWER_METRICS.get(name).scope if name in ANSWER_METRICS else "all"
+        return MetricInfo(name, hib, scope, "mean")
+    return MetricInfo(spec.name, spec.higher_is_better,
+                      "answerable" if spec.kind == "ranking" else "all", spec.family.aggregate)
+
+
+def known_metric_names() -> list[str]:
+    """Every metric with a direction: ranking families (``hit@k``) and answer metrics."""
+    from harness.metrics.ranking import METRICS
+
+    return ([f + ("@k" if METRICS.get(f).takes_cutoff else "") for f in METRICS.names()]
+            + list(_ANSWER_DIRECTIONS))
+
+
+@dataclass(frozen=True)
+class SideSummary:
+    """A side's identity as shown in reports; ``has_fused``: page ranks are known."""
+
+    label: str
+    run_id: str
+    goldset: str | None
+    goldset_sha256: str | None
+    corpus_hash: str | None
+    config_sha256: str | None
+    has_fused: bool
+
+
+def summarise_side(side: Side) -> SideSummary:
+    m = side.manifest
+    g, c = m.get("goldset") or {}, m.get("corpus") or {}
+    return SideSummary(side_label(side), side.run_id, g.get("name"), g.get("sha256"),
+                       c.get("content_hash"), (m.get("config") or {}).get("sha256"),
+                       side.has_table("fused"))
+
+
+def provenance_differences(base: Side, candidate: Side) -> tuple[str, ...]:
+    """Every identity field (gold set hash, corpus hash) that differs or is missing.
+
+    An imported set of production rulings has no corpus of ours (production searched
+    its own), so the corpus check is skipped when either side is a rulings run; the
+    gold set must still match."""
+    out = []
+    rulings = "rulings" in (base.manifest.get("kind"), candidate.manifest.get("kind"))
+    for label, section, key in IDENTITY:
+        if rulings and section == "corpus":
+            continue
+        b = (base.manifest.get(section) or {}).get(key)
+        c = (candidate.manifest.get(section) or {}).get(key)
+        if b is None or c is None or b != c:
+            out.append(f"{label}: base {b or '(missing)'} vs candidate {c or '(missing)'}")
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ConfigPair:
+    base: str
+    candidate: str
+
+    @property
+    def label(self) -> str:
+        return self.base if self.base == self.candidate else f"{self.base} -> {self.candidate}"
+
+
+ConfigSelector = str | tuple[str, str]
+
+
+def grid_pair(base_cfg: pd.DataFrame, cand_cfg: pd.DataFrame) -> ConfigPair | None:
+    """The pair of the sole grid config on each side, if each side has exactly one."""
+    b = base_cfg.loc[base_cfg["kind"] == "grid", "config_id"].tolist()
+    c = cand_cfg.loc[cand_cfg["kind"] == "grid", "config_id"].tolist()
+    return ConfigPair(str(b[0]), str(c[0])) if len(b) == 1 and len(c) == 1 else None
+
+
+def resolve_config_pairs(base: Side, candidate: Side,
+                         selectors: Sequence[ConfigSelector] | None = None
+                         ) -> tuple[ConfigPair, ...]:
+    """Pairs of configs to compare.
+
+    A string selector names the same config (id or name) on both sides; a
+    ``(base, candidate)`` tuple pairs two different ones. Without selectors:
+    every config id present on both sides, plus the pair of the sole grid
+    configs when each side has exactly one and their ids differ.
+    """
+    bc, cc = side_configs(base), side_configs(candidate)
+    if selectors:
+        pairs = []
+        for sel in selectors:
+            b_sel, c_sel = (sel, sel) if isinstance(sel, str) else sel
+            pairs.append(ConfigPair(resolve_config(b_sel, bc, "base"),
+                                    resolve_config(c_sel, cc, "candidate")))
+        return tuple(dict.fromkeys(pairs))
+    common = sorted(set(bc["config_id"]) & set(cc["config_id"]))
+    pairs = [ConfigPair(str(i), str(i)) for i in common]
+    gp = grid_pair(bc, cc)
+    if gp is not None and gp.base != gp.candidate:
+        pairs.insert(0, gp)
+    if not pairs:
+        raise HarnessError("no config in common: base has " + ", ".join(map(str, bc["config_id"]))
+                           + "; candidate has " + ", ".join(map(str, cc["config_id"]))
+                           + ". Pair them explicitly (base config, candidate config).")
+    return tuple(pairs)
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """One metric under one config pair (and answerer, for answer metrics).
+
+    ``base_value``/``candidate_value``: each side's aggregate over its questions in
+    scope; ``difference`` = candidate - base (0 when equal, also for two +inf).
+    ``n`` questions are paired (in scope on both sides); p-values and the CI are
+    for their mean difference (NaN, with ``note``, when undefined, e.g. +inf).
+    ``worse``/``better``: ids of questions where the candidate lost/won;
+    ``values``: (question id, base value, candidate value) of every paired question."""
+
+    config: ConfigPair
+    answerer: str | None
+    metric: str
+    higher_is_better: bool
+    aggregate: str
+    scope: str
+    n: int
+    base_value: float
+    candidate_value: float
+    difference: float
+    p_value: float
+    p_holm: float
+    ci_low: float
+    ci_high: float
+    wins: int
+    ties: int
+    losses: int
+    worse: tuple[str, ...]
+    better: tuple[str, ...]
+    values: tuple[tuple[str, float, float], ...] = ()
+    note: str = ""
+
+    def value_of(self, question_id: str) -> tuple[float, float] | None:
+        """(base, candidate) value of a paired question, None if it is not paired."""
+        for q, b, c in self.values:
+            if q == question_id:
+                return b, c
+        return None
+
+    @property
+    def label(self) -> str:
+        return f"{self.metric} [{self.answerer}]" if self.answerer else self.metric
+
+    @property
+    def worsening(self) -> float:
+        """How much worse the candidate is (> 0 worse, < 0 better), in metric units."""
+        # + 0.0 turns -0.0 into 0.0, so "no change" never prints as "-0"
+        return (-self.difference if self.higher_is_better else self.difference) + 0.0
+
+
+@dataclass(frozen=True)
+class QuestionChange:
+    """One question's regression or improvement, with the evidence of why."""
+
+    config: ConfigPair
+    question_id: str
+    answerer: str | None
+    metric: str
+    rule: str
+    direction: str  # "regression" or "improvement"
+    before: float
+    after: float
+    description: str
+    pages: tuple[PageMove, ...]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    base: SideSummary
+    candidate: SideSummary
+    pairs: tuple[ConfigPair, ...]
+    metrics: tuple[MetricComparison, ...]
+    changes: tuple[QuestionChange, ...]
+    differences: tuple[str, ...]
+    forced: bool
+    seed: int
+    n_resamples: int
+    confidence: float
+    skipped_metrics: tuple[str, ...] = ()
+
+    def regressions(self) -> tuple[QuestionChange, ...]:
+        return tuple(c for c in self.changes if c.direction == "regression")
+
+    def improvements(self) -> tuple[QuestionChange, ...]:
+        return tuple(c for c in self.changes if c.direction == "improvement")
+
+    def find(self, metric: str, pair: ConfigPair, answerer: str | None = None
+             ) -> MetricComparison | None:
+        for m in self.metrics:
+            if m.metric == metric and m.config == pair and m.answerer == answerer:
+                return m
+        return None
+
+
+def _long_metrics(side: Side) -> pd.DataFrame:
+    """metrics and answer_metrics in one frame; ``outcome`` from ``answers`` ("" if none)."""
+    cols = ["question_id", "config_id", "answerer", "metric", "value", "answerable"]
+    frames = [side.table("metrics").assign(answerer="")[cols]]
+    if side.has_table("answer_metrics"):
+        am = side.table("answer_metrics")[cols]
+        if side.has_table("answers"):
+            keys = ["question_id", "config_id", "answerer"]
+            am = am.merge(side.table("answers")[[*keys, "outcome"]], on=keys, how="left")
+        frames.append(am)
+    out = pd.concat(frames, ignore_index=True)
+    if "outcome" not in out.columns:
+        out["outcome"] = np.nan
+    return out
+
+
+def _outcomes(f: pd.DataFrame) -> pd.Series:
+    if f["outcome"].isna().any():
+        raise HarnessError("this metric's scope needs answer outcomes (the answers table)")
+    return f["outcome"].astype(str)
+
+
+# Which rows count for a metric's scope; the definitions of harness.answering.answer_metrics.in_scope.
+SCOPES: Registry[Callable[[pd.DataFrame], np.ndarray]] = Registry("metric scope")
+SCOPES.add("all", lambda f: np.ones(len(f), bool))
+SCOPES.add("answerable", lambda f: f["answerable"].to_numpy(bool))
+SCOPES.add("answered", lambda f: (_outcomes(f) == "answered").to_numpy(bool))
+SCOPES.add("responded", lambda f: (_outcomes(f) != "error").to_numpy(bool))
+
+
+def _pairs_for(b: pd.DataFrame, c: pd.DataFrame, info: MetricInfo, where: str
+               ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, int]:
+    """(paired rows in scope on both sides, base rows in scope, candidate rows in
+    scope, NaN pairs dropped), over the questions both sides have."""
+    for name, f in (("base", b), ("candidate", c)):
+        dup = f["question_id"][f["question_id"].duplicated()]
+        if len(dup):
+            raise HarnessError(f"{where}: {name} has several rows for question(s) "
+                               + ", ".join(sorted(set(dup))))
+    common = set(b["question_id"]) & set(c["question_id"])
+    b = b[b["question_id"].isin(common)]
+    c = c[c["question_id"].isin(common)]
+    try:
+        b, c = b[SCOPES.get(info.scope)(b)], c[SCOPES.get(info.scope)(c)]
+    except HarnessError as exc:
+        raise HarnessError(f"{where}: {exc}") from None
+    j = b.merge(c, on="question_id", suffixes=("_b", "_c")).sort_values("question_id")
+    nan = j["value_b"].isna() | j["value_c"].isna()
+    if info.scope == "answerable" and nan.any():
+        raise HarnessError(f"{where}: NaN value for question(s) "
+                           + ", ".join(j.loc[nan, "question_id"]) + "; ranking metrics need one")
+    return j[~nan], b[b["value"].notna()], c[c["value"].notna()], int(nan.sum())
+
+
+def _metric_comparison(pair: ConfigPair, answerer: str, info: MetricInfo,
+                       rows: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, int], seed: int,
+                       n_resamples: int, confidence: float) -> MetricComparison:
+    j, side_b, side_c, n_nan = rows
+    b, c = j["value_b"].to_numpy(float), j["value_c"].to_numpy(float)
+    qids = j["question_id"].to_numpy(str)
+    n = len(j)
+    agg = AGGREGATES.get(info.aggregate)
+    notes = [f"{n_nan} question(s) without a value on one side were left out"] if n_nan else []
+    if len(side_b) != n or len(side_c) != n:
+        notes.append(f"in scope: {len(side_b)} base, {len(side_c)} candidate, {n} paired")
+    bv = agg(side_b["value"].to_numpy(float)) if len(side_b) else float("nan")
+    cv = agg(side_c["value"].to_numpy(float)) if len(side_c) else float("nan")
+    diff = 0.0 if bv == cv else cv - bv
+    p = lo = hi = float("nan")
+    if n == 0:
+        notes.append("no question to compare")
+    elif not (np.all(np.isfinite(b)) and np.all(np.isfinite(c))):
+        notes.append("non-finite values (e.g. +inf: not retrieved); no test")
+    else:
+        d = c - b
+        p = permutation_test(d, n_resamples, seed).p_value
+        lo, hi = bootstrap_ci(d, confidence, n_resamples, seed)
+    wtl = wins_ties_losses(b, c, info.higher_is_better)
+    with np.errstate(invalid="ignore"):
+        delta = np.where(b == c, 0.0, c - b)
+    sign = 1.0 if info.higher_is_better else -1.0
+    worse = tuple(qids[(sign * delta < -1e-12)].tolist())
+    better = tuple(qids[(sign * delta > 1e-12)].tolist())
+    return MetricComparison(pair, answerer or None, info.name, info.higher_is_better,
+                            info.aggregate, info.scope, n, bv, cv, diff, p, float("nan"), lo, hi,
+                            wtl.wins, wtl.ties, wtl.losses, worse, better,
+                            tuple(zip(qids.tolist(), b.tolist(), c.tolist(), strict=True)),
+                            "; ".join(notes))
+
+
+def _changes(pair: ConfigPair, answerer: str, metric: str, j: pd.DataFrame,
+             moves: Callable[[str], tuple[PageMove, ...]]) -> list[QuestionChange]:
+    rules = [(name, r) for name, r in CHANGE_RULES.items() if r.applies(metric)]
+    out = []
+    for qid, b, c in zip(j["question_id"], j["value_b"], j["value_c"], strict=True):
+        for name, rule in rules:
+            hit = rule.classify(metric, float(b), float(c))
+            if hit is not None:
+                out.append(QuestionChange(pair, str(qid), answerer or None, metric, name, hit[0],
+                                          float(b), float(c), hit[1], moves(str(qid))))
+    return out
+
+
+def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] | None = None,
+                 metrics: Sequence[str] | None = None, force: bool = False, seed: int = 0,
+                 n_resamples: int = 10_000, confidence: float = 0.95) -> Comparison:
+    """Compare ``candidate`` against ``base`` (see the module docstring).
+
+    ``metrics=None`` compares every metric both sides have (metrics of unknown
+    direction are skipped and listed in ``skipped_metrics``); named metrics
+    must exist on both sides. Raises :class:`HarnessError` naming the
+    differences when the gold sets or corpora differ and ``force`` is false.
+    """
+    diffs = provenance_differences(base, candidate)
+    if diffs and not force:
+        raise HarnessError("runs are not comparable (use force to compare anyway): "
+                           + "; ".join(diffs))
+    pairs = resolve_config_pairs(base, candidate, configs)
+    lb, lc = _long_metrics(base), _long_metrics(candidate)
+    rel = relevant_pages(base, candidate)
+    ev_b = SideEvidence(base, {p.base for p in pairs})
+    ev_c = SideEvidence(candidate, {p.candidate for p in pairs})
+    wanted = list(dict.fromkeys(metrics)) if metrics else None
+    results: list[MetricComparison] = []
+    changes: list[QuestionChange] = []
+    skipped: set[str] = set()
+    for pair in pairs:
+        cache: dict[str, tuple[PageMove, ...]] = {}
+
+        def moves(qid: str, p: ConfigPair = pair, cache: dict = cache) -> tuple[PageMove, ...]:
+            if qid not in cache:
+                cache[qid] = page_moves(qid, rel.get(qid, ()), ev_b, p.base, ev_c, p.candidate)
+            return cache[qid]
+
+        gb = lb[lb["config_id"] == pair.base]
+        gc = lc[lc["config_id"] == pair.candidate]
+        keys_b = set(zip(gb["answerer"], gb["metric"], strict=True))
+        keys_c = set(zip(gc["answerer"], gc["metric"], strict=True))
+        keys = sorted(keys_b & keys_c, key=lambda k: (k[0], k[1]))
+        if wanted is not None:
+            missing = [m for m in wanted if m not in {k[1] for k in keys}]
+            if missing:
+                have = sorted({k[1] for k in keys})
+                raise HarnessError(f"config {pair.label}: metric(s) {', '.join(missing)} not on "
+                                   f"both sides; both have: {', '.join(have) or '(none)'}")
+            keys = [k for m in wanted for k in keys if k[1] == m]
+        family: list[MetricComparison] = []
+        for answerer, metric in keys:
+            info = metric_info(metric)
+            if info is None:
+                if wanted is not None:
+                    raise HarnessError(f"metric {metric!r} has no known direction: register it in "
+                                       "harness.metrics.ranking or compare other metrics")
+                skipped.add(metric)
+                continue
+            where = f"config {pair.label}, metric {metric}"
+            sel_b = gb[(gb["answerer"] == answerer) & (gb["metric"] == metric)]
+            sel_c = gc[(gc["answerer"] == answerer) & (gc["metric"] == metric)]
+            rows = _pairs_for(sel_b, sel_c, info, where)
+            family.append(_metric_comparison(pair, answerer, info, rows, seed, n_resamples,
+                                             confidence))
+            changes += _changes(pair, answerer, metric, rows[0], moves)
+        adjusted = holm([m.p_value for m in family])
+        results += [replace(m, p_holm=float(a)) for m, a in zip(family, adjusted, strict=True)]
+    changes.sort(key=lambda c: (pairs.index(c.config), c.direction != "regression",
+                                c.question_id, c.answerer or "", c.metric))
+    return Comparison(summarise_side(base), summarise_side(candidate), pairs, tuple(results),
+                      tuple(changes), diffs, bool(diffs), seed, n_resamples, confidence,
+                      tuple(sorted(skipped)))

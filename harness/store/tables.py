@@ -1,0 +1,125 @@
+"""Parquet table schemas, registered by name: the single source of column names.
+
+The retrieval run's tables are declared here; the answering and rulings tables in
+:mod:`harness.store.answer_tables` and :mod:`harness.store.ruling_tables`, imported
+below, so importing this module registers every table. ``docs/schemas.md`` is generated
+from the registry (``python -m harness.store > docs/schemas.md``; a test checks it
+is current). Columns named with a trailing ``*`` are families: ``rank_*`` means one
+``rank_<arm>`` column per arm of the run.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from harness.store import answer_tables, ruling_tables
+from harness.store.schema import F64, I32, TABLES, B, Column, S, TableSpec, table
+
+__all__ = ["TABLES", "Column", "TableSpec", "answer_tables", "markdown", "ruling_tables", "table"]
+
+QUESTIONS = table(
+    "questions", "One row per gold question.", ("question_id",),
+    Column("question_id", S, "gold question id"),
+    Column("goldset", S, "gold set name"),
+    Column("language", S, "language code of the question"),
+    Column("question", S, "question text as written"),
+    Column("game", S, "game the question is asked about", nullable=True),
+    Column("tags", pa.list_(S), "tags from the gold set"),
+    Column("requirements", S, 'JSON list of requirements, each a list of "doc#page" refs (any one satisfies)'),
+    Column("n_requirements", I32, "number of requirements (0 = unanswerable)"),
+    Column("answerable", B, "false when nothing in the corpus answers the question"),
+)
+
+DOCUMENTS = table(
+    "documents", "One row per corpus document.", ("doc_id",),
+    Column("doc_id", S, "document id from the gold set"),
+    Column("kind", S, "rulebook, errata, expansion, faq or community"),
+    Column("game", S, "game the document belongs to"),
+    Column("edition", S, "edition tag, e.g. en-1"),
+    Column("language", S, "language code"),
+    Column("title", S, "document title"),
+    Column("path", S, "source file path as given", nullable=True),
+    Column("source_sha256", S, "SHA-256 of the source file", nullable=True),
+    Column("pages", I32, "number of physical pages"),
+)
+
+CHUNKS = table(
+    "chunks", "One row per corpus chunk.", ("chunk_id",),
+    Column("chunk_id", S, "doc#pNNNN.cNNN; sorts in document, page, position order"),
+    Column("doc_id", S, "document id"),
+    Column("doc_kind", S, "rulebook, errata, expansion, faq or community"),
+    Column("page", I32, "1-based physical page"),
+    Column("page_label", S, "printed page label, where the source has one", nullable=True),
+    Column("heading_path", S, "heading path joined with ' · '"),
+    Column("char_start", I32, "start offset in the normalised page text"),
+    Column("char_end", I32, "end offset (exclusive) in the normalised page text"),
+    Column("text", S, "chunk text"),
+)
+
+ARM_RANKS = table(
+    "arm_ranks", "Each arm's ranked list per question (to the arm's depth).",
+    ("question_id", "arm", "chunk_id"),
+    Column("question_id", S, "gold question id"),
+    Column("arm", S, "arm name"),
+    Column("chunk_id", S, "chunk id"),
+    Column("doc_id", S, "document of the chunk"),
+    Column("page", I32, "physical page of the chunk"),
+    Column("rank", I32, "1-based rank under this arm (score desc, chunk id asc)"),
+    Column("score", F64, "the arm's own score (bm25 score, cosine, boost score)"),
+)
+
+FUSED = table(
+    "fused", "Fused ranking per question and config: every chunk any of the config's arms ranked within its depth.",
+    ("question_id", "config_id", "chunk_id"),
+    Column("question_id", S, "gold question id"),
+    Column("config_id", S, "fusion config id"),
+    Column("chunk_id", S, "chunk id"),
+    Column("doc_id", S, "document of the chunk"),
+    Column("page", I32, "physical page of the chunk"),
+    Column("fused_rank", I32, "1-based rank in the fused list (score desc, chunk id asc)"),
+    Column("fused_score", F64, "sum over voting arms of w_a / (k + rank_a)"),
+    Column("ceiling", F64, "sum over the config's arms of w_a / (k + 1)"),
+    Column("score_ratio", F64, "fused_score / ceiling"),
+    Column("n_arms", I32, "number of arms in the config"),
+    Column("arms_voted", I32, "number of arms whose top-depth list holds the chunk"),
+    Column("relevant", B, "the chunk's page is one of the question's relevant pages"),
+    Column("page_rank", I32, "rank of the chunk's page in the page list (chunks collapsed to pages in fused order)"),
+    Column("rank_*", I32, "rank under each arm of the run (null: the arm did not rank it within the config's depth)"),
+)
+
+METRICS = table(
+    "metrics", "One row per question, config and metric (every question, every metric).",
+    ("question_id", "config_id", "metric"),
+    Column("question_id", S, "gold question id"),
+    Column("config_id", S, "fusion config id (single-arm configs are named arm-<name>)"),
+    Column("metric", S, "canonical metric name, e.g. recall@5, nDCG@10"),
+    Column("value", F64, "metric value at full precision"),
+    Column("answerable", B, "ranking-metric means are taken over answerable questions only"),
+)
+
+CONFIGS = table(
+    "configs", "The expanded fusion configs of the run.", ("config_id",),
+    Column("config_id", S, "stable id derived from the parameters"),
+    Column("name", S, "readable name"),
+    Column("kind", S, "grid (from the config file) or arm (one arm alone)"),
+    Column("method", S, "fusion method name (rrf)"),
+    Column("k", F64, "RRF k"),
+    Column("arms", pa.list_(S), "arms fused, in order"),
+    Column("weights", pa.list_(F64), "per-arm weights"),
+    Column("depths", pa.list_(I32), "per-arm depth cutoffs"),
+    Column("ceiling", F64, "sum of w_a / (k + 1)"),
+    Column("params", S, "JSON of every parameter, for provenance"),
+)
+
+
+def markdown() -> str:
+    """Render every registered table as Markdown (the content of docs/schemas.md)."""
+    out = ["# Parquet tables", "",
+           "Generated from `harness/store/tables.py` by `python -m harness.store`; do not edit by hand.", ""]
+    for name, spec in TABLES.items():
+        out += [f"## `{name}`", "", spec.doc, "", f"Key: {', '.join(spec.key)}", "",
+                "| column | type | nullable | meaning |", "|---|---|---|---|"]
+        for c in spec.columns:
+            out.append(f"| `{c.name}` | {c.type} | {'yes' if c.nullable or c.name.endswith('*') else 'no'} | {c.doc} |")
+        out.append("")
+    return "\n".join(out)

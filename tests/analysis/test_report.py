@@ -1,0 +1,115 @@
+"""HTML report: config comparison, band frames, figures, self-containment, `harness report`."""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from harness.analysis import report
+from harness.analysis.bands import run_band_tables
+from harness.cli.analysis import register
+from harness.core.errors import HarnessError
+from harness.store.rundir import Run, open_run
+from tests.helpers.analysis import write_synthetic_run
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return open_run(write_synthetic_run(tmp_path_factory.mktemp("runs") / "run-report"))
+
+
+def test_comparison_reference_is_the_best_and_diffs_are_paired(run: Run) -> None:
+    c = report.config_comparison(run, "recall@5", n_resamples=500, seed=3)
+    assert list(c.columns[:5]) == ["config_id", "value", "diff", "ci_lo", "ci_hi"]
+    assert c["reference"].sum() == 1 and bool(c["reference"].iloc[0])
+    assert list(c["value"]) == sorted(c["value"], reverse=True)
+    ref = c.iloc[0]
+    assert (ref["diff"], ref["ci_lo"], ref["ci_hi"]) == (0.0, 0.0, 0.0)
+    # recall@5 is averaged over answerable questions: diff = mean(config) - mean(reference)
+    m = run.table("metrics")
+    m = m[(m["metric"] == "recall@5") & m["answerable"]]
+    means = m.groupby("config_id")["value"].mean()
+    for _, row in c.iterrows():
+        assert row["value"] == pytest.approx(means[row["config_id"]])
+        assert row["diff"] == pytest.approx(means[row["config_id"]] - means[ref["config_id"]])
+        assert row["ci_lo"] <= row["diff"] + 1e-12 and row["diff"] <= row["ci_hi"] + 1e-12
+        assert row["n"] == int(run.table("questions")["answerable"].sum())
+
+
+def test_comparison_is_reproducible_with_a_seed(run: Run) -> None:
+    a = report.config_comparison(run, "nDCG@10", reference="rrf-2", n_resamples=300, seed=7)
+    b = report.config_comparison(run, "nDCG@10", reference="rrf-2", n_resamples=300, seed=7)
+    assert a.equals(b)
+    assert a.loc[a["reference"], "config_id"].item() == "rrf-2"
+
+
+def test_comparison_infinite_values_get_a_note_not_an_interval(run: Run) -> None:
+    c = report.config_comparison(run, "first_rel_rank", n_resamples=200)
+    inf_rows = c[c["note"].str.contains("non-finite", na=False)]
+    assert inf_rows["ci_lo"].isna().all()
+
+
+def test_comparison_unknown_metric_or_reference_raises(run: Run) -> None:
+    with pytest.raises(HarnessError, match="no known direction"):
+        report.config_comparison(run, "bogus_metric")
+    with pytest.raises(HarnessError, match="rrf-3"):
+        report.config_comparison(run, "recall@5", reference="nope", n_resamples=100)
+
+
+def test_band_frames_cover_every_config_and_cell(run: Run) -> None:
+    tables = run_band_tables(run)
+    ov = report.overview_frame(tables)
+    assert list(ov["config_id"]) == [t.config_id for t in tables]
+    assert ov.set_index("config_id").loc["rrf-2", "ceiling"] == pytest.approx(2 / 61)
+    cells = report.cells_frame(tables)
+    assert len(cells) == sum(len(t.cells) for t in tables)
+    assert {"score_p05", "score_p95", "ratio_p50"} <= set(cells.columns)
+
+
+def test_figures_render_to_png(run: Run) -> None:
+    tables = run_band_tables(run)
+    figs = [report.ratio_figure(run.table("fused"), tables),
+            report.comparison_figure(report.config_comparison(run, n_resamples=100), "recall@5"),
+            report.heatmap_figure(run.table("metrics"), "recall@5")]
+    for fig in figs:
+        assert base64.b64decode(report.png_base64(fig)).startswith(PNG_MAGIC)
+
+
+def test_write_report_is_self_contained(run: Run, tmp_path: Path) -> None:
+    out = report.write_report(run, tmp_path / "sub" / "r.html", n_resamples=200)
+    html = out.read_text(encoding="utf-8")
+    images = re.findall(r'<img [^>]*src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
+    assert len(images) >= 3
+    assert all(base64.b64decode(i).startswith(PNG_MAGIC) for i in images)
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", html, re.I)
+    assert "<link" not in html and "<script" not in html
+    for cid in run.table("configs")["config_id"]:
+        assert cid in html
+    assert "Score bands" in html and "Config comparison" in html and "Summary per config" in html
+
+
+def _cli() -> typer.Typer:
+    app = typer.Typer()
+    register(app)
+    return app
+
+
+def test_cli_report_writes_one_file(run: Run, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(_cli(), ["report", str(run.path), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.exists() and "wrote" in result.output
+
+
+def test_cli_report_bad_input_exits_2(run: Run, tmp_path: Path) -> None:
+    result = CliRunner().invoke(_cli(), ["report", str(run.path), "-o", str(tmp_path / "r.html"),
+                                         "--metric", "bogus_metric"])
+    assert result.exit_code == 2
+    assert "no known direction" in result.output

@@ -1,0 +1,111 @@
+"""Side-by-side answerer table: scoped means, paired differences, seeded bootstrap."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from harness.answering.runner import answer_run
+from harness.answering.sidebyside import print_side_by_side, render, side_by_side
+from harness.core.errors import HarnessError
+from harness.regression.stats import bootstrap_ci
+from harness.store.rundir import Run
+from tests.helpers.answering import EchoAnswerer, register_echo, write_run
+
+
+@pytest.fixture
+def answered(tmp_path: Path) -> Run:
+    register_echo()
+    EchoAnswerer.calls = []
+    path = write_run(tmp_path / "run-sbs")
+    # a: cites [1]; b: cites [1][2], 3 ms slower, fails on q-storm
+    answer_run(path, [("a=echo", {}), ("b=echo", {"cite": "[1][2]", "latency": 8.0,
+                                                  "fail_on": "q-storm"})],
+               configs=["rrf-3", "arm-bm25"])
+    return Run(path)
+
+
+def row(sbs, config: str, label: str):
+    return next(r for r in sbs.rows if r.config_id == config and r.answerer == label)
+
+
+def diff(sbs, config: str, label: str, metric: str):
+    return next(d for d in sbs.diffs
+                if (d.config_id, d.answerer, d.metric) == (config, label, metric))
+
+
+def test_means_follow_metric_scopes(answered: Run) -> None:
+    sbs = side_by_side(answered, n_resamples=200)
+    a, b = row(sbs, "rrf-3", "a"), row(sbs, "rrf-3", "b")
+    assert (a.questions, a.errors, b.errors) == (4, 0, 1)
+    # fence pass is taken over answers that are not errors: b's error is left out
+    assert b.mean("fence_pass") == 1.0
+    # citation recall over the 3 answerable questions; a cites [1] only
+    # q-move: rb#2 is [1] -> 1; q-score: needs rb#3 ([1]) and er#1 ([2]) -> 1/2;
+    # q-storm: ex#1 is [1] -> 1
+    assert a.mean("citation_recall") == (1 + 1 / 2 + 1) / 3
+    # b: q-move [1]=rb#2, [2]=faq#1 -> 1; q-score [1]+[2] -> 1; q-storm is an error -> 0
+    assert b.mean("citation_recall") == (1 + 1 + 0) / 3
+    # abstention accuracy over all 4; b's error counts as wrong
+    assert (a.mean("abstention_correct"), b.mean("abstention_correct")) == (1.0, 3 / 4)
+    assert a.latency_p50 == 5.0 and b.latency_p95 == pytest.approx(8.0, abs=50.0)
+
+
+def test_paired_differences_against_the_first_answerer(answered: Run) -> None:
+    sbs = side_by_side(answered, n_resamples=500, seed=3)
+    assert sbs.baseline == "a"
+    assert not any(d.answerer == "a" for d in sbs.diffs)
+    rec = diff(sbs, "rrf-3", "b", "citation_recall")
+    per_q = np.array([1 - 1, 1 - 1 / 2, 0 - 1])  # q-move, q-score, q-storm
+    assert rec.shared == 3 and rec.mean_diff == pytest.approx(per_q.mean(), abs=1e-15)
+    assert (rec.ci_low, rec.ci_high) == bootstrap_ci(per_q, n_resamples=500, seed=3)
+    # fence: scope is answers that are not errors, for both -> q-storm is not shared
+    assert diff(sbs, "rrf-3", "b", "fence_pass").shared == 3
+    prec = diff(sbs, "rrf-3", "b", "citation_precision")
+    # precision: q-move a=1 b=1/2 (faq#1 not relevant); q-score a=1 b=1; q-storm b error -> 0
+    assert prec.mean_diff == pytest.approx(((1 / 2 - 1) + (1 - 1) + (0 - 1)) / 3, abs=1e-15)
+
+
+def test_bootstrap_is_reproducible_by_seed(answered: Run) -> None:
+    one = side_by_side(answered, seed=11, n_resamples=300)
+    two = side_by_side(answered, seed=11, n_resamples=300)
+    assert one == two
+    other = side_by_side(answered, seed=12, n_resamples=300)
+    d1, d2 = (diff(s, "rrf-3", "b", "latency_ms") for s in (one, other))
+    assert d1.mean_diff == d2.mean_diff
+
+
+def test_baseline_and_config_can_be_chosen(answered: Run) -> None:
+    sbs = side_by_side(answered, config_id="arm-bm25", baseline="b", n_resamples=100)
+    assert {r.config_id for r in sbs.rows} == {"arm-bm25"}
+    assert {d.answerer for d in sbs.diffs} == {"a"}
+    with pytest.raises(HarnessError, match="choose from: a, b"):
+        side_by_side(answered, baseline="zzz")
+    with pytest.raises(HarnessError, match="rrf-3, arm-bm25"):
+        side_by_side(answered, config_id="nope")
+
+
+def test_metric_with_nothing_in_scope_has_no_difference(answered: Run) -> None:
+    sbs = side_by_side(answered, n_resamples=100)
+    # no_citation is scoped to answered answers: a answered 3, b only 2 (error, abstention)
+    assert diff(sbs, "rrf-3", "b", "no_citation").shared == 2  # q-storm error, q-none abstained
+    assert all(not math.isnan(d.mean_diff) for d in sbs.diffs if d.shared)
+
+
+def test_render_and_print(answered: Run) -> None:
+    tables = render(side_by_side(answered, n_resamples=100))
+    assert len(tables) == 2
+    console = Console(record=True, width=160)
+    print_side_by_side(answered, console)
+    out = console.export_text()
+    assert "answerers on config rrf-3" in out and "b - a" in out and "n=3" in out
+
+
+def test_unanswered_run_raises(tmp_path: Path) -> None:
+    run = Run(write_run(tmp_path / "run-empty"))
+    with pytest.raises(HarnessError, match="harness answer"):
+        side_by_side(run)

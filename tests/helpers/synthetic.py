@@ -1,0 +1,26 @@
+"""Synthetic arm ranks over synthetic pages (seeded)."""
+
+import numpy as np
+import pandas as pd
+
+from tests.helpers.common import q
+
+
+def synthetic(seed: int, n_q: int = 40, n_pages: int = 30, chunks_per_page: int = 2):
+    rng = np.random.default_rng(seed)
+    chunk_pages = {f"d#p{p:04d}.c{c:03d}": ("d", p) for p in range(1, n_pages + 1)
+                   for c in range(chunks_per_page)}
+    chunk_ids = sorted(chunk_pages)
+    rows, questions = [], []
+    for i in range(n_q):
+        qid = f"q{i:03d}"
+        rel = rng.choice(np.arange(1, n_pages + 1), size=rng.integers(1, 4), replace=False)
+        questions.append(q(qid, "x", *[(f"d#{p}",) for p in sorted(rel)]))
+        for arm in ("a", "b", "c"):
+            depth = int(rng.integers(5, len(chunk_ids)))
+            for r, cid in enumerate(rng.permutation(chunk_ids)[:depth], start=1):
+                rows.append((qid, arm, cid, r))
+    ar = pd.DataFrame(rows, columns=["question_id", "arm", "chunk_id", "rank"])
+    return questions, ar, chunk_pages
+
+
