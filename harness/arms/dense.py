@@ -16,6 +16,11 @@ on its own so that its scores do not depend on the other questions of the call (
 switches to a BLAS kernel for batches of 20 or more queries). An empty corpus gives
 empty hit lists.
 
+Backend: the ``backend`` parameter names an entry of
+:data:`harness.embedding.backends.BACKENDS` (``torch-fp32``, ``torch-bf16``, ``auto``,
+the default: bf16 on CPUs with AMX, else fp32); it is resolved when the arm is built,
+and the resolved name is part of the model id, hence of the embedding-cache folder.
+
 Caches: the converted model lives under ``<cache>/models`` and the embeddings under
 ``<cache>/embeddings``, where ``<cache>`` is the ``cache_dir`` parameter, else the
 run's ``ArmContext.cache_dir`` (the pipeline passes ``$HARNESS_CACHE`` or
@@ -36,6 +41,7 @@ import numpy as np
 from harness.arms.base import ARMS, ArmContext, ArmResult, Hit, hits_from_scores
 from harness.core.errors import ConfigError, HarnessError
 from harness.corpus.records import Corpus
+from harness.embedding.backends import AUTO, BACKENDS, resolve_backend
 from harness.embedding.cache import EmbeddingCache, embed
 from harness.embedding.models import EMBEDDING_MODELS, EmbeddingModel, load_model
 from harness.goldset.records import Question
@@ -51,8 +57,12 @@ class DenseArm:
     name: ClassVar[str] = "dense"
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32,
-                 cache_dir: str | Path | None = None, extra: int = 10) -> None:
+                 cache_dir: str | Path | None = None, extra: int = 10,
+                 backend: str = AUTO) -> None:
         EMBEDDING_MODELS.get(model)  # unknown names fail here, listing the choices
+        if backend not in BACKENDS:
+            raise ConfigError(f"dense arm: unknown backend {backend!r}; choose one of: "
+                              f"{', '.join(BACKENDS.names())}")
         problems = [f"{k} must be an integer >= {lo}, got {v!r}"
                     for k, v, lo in (("batch_size", batch_size, 1), ("extra", extra, 0))
                     if not isinstance(v, int) or isinstance(v, bool) or v < lo]
@@ -62,6 +72,8 @@ class DenseArm:
         self.batch_size = batch_size
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.extra = extra
+        self.backend = backend
+        self.resolved_backend = resolve_backend(backend).name
         self._model: EmbeddingModel | None = None
         self._cache: EmbeddingCache | None = None
         self._index: Any = None
@@ -72,7 +84,7 @@ class DenseArm:
         import faiss
 
         root = self.cache_dir if self.cache_dir is not None else Path(context.cache_dir)
-        self._model = load_model(self.model_name, root)
+        self._model = load_model(self.model_name, root, self.resolved_backend)
         self._cache = EmbeddingCache(root, self._model.model_id)
         vectors = embed(self._model, [c.text for c in corpus.chunks], "passage", self._cache,
                         self.batch_size, context.progress)
@@ -108,6 +120,8 @@ class DenseArm:
         import faiss
 
         out: dict[str, Any] = {"arm": self.name, "model": self.model_name,
+                               "backend": self.backend,
+                               "backend_resolved": self.resolved_backend,
                                "batch_size": self.batch_size, "extra": self.extra,
                                "cache_dir": str(self.cache_dir) if self.cache_dir else None,
                                "faiss": faiss.__version__, "index": "IndexFlatIP"}

@@ -12,6 +12,7 @@ REGISTRIES = (
     ("loaders", "harness.corpus.loaders", "LOADERS"),
     ("chunkers", "harness.corpus.chunking", "CHUNKERS"),
     ("embedding models", "harness.embedding.models", "EMBEDDING_MODELS"),
+    ("embedding backends", "harness.embedding.backends", "BACKENDS"),
     ("answerers", "harness.answering.answerers.base", "ANSWERERS"),
     ("re-rankers", "harness.answering.rerankers", "RERANKERS"),
     ("floors", "harness.answering.read", "FLOORS"),

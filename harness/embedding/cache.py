@@ -12,8 +12,11 @@ interruption are reused and only the rest is embedded. A shard whose vectors do 
 match its keys or the model's dimension raises (delete the shard to re-embed).
 
 :func:`embed` returns one row per input text in input order; a text that occurs
-twice is embedded once. :class:`CacheStats` counts hits and misses (distinct keys)
-and model calls, cumulatively over the cache's lifetime.
+twice is embedded once. Texts to embed are batched longest first (ties in input order):
+a batch is padded to its longest text, so grouping texts of similar length wastes
+little work on padding (on the SRD chunks about 1.3x the passages/s of input-order
+batches; ``by_length=False`` restores input order, for the benchmark's reference).
+:class:`CacheStats` counts hits and misses (distinct keys) and model calls, cumulatively over the cache's lifetime.
 
 Reference: the idea is standard memoisation; the atomic-rename commit is POSIX
 ``rename(2)`` semantics.
@@ -124,11 +127,13 @@ def _read_shard(path: Path) -> tuple[list[str], np.ndarray]:
 
 def embed(model: EmbeddingModel, texts: Sequence[str], role: str,
           cache: EmbeddingCache | None = None, batch_size: int = 32,
-          progress: Callable[[str, int], Any] | None = None) -> np.ndarray:
+          progress: Callable[[str, int], Any] | None = None,
+          by_length: bool = True) -> np.ndarray:
     """Embed ``texts`` in ``role`` (``query`` or ``passage``), reusing ``cache``.
 
     Returns a float32 ``(len(texts), model.dimension)`` array in input order. Texts
-    not in the cache are embedded in batches of ``batch_size``, each batch stored as
+    not in the cache are embedded in batches of ``batch_size`` (longest first unless
+    ``by_length`` is false), each batch stored as
     one shard as soon as it is done. ``progress(description, total)`` (``total`` =
     texts to embed) returns a context manager yielding ``advance(n)``, as
     ``harness.cli.progress`` does, or directly ``advance(n)`` or None; ``advance`` is
@@ -150,6 +155,8 @@ def embed(model: EmbeddingModel, texts: Sequence[str], role: str,
                            f"dimension {model.dimension}; delete the folder")
     todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
     pending = list(todo.items())
+    if by_length:  # stable: equal lengths keep input order
+        pending.sort(key=lambda kv: -len(kv[1]))
     with _stage(progress, f"embedding {role} texts ({model.model_id})", len(pending)) as advance:
         for start in range(0, len(pending), batch_size):
             batch = pending[start : start + batch_size]

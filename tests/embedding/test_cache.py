@@ -73,7 +73,19 @@ def test_one_shard_per_batch_survives_an_interruption(tmp_path):
     model = FakeModel()
     (folder / ".tmp-999-dead.npz").write_bytes(b"half a write")  # ignored: not a shard
     embed(model, TEXTS, "passage", EmbeddingCache(tmp_path, model.model_id), batch_size=2)
-    assert model.texts == [TEXTS[2]]
+    assert model.texts == [TEXTS[1]]  # batches go longest first: [0, 2] was stored, [1] not
+
+
+def test_batches_are_longest_first_and_rows_stay_in_input_order(tmp_path):
+    texts = ["bb", "a", "dddd", "cc", "eeee"]
+    model = FakeModel()
+    out = embed(model, texts, "passage", None, batch_size=2)
+    assert model.texts == ["dddd", "eeee", "bb", "cc", "a"]  # equal lengths: input order
+    assert model.calls == 3
+    reference = FakeModel()
+    plain = embed(reference, texts, "passage", None, batch_size=2, by_length=False)
+    assert reference.texts == texts
+    np.testing.assert_array_equal(out, plain)
 
 
 def test_determinism_same_input_twice(tmp_path):

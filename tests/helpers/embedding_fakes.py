@@ -25,8 +25,9 @@ class FakeModel:
     """Counts calls and texts; ``encode_*`` return L2-normalised float32 rows."""
 
     def __init__(self, model_id: str = "fake-bow", dimension: int = 64,
-                 constant: bool = False) -> None:
+                 constant: bool = False, backend: str = "torch-fp32") -> None:
         self.model_id = model_id
+        self.backend = backend
         self.dimension = dimension
         self.constant = constant
         self.calls = 0
@@ -54,12 +55,13 @@ class FakeModel:
         return self._encode(texts)
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.model_id, "model_id": self.model_id, "dimension": self.dimension}
+        return {"name": self.model_id, "model_id": self.model_id, "dimension": self.dimension,
+                "backend": self.backend}
 
 
 def _loader(name: str, constant: bool):
-    def load(cache: Path) -> FakeModel:
-        INSTANCES[name] = FakeModel(name, constant=constant)
+    def load(cache: Path, backend: str) -> FakeModel:
+        INSTANCES[name] = FakeModel(name, constant=constant, backend=backend)
         return INSTANCES[name]
 
     return load
