@@ -47,6 +47,7 @@ from harness.corpus.boilerplate import BoilerplateOptions, BoilerplateReport, cl
 from harness.corpus.headings import detect_headings
 from harness.corpus.loaders import load_document
 from harness.corpus.outline import Boundary, sections
+from harness.corpus.page_cache import PageCache
 from harness.corpus.records import Chunk, Corpus, Document, DocumentSpec, Page, chunk_key, make_corpus
 
 Span = tuple[int, int]
@@ -230,9 +231,11 @@ class BuiltDocument:
 
 
 def build_document(spec: DocumentSpec, options: ChunkingOptions | None = None,
-                   boilerplate: BoilerplateOptions | None = None) -> BuiltDocument:
-    """Load ``spec``, apply the boilerplate filter when given, and chunk it."""
-    document, pages = load_document(spec)
+                   boilerplate: BoilerplateOptions | None = None,
+                   page_cache: PageCache | None = None) -> BuiltDocument:
+    """Load ``spec`` (through ``page_cache``, a ``PageCache``, when given), apply the
+    boilerplate filter when given, and chunk it."""
+    document, pages = load_document(spec, page_cache)
     report = None
     if boilerplate is not None:
         pages, report = clean_pages(pages, boilerplate, spec.doc_id)
@@ -248,8 +251,10 @@ def corpus_settings(options: ChunkingOptions,
 
 
 def build_corpus(specs: Sequence[DocumentSpec], options: ChunkingOptions = DEFAULT_CHUNKING,
-                 boilerplate: BoilerplateOptions | None = None) -> Corpus:
-    """Load and chunk every document into a :class:`Corpus`.
+                 boilerplate: BoilerplateOptions | None = None,
+                 page_cache: PageCache | None = None) -> Corpus:
+    """Load and chunk every document into a :class:`Corpus` (page texts through
+    ``page_cache``, a :class:`harness.corpus.page_cache.PageCache`, when given).
 
     Problems of all documents (duplicate ids, unreadable files) are raised
     together in one :class:`ValidationError`.
@@ -264,7 +269,7 @@ def build_corpus(specs: Sequence[DocumentSpec], options: ChunkingOptions = DEFAU
             continue
         seen.add(spec.doc_id)
         try:
-            built.append(build_document(spec, opt, boilerplate))
+            built.append(build_document(spec, opt, boilerplate, page_cache))
         except ValidationError as exc:
             problems += exc.problems
     if problems:

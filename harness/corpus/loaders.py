@@ -295,16 +295,20 @@ def _resolve(spec: DocumentSpec) -> tuple[Loader, Path]:
     return loader, path
 
 
-def load_document(spec: DocumentSpec) -> tuple[Document, list[Page]]:
+def load_document(spec: DocumentSpec, pages: Any = None) -> tuple[Document, list[Page]]:
     """Load ``spec`` into a :class:`Document` and its pages (physical pages 1..n).
 
     ``Document.title`` is ``spec.title``, else the PDF's metadata title, else the
-    file stem; ``source_sha256`` is the SHA-256 of the file's bytes.
+    file stem; ``source_sha256`` is the SHA-256 of the file's bytes. ``pages``: an
+    optional :class:`harness.corpus.page_cache.PageCache` serving repeated loads.
     """
     loader, path = _resolve(spec)
-    loaded = loader.load(path)
+    sha = file_sha256(path)
+    loaded = (loader.load(path) if pages is None else
+              pages.load(format_of(path, dict(spec.options)), path, sha, dict(spec.options),
+                         lambda: loader.load(path)))
     doc = Document(spec.doc_id, spec.kind, spec.game, spec.edition, spec.language,
-                   spec.title or loaded.title or path.stem, spec.path, file_sha256(path))
+                   spec.title or loaded.title or path.stem, spec.path, sha)
     pages = [Page(spec.doc_id, i, text, label, headings)
              for i, (text, label, headings) in
              enumerate(zip(loaded.texts, loaded.labels, loaded.headings, strict=True), start=1)]

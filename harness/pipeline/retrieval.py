@@ -66,11 +66,13 @@ class RunResult:
 def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
     """Load and validate gold set, corpus and config (all errors raised here)."""
     from harness.corpus.chunking import ChunkingOptions, build_corpus
+    from harness.corpus.page_cache import PageCache
     from harness.goldset.parse import load_goldset
 
     load_builtin_arms()
     gs = load_goldset(options.goldset or SAMPLE_GOLDSET)
-    corpus = build_corpus(gs.documents, options.chunking or ChunkingOptions())
+    pages = PageCache(Path(options.cache_dir) if options.cache_dir else default_cache_dir())
+    corpus = build_corpus(gs.documents, options.chunking or ChunkingOptions(), page_cache=pages)
     cfg = load_config(options.config, known_arms=ARMS.names(), known_methods=FUSION_METHODS.names())
     if options.arm_overrides:
         cfg = cfg.with_arm_params(options.arm_overrides)

@@ -1,0 +1,151 @@
+"""Embedding backends: registry, AMX detection and its fallback, cache keys per backend,
+the dense arm's parameter, and the quality guard against fp32 (slow, real model)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.arms import ArmContext
+from harness.arms.dense import DenseArm
+from harness.core.errors import ConfigError, RegistryError
+from harness.embedding import backends as be
+from harness.embedding.cache import EmbeddingCache, embed
+from harness.embedding.models import load_model
+from tests.helpers.common import SHARED
+from tests.helpers.embedding_fakes import INSTANCES, shared_model_cache
+
+FLAGS_AMX = "processor\t: 0\nflags\t\t: fpu sse2 avx512f avx512_vnni amx_bf16 amx_tile amx_int8\n"
+FLAGS_AVX2 = "processor\t: 0\nflags\t\t: fpu sse2 avx2 fma\n"
+
+
+@pytest.fixture
+def cpuinfo(monkeypatch, tmp_path):
+    """Point the detection at a fake /proc/cpuinfo (text, or None for a missing file)."""
+
+    def use(text):
+        path = tmp_path / "cpuinfo"
+        if text is not None:
+            path.write_text(text, encoding="utf-8")
+        monkeypatch.setattr(be, "CPUINFO", path)
+        be.cpu_flags.cache_clear()
+
+    yield use
+    be.cpu_flags.cache_clear()
+
+
+def test_registry_lists_every_backend_and_rejects_unknown_names():
+    assert be.BACKENDS.names() == ["torch-fp32", "torch-bf16", "auto"]
+    with pytest.raises(RegistryError, match="torch-fp32, torch-bf16, auto"):
+        be.resolve_backend("onnx-int9")
+    assert be.resolve_backend("torch-fp32").dtype == "float32"
+    assert be.resolve_backend("torch-bf16").dtype == "bfloat16"
+
+
+def test_harness_list_shows_the_backends():
+    from harness.cli.catalog import all_registries
+
+    assert all_registries()["embedding backends"] == ["torch-fp32", "torch-bf16", "auto"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (FLAGS_AMX, "torch-bf16"), (FLAGS_AVX2, "torch-fp32"), (None, "torch-fp32"),
+    ("processor\t: 0\nmodel name\t: no flags line\n", "torch-fp32")])
+def test_auto_uses_bf16_only_when_the_cpu_reports_amx(cpuinfo, text, expected):
+    cpuinfo(text)
+    assert be.resolve_backend("auto").name == expected
+    assert be.has_amx() is (expected == "torch-bf16")
+    # explicit names are never overridden by the detection
+    assert be.resolve_backend("torch-fp32").name == "torch-fp32"
+    assert be.resolve_backend("torch-bf16").name == "torch-bf16"
+
+
+def test_model_id_and_cache_folder_change_with_the_backend(tmp_path):
+    ids = {b: load_model("minilm-en", tmp_path, b).model_id for b in ("torch-fp32", "torch-bf16")}
+    assert ids["torch-fp32"] != ids["torch-bf16"]
+    assert all(i.startswith("minilm-en-") for i in ids.values())
+    assert load_model("minilm-en", tmp_path, "torch-fp32").model_id == ids["torch-fp32"]
+    folders = {EmbeddingCache(tmp_path, i).folder for i in ids.values()}
+    assert len(folders) == 2
+    d = load_model("minilm-en", tmp_path, "torch-bf16").describe()
+    assert (d["backend"], d["dtype"]) == ("torch-bf16", "bfloat16") and d["torch"]
+
+
+def test_auto_model_id_is_the_resolved_backends(cpuinfo, tmp_path):
+    cpuinfo(FLAGS_AVX2)
+    assert (load_model("minilm-en", tmp_path, "auto").model_id
+            == load_model("minilm-en", tmp_path, "torch-fp32").model_id)
+    cpuinfo(FLAGS_AMX)
+    assert (load_model("minilm-en", tmp_path, "auto").model_id
+            == load_model("minilm-en", tmp_path, "torch-bf16").model_id)
+
+
+def test_dense_arm_parameter(cpuinfo, tmp_path):
+    with pytest.raises(ConfigError, match=r"unknown backend 'fast'.*torch-fp32, torch-bf16, auto"):
+        DenseArm(model="fake-bow", backend="fast")
+    cpuinfo(FLAGS_AVX2)
+    arm = DenseArm(model="fake-bow")
+    assert (arm.backend, arm.resolved_backend) == ("auto", "torch-fp32")
+    arm = DenseArm(model="fake-bow", backend="torch-bf16")
+    from harness.corpus.records import Chunk, Document, Page, make_corpus
+
+    corpus = make_corpus([Document("d", "rulebook", "G", "1", "en", "T")],
+                         [Page("d", 1, "some rules text")],
+                         [Chunk("d#1#0", "d", 1, (), "some rules text", 0, 15)])
+    arm.prepare(corpus, ArmContext(cache_dir=tmp_path))
+    assert INSTANCES["fake-bow"].backend == "torch-bf16"
+    d = arm.describe()
+    assert (d["backend"], d["backend_resolved"]) == ("torch-bf16", "torch-bf16")
+    assert d["model_describe"]["backend"] == "torch-bf16"
+
+
+# ---------------------------------------------------------------------------
+# Quality guard: the real e5-small, bf16 against fp32 (slow; SRD text from ../shared)
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def srd_passages():
+    from harness.corpus.chunking import build_corpus
+    from harness.corpus.ingest import spec_from_path
+    from harness.corpus.page_cache import PageCache
+    from harness.embedding.models import cache_root
+
+    pdf = SHARED / "corpora" / "srd-5.1" / "SRD5.1-CCBY4.0License.pdf"
+    if not pdf.exists():
+        pytest.skip(f"{pdf} is absent")
+    chunks = build_corpus([spec_from_path(pdf)], page_cache=PageCache(cache_root())).chunks
+    rng = np.random.default_rng(0)
+    return [chunks[i].text for i in sorted(rng.choice(len(chunks), 48, replace=False).tolist())]
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+def test_bf16_vectors_stay_within_cosine_099_of_fp32(srd_passages, tmp_path):
+    root = shared_model_cache(tmp_path)
+    ref = embed(load_model("e5-small", root, "torch-fp32"), srd_passages, "passage", None,
+                by_length=False)
+    new = embed(load_model("e5-small", root, "torch-bf16"), srd_passages, "passage", None)
+    cos = np.einsum("ij,ij->i", ref.astype(np.float64), new.astype(np.float64))
+    assert cos.min() >= 0.99, cos.min()  # measured 0.9999+
+    assert not np.array_equal(ref, new)  # the backend really changed the arithmetic
+    again = embed(load_model("e5-small", root, "torch-bf16"), srd_passages, "passage", None)
+    np.testing.assert_array_equal(new, again)
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+def test_bf16_recall_at_5_matches_fp32_on_secret_hitler(tmp_path):
+    from harness.pipeline.retrieval import RunOptions, run
+
+    goldset = SHARED / "goldsets" / "secret-hitler.yaml"
+    root = shared_model_cache(tmp_path / "cache")
+    recall = {}
+    for backend in ("torch-fp32", "torch-bf16"):
+        result = run(RunOptions(goldset=goldset, runs_dir=tmp_path / "runs", run_id=backend,
+                                cache_dir=root, arm_overrides={"dense": {"backend": backend}}))
+        m = result.metrics
+        sel = m[(m["metric"] == "recall@5") & m["answerable"] & (m["config_id"] == "arm-dense")]
+        recall[backend] = float(sel["value"].mean())
+        manifest = (result.path / "manifest.json").read_text(encoding="utf-8")
+        assert f'"backend_resolved": "{backend}"' in manifest
+    assert abs(recall["torch-bf16"] - recall["torch-fp32"]) <= 0.01, recall
