@@ -13,7 +13,17 @@ Each run is a fresh Python process (so peak memory is that run's own):
 * embed: the dense arm's "embedding passage texts" stage (0 when cached);
 * dense arm: model load + passage embedding + query embedding + search;
 * bm25 arm, boost arm: prepare + search; fuse: fusion and metrics of every config;
-* total: the whole ``pipeline.run`` call; peak RSS: ``ru_maxrss`` of the process.
+* total: the whole ``pipeline.run`` call; process: the child process from start to
+  exit as the parent sees it (imports included: torch and sentence-transformers are
+  imported only when something must be embedded); cpu: the child's user+system CPU
+  seconds (less sensitive than wall time to other jobs on a shared machine); peak RSS:
+  ``ru_maxrss`` of the process.
+
+``--backend`` sets the dense arm's backend (default ``auto``: bf16 on AMX CPUs; the
+resolved name is printed from the manifest). Page texts go through the page-text cache
+in the same temporary cache folder, so the cold run extracts the PDF with pypdf and
+the warm runs read the cached pages. After the warm runs, one more warm run goes
+through the real CLI (``harness run -g ... --cache-dir ...`` as a subprocess).
 
 The first run starts from an empty embedding cache (a temporary cache whose
 ``models/`` links to the real model cache, so the e5 conversion is not timed);
@@ -21,7 +31,7 @@ the following runs reuse it and must embed nothing (asserted: zero model calls,
 zero misses; the cache hit count is printed). Warm figures are medians over
 ``--warm`` runs; ratios are warm median / cold run.
 
-Run: .venv/bin/python benchmarks/bench_srd.py [--questions 200] [--warm 2]
+Run: .venv/bin/python benchmarks/bench_srd.py [--questions 200] [--warm 2] [--backend auto]
 """
 
 from __future__ import annotations
@@ -41,7 +51,8 @@ from pathlib import Path
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 PDF = SHARED / "corpora" / "srd-5.1" / "SRD5.1-CCBY4.0License.pdf"
-STAGES = ("ingest_s", "embed_s", "arm_bm25_s", "arm_dense_s", "arm_boost_s", "fuse_s", "total_s")
+STAGES = ("ingest_s", "embed_s", "arm_bm25_s", "arm_dense_s", "arm_boost_s", "fuse_s", "total_s",
+          "process_s", "cpu_s")
 
 
 class StageTimer:
@@ -69,16 +80,13 @@ class StageTimer:
         return sum(v for k, v in self.spans.items() if k.startswith(prefix))
 
 
-def child(goldset: Path, cache: Path, runs: Path, run_id: str) -> dict[str, object]:
+def child(goldset: Path, cache: Path, runs: Path, run_id: str, backend: str) -> dict[str, object]:
     """One timed run in this process (called in a subprocess by :func:`main`)."""
-    import sentence_transformers  # noqa: F401  (library import time is not run time)
-    import torch  # noqa: F401
-
     from harness.pipeline.retrieval import RunOptions, run
 
     timer = StageTimer()
-    result = run(RunOptions(goldset=goldset, runs_dir=runs, run_id=run_id, cache_dir=cache),
-                 progress=timer)
+    result = run(RunOptions(goldset=goldset, runs_dir=runs, run_id=run_id, cache_dir=cache,
+                            arm_overrides={"dense": {"backend": backend}}), progress=timer)
     total = time.perf_counter() - timer.start
     manifest = json.loads((result.path / "manifest.json").read_text(encoding="utf-8"))
     cache_stats = manifest["arms"]["dense"]["cache"]
@@ -87,25 +95,46 @@ def child(goldset: Path, cache: Path, runs: Path, run_id: str) -> dict[str, obje
     return {"ingest_s": timer.first, "embed_s": timer.stage("embedding passage"),
             "arm_bm25_s": timer.stage("arm bm25"), "arm_dense_s": timer.stage("arm dense"),
             "arm_boost_s": timer.stage("arm boost"), "fuse_s": timer.stage("fusing"),
-            "total_s": total,
+            "total_s": total, "backend": manifest["arms"]["dense"]["backend_resolved"],
+            "cpu_s": sum(resource.getrusage(resource.RUSAGE_SELF)[:2]),
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "pages": result.corpus.page_count[result.corpus.documents[0].doc_id],
             "chunks": len(result.corpus.chunks), "questions": len(result.goldset.questions),
             "cache": cache_stats, "recall@5": {k: float(v) for k, v in r5.items()}}
 
 
-def _spawn(goldset: Path, cache: Path, runs: Path, run_id: str) -> dict[str, object]:
-    cmd = [sys.executable, __file__, "--child", str(goldset), str(cache), str(runs), run_id]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "TOKENIZERS_PARALLELISM": "false"}
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+       "TOKENIZERS_PARALLELISM": "false"}
+
+
+def _spawn(goldset: Path, cache: Path, runs: Path, run_id: str, backend: str) -> dict[str, object]:
+    cmd = [sys.executable, __file__, "--child", str(goldset), str(cache), str(runs), run_id,
+           backend]
+    start = time.perf_counter()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=ENV)
+    return {**json.loads(out.stdout.strip().splitlines()[-1]),
+            "process_s": time.perf_counter() - start}
+
+
+def _cli_run(goldset: Path, cache: Path, cwd: Path, backend: str) -> tuple[float, float, dict]:
+    """``harness run`` as a user types it; (wall s, CPU s, the dense arm's manifest)."""
+    harness = Path(sys.executable).with_name("harness")
+    cmd = [str(harness), "run", "-g", str(goldset), "--cache-dir", str(cache), "--run-id", "cli",
+           "-p", f"dense.backend={backend}"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True, text=True, env=ENV, cwd=cwd)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    manifest = json.loads((cwd / "runs" / "cli" / "manifest.json").read_text(encoding="utf-8"))
+    return wall, sum(after[:2]) - sum(before[:2]), manifest["arms"]["dense"]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--questions", type=int, default=200, help="bookmarks sampled (seed 0)")
     ap.add_argument("--warm", type=int, default=2, help="runs reusing the embedding cache")
+    ap.add_argument("--backend", default="auto", help="the dense arm's backend")
     args = ap.parse_args()
     if not PDF.exists():
         raise SystemExit(f"needs {PDF}")
@@ -124,22 +153,29 @@ def main() -> None:
         print(f"SRD 5.1: {derived.questions} questions from {derived.candidates} usable "
               f"bookmarks; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores",
               flush=True)
-        cold = _spawn(derived.path, cache, work / "runs", "cold")
+        cold = _spawn(derived.path, cache, work / "runs", "cold", args.backend)
+        print(f"dense backend: {args.backend} -> {cold['backend']}", flush=True)
         _show("cold", cold)
         warm = []
         for i in range(args.warm):
-            w = _spawn(derived.path, cache, work / "runs", f"warm-{i + 1}")
+            w = _spawn(derived.path, cache, work / "runs", f"warm-{i + 1}", args.backend)
             c = w["cache"]
             if c["model_calls"] or c["misses"]:  # type: ignore[index]
                 raise SystemExit(f"warm run {i + 1} embedded texts again: {c}")
             _show(f"warm {i + 1}", w)
             warm.append(w)
+        wall, cpu, dense = _cli_run(derived.path, cache, work, args.backend)
+        if dense["cache"]["misses"]:
+            raise SystemExit(f"the CLI warm run embedded texts again: {dense['cache']}")
+        print(f"CLI warm run (harness run as a subprocess): {wall:.1f} s wall, {cpu:.1f} s CPU",
+              flush=True)
     if warm:
         med = {k: statistics.median(float(w[k]) for w in warm) for k in (*STAGES, "peak_rss_mb")}
         _show("warm median", {**warm[0], **med})
         print("ratio warm/cold: " + ", ".join(
             f"{k.removesuffix('_s')} {med[k] / float(cold[k]):.2f}" for k in
-            ("ingest_s", "arm_dense_s", "total_s", "peak_rss_mb") if float(cold[k])))
+            ("ingest_s", "arm_dense_s", "total_s", "process_s", "cpu_s", "peak_rss_mb")
+            if float(cold[k])))
     print("recall@5 (cold run): " + ", ".join(
         f"{k} {v:.3f}" for k, v in sorted(cold["recall@5"].items())))  # type: ignore[union-attr]
 
@@ -154,8 +190,8 @@ def _show(label: str, r: dict[str, object]) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 6 and sys.argv[1] == "--child":
+    if len(sys.argv) == 7 and sys.argv[1] == "--child":
         print(json.dumps(child(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]),
-                               sys.argv[5])))
+                               sys.argv[5], sys.argv[6])))
     else:
         main()
