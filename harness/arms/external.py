@@ -30,6 +30,7 @@ import pandas as pd
 
 from harness.arms.base import ARMS, ArmContext, ArmResult, Hit
 from harness.core.errors import ConfigError, Problem, ValidationError
+from harness.core.jsonl import read_records
 from harness.core.ordering import order
 from harness.corpus.records import Corpus, page_key
 from harness.goldset.records import Question
@@ -51,13 +52,8 @@ def read_ranked(path: Path, fmt: str | None = None) -> pd.DataFrame:
         df = pd.read_parquet(path)
         df["line"] = np.arange(1, len(df) + 1)
     elif fmt == "jsonl":
-        recs, problems = [], []
-        for i, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if raw.strip():
-                try:
-                    recs.append({**json.loads(raw), "line": i})
-                except json.JSONDecodeError as exc:
-                    problems.append(Problem(f"{path}:{i}", f"invalid JSON ({exc.msg})"))
+        problems: list[Problem] = []
+        recs = [{**r.record, "line": r.line} for r in read_records(path, problems)]
         if problems:
             raise ValidationError(problems, f"{path}: malformed JSONL")
         df = pd.DataFrame(recs)

@@ -45,6 +45,7 @@ from typing import Any, Protocol
 
 from harness.core.digest import file_sha256
 from harness.core.errors import Problem, ValidationError
+from harness.core.jsonl import read_records
 from harness.core.registry import Registry
 from harness.core.text import normalise
 from harness.corpus.outline import OutlineEntry, clean_title, page_headings, read_outline
@@ -201,15 +202,8 @@ class JsonlLoader:
     def _records(self, path: Path) -> dict[int, dict[str, Any]]:
         records: dict[int, dict[str, Any]] = {}
         problems: list[Problem] = []
-        for n, line in enumerate(_read_text(path).splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{n}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(where, f"invalid JSON: {exc.msg} (column {exc.colno})"))
-                continue
+        for rec in read_records(path, problems, text=_read_text(path)):
+            where, obj = rec.where, rec.record
             found = _check_record(obj)
             problems += [Problem(where, msg) for msg in found]
             if found:

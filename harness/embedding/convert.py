@@ -50,8 +50,9 @@ from typing import Any
 
 import numpy as np
 
+from harness.core.atomic import atomic_dir
+from harness.core.digest import file_sha256
 from harness.core.errors import HarnessError
-from harness.store.rundir import file_sha256
 
 CONVERTER_VERSION = 1
 """Bump when the conversion changes what the folder contains (new folder name)."""
@@ -309,23 +310,15 @@ def convert(source: Path, target: Path, provenance: dict[str, object],
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}-{os.urandom(4).hex()}")
-    try:
+    with atomic_dir(target) as tmp:  # kept if another process finished first
         write_folder(read_packed(source), tmp, max_seq_length)
         files = sorted(str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file())
         record = {**provenance, "converter_version": CONVERTER_VERSION,
                   "source_sha256": file_sha256(source),
                   "files": {f: file_sha256(tmp / f) for f in files}}
         _json(tmp / BUILD_RECORD, record)
-        try:
-            os.rename(tmp, target)
-        except OSError as exc:  # another process finished first: keep its folder
-            if not (target / BUILD_RECORD).exists():
-                raise HarnessError(f"{target} exists but is not a finished build; "
-                                   "delete it and retry") from exc
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
+    if not (target / BUILD_RECORD).exists():
+        raise HarnessError(f"{target} exists but is not a finished build; delete it and retry")
     return read_record(target)
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.core.errors import Problem, ValidationError
+from harness.corpus.records import page_keys
 
 LEVELS = ("page", "chunk")
 SCORE_MODES = ("rank", "original")
@@ -100,7 +101,7 @@ def ranked_rows(df: pd.DataFrame, rank_col: str, score_col: str, level: str, sco
         raise ValueError(f"level must be one of {LEVELS} and scores one of {SCORE_MODES}")
     d = df.sort_values(["question_id", rank_col], kind="stable")
     if level == "page":
-        d = d.assign(docid=d["doc_id"] + "#" + d["page"].astype(str)).drop_duplicates(["question_id", "docid"])
+        d = d.assign(docid=page_keys(d["doc_id"], d["page"])).drop_duplicates(["question_id", "docid"])
     else:
         d = d.assign(docid=d["chunk_id"])
     rank = d.groupby("question_id").cumcount() + 1

@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from harness.arms import ARMS, ArmContext, load_builtin_arms
+from harness.core.atomic import atomic_path
 from harness.corpus.records import Corpus
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix, fuse
@@ -141,9 +142,8 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
             if bar is not None:
                 bar(len(gs.questions))
         df = _arm_frame(results, corpus)
-        tmp = out.with_suffix(".tmp")
-        df.to_parquet(tmp, index=False)
-        tmp.replace(out)
+        with atomic_path(out) as tmp:
+            df.to_parquet(tmp, index=False)
         writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe()}}})
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]

@@ -44,20 +44,20 @@ class DenseRanks:
     @classmethod
     def build(cls, matrix: RankMatrix, gold: Gold) -> DenseRanks:
         nq = len(matrix.question_ids)
-        counts = np.bincount(matrix.q, minlength=nq)
+        counts = np.bincount(matrix.question_index, minlength=nq)
         u = int(counts.max(initial=0)) or 1
         starts = np.r_[0, np.cumsum(counts)[:-1]]
-        col = np.arange(len(matrix.q)) - starts[matrix.q]
+        col = np.arange(len(matrix.question_index)) - starts[matrix.question_index]
         ranks = np.zeros((len(matrix.arms), nq, u), np.int32)
         for a in range(len(matrix.arms)):
-            ranks[a, matrix.q, col] = matrix.ranks[:, a]
+            ranks[a, matrix.question_index, col] = matrix.ranks[:, a]
         page = np.full((nq, u), -1, np.int64)
-        page[matrix.q, col] = gold.chunk_page
-        rel_row, mask_row = _lookup(gold, matrix.q * gold.n_pages + gold.chunk_page)
+        page[matrix.question_index, col] = gold.chunk_page
+        rel_row, mask_row = _lookup(gold, matrix.question_index * gold.n_pages + gold.chunk_page)
         rel = np.zeros((nq, u), bool)
         req = np.zeros((nq, u), np.int64)
-        rel[matrix.q, col] = rel_row
-        req[matrix.q, col] = mask_row
+        rel[matrix.question_index, col] = rel_row
+        req[matrix.question_index, col] = mask_row
         return cls(matrix.arms, ranks, page, rel, req)
 
 

@@ -37,6 +37,7 @@ from typing import Any
 import pandas as pd
 
 from harness.core.errors import HarnessError
+from harness.corpus.records import page_key, split_page_key
 from harness.goldset.records import GoldSet, Question
 from harness.rulings.mapping import DocTarget, Mapping
 from harness.rulings.match import Match, ProdDoc, RulingKey, map_documents, match_rulings
@@ -65,7 +66,8 @@ def _page_id(doc_id: Any, page: Any, docs: dict[str, DocTarget]) -> str | None:
     if _none(page) is None or _none(doc_id) is None:
         return None
     t = docs.get(str(doc_id))
-    return f"{t.doc_id}#{int(page) + t.page_offset}" if t else f"production:{doc_id}#{int(page)}"
+    return (page_key(t.doc_id, int(page) + t.page_offset) if t
+            else page_key(f"production:{doc_id}", int(page)))
 
 
 def fence_columns(text: Any, reported: dict[str, Any]) -> dict[str, Any]:
@@ -98,8 +100,7 @@ def _answer_metrics(q: Question, r: dict[str, Any], reads: pd.DataFrame, cits: p
     from harness.answering.read import ReadRow
 
     def split(pid: str | None) -> tuple[str, int]:
-        doc, _, page = (pid or "production:?#0").rpartition("#")
-        return doc, int(page)
+        return split_page_key(pid or page_key("production:?", 0))
 
     rows = []
     for x in reads.itertuples():

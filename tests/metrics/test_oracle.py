@@ -36,7 +36,7 @@ def test_page_metrics_match_ir_measures_and_ranx(seed):
     ours = compute(specs, lists)
 
     prank, first = page_ranks(f, gold)
-    run = pd.DataFrame({"query_id": m.question_ids[f.q][first].astype(str),
+    run = pd.DataFrame({"query_id": m.question_ids[f.question_index][first].astype(str),
                         "doc_id": [f"{d}#{p}" for d, p in zip(gold.chunk_doc[f.rows][first],
                                                               gold.chunk_pageno[f.rows][first], strict=True)],
                         "score": 1.0 / prank[first]})

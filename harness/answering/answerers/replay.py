@@ -45,6 +45,7 @@ from typing import Any, ClassVar
 from harness.answering.answerers.base import ANSWERERS, OUTCOMES, AnswerRequest, AnswerResponse
 from harness.answering.prompt import parse_outcome
 from harness.core.errors import ConfigError, Problem, ValidationError
+from harness.core.jsonl import read_records
 
 REQUIRED = ("question_id", "text")
 OPTIONAL = ("config_id", "outcome", "model_id", "latency_ms", "tokens_in", "tokens_out", "error")
@@ -76,20 +77,8 @@ def _read_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
         rows = pq.read_table(path).to_pylist()
         return [(f"{path}: row {i + 1}", r) for i, r in enumerate(rows)]
     if suffix in (".jsonl", ".ndjson"):
-        out, problems = [], []
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            where = f"{path}: line {lineno}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(where, f"not valid JSON ({exc.msg})"))
-                continue
-            if not isinstance(row, dict):
-                problems.append(Problem(where, "expected a JSON object"))
-                continue
-            out.append((where, row))
+        problems: list[Problem] = []
+        out = [(r.where, r.record) for r in read_records(path, problems)]
         if problems:
             raise ValidationError(problems, f"replay recording {path} is invalid")
         return out
