@@ -20,7 +20,6 @@ Ranks are renumbered 1..n after matching.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -34,14 +33,14 @@ from harness.core.jsonl import read_records
 from harness.core.ordering import order
 from harness.corpus.records import Corpus, page_key
 from harness.goldset.records import Question
+from harness.interop.trec import read_run
+from harness.store.rundir import file_sha256
 
 UNMATCHED = ("error", "warn")
 
 
 def read_ranked(path: Path, fmt: str | None = None) -> pd.DataFrame:
     """Rows (question_id, id, id_kind, rank, score, line) from a TREC/Parquet/JSONL file."""
-    from harness.interop.trec import read_run
-
     fmt = fmt or {".parquet": "parquet", ".jsonl": "jsonl"}.get(path.suffix.lower(), "trec")
     if fmt == "trec":
         lines = read_run(path)
@@ -130,8 +129,6 @@ class ExternalArm:
         return out
 
     def describe(self) -> dict[str, Any]:
-        from harness.store.rundir import file_sha256
-
         return {"arm": self.name, "path": str(self.path), "sha256": file_sha256(self.path),
                 "format": self.format, "on_unmatched": self.on_unmatched,
                 "unmatched": self.unmatched[:100], "unmatched_count": len(self.unmatched)}

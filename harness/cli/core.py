@@ -5,8 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.console import Console
+from rich.table import Table
 
+from harness.cli.catalog import all_registries
 from harness.cli.errors import bad_input_exits_2
+from harness.cli.progress import rich_progress
+from harness.cli.summary import print_summary
+from harness.core.errors import ConfigError
 
 
 def register(app: typer.Typer) -> None:
@@ -29,8 +35,7 @@ def run_cmd(
 
     Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive
     """
-    from harness.cli.progress import rich_progress
-    from harness.cli.summary import print_summary
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.pipeline.retrieval import RunOptions, run
 
     with bad_input_exits_2():
@@ -48,8 +53,6 @@ def run_cmd(
 
 
 def _parse_params(items: list[str]) -> dict[str, dict[str, object]]:
-    from harness.core.errors import ConfigError
-
     out: dict[str, dict[str, object]] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -74,10 +77,6 @@ def list_cmd() -> None:
 
     Example: harness list
     """
-    from rich.console import Console
-    from rich.table import Table
-
-    from harness.cli.catalog import all_registries
 
     table = Table("registry", "names")
     for kind, names in all_registries().items():
@@ -90,8 +89,7 @@ def validate_cmd(goldset: Path = typer.Argument(..., help="Gold set YAML to chec
 
     Example: harness validate goldsets/sample.yaml
     """
-    from rich.console import Console
-
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.goldset.parse import load_goldset
 
     with bad_input_exits_2():

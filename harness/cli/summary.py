@@ -12,6 +12,7 @@ from harness.analysis.summary import summary_frame
 
 
 def print_summary(run_path: Path, console: Console | None = None) -> None:
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.store.rundir import Run
 
     run = Run(run_path)
@@ -29,12 +30,19 @@ def print_summary(run_path: Path, console: Console | None = None) -> None:
                         ("-" if pd.isna(r[c]) else f"{r[c]:.3f}") for c in df.columns])
     console.print(table)
     if q["language"].nunique() > 1:
-        from harness.analysis.languages import language_table, print_language_table
+        # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
+        from harness.analysis.languages import (
+            language_table,
+            print_language_table,
+        )
 
         print_language_table(language_table(run.table("metrics"), q, "recall@5", also=()), console,
                              title="recall@5 per question language (answerable questions)")
     if run.has_table("answer_metrics"):
-        from harness.answering.sidebyside import print_side_by_side
+        from harness.answering.sidebyside import (
+            # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
+            print_side_by_side,
+        )
 
         print_side_by_side(run, console)
     console.print(f"run directory: {run.path}")

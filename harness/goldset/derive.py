@@ -46,6 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from pypdf import PdfReader
+from pypdf.errors import PyPdfError
 
 from harness.core.errors import Problem, ValidationError
 from harness.core.registry import Registry
@@ -114,9 +116,6 @@ def _slug(text: str) -> str:
 # ---------------------------------------------------------------------------
 
 def _read_bookmarks(pdf: Path) -> tuple[list[OutlineEntry], int]:
-    from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
-
     try:
         reader = PdfReader(pdf)
         return read_outline(reader), len(reader.pages)

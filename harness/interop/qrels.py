@@ -14,7 +14,6 @@ Unknown question ids in the qrels, and malformed lines, are all reported.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import yaml

@@ -17,6 +17,7 @@ the list) and that chunk's score; ranks are renumbered 1..n over pages.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,8 +113,6 @@ def ranked_rows(df: pd.DataFrame, rank_col: str, score_col: str, level: str, sco
 
 def qrels_rows(questions: pd.DataFrame) -> list[tuple[str, str, int]]:
     """Page-level qrels from a run's ``questions`` table: every listed page is relevant (1)."""
-    import json
-
     rows = set()
     for q in questions.itertuples():
         for req in json.loads(q.requirements):
@@ -151,7 +150,7 @@ def to_ir_measures(run, config_id: str, level: str = "page") -> tuple[pd.DataFra
 
 def to_ranx(run, config_id: str, level: str = "page"):  # type: ignore[no-untyped-def]
     """(ranx.Qrels, ranx.Run) for one config."""
-    from ranx import Qrels, Run
+    from ranx import Qrels, Run  # deferred: heavy import
 
     qrels, rows = to_ir_measures(run, config_id, level)
     qd: dict[str, dict[str, int]] = {}

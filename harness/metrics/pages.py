@@ -33,6 +33,8 @@ class Gold:
     gold_mask: np.ndarray  # requirement bitmask aligned with gold_keys
     n_req: np.ndarray
     n_rel: np.ndarray
+    gold_gain: np.ndarray | None = None  # grade aligned with gold_keys; None: binary
+    ideal_gain: np.ndarray | None = None  # (Q, max relevant) grades sorted descending
 
     @property
     def n_pages(self) -> int:
@@ -49,16 +51,40 @@ def make_gold(questions: Sequence[Question], matrix: RankMatrix,
     pnos = np.array([chunk_pages[c][1] for c in matrix.chunk_ids], dtype=np.int64)
     pcode = np.array([code[k] for k in page_keys(docs, pnos)], dtype=np.int64)
     n_pages = max(len(code), 1)
-    keys, masks = [], []
+    keys, masks, gains = [], [], []
     for qi, q in enumerate(questions):
+        grades = q.page_grades
         for page, mask in requirement_masks(q).items():
             keys.append(qi * n_pages + code[page])
             masks.append(mask)
+            gains.append(grades[page])
     order = np.argsort(np.asarray(keys, dtype=np.int64), kind="stable")
+    graded = any(q.graded for q in questions)
     return Gold(tuple(questions), code, pcode, docs, pnos,
                 np.asarray(keys, dtype=np.int64)[order], np.asarray(masks, dtype=np.int64)[order],
                 np.array([len(q.requirements) for q in questions]),
-                np.array([len(q.relevant_pages) for q in questions]))
+                np.array([len(q.relevant_pages) for q in questions]),
+                np.asarray(gains, dtype=np.float64)[order] if graded else None,
+                ideal_gains(questions) if graded else None)
+
+
+def ideal_gains(questions: Sequence[Question]) -> np.ndarray:
+    """(Q, max relevant pages) grades of each question sorted descending, 0-padded."""
+    width = max([len(q.page_grades) for q in questions] + [1])
+    out = np.zeros((len(questions), width))
+    for i, q in enumerate(questions):
+        g = sorted(q.page_grades.values(), reverse=True)
+        out[i, : len(g)] = g
+    return out
+
+
+def gain_lookup(gold: Gold, keys: np.ndarray) -> np.ndarray | None:
+    """Grade of each (question, page) key (0 where not relevant); None when binary."""
+    if gold.gold_gain is None:
+        return None
+    pos = np.minimum(np.searchsorted(gold.gold_keys, keys), max(len(gold.gold_keys) - 1, 0))
+    hit = gold.gold_keys[pos] == keys
+    return np.where(hit, gold.gold_gain[pos], 0.0)
 
 
 def _lookup(gold: Gold, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -93,6 +119,11 @@ def page_lists(fused: Fused, gold: Gold, depth: int) -> tuple[PageLists, np.ndar
     sel = first & (prank <= depth)
     rel[fused.question_index[sel], prank[sel] - 1] = rel_row[sel]
     req[fused.question_index[sel], prank[sel] - 1] = mask_row[sel]
+    gain_row = gain_lookup(gold, keys)
+    gain = None
+    if gain_row is not None:
+        gain = np.zeros((nq, depth))
+        gain[fused.question_index[sel], prank[sel] - 1] = gain_row[sel]
     first_rel = np.full(nq, np.inf)
     rsel = first & rel_row
     np.minimum.at(first_rel, fused.question_index[rsel], prank[rsel].astype(np.float64))
@@ -100,7 +131,8 @@ def page_lists(fused: Fused, gold: Gold, depth: int) -> tuple[PageLists, np.ndar
     top_sel = fused.fused_rank == 1
     top[fused.question_index[top_sel]] = fused.score[top_sel]
     ceiling = np.full(nq, fused.config.ceiling)
-    return PageLists(rel, req, gold.n_req, gold.n_rel, first_rel, top, ceiling), rel_row
+    return (PageLists(rel, req, gold.n_req, gold.n_rel, first_rel, top, ceiling, gain, gold.ideal_gain),
+            rel_row)
 
 
 def fused_frame(fused: Fused, matrix: RankMatrix, gold: Gold, run_arms: Sequence[str]) -> pd.DataFrame:

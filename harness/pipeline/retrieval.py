@@ -18,11 +18,15 @@ from typing import Any
 import pandas as pd
 import pyarrow.parquet as pq
 
+from harness.answering.runner import answer_run
 from harness.arms import ARMS, ArmContext, load_builtin_arms
 from harness.core.atomic import atomic_path
+from harness.corpus.chunking import ChunkingOptions, build_corpus
 from harness.corpus.records import Corpus
+from harness.embedding.models import cache_root
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix, fuse
+from harness.goldset.parse import load_goldset
 from harness.goldset.records import GoldSet
 from harness.metrics.pages import fused_frame, make_gold, metrics_frame
 from harness.metrics.ranking import DEFAULT_METRICS, parse
@@ -36,8 +40,6 @@ Progress = Callable[[str, int], Any]  # (description, total) -> context manager 
 
 
 def default_cache_dir() -> Path:
-    from harness.embedding.models import cache_root
-
     return cache_root()
 
 
@@ -66,9 +68,6 @@ class RunResult:
 
 def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
     """Load and validate gold set, corpus and config (all errors raised here)."""
-    from harness.corpus.chunking import ChunkingOptions, build_corpus
-    from harness.goldset.parse import load_goldset
-
     load_builtin_arms()
     gs = load_goldset(options.goldset or SAMPLE_GOLDSET)
     corpus = build_corpus(gs.documents, options.chunking or ChunkingOptions())
@@ -192,8 +191,6 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     writer.write_table("metrics", metrics)
 
     if options.answerers:
-        from harness.answering.runner import answer_run
-
         answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
     writer.update_manifest({"status": "complete", "finished": now_iso()})
     return RunResult(writer.path, gs, corpus, cfg, metrics)

@@ -19,8 +19,6 @@ This module also reads the "why" evidence from a side's ``fused`` table.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +33,7 @@ from harness.core.atomic import atomic_dir
 from harness.core.errors import HarnessError
 from harness.core.ordering import order
 from harness.corpus.records import page_key, page_keys
+from harness.store.provenance import now_iso
 from harness.store.rundir import MANIFEST, Run, RunWriter, file_sha256, open_run
 from harness.store.tables import TABLES
 
@@ -125,8 +124,6 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
     save never leaves a half-written baseline. An existing baseline is replaced
     only with ``overwrite``. Returns ``path``.
     """
-    from harness.store.provenance import now_iso
-
     path = Path(path)
     if run.manifest.get("status") != "complete":
         raise HarnessError(f"run {run.run_id} is not complete (status "

@@ -9,7 +9,6 @@ run is opened (:class:`harness.core.errors.ProvenanceError` on mismatch).
 from __future__ import annotations
 
 import json
-import os
 import secrets
 from datetime import UTC, datetime
 from pathlib import Path
