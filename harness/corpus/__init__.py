@@ -4,6 +4,7 @@ Modules, in pipeline order:
 
 * ``records``      Document, Page, Chunk, Corpus, DocumentSpec; page_key / chunk_key ids
 * ``loaders``      PDF / text / Markdown / JSONL loaders (registry by format)
+* ``page_cache``   on-disk cache of loaded page texts (no re-extraction on a repeated run)
 * ``outline``      PDF outline and markup -> heading paths, page labels
 * ``headings``     heading detection in plain text
 * ``boilerplate``  repeated-line and web-noise filter
@@ -12,4 +13,5 @@ Modules, in pipeline order:
 * ``ingest``       the ingestion report of `harness ingest`
 """
 
-__all__ = ["boilerplate", "chunking", "glyphs", "headings", "ingest", "loaders", "outline", "records"]
+__all__ = ["boilerplate", "chunking", "glyphs", "headings", "ingest", "loaders", "outline", "page_cache",
+           "records"]

