@@ -77,18 +77,40 @@ def main() -> int:
     ap.add_argument("--sample", type=int, default=256, help="SRD chunks timed (seed 0)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--srd", action="store_true", help="also check recall@5 on the SRD set")
+    ap.add_argument("--recall-only", action="store_true", help="skip timing and cosine")
     ap.add_argument("--cache-dir", type=Path, default=None)
     args = ap.parse_args()
     if not SRD.exists():
         raise SystemExit(f"needs {SRD}")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from harness.embedding.backends import AUTO, cpu_flags, resolve_backend
-    from harness.embedding.cache import embed
-    from harness.embedding.models import cache_root, load_model
+    from harness.embedding.backends import AUTO, resolve_backend
+    from harness.embedding.models import cache_root
 
     cache = cache_root(args.cache_dir)
     chosen_name = resolve_backend(AUTO).name
+    failed = False
+    if not args.recall_only:
+        failed = throughput_and_cosine(args, cache, chosen_name)
+    goldsets = [SECRET_HITLER] + ([derived_srd()] if args.srd else [])
+    with tempfile.TemporaryDirectory(prefix="bench-embed-") as tmp:
+        for gs in goldsets:
+            ref = recall_at_5(gs, "torch-fp32", cache, Path(tmp))
+            new = recall_at_5(gs, chosen_name, cache, Path(tmp))
+            worst = max(abs(new[k] - ref[k]) for k in ref)
+            print(f"recall@5 {gs.stem}: arm-dense fp32 {ref['arm-dense']:.3f}, {chosen_name} "
+                  f"{new['arm-dense']:.3f}; largest difference over {len(ref)} configs {worst:.3f}")
+            failed |= abs(new["arm-dense"] - ref["arm-dense"]) > MAX_RECALL_DELTA
+    print("quality guard: " + ("FAILED" if failed else "ok"))
+    return 1 if failed else 0
+
+
+def throughput_and_cosine(args: argparse.Namespace, cache: Path, chosen_name: str) -> bool:
+    """Time both paths alternately; print medians and ratios; True when cosine fails."""
+    from harness.embedding.backends import cpu_flags
+    from harness.embedding.cache import embed
+    from harness.embedding.models import load_model
+
     texts = srd_sample(args.sample, 0, cache)
     print(f"{len(texts)} SRD chunks (mean {statistics.mean(map(len, texts)):.0f} chars); "
           f"backend auto -> {chosen_name}; AMX {'amx_bf16' in cpu_flags()}; "
@@ -119,18 +141,7 @@ def main() -> int:
     cos = np.einsum("ij,ij->i", vectors["chosen"].astype(np.float64),
                     vectors["reference"].astype(np.float64))
     print(f"cosine chosen vs fp32 per passage: min {cos.min():.6f}, median {np.median(cos):.6f}")
-    failed = cos.min() < MIN_COSINE
-    goldsets = [SECRET_HITLER] + ([derived_srd()] if args.srd else [])
-    with tempfile.TemporaryDirectory(prefix="bench-embed-") as tmp:
-        for gs in goldsets:
-            ref = recall_at_5(gs, "torch-fp32", cache, Path(tmp))
-            new = recall_at_5(gs, chosen_name, cache, Path(tmp))
-            worst = max(abs(new[k] - ref[k]) for k in ref)
-            print(f"recall@5 {gs.stem}: arm-dense fp32 {ref['arm-dense']:.3f}, {chosen_name} "
-                  f"{new['arm-dense']:.3f}; largest difference over {len(ref)} configs {worst:.3f}")
-            failed |= abs(new["arm-dense"] - ref["arm-dense"]) > MAX_RECALL_DELTA
-    print("quality guard: " + ("FAILED" if failed else "ok"))
-    return 1 if failed else 0
+    return bool(cos.min() < MIN_COSINE)
 
 
 def derived_srd() -> Path:
