@@ -280,6 +280,34 @@ def test_cli_compare_formats(runs: dict[str, Path]) -> None:
         {"base": "c3", "candidate": "c3"}]
 
 
+def test_compare_with_the_policy_and_the_gate_share_one_holm_family(runs: dict[str, Path]) -> None:
+    """The gate adjusts over its policy's metrics; ``compare --policy`` compares exactly
+    those, so both print the same family and the same p_holm (the sample once showed
+    hit@5 p_holm 0.719 in compare and 0.240 in gate)."""
+    policy = POLICIES / "strict.toml"
+    g = gate("strict.toml", runs, "worse")
+    fam = g.comparison.family
+    assert fam.members == (("c3", "hit@5"), ("c3", "MRR@10"), ("c3", "first_rel_rank"))
+    r = CliRunner().invoke(_cli(), ["compare", str(runs["base"]), str(runs["worse"]),
+                                    "--policy", str(policy), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert [tuple(x) for x in data["family"]["members"]] == list(fam.members)
+    gate_p = {m.metric: m.p_holm for m in g.comparison.metrics}
+    assert {m["metric"]: m["p_holm"] for m in data["metrics"]} == gate_p
+    # a compare over every metric is a bigger family: larger p_holm, and it says so
+    every = compare_runs(Run(runs["base"]), Run(runs["worse"]), seed=0, n_resamples=2000)
+    assert every.family.size > fam.size
+    assert every.find("hit@5", g.pair).p_holm >= gate_p["hit@5"]
+    for fmt in ("table", "markdown"):
+        assert "p (Holm) family: holm over 3 test(s)" in GATE_FORMATS.get(fmt)(g)
+    assert "p (Holm) family" in CliRunner().invoke(
+        _cli(), ["compare", str(runs["base"]), str(runs["worse"]), "--policy", str(policy)]).output
+    bad = CliRunner().invoke(_cli(), ["compare", str(runs["base"]), str(runs["worse"]),
+                                      "--policy", str(policy), "--metric", "hit@1"])
+    assert bad.exit_code == EXIT_BAD_INPUT and "--policy sets the metrics" in bad.output
+
+
 def test_comparison_with_the_same_seed_renders_identically(runs: dict[str, Path]) -> None:
     a = compare_runs(Run(runs["base"]), Run(runs["worse"]), seed=3, n_resamples=500)
     b = compare_runs(Run(runs["base"]), Run(runs["worse"]), seed=3, n_resamples=500)
