@@ -72,9 +72,10 @@ def compare_cmd(
     with bad_input_exits_2():
         render = COMPARISON_FORMATS.get(fmt)
         b, c = load_side(base, runs_dir), load_side(candidate, runs_dir)
-        selectors = _selectors(config or [], candidate_config) or None
         metrics, confidence = metric or None, 0.95
-        if policy is not None:
+        if policy is None:
+            selectors = _selectors(config or [], candidate_config) or None
+        else:
             if metric or len(config or []) > 1:
                 raise HarnessError("--policy sets the metrics and the config pair; drop --metric "
                                    "and give at most one --config")
