@@ -38,6 +38,7 @@ import pandas as pd
 
 from harness.core.errors import ConfigError, Problem, ValidationError
 from harness.core.registry import Registry
+from harness.corpus.records import page_keys
 from harness.interop.trec import LEVELS, SCORE_MODES, write_qrels, write_run
 
 # docid of the placeholder line of a question with an empty list (never relevant)
@@ -53,7 +54,7 @@ def ranked_rows(df: pd.DataFrame, rank_col: str, score_col: str, level: str, sco
         raise ValueError(f"level must be one of {LEVELS} and scores one of {SCORE_MODES}")
     d = df.sort_values(["question_id", rank_col], kind="stable")
     if level == "page":
-        d = d.assign(docid=d["doc_id"] + "#" + d["page"].astype(str)).drop_duplicates(["question_id", "docid"])
+        d = d.assign(docid=page_keys(d["doc_id"], d["page"])).drop_duplicates(["question_id", "docid"])
     else:
         d = d.assign(docid=d["chunk_id"])
     rank = d.groupby("question_id").cumcount() + 1
@@ -226,7 +227,7 @@ def to_ir_measures(run, config_id: str, level: str = "page", requirements: bool 
 def to_ranx(run, config_id: str, level: str = "page", requirements: bool = False):  # type: ignore[no-untyped-def]
     """(ranx.Qrels, ranx.Run) for one config, with the same query ids (no
     ``make_comparable`` needed)."""
-    from ranx import Qrels, Run
+    from ranx import Qrels, Run  # deferred: heavy import
 
     qrels, rows = to_ir_measures(run, config_id, level, requirements)
     qd: dict[str, dict[str, int]] = {}

@@ -90,5 +90,3 @@ def read_qrels(path: Path) -> list[tuple[str, str, int, int]]:
     if problems:
         raise ValidationError(problems, f"{path}: malformed qrels")
     return out
-
-
