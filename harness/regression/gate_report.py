@@ -135,6 +135,8 @@ def gate_markdown(r: GateResult) -> str:
            "| status | check | expected | measured | message |", "|---|---|---|---|---|"]
     out += [f"| {_MARK[k.status]} | {_md(k.name)} | {_md(k.expected)} | {_md(k.measured)} | "
             f"{_md(k.message)} |" for k in r.checks]
+    if r.notes:
+        out += ["", *[f"> note: {_md(n)}" for n in r.notes]]
     regressions = _md_changes(c, "regression")
     if regressions:
         out += ["", "### Regressions", "", *regressions]
@@ -200,6 +202,7 @@ def gate_renderables(r: GateResult) -> list[RenderableType]:
     from rich.text import Text
 
     out.append(Text(f"p (Holm) family: {r.comparison.family.describe()}"))
+    out += [Text(f"note: {n}", style="yellow") for n in r.notes]
     reg = _rich_changes(r.comparison, "regression")
     if reg is not None:
         out.append(reg)
@@ -244,7 +247,7 @@ def _xml(root: ET.Element) -> str:
 
 def gate_json(r: GateResult) -> str:
     d = {"passed": r.passed, "exit_code": r.exit_code, "policy": r.policy,
-         "config": to_jsonable(r.pair), "checks": to_jsonable(r.checks),
+         "config": to_jsonable(r.pair), "checks": to_jsonable(r.checks), "notes": list(r.notes),
          "comparison": to_jsonable(r.comparison)}
     return json.dumps(d, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
+import pandas as pd
 import pytest
 import typer
 from junitparser import Failure, JUnitXml
@@ -20,6 +22,7 @@ from harness.regression.gate import (
     Check,
     GateResult,
     Status,
+    pin_notes,
     run_gate,
 )
 from harness.regression.gate_report import COMPARISON_FORMATS, GATE_FORMATS, render_error
@@ -306,6 +309,28 @@ def test_compare_with_the_policy_and_the_gate_share_one_holm_family(runs: dict[s
     bad = CliRunner().invoke(_cli(), ["compare", str(runs["base"]), str(runs["worse"]),
                                       "--policy", str(policy), "--metric", "hit@1"])
     assert bad.exit_code == EXIT_BAD_INPUT and "--policy sets the metrics" in bad.output
+
+
+class _Questions:
+    """A side holding only a questions table (what pin_notes reads)."""
+
+    manifest: ClassVar[dict] = {}
+    run_id = "q"
+
+    def has_table(self, name: str) -> bool:
+        return name == "questions"
+
+    def table(self, name: str) -> pd.DataFrame:
+        return pd.DataFrame({"question_id": ["e1", "s1"],
+                             "requirements": ['[["er#1"], ["rb#5"]]', '[["rb#3", "faq#1"]]']})
+
+
+def test_hit_pins_on_several_requirements_get_a_note() -> None:
+    policy = parse_policy({"metrics": {"hit@5": {"pinned": ["e1", "s1"]},
+                                       "recall@5": {"pinned": ["e1"]},
+                                       "fence_pass": {"floor": 0.9}}})
+    (note,) = pin_notes(policy, _Questions())
+    assert note.startswith("pinned e1 on hit@5 has 2 requirements") and "recall@5" in note
 
 
 def test_comparison_with_the_same_seed_renders_identically(runs: dict[str, Path]) -> None:

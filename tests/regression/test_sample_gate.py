@@ -118,6 +118,10 @@ def test_the_errata_trap_dropping_the_errata_page_fails_the_gate(fresh_run, tmp_
     trap = CliRunner().invoke(app, ["gate", "--baseline", str(BASELINE), "--policy", str(old),
                                     "--run", str(cand.path)])
     assert trap.exit_code == 0, trap.output  # the trap: hit@5 cannot see the lost errata
+    # ... though the gate now warns about such pins
+    assert "pinned bw-13 on hit@5 has 2 requirements" in trap.output
+    assert "pinned bw-42 on hit@5 has 2 requirements" in trap.output
     res = gate("--run", str(cand.path))
     assert res.exit_code == 1, res.output
     assert "pinned bw-13 lost recall@5 (1 -> 0.5)" in res.output
+    assert "requirements: its hit" not in res.output  # the example policy pins no such hit
