@@ -138,6 +138,7 @@ def test_bf16_recall_at_5_matches_fp32_on_secret_hitler(tmp_path):
     from harness.pipeline.retrieval import RunOptions, run
 
     goldset = SHARED / "goldsets" / "secret-hitler.yaml"
+    (tmp_path / "cache").mkdir()
     root = shared_model_cache(tmp_path / "cache")
     recall = {}
     for backend in ("torch-fp32", "torch-bf16"):
