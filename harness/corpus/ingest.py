@@ -220,7 +220,7 @@ def document_report(spec: DocumentSpec, built: BuiltDocument, options: ChunkingO
                     thresholds: IngestThresholds) -> DocumentReport:
     """The report of one built document (see the module docstring)."""
     pages, doc = built.pages, built.document
-    source, _ = page_boundaries(pages, options.detect)
+    source, _ = page_boundaries(pages, detect=options.detect)
     fmt = format_of(spec.path, dict(spec.options))
     located: int | None = None
     headings = 0

@@ -297,7 +297,7 @@ def _metric_comparison(pair: ConfigPair, answerer: str, info: MetricInfo,
         d = c - b
         p = permutation_test(d, n_resamples, seed).p_value
         lo, hi = bootstrap_ci(d, confidence, n_resamples, seed)
-    wtl = wins_ties_losses(b, c, info.higher_is_better)
+    wtl = wins_ties_losses(b, c, higher_is_better=info.higher_is_better)
     with np.errstate(invalid="ignore"):
         delta = np.where(b == c, 0.0, c - b)
     sign = 1.0 if info.higher_is_better else -1.0
@@ -324,7 +324,7 @@ def _changes(pair: ConfigPair, answerer: str, metric: str, j: pd.DataFrame,
 
 
 def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] | None = None,
-                 metrics: Sequence[str] | None = None, force: bool = False, seed: int = 0,
+                 metrics: Sequence[str] | None = None, *, force: bool = False, seed: int = 0,
                  n_resamples: int = 10_000, confidence: float = 0.95) -> Comparison:
     """Compare ``candidate`` against ``base`` (see the module docstring).
 

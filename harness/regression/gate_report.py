@@ -54,7 +54,7 @@ def _f(x: float, digits: int = 4) -> str:
     return {math.inf: "inf", -math.inf: "-inf"}.get(x, f"{x:.{digits}g}")
 
 
-def _rank(r: int | None, known: bool) -> str:
+def _rank(r: int | None, *, known: bool) -> str:
     return str(r) if r is not None else ("—" if known else "?")
 
 
@@ -63,8 +63,8 @@ def _why(change: QuestionChange, c: Comparison) -> str:
     kb, kc = c.base.has_fused, c.candidate.has_fused
     parts = []
     for p in change.pages:
-        arms = ", ".join(f"{a.arm} {_rank(a.before, kb)} → {_rank(a.after, kc)}" for a in p.arms)
-        parts.append(f"{p.page}: {_rank(p.before, kb)} → {_rank(p.after, kc)}"
+        arms = ", ".join(f"{a.arm} {_rank(a.before, known=kb)} → {_rank(a.after, known=kc)}" for a in p.arms)
+        parts.append(f"{p.page}: {_rank(p.before, known=kb)} → {_rank(p.after, known=kc)}"
                      + (f" ({arms})" if arms else ""))
     return "; ".join(parts) or "(no relevant page listed)"
 

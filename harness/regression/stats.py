@@ -174,7 +174,7 @@ class WinsTiesLosses:
 
 
 def wins_ties_losses(base: Sequence[float] | np.ndarray, candidate: Sequence[float] | np.ndarray,
-                     higher_is_better: bool, atol: float = 1e-12) -> WinsTiesLosses:
+                     *, higher_is_better: bool, atol: float = 1e-12) -> WinsTiesLosses:
     """Count questions where the candidate is better, equal, or worse.
 
     Values within ``atol`` of each other tie (so do two infinities of the same

@@ -204,7 +204,7 @@ def _check_args(k: float, arms: int, depth: int, decimals: int,
 class _Search:
     """Depth-first enumeration over arms sorted by weight (equal weights adjacent)."""
 
-    def __init__(self, lo: Fraction, hi: Fraction, lo_c: bool, hi_c: bool, k: float,
+    def __init__(self, lo: Fraction, hi: Fraction, *, lo_c: bool, hi_c: bool, k: float,
                  ws: tuple[float, ...], depth: int, limit: int) -> None:
         self.lo, self.hi, self.lo_c, self.hi_c = lo, hi, lo_c, hi_c
         self.lof, self.hif = float(lo), float(hi)
@@ -293,7 +293,7 @@ def decode_score(score: float | str | Decimal | Fraction, k: float = 60, arms: i
         flags.append("non_positive")
     if lo > ceiling or (lo == ceiling and not lo_c):
         flags.append("above_ceiling")
-    search = _Search(lo, hi, lo_c, hi_c, float(k), ws, depth, max_candidates)
+    search = _Search(lo, hi, lo_c=lo_c, hi_c=hi_c, k=float(k), ws=ws, depth=depth, limit=max_candidates)
     if not flags:
         search.run()
     ordered = len(set(ws)) > 1

@@ -58,19 +58,19 @@ class RowDecoding:
         return self.decoding.flags + self.flags
 
 
-def _uses(c: Ranks, ordered: bool) -> Counter:
+def _uses(c: Ranks, *, ordered: bool) -> Counter:
     if ordered:
         return Counter((i, r) for i, r in enumerate(c) if r is not None)
     return Counter(r for r in c if r is not None)
 
 
-def _prune(rows: list[list[Ranks]], arms: int, ordered: bool) -> tuple[list[list[Ranks]], set[int]]:
+def _prune(rows: list[list[Ranks]], arms: int, *, ordered: bool) -> tuple[list[list[Ranks]], set[int]]:
     cap = 1 if ordered else arms
     conflict: set[int] = set()
     changed = True
     while changed:
         changed = False
-        fixed = [(i, _uses(c[0], ordered)) for i, c in enumerate(rows) if len(c) == 1]
+        fixed = [(i, _uses(c[0], ordered=ordered)) for i, c in enumerate(rows) if len(c) == 1]
         for i, cands in enumerate(rows):
             if len(cands) <= 1:
                 continue
@@ -79,7 +79,7 @@ def _prune(rows: list[list[Ranks]], arms: int, ordered: bool) -> tuple[list[list
                 if j != i:
                     used.update(u)
             keep = [c for c in cands
-                    if all(used[key] + n <= cap for key, n in _uses(c, ordered).items())]
+                    if all(used[key] + n <= cap for key, n in _uses(c, ordered=ordered).items())]
             if not keep:
                 conflict.add(i)
             elif len(keep) < len(cands):
@@ -87,9 +87,9 @@ def _prune(rows: list[list[Ranks]], arms: int, ordered: bool) -> tuple[list[list
     total: Counter = Counter()
     for c in rows:
         if len(c) == 1:
-            total.update(_uses(c[0], ordered))
+            total.update(_uses(c[0], ordered=ordered))
     for i, c in enumerate(rows):
-        if len(c) == 1 and any(total[key] > cap for key in _uses(c[0], ordered)):
+        if len(c) == 1 and any(total[key] > cap for key in _uses(c[0], ordered=ordered)):
             conflict.add(i)
     return rows, conflict
 
@@ -121,7 +121,7 @@ def decode_ranking(rows: Sequence[ScoredRow], k: float = 60, arms: int = 3, dept
         decs.append(d)
         flags.append(f)
         cands.append(list(c))
-    pruned, conflict = _prune(cands, arms, bool(decs and decs[0].ordered))
+    pruned, conflict = _prune(cands, arms, ordered=bool(decs and decs[0].ordered))
     for i in conflict:
         flags[i].append("rank_conflict")
     return tuple(RowDecoding(r, d, tuple(c), tuple(f))

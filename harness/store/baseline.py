@@ -116,7 +116,7 @@ def _compact(run: Side, name: str, configs: set[str] | None) -> pd.DataFrame:
 
 
 def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
-                  overwrite: bool = False) -> Path:
+                  *, overwrite: bool = False) -> Path:
     """Write the compact baseline of a complete ``run`` to the directory ``path``.
 
     ``configs`` (ids or names) keeps only those configs; default all. The
