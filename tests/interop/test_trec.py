@@ -50,10 +50,14 @@ def test_trec_export_evaluated_by_ir_measures_matches_harness(base_run, tmp_path
             assert m[(qid, "recall@5")] == pytest.approx(ref.get((qid, "R@5"), 0.0), abs=1e-12)
 
 
-def test_python_exports_for_ranx_and_ir_measures(base_run):
+def test_python_export_for_ir_measures(base_run):
     qrels, rows = to_ir_measures(base_run, CID)
     assert list(qrels.columns) == ["query_id", "doc_id", "relevance"]
     assert list(rows.columns) == ["query_id", "doc_id", "score"]
+
+
+@pytest.mark.slow  # importing ranx compiles numba kernels (about a minute on a cold cache)
+def test_python_export_for_ranx(base_run):
     rq, rr = to_ranx(base_run, CID)
     assert set(rr.keys()) <= set(base_run.table("questions")["question_id"])
     assert len(rq.keys()) > 0
