@@ -88,7 +88,7 @@ def _child(node: yaml.Node, key: str) -> yaml.Node:
     """The value node of ``key`` in a mapping node, or the node itself when absent."""
     if isinstance(node, yaml.MappingNode):
         for k, v in node.value:
-            if k.value == key:
+            if k.value == key and isinstance(v, yaml.Node):
                 return v
     return node
 

@@ -21,11 +21,14 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from harness.core.errors import Problem, ValidationError
+from harness.core.tablerows import rows as table_rows
 from harness.corpus.records import page_keys
+from harness.store.rundir import Run
 
 LEVELS = ("page", "chunk")
 SCORE_MODES = ("rank", "original")
@@ -45,7 +48,7 @@ def write_run(rows: pd.DataFrame, path: Path, tag: str) -> Path:
     """Write ``rows`` (qid, docid, rank, score) as a TREC run file, sorted by qid, rank."""
     df = rows.sort_values(["qid", "rank"], kind="stable")
     with open(path, "w", encoding="utf-8") as f:
-        for r in df.itertuples(index=False):
+        for r in table_rows(df):
             f.write(f"{r.qid} Q0 {r.docid} {int(r.rank)} {r.score!r} {tag}\n")
     return path
 
@@ -114,14 +117,14 @@ def ranked_rows(df: pd.DataFrame, rank_col: str, score_col: str, level: str, sco
 def qrels_rows(questions: pd.DataFrame) -> list[tuple[str, str, int]]:
     """Page-level qrels from a run's ``questions`` table: every listed page is relevant (1)."""
     rows = set()
-    for q in questions.itertuples():
+    for q in table_rows(questions, index=True):
         for req in json.loads(q.requirements):
             for page in req:
                 rows.add((q.question_id, page, 1))
     return sorted(rows)
 
 
-def export_run(run, out_dir: Path, level: str = "page", scores: str = "rank",
+def export_run(run: Run, out_dir: Path, level: str = "page", scores: str = "rank",
                configs: list[str] | None = None, arms: list[str] | None = None) -> list[Path]:
     """Write ``arm-<name>.trec`` per arm, ``<config_id>.trec`` per config and
     ``qrels.txt`` (page level) from a :class:`harness.store.rundir.Run`."""
@@ -140,7 +143,7 @@ def export_run(run, out_dir: Path, level: str = "page", scores: str = "rank",
     return written
 
 
-def to_ir_measures(run, config_id: str, level: str = "page") -> tuple[pd.DataFrame, pd.DataFrame]:
+def to_ir_measures(run: Run, config_id: str, level: str = "page") -> tuple[pd.DataFrame, pd.DataFrame]:
     """(qrels, run) DataFrames with ir-measures' column names for one config."""
     fused = run.table("fused")
     rows = ranked_rows(fused[fused["config_id"] == config_id], "fused_rank", "fused_score", level, "rank")
@@ -148,15 +151,15 @@ def to_ir_measures(run, config_id: str, level: str = "page") -> tuple[pd.DataFra
     return qrels, rows.rename(columns={"qid": "query_id", "docid": "doc_id"})[["query_id", "doc_id", "score"]]
 
 
-def to_ranx(run, config_id: str, level: str = "page"):  # type: ignore[no-untyped-def]
+def to_ranx(run: Run, config_id: str, level: str = "page") -> tuple[Any, Any]:
     """(ranx.Qrels, ranx.Run) for one config."""
     from ranx import Qrels, Run  # deferred: heavy import
 
     qrels, rows = to_ir_measures(run, config_id, level)
     qd: dict[str, dict[str, int]] = {}
-    for r in qrels.itertuples():
+    for r in table_rows(qrels, index=True):
         qd.setdefault(r.query_id, {})[r.doc_id] = int(r.relevance)
     rd: dict[str, dict[str, float]] = {}
-    for r in rows.itertuples():
+    for r in table_rows(rows, index=True):
         rd.setdefault(r.query_id, {})[r.doc_id] = float(r.score)
     return Qrels.from_dict(qd), Run.from_dict(rd, name=config_id)

@@ -349,7 +349,8 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     for pair in pairs:
         cache: dict[str, tuple[PageMove, ...]] = {}
 
-        def moves(qid: str, p: ConfigPair = pair, cache: dict = cache) -> tuple[PageMove, ...]:
+        def moves(qid: str, p: ConfigPair = pair,
+                  cache: dict[str, tuple[PageMove, ...]] = cache) -> tuple[PageMove, ...]:
             if qid not in cache:
                 cache[qid] = page_moves(qid, rel.get(qid, ()), ev_b, p.base, ev_c, p.candidate)
             return cache[qid]

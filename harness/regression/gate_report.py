@@ -210,15 +210,15 @@ def gate_junit(r: GateResult) -> str:
     for k, v in (("base", r.comparison.base.label), ("candidate", r.comparison.candidate.label),
                  ("config", r.pair.label), ("policy", r.policy)):
         ET.SubElement(props, "property", name=k, value=v)
-    for k in r.checks:
-        case = ET.SubElement(suite, "testcase", classname=f"gate.{k.metric}", name=k.name,
+    for check in r.checks:
+        case = ET.SubElement(suite, "testcase", classname=f"gate.{check.metric}", name=check.name,
                              time="0")
-        detail = f"expected: {k.expected}\nmeasured: {k.measured}\n" + (
-            f"questions: {', '.join(k.questions)}\n" if k.questions else "")
-        if k.status is Status.FAIL:
-            ET.SubElement(case, "failure", message=k.message, type="regression").text = detail
+        detail = f"expected: {check.expected}\nmeasured: {check.measured}\n" + (
+            f"questions: {', '.join(check.questions)}\n" if check.questions else "")
+        if check.status is Status.FAIL:
+            ET.SubElement(case, "failure", message=check.message, type="regression").text = detail
         else:
-            ET.SubElement(case, "system-out").text = f"{k.status.value}: {k.message}\n{detail}"
+            ET.SubElement(case, "system-out").text = f"{check.status.value}: {check.message}\n{detail}"
     return _xml(root)
 
 

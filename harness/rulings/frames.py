@@ -12,7 +12,7 @@ when its carried-by names an arm the "arms fused" line does not.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
@@ -107,7 +107,7 @@ def decodes_frame(ruling: Ruling, decoded: Sequence[RowDecoding]) -> pd.DataFram
     return _frame(RULING_DECODES, rows)
 
 
-def rulings_frame(rulings: Sequence[Ruling], decoded: dict[str, Sequence[RowDecoding]]
+def rulings_frame(rulings: Sequence[Ruling], decoded: Mapping[str, Sequence[RowDecoding]]
                   ) -> pd.DataFrame:
     rows = []
     for r in rulings:

@@ -58,7 +58,8 @@ class RowDecoding:
         return self.decoding.flags + self.flags
 
 
-def _uses(c: Ranks, *, ordered: bool) -> Counter:
+def _uses(c: Ranks, *, ordered: bool) -> Counter[tuple[int, int] | int]:
+    """Ranks a candidate uses: (arm, rank) pairs when arm order is known, else ranks."""
     if ordered:
         return Counter((i, r) for i, r in enumerate(c) if r is not None)
     return Counter(r for r in c if r is not None)
@@ -74,7 +75,7 @@ def _prune(rows: list[list[Ranks]], arms: int, *, ordered: bool) -> tuple[list[l
         for i, cands in enumerate(rows):
             if len(cands) <= 1:
                 continue
-            used: Counter = Counter()
+            used: Counter[tuple[int, int] | int] = Counter()
             for j, u in fixed:
                 if j != i:
                     used.update(u)
@@ -84,7 +85,7 @@ def _prune(rows: list[list[Ranks]], arms: int, *, ordered: bool) -> tuple[list[l
                 conflict.add(i)
             elif len(keep) < len(cands):
                 rows[i], changed = keep, True
-    total: Counter = Counter()
+    total: Counter[tuple[int, int] | int] = Counter()
     for c in rows:
         if len(c) == 1:
             total.update(_uses(c[0], ordered=ordered))

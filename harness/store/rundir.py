@@ -126,7 +126,8 @@ class Run:
     def table(self, name: str) -> pd.DataFrame:
         if not self.has_table(name):
             raise HarnessError(f"run {self.run_id} has no table {name!r} (has: {', '.join(self.tables())})")
-        return pq.read_table(self.path / f"{name}.parquet").to_pandas()
+        df: pd.DataFrame = pq.read_table(self.path / f"{name}.parquet").to_pandas()
+        return df
 
     def __repr__(self) -> str:
         return f"Run({str(self.path)!r})"
