@@ -72,8 +72,8 @@ def import_cmd(files: Files, out: Out = Path("runs"), run_id: RunId = None, dept
     Example: harness rulings import ../shared/rulings/ --out runs/
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
-    from harness.rulings.decode import ROUNDINGS
     from harness.rulings.importer import import_rulings
+    from harness.rulings.rounding import ROUNDINGS
 
     with _bad_input():
         ROUNDINGS.get(rounding)

@@ -27,7 +27,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.rulings.decode import Decoding, Ranks, decode_score
+from harness.rulings.decode import Decoding, decode_score
+from harness.rulings.rounding import Ranks
 
 
 @dataclass(frozen=True)
