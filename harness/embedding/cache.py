@@ -126,7 +126,7 @@ def _read_shard(path: Path) -> tuple[list[str], np.ndarray]:
 def embed(model: EmbeddingModel, texts: Sequence[str], role: str,
           cache: EmbeddingCache | None = None, batch_size: int = 32,
           progress: Callable[[str, int], Any] | None = None,
-          by_length: bool = True) -> np.ndarray:
+          *, by_length: bool = True) -> np.ndarray:
     """Embed ``texts`` in ``role`` (``query`` or ``passage``), reusing ``cache``.
 
     Returns a float32 ``(len(texts), model.dimension)`` array in input order. Texts
