@@ -18,7 +18,7 @@ _LAZY = {
     "RunOptions": ("harness.pipeline.retrieval", "RunOptions"),
     "run": ("harness.pipeline.retrieval", "run"),
     "open_run": ("harness.store.rundir", "open_run"),
-    "load_goldset": ("harness.goldset.records", "load_goldset"),
+    "load_goldset": ("harness.goldset.parse", "load_goldset"),
     "load_config": ("harness.fusion.configs", "load_config"),
 }
 

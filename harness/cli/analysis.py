@@ -9,13 +9,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 
 from harness.cli.errors import bad_input_exits_2
 from harness.core.registry import Registry
 
 if TYPE_CHECKING:
+    import pandas as pd
     from rich.console import Console
 
     from harness.analysis.bands import BandTable
@@ -152,9 +152,10 @@ def _rich_table(df: pd.DataFrame) -> None:
     table = Table(*[str(c) for c in df.columns], caption=f"{len(df)} row(s)")
     for row in df.itertuples(index=False):
         table.add_row(*(_fmt(x, 6) if isinstance(x, float) else str(x) for x in row))
-    Console().print(table)
+    Console(markup=False, highlight=False).print(table)  # cell values print verbatim
 
 
+# pandas is imported by the commands that need it: `harness --help` and error paths stay fast
 OUTPUT_FORMATS: Registry[Callable[[pd.DataFrame], None]] = Registry("output format")
 OUTPUT_FORMATS.add("table", _rich_table)
 OUTPUT_FORMATS.add("csv", lambda df: typer.echo(df.to_csv(index=False), nl=False))

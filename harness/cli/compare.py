@@ -99,7 +99,7 @@ def gate_cmd(
     """
     from rich.console import Console
 
-    from harness.cli.errors import err_console
+    from harness.cli.errors import print_error
     from harness.core.errors import HarnessError
     from harness.regression.gate import EXIT_BAD_INPUT, run_gate
     from harness.regression.gate_report import GATE_FORMATS, gate_renderables, render_error
@@ -114,7 +114,7 @@ def gate_cmd(
     except HarnessError as exc:
         message = str(exc)
         _write_outputs(outputs, lambda f: render_error(message, f))
-        err_console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+        print_error(message)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     _write_outputs(outputs, lambda f: GATE_FORMATS.get(f)(result))
     Console().print(*gate_renderables(result))
@@ -137,6 +137,7 @@ def baseline_save_cmd(
     Example: harness baseline save latest sample --dir runs/baselines
     """
     from rich.console import Console
+    from rich.text import Text
 
     from harness.core.errors import HarnessError
     from harness.store.baseline import save_baseline
@@ -148,4 +149,5 @@ def baseline_save_cmd(
         path = save_baseline(open_run(run, runs_dir), out_dir / name, configs=config or None,
                              overwrite=overwrite)
     size = sum(p.stat().st_size for p in path.iterdir())
-    Console().print(f"[green]saved[/green] baseline {name} -> {path} ({size / 1024:.1f} KiB)")
+    Console(highlight=False).print(Text.assemble(("saved", "green"), f" baseline {name} -> {path} "
+                                                 f"({size / 1024:.1f} KiB)"))

@@ -9,6 +9,10 @@ import typer
 from harness.cli.errors import bad_input_exits_2
 
 
+ALLOW_OUTSIDE_HELP = ("Read documents outside the gold set's folder (its parent when the folder is "
+                      "named goldsets/).")
+
+
 def register(app: typer.Typer) -> None:
     app.command("run")(run_cmd)
     app.command("list")(list_cmd)
@@ -24,6 +28,7 @@ def run_cmd(
     param: list[str] = typer.Option([], "--param", "-p", help="Parameter NAME.KEY=VALUE for an arm or answerer, e.g. bm25.k1=1.2."),
     answer_config: list[str] = typer.Option([], "--answer-config", help="Configs to answer (default: the first grid config)."),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Model and embedding cache (default: $HARNESS_CACHE or ~/.cache/harness)."),
+    allow_outside: bool = typer.Option(False, "--allow-outside", help=ALLOW_OUTSIDE_HELP),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
@@ -41,7 +46,8 @@ def run_cmd(
         arm_overrides = {k: v for k, v in params.items() if k not in labels}
         opts = RunOptions(goldset=goldset, config=config, runs_dir=out, run_id=run_id,
                           answerers=answerers, answer_configs=tuple(answer_config) or None,
-                          cache_dir=cache_dir, arm_overrides=arm_overrides)
+                          cache_dir=cache_dir, arm_overrides=arm_overrides,
+                          allow_outside=allow_outside)
         with rich_progress() as progress:
             result = run(opts, progress=progress)
     print_summary(result.path)
@@ -82,20 +88,36 @@ def list_cmd() -> None:
     table = Table("registry", "names")
     for kind, names in all_registries().items():
         table.add_row(kind, ", ".join(names))
-    Console().print(table)
+    Console(markup=False, highlight=False).print(table)
 
 
-def validate_cmd(goldset: Path = typer.Argument(..., help="Gold set YAML to check.")) -> None:
-    """Check a gold set and report every problem at once (exit 2 if any).
+def validate_cmd(
+    goldset: Path = typer.Argument(..., help="Gold set YAML to check."),
+    allow_outside: bool = typer.Option(False, "--allow-outside", help=ALLOW_OUTSIDE_HELP),
+) -> None:
+    """Check a gold set and the corpus it builds; report every problem at once (exit 2 if any).
 
     Example: harness validate goldsets/sample.yaml
     """
-    from rich.console import Console
+    from rich.text import Text
 
-    from harness.goldset.parse import load_goldset
+    from harness.cli.errors import plain_console, print_note
+    from harness.goldset.parse import check_corpus, load_goldset
 
     with bad_input_exits_2():
-        gs = load_goldset(goldset)
-    Console().print(f"[green]OK[/green] {goldset}: {len(gs.questions)} questions, "
-                    f"{len(gs.documents)} documents, "
-                    f"{sum(not q.answerable for q in gs.questions)} unanswerable")
+        gs = load_goldset(goldset, allow_outside=allow_outside)
+        corpus = _corpus(gs)
+        check_corpus(gs, corpus)
+    for note in gs.notes:
+        print_note(note)
+    plain_console().print(Text.assemble(
+        ("OK", "green"), f" {goldset}: {len(gs.questions)} questions, {len(gs.documents)} "
+        f"documents, {sum(not q.answerable for q in gs.questions)} unanswerable, "
+        f"{len(corpus.chunks)} chunks"))
+
+
+def _corpus(gs):  # type: ignore[no-untyped-def]
+    """The corpus ``harness run`` would search (what validate must check it can build)."""
+    from harness.corpus.chunking import ChunkingOptions, build_corpus
+
+    return build_corpus(gs.documents, ChunkingOptions())

@@ -39,7 +39,8 @@ def ingest_cmd(
     from harness.corpus.boilerplate import BoilerplateOptions
     from harness.corpus.chunking import ChunkingOptions
     from harness.corpus.ingest import ingest_report, render
-    from harness.corpus.loaders import SUFFIXES
+    from harness.cli.errors import print_error
+    from harness.corpus.loaders import SUFFIXES, not_a_document
     from harness.corpus.records import DocumentSpec
     from harness.goldset.parse import load_goldset
 
@@ -52,6 +53,11 @@ def ingest_cmd(
             if p.is_dir():
                 found = sorted(f for f in p.rglob("*")
                                if f.is_file() and f.suffix.lower() in SUFFIXES)
+                # a folder may hold other files (notes, exports): skip them, saying so
+                for f in found:
+                    if (why := not_a_document(f)) is not None:
+                        print_error(f"{f}: skipped, {why}", prefix="warning")
+                found = [f for f in found if not_a_document(f) is None]
                 if not found:
                     raise HarnessError(f"{p}: no documents with suffixes {', '.join(SUFFIXES)}")
                 sources += found
@@ -70,4 +76,4 @@ def ingest_cmd(
     if as_json:
         typer.echo(report.to_json())
     else:
-        render(report, Console())
+        render(report, Console(markup=False, highlight=False))

@@ -40,4 +40,4 @@ def export_cmd(
         r = open_run(run, runs_dir)
         files = export_run(r, out or r.path / "export-trec", level=level, scores=scores,
                            configs=list(config or []) or None)
-    Console().print(f"wrote {len(files)} files to {files[0].parent}")
+    Console(markup=False, highlight=False).print(f"wrote {len(files)} files to {files[0].parent}")

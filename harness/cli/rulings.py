@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from harness.cli.errors import bad_input_exits_2, err_console
+from harness.cli.errors import bad_input_exits_2, err_console, print_error
 
 Files = Annotated[list[Path], typer.Argument(help="Ruling page files, or folders of *.txt pages.")]
 Out = Annotated[Path, typer.Option("--out", "-o", help="Folder that holds run directories.")]
@@ -41,7 +41,7 @@ def _bad_input() -> Iterator[None]:
         try:
             yield
         except ValueError as exc:
-            err_console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+            print_error(str(exc))
             raise typer.Exit(2) from None
 
 

@@ -16,7 +16,9 @@ def print_summary(run_path: Path, console: Console | None = None) -> None:
 
     run = Run(run_path)
     # CI logs are not terminals: give tables room instead of eliding config ids
-    console = console or Console(width=None if Console().is_terminal else 160)
+    # ids and paths print verbatim: no markup, no highlighting ("[/b]" in an id is text)
+    console = console or Console(width=None if Console().is_terminal else 160, markup=False,
+                                 highlight=False)
     df = summary_frame(run.table("metrics"), run.table("configs"))
     q = run.table("questions")
     n_unans = int((~q["answerable"]).sum())

@@ -188,7 +188,7 @@ def from_outline(pdf: str | Path, out: str | Path, *, doc_id: str | None = None,
     doc = _document(doc_id, pdf, kind, game or pdf.stem, edition, language, title)
     path = write_goldset(out, name or out.stem, desc, [doc], questions, derived=True,
                          header=header)
-    load_goldset(path)  # what was written must load: every problem raised at once
+    load_goldset(path, allow_outside=True)  # what was written must load (its documents were named by the caller)
     return Derivation(path, len(questions), len(candidates), tuple(sorted(skipped.items())))
 
 
@@ -376,6 +376,6 @@ def parallel(docs_by_language: Mapping[str, str | Path], ask: Sequence[str], out
     doc = _document(doc_id, docs[answer], kind, game or docs[answer].stem, edition, answer, None)
     path = write_goldset(out, name or out.stem, desc, [doc], questions, derived=True,
                          header=header)
-    load_goldset(path)
+    load_goldset(path, allow_outside=True)
     return Derivation(path, len(questions), len(chosen) * len(ask) * len(modes),
                       tuple(sorted((k, v) for k, v in skipped.items() if v)))

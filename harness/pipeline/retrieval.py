@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from harness.arms import ARMS, ArmContext, load_builtin_arms
+from harness.core.errors import HarnessError
 from harness.corpus.records import Corpus
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix, fuse
@@ -26,7 +27,7 @@ from harness.goldset.records import GoldSet
 from harness.metrics.pages import fused_frame, make_gold, metrics_frame
 from harness.metrics.ranking import DEFAULT_METRICS, parse
 from harness.store.provenance import base_manifest, check_inputs, inputs_section, now_iso
-from harness.store.rundir import RunWriter, new_run_id
+from harness.store.rundir import RunWriter, atomic_write, check_run_id, new_run_id, run_path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_GOLDSET = REPO_ROOT / "goldsets" / "sample.yaml"
@@ -52,6 +53,7 @@ class RunOptions:
     answerers: tuple[tuple[str, dict[str, Any]], ...] = ()
     answer_configs: tuple[str, ...] | None = None
     arm_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+    allow_outside: bool = False  # documents outside the gold set's folder (load_goldset)
 
 
 @dataclass(frozen=True)
@@ -64,17 +66,61 @@ class RunResult:
 
 
 def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
-    """Load and validate gold set, corpus and config (all errors raised here)."""
+    """Load and validate gold set, corpus, config and parameters (all errors raised
+    here, before any run folder exists)."""
     from harness.corpus.chunking import ChunkingOptions, build_corpus
-    from harness.goldset.parse import load_goldset
+    from harness.goldset.parse import check_corpus, load_goldset
 
     load_builtin_arms()
-    gs = load_goldset(options.goldset or SAMPLE_GOLDSET)
-    corpus = build_corpus(gs.documents, options.chunking or ChunkingOptions())
-    cfg = load_config(options.config, known_arms=ARMS.names(), known_methods=FUSION_METHODS.names())
+    cfg = load_config(options.config, known_arms=ARMS.names(), known_methods=FUSION_METHODS.names(),
+                      arm_classes=dict(ARMS.items()))
+    check_parameters(cfg, options.arm_overrides, options.answerers)
     if options.arm_overrides:
         cfg = cfg.with_arm_params(options.arm_overrides)
+    gs = load_goldset(options.goldset or SAMPLE_GOLDSET, allow_outside=options.allow_outside)
+    corpus = build_corpus(gs.documents, options.chunking or ChunkingOptions())
+    check_corpus(gs, corpus)
     return gs, corpus, cfg
+
+
+def check_parameters(cfg: RunConfig, arm_overrides: dict[str, dict[str, Any]],
+                     answerers: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    """Every ``-p NAME.KEY=VALUE`` names an arm of the config or an answerer label, a
+    parameter it accepts and a value of the right type (finite numbers); raise one
+    :class:`ValidationError` with every problem (:func:`harness.core.params.check_params`)."""
+    from harness.core.errors import Problem, ValidationError
+    from harness.core.params import check_params
+
+    problems = []
+    labels = {}
+    if answerers:
+        from harness.answering.answerers import ANSWERERS
+        from harness.answering.runner import parse_specs
+
+        for spec in parse_specs(answerers):
+            labels[spec.label] = spec.name
+            problems += [Problem("--param", m) for m in check_params(
+                ANSWERERS.get(spec.name), dict(spec.params), f"answerer {spec.label}")]
+    for name in arm_overrides:
+        if name not in cfg.arm_names:
+            problems.append(Problem("--param", f"{name!r} is neither an arm of the config ("
+                                    + ", ".join(cfg.arm_names) + ") nor an answerer label ("
+                                    + (", ".join(labels) or "none given") + ")"))
+    for name in cfg.arm_names:
+        merged = {**cfg.arm_params.get(name, {}), **arm_overrides.get(name, {})}
+        kind = str(merged.pop("kind", name))
+        if kind not in ARMS:
+            continue
+        found = check_params(ARMS.get(kind), merged, f"arm {name}")
+        if not found:
+            try:  # the constructor's own range checks (k1 >= 0 ...), before any folder exists
+                ARMS.get(kind)(**merged)
+            except HarnessError as exc:
+                found = [f"arm {name}: {exc}"]
+        where = "--param" if name in arm_overrides else cfg.path
+        problems += [Problem(where, m) for m in found]
+    if problems:
+        raise ValidationError(problems, "bad parameters")
 
 
 def questions_frame(gs: GoldSet) -> pd.DataFrame:
@@ -141,9 +187,7 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
             if bar is not None:
                 bar(len(gs.questions))
         df = _arm_frame(results, corpus)
-        tmp = out.with_suffix(".tmp")
-        df.to_parquet(tmp, index=False)
-        tmp.replace(out)
+        atomic_write(out, lambda tmp, df=df: df.to_parquet(tmp, index=False))
         writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe()}}})
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
@@ -152,10 +196,12 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
 
 def run(options: RunOptions = RunOptions(), progress: Progress | None = None) -> RunResult:
     """Execute (or resume) a retrieval run; returns where it was written."""
+    if options.run_id is not None:
+        check_run_id(options.run_id)
     gs, corpus, cfg = load_inputs(options)
     specs = [parse(m) for m in options.metrics]
     run_id = options.run_id or new_run_id()
-    writer = RunWriter(Path(options.runs_dir) / run_id)
+    writer = RunWriter(run_path(Path(options.runs_dir), run_id))
     inputs = inputs_section(gs, corpus, cfg)
     existing = writer.read_manifest()
     if existing:
