@@ -8,7 +8,6 @@ import typer
 
 from harness.cli.errors import bad_input_exits_2
 
-
 ALLOW_OUTSIDE_HELP = ("Read documents outside the gold set's folder (its parent when the folder is "
                       "named goldsets/).")
 

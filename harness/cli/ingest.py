@@ -35,11 +35,11 @@ def ingest_cmd(
     """
     from rich.console import Console
 
+    from harness.cli.errors import print_error
     from harness.core.errors import ConfigError, HarnessError
     from harness.corpus.boilerplate import BoilerplateOptions
     from harness.corpus.chunking import ChunkingOptions
     from harness.corpus.ingest import ingest_report, render
-    from harness.cli.errors import print_error
     from harness.corpus.loaders import SUFFIXES, not_a_document
     from harness.corpus.records import DocumentSpec
     from harness.goldset.parse import load_goldset

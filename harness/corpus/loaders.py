@@ -112,9 +112,7 @@ class PdfLoader:
 
     def _reader(self, path: Path) -> Any:
         from pypdf import PdfReader
-        from pypdf.errors import PyPdfError
-
-        from pypdf.errors import DependencyError, FileNotDecryptedError
+        from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
 
         try:
             reader = PdfReader(path)

@@ -180,7 +180,7 @@ class _Checker:
         if isinstance(value, bool) or not isinstance(value, int | float):
             self.add(at, f"k must be a number > 0, got {value!r}")
         elif not math.isfinite(value) or value <= 0:
-            self.add(at, f"k must be a finite number > 0, got {value!r}")
+            self.add(at, f"k must be > 0 and finite, got {value!r}")
         else:
             return float(value)
         return None
@@ -195,7 +195,7 @@ class _Checker:
         if isinstance(value, bool) or not isinstance(value, int | float):
             self.add(at, f"weight must be a number > 0, got {value!r}")
         elif not math.isfinite(value) or value <= 0:
-            self.add(at, f"weight must be a finite number > 0, got {value!r}")
+            self.add(at, f"weight must be > 0 and finite, got {value!r}")
         else:
             return float(value)
         return None

@@ -15,9 +15,9 @@ from typing import Any
 import yaml
 
 from harness.core.errors import HarnessError, Problem, ValidationError
-from harness.goldset import yamlsafe
 from harness.corpus import loaders
 from harness.corpus.records import DOC_KINDS, DocumentSpec
+from harness.goldset import yamlsafe
 from harness.goldset.records import (
     DOCUMENT_FIELDS,
     FORMAT_VERSION,

@@ -8,6 +8,7 @@ set, corpus and config hashes still match the manifest.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
@@ -202,44 +203,52 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     specs = [parse(m) for m in options.metrics]
     run_id = options.run_id or new_run_id()
     writer = RunWriter(run_path(Path(options.runs_dir), run_id))
-    inputs = inputs_section(gs, corpus, cfg)
-    existing = writer.read_manifest()
-    if existing:
-        check_inputs(existing, inputs)
-    else:
-        writer.update_manifest({**base_manifest(run_id), **inputs,
-                                "metrics": [s.name for s in specs]})
-    for name, make in (("questions", lambda: questions_frame(gs)),
-                       ("documents", lambda: documents_frame(corpus)),
-                       ("chunks", lambda: chunks_frame(corpus)),
-                       ("configs", lambda: configs_frame(cfg))):
-        if not writer.has_table(name):
-            writer.write_table(name, make())
+    try:
+        inputs = inputs_section(gs, corpus, cfg)
+        existing = writer.read_manifest()
+        if existing:
+            check_inputs(existing, inputs)
+        else:
+            writer.update_manifest({**base_manifest(run_id), **inputs,
+                                    "metrics": [s.name for s in specs]})
+        for name, make in (("questions", lambda: questions_frame(gs)),
+                           ("documents", lambda: documents_frame(corpus)),
+                           ("chunks", lambda: chunks_frame(corpus)),
+                           ("configs", lambda: configs_frame(cfg))):
+            if not writer.has_table(name):
+                writer.write_table(name, make())
 
-    cache_dir = Path(options.cache_dir) if options.cache_dir else default_cache_dir()
-    arm_ranks = run_arms(writer, gs, corpus, cfg, cache_dir, progress)
-    if not writer.has_table("arm_ranks"):
-        writer.write_table("arm_ranks", arm_ranks)
+        cache_dir = Path(options.cache_dir) if options.cache_dir else default_cache_dir()
+        arm_ranks = run_arms(writer, gs, corpus, cfg, cache_dir, progress)
+        if not writer.has_table("arm_ranks"):
+            writer.write_table("arm_ranks", arm_ranks)
 
-    qids = [q.question_id for q in gs.questions]
-    matrix = RankMatrix.from_arm_ranks(arm_ranks, qids, cfg.arm_names)
-    gold = make_gold(gs.questions, matrix, {c.chunk_id: (c.doc_id, c.page) for c in corpus.chunks})
-    fused_parts, metric_parts = [], []
-    with (progress("fusing configs", len(cfg.configs)) if progress else nullcontext()) as bar:
-        for c in cfg.configs:
-            f = fuse(matrix, c)
-            fused_parts.append(fused_frame(f, matrix, gold, cfg.arm_names))
-            metric_parts.append(metrics_frame(f, gold, specs))
-            if bar is not None:
-                bar(1)
-    families = {"rank_*": list(cfg.arm_names)}
-    writer.write_table("fused", pd.concat(fused_parts, ignore_index=True), families)
-    metrics = pd.concat(metric_parts, ignore_index=True)
-    writer.write_table("metrics", metrics)
+        qids = [q.question_id for q in gs.questions]
+        matrix = RankMatrix.from_arm_ranks(arm_ranks, qids, cfg.arm_names)
+        gold = make_gold(gs.questions, matrix, {c.chunk_id: (c.doc_id, c.page) for c in corpus.chunks})
+        fused_parts, metric_parts = [], []
+        with (progress("fusing configs", len(cfg.configs)) if progress else nullcontext()) as bar:
+            for c in cfg.configs:
+                f = fuse(matrix, c)
+                fused_parts.append(fused_frame(f, matrix, gold, cfg.arm_names))
+                metric_parts.append(metrics_frame(f, gold, specs))
+                if bar is not None:
+                    bar(1)
+        families = {"rank_*": list(cfg.arm_names)}
+        writer.write_table("fused", pd.concat(fused_parts, ignore_index=True), families)
+        metrics = pd.concat(metric_parts, ignore_index=True)
+        writer.write_table("metrics", metrics)
 
-    if options.answerers:
-        from harness.answering.runner import answer_run
+        if options.answerers:
+            from harness.answering.runner import answer_run
 
-        answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
-    writer.update_manifest({"status": "complete", "finished": now_iso()})
-    return RunResult(writer.path, gs, corpus, cfg, metrics)
+            answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
+        writer.update_manifest({"status": "complete", "finished": now_iso()})
+        return RunResult(writer.path, gs, corpus, cfg, metrics)
+    except HarnessError as exc:  # the manifest says the run failed, and why
+        # the disk may be what failed: then the first error is the one to show
+        with contextlib.suppress(HarnessError):
+            writer.update_manifest({"status": "failed", "error": str(exc)[:2000]})
+        raise
+    finally:
+        writer.close()

@@ -35,7 +35,7 @@ import threading
 import weakref
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 import pyarrow as pa
@@ -107,9 +107,9 @@ def _atomic_write_bytes(path: Path, data: bytes) -> None:
 class _RunLock:
     """The process's exclusive lock on one run folder, shared by its writers."""
 
-    _held: dict[str, tuple[int, int]] = {}  # resolved path -> (fd, writers)
+    _held: ClassVar[dict[str, tuple[int, int]]] = {}  # resolved path -> (fd, writers)
     _guard = threading.Lock()
-    _manifest_locks: dict[str, threading.Lock] = {}
+    _manifest_locks: ClassVar[dict[str, threading.Lock]] = {}
 
     @classmethod
     def acquire(cls, folder: Path) -> str:

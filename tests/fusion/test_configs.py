@@ -24,7 +24,7 @@ def test_all_problems_reported_together():
         expand(raw, "grid.toml", known_arms=["bm25", "dense"], known_methods=["rrf"])
     text = str(ei.value)
     assert "k must be > 0" in text and "distinct" in text and "unknown arm 'nope'" in text
-    assert "weight/depth given for arm 'x'" in text
+    assert "arm 'x' is in no arm set of the grid" in text
     assert len(ei.value.problems) >= 4
 
 

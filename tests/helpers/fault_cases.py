@@ -117,14 +117,14 @@ CASES: tuple[Case, ...] = (
     Case("document-latin-1-text", fi.with_document("rules.txt", "Où?\n".encode("latin-1")),
          VALIDATE, 2, "rules.txt:1: not valid UTF-8"),
     # --- fusion config --------------------------------------------------------
-    Case("config-k-nan", _cfg("[defaults]\nk = nan\n" + GRID), RUN, 2, "finite number",
+    Case("config-k-nan", _cfg("[defaults]\nk = nan\n" + GRID), RUN, 2, "k must be > 0 and finite",
          no_runs=True),
-    Case("config-k-inf", _cfg('[grid]\nk = [inf]\narms = [["bm25"]]\n'), RUN, 2, "finite number",
+    Case("config-k-inf", _cfg('[grid]\nk = [inf]\narms = [["bm25"]]\n'), RUN, 2, "k must be > 0 and finite",
          no_runs=True),
     Case("config-k-string", _cfg('[grid]\nk = ["sixty"]\narms = [["bm25"]]\n'), RUN, 2,
          "k must be a number > 0, got 'sixty'", no_runs=True),
     Case("config-weight-nan", _cfg(GRID + "weights = [{bm25 = nan}]\n"), RUN, 2,
-         "weight must be a finite number", no_runs=True),
+         "weight must be > 0 and finite, got nan", no_runs=True),
     Case("config-weight-string", _cfg(GRID + 'weights = [{bm25 = "heavy"}]\n'), RUN, 2,
          "weight must be a number", no_runs=True),
     Case("config-misspelt-weight", _cfg('[[configs]]\narms = ["bm25", "boost"]\n'

@@ -19,7 +19,7 @@ def _handler(mode: str, interval: float, max_seconds: float,
         def log_message(self, *args: object) -> None:  # keep test output clean
             pass
 
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("content-length", 0)))
             self.send_response(200)
             self.send_header("content-type", "application/json")
