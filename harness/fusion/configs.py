@@ -22,8 +22,18 @@ File format (TOML)::
     k = 60
     arms = ["bm25", "dense", "boost"]
 
-The grid is the Cartesian product k x arms x weights x depths. Each arm of the
-run is also scored alone as config ``arm-<name>`` (k from defaults, weight 1).
+The grid is the Cartesian product k x arms x weights x depths. A weight or depth
+for an arm that an arm set does not fuse does not apply to that set, so the
+product may repeat a config: it is kept once, with a note naming it (as is an
+explicit ``[[configs]]`` entry equal to a grid config, which keeps its name).
+Each arm of the run is also scored alone as config ``arm-<name>`` (k from
+defaults, weight 1).
+
+Strict where it matters: every section and key must be one of the above (an
+unknown one is an error naming the allowed ones, so ``weight =`` for ``weights``
+is caught); k and weights are finite numbers > 0, depths integers >= 1 (``2.5``
+is refused, not truncated); arm parameters must be parameters of the arm's
+constructor, of its type (:func:`harness.core.params.check_params`).
 
 Config ids are canonical strings built from the parameters, e.g.
 ``rrf_k60_bm25+dense+boost`` or ``rrf_k60_bm25+dense_w-dense0.5_d-dense20``:
@@ -289,8 +299,9 @@ def expand(raw: dict[str, Any], where: str = "<config>", sha256: str = "",
                         ck.add(f"grid.{label}[{i}]", f"arm {a!r} is in no arm set of the grid "
                                f"(arm sets use: {', '.join(sorted(in_any))})")
         for kk, arms, w, d in itertools.product(ks, arm_sets, weights, depths):
-            if kk is None or not arms:
+            if not arms:
                 continue
+            kk = dk if kk is None else kk  # a bad k is reported; still check the rest
             # a weight or depth for an arm this set does not fuse does not apply to it
             specs.append((None, str(method), kk, arms, {a: x for a, x in w.items() if a in arms},
                           {a: x for a, x in d.items() if a in arms}, "grid"))
@@ -316,8 +327,8 @@ def expand(raw: dict[str, Any], where: str = "<config>", sha256: str = "",
             if arms and a not in arms:
                 ck.add(at, f"weight/depth given for arm {a!r} that the config does not fuse "
                        f"({'+'.join(arms)})")
-        if kk is not None and arms:
-            specs.append((name, str(method), kk, arms, w, d, "configs"))
+        if arms:
+            specs.append((name, str(method), dk if kk is None else kk, arms, w, d, "configs"))
     if not specs and not ck.problems:
         ck.problems.append(Problem(where, "no configs: give a [grid] or [[configs]]"))
 
