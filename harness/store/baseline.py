@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 from harness.core.errors import HarnessError
 from harness.core.ordering import order
 from harness.corpus.records import page_key
-from harness.store.rundir import MANIFEST, Run, RunWriter, file_sha256, open_run
+from harness.store.rundir import MANIFEST, Run, RunWriter, file_sha256, open_run, temp_name
 from harness.store.tables import TABLES
 
 BASELINES_DIR = Path("runs") / "baselines"
@@ -139,8 +139,7 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
         cfg = side_configs(run)
         keep = {resolve_config(c, cfg, f"run {run.run_id}") for c in configs}
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
+    tmp = temp_name(path)
     writer = RunWriter(tmp)
     manifest = {k: v for k, v in run.manifest.items() if k != "tables"}
     manifest["baseline"] = {"name": path.name, "source_run": run.run_id, "saved": now_iso(),
@@ -150,7 +149,9 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
     for name in _KEPT:
         if run.has_table(name):
             _write(writer, name, _compact(run, name, keep))
-    old = path.with_name(f".{path.name}.old-{os.getpid()}")
+    writer.close()
+    (tmp / ".lock").unlink(missing_ok=True)  # a baseline is committed: no lock file in it
+    old = temp_name(path)
     if path.exists():
         os.replace(path, old)
     os.replace(tmp, path)
