@@ -77,7 +77,8 @@ def child(goldset: Path, cache: Path, runs: Path, run_id: str) -> dict[str, obje
     from harness.pipeline.retrieval import RunOptions, run
 
     timer = StageTimer()
-    result = run(RunOptions(goldset=goldset, runs_dir=runs, run_id=run_id, cache_dir=cache),
+    result = run(RunOptions(goldset=goldset, runs_dir=runs, run_id=run_id, cache_dir=cache,
+                            allow_outside=True),  # a derived gold set in a temp folder
                  progress=timer)
     total = time.perf_counter() - timer.start
     manifest = json.loads((result.path / "manifest.json").read_text(encoding="utf-8"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import ir_measures
 import pandas as pd
@@ -12,12 +13,16 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.core.errors import ValidationError
-from harness.goldset.parse import load_goldset
+from harness.goldset import parse
 from harness.interop.qrels import goldset_from_qrels
 from harness.interop.trec import export_run, read_run, to_ir_measures, to_ranx
 from harness.pipeline.retrieval import SAMPLE_GOLDSET, RunOptions, run
 from harness.store.rundir import Run
 from tests.helpers.common import LEXICAL
+
+# derived and imported gold sets are written beside their output and name the
+# documents where they lie (outside the gold set's folder)
+load_goldset = partial(parse.load_goldset, allow_outside=True)
 
 CID = "rrf_k60_bm25+boost"
 
