@@ -166,6 +166,10 @@ CASES: tuple[Case, ...] = (
          no_runs=True),
     Case("run-id-absolute", fi.tiny, (*RUN_LEX[:-2], "--run-id", "/tmp/x"), 2, "bad run id",
          no_runs=True),
+    Case("rulings-run-id-escape", fi.ruling_page, ("harness", "rulings", "import",
+                                                   "{root}/ruling.txt", "-o", "{root}/runs",
+                                                   "--run-id", "../../x"), 2, "bad run id",
+         no_runs=True),
     # --- harness query -------------------------------------------------------
     Case("query-truncated-parquet", fi.runs_with_truncated_table,
          (*QUERY, "select run_id, count(*) as n from metrics group by 1"), 0, "left out"),

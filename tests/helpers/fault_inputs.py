@@ -148,3 +148,10 @@ def ingest_folder(root: Path) -> None:
     events = [json.dumps({"event": "click", "user": i, "ts": 1700000000 + i}) for i in range(2000)]
     write(root, "folder/analytics.jsonl", "\n".join(events) + "\n")
     make_pdf(root / "folder" / "leaflet.pdf", [["Quick start. Light a lantern to begin."]])
+
+
+def ruling_page(root: Path) -> None:
+    """A production ruling page (our own fixture) to import."""
+    from tests.helpers.common import FIXTURES
+
+    write(root, "ruling.txt", (FIXTURES / "rulings" / "ruling-saltmarsh-de.txt").read_bytes())

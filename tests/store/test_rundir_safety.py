@@ -40,6 +40,8 @@ def test_second_process_is_refused_while_the_first_writes(tmp_path: Path) -> Non
     finally:
         holder.kill()
         holder.wait(timeout=10)
+        if holder.stdout is not None:
+            holder.stdout.close()
     RunWriter(tmp_path / "r1").close()  # the lock went with the process: resume at once
 
 
@@ -64,6 +66,8 @@ def test_cli_second_writer_exits_2(tmp_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait(timeout=10)
+        if holder.stdout is not None:
+            holder.stdout.close()
     assert proc.returncode == 2, proc.stderr
     assert "is being written by another process" in proc.stderr
     assert "Traceback" not in proc.stderr
