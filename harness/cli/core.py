@@ -100,15 +100,13 @@ def validate_cmd(
     """
     from rich.text import Text
 
-    from harness.cli.errors import plain_console, print_note
+    from harness.cli.errors import plain_console
     from harness.goldset.parse import check_corpus, load_goldset
 
     with bad_input_exits_2():
         gs = load_goldset(goldset, allow_outside=allow_outside)
         corpus = _corpus(gs)
         check_corpus(gs, corpus)
-    for note in gs.notes:
-        print_note(note)
     plain_console().print(Text.assemble(
         ("OK", "green"), f" {goldset}: {len(gs.questions)} questions, {len(gs.documents)} "
         f"documents, {sum(not q.answerable for q in gs.questions)} unanswerable, "

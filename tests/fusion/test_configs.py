@@ -51,7 +51,7 @@ def _toml_blocks(text: str) -> list[str]:
     import re
 
     blocks = re.findall(r"```toml\n(.*?)```", text, flags=re.S)
-    for m in re.finditer(r"\(TOML\)::\n\n((?:    .*\n|\n)+)", text):
+    for m in re.finditer(r"\(TOML\)(?:::)?\n\n((?:    .*\n|\n)+)", text):
         blocks.append("\n".join(line[4:] for line in m.group(1).splitlines()))
     return blocks
 
@@ -86,12 +86,17 @@ def test_every_grid_example_in_docs_validates():
         expand(tomllib.loads(block), str(f), **_known())
 
 
-def test_every_policy_example_in_docs_loads():
+def test_every_policy_example_in_docs_loads(tmp_path):
     from harness.regression.policy import load_policy
     from tests.helpers.common import REPO
 
     policies = sorted((REPO / "docs").rglob("*.toml"))
-    assert policies
+    for i, (f, block) in enumerate((f, b) for f in sorted((REPO / "docs").rglob("*.md"))
+                                   for b in _toml_blocks(f.read_text(encoding="utf-8"))
+                                   if "[gate]" in b or "[metrics" in b):
+        policies.append(tmp_path / f"{f.stem}-{i}.toml")
+        policies[-1].write_text(block, encoding="utf-8")
+    assert len(policies) >= 2
     for p in policies:
         load_policy(p)
 
