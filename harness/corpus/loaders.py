@@ -86,6 +86,9 @@ class Loader(Protocol):
 
 LOADERS: Registry[Loader] = Registry("loader")
 
+LOADER_OPTIONS = ("format",)
+"""Document options a loader reads (gold-set keys beyond the document fields)."""
+
 
 def _fail(where: str, message: str) -> ValidationError:
     return ValidationError([Problem(where, message)], summary="cannot load document")

@@ -207,6 +207,12 @@ def _documents(raw: Any, node: yaml.Node, src: _Source) -> dict[str, _Doc]:
         if len(src.problems) == before and doc_id is not None and full is not None:
             options = tuple(sorted((k, _freeze(v)) for k, v in entry.items()
                                    if k not in {*DOCUMENT_FIELDS, "title"}))
+            for key, _ in options:  # kept (free-form), but a misspelt `fromat:` is visible
+                if key not in loaders.LOADER_OPTIONS:
+                    src.notes.append(Problem(src.where(_child(dnode, key)), f"{what}: key "
+                                             f"{key!r} is no field and no loader reads it "
+                                             f"(loader options: {', '.join(loaders.LOADER_OPTIONS)}"
+                                             "); kept as an option"))
             spec = DocumentSpec(doc_id, str(full), str(fields["kind"]), str(fields["game"]),
                                 str(fields["edition"]), str(fields["language"]), title, options)
         if doc_id is not None:

@@ -137,3 +137,11 @@ def test_a_corpus_without_chunks_is_refused_naming_the_documents(tmp_path: Path)
         check_corpus(gs, build_corpus(gs.documents, ChunkingOptions()))
     assert "no document gives any text" in str(ei.value)
     assert "document rb" in str(ei.value) and "blank.txt gives no text" in str(ei.value)
+
+
+def test_unknown_document_keys_are_kept_with_a_note(tmp_path: Path) -> None:
+    gs = load_goldset(make(tmp_path, goldset_text(documents=DOC.replace(
+        "language: en}", "language: en, fromat: markdown}"))))
+    assert dict(gs.documents[0].options) == {"fromat": "markdown"}
+    assert any("key 'fromat' is no field and no loader reads it (loader options: format)" in n
+               for n in gs.notes)
