@@ -5,8 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
-from harness.cli.errors import bad_input_exits_2
+from harness.cli.catalog import all_registries
+from harness.cli.errors import bad_input_exits_2, plain_console
+from harness.cli.progress import rich_progress
+from harness.cli.summary import print_summary
+from harness.core.errors import ConfigError
 
 ALLOW_OUTSIDE_HELP = ("Read documents outside the gold set's folder (its parent when the folder is "
                       "named goldsets/).")
@@ -27,14 +34,14 @@ def run_cmd(
     param: list[str] = typer.Option([], "--param", "-p", help="Parameter NAME.KEY=VALUE for an arm or answerer, e.g. bm25.k1=1.2."),
     answer_config: list[str] = typer.Option([], "--answer-config", help="Configs to answer (default: the first grid config)."),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Model and embedding cache (default: $HARNESS_CACHE or ~/.cache/harness)."),
+    metric: list[str] = typer.Option([], "--metric", "-m", help="Metric to compute (repeat; default: the grid's `metrics`, else the built-in list). ranx / ir_measures names are accepted: Success@5, RR@10, ndcg@10 (docs/metrics.md)."),
     allow_outside: bool = typer.Option(False, "--allow-outside", help=ALLOW_OUTSIDE_HELP),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
-    Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive
+    Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive -m recall@3 -m nDCG@20
     """
-    from harness.cli.progress import rich_progress
-    from harness.cli.summary import print_summary
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.pipeline.retrieval import RunOptions, run
 
     with bad_input_exits_2():
@@ -46,6 +53,7 @@ def run_cmd(
         opts = RunOptions(goldset=goldset, config=config, runs_dir=out, run_id=run_id,
                           answerers=answerers, answer_configs=tuple(answer_config) or None,
                           cache_dir=cache_dir, arm_overrides=arm_overrides,
+                          metrics=tuple(metric) or None,
                           allow_outside=allow_outside)
         with rich_progress() as progress:
             result = run(opts, progress=progress)
@@ -53,8 +61,6 @@ def run_cmd(
 
 
 def _parse_params(items: list[str]) -> dict[str, dict[str, object]]:
-    from harness.core.errors import ConfigError
-
     out: dict[str, dict[str, object]] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -79,10 +85,6 @@ def list_cmd() -> None:
 
     Example: harness list
     """
-    from rich.console import Console
-    from rich.table import Table
-
-    from harness.cli.catalog import all_registries
 
     table = Table("registry", "names")
     for kind, names in all_registries().items():
@@ -98,9 +100,7 @@ def validate_cmd(
 
     Example: harness validate goldsets/sample.yaml
     """
-    from rich.text import Text
-
-    from harness.cli.errors import plain_console
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.goldset.parse import check_corpus, load_goldset
 
     with bad_input_exits_2():

@@ -3,6 +3,8 @@ expanded into named configs with stable ids.
 
 File format (TOML)::
 
+    metrics = ["recall@5", "nDCG@10"]  # optional: what `harness run` computes (docs/metrics.md)
+
     [defaults]
     k = 60          # RRF k
     depth = 100     # per-arm depth cutoff (ranks beyond it do not vote)
@@ -42,6 +44,7 @@ the same parameters always give the same id.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -108,8 +111,6 @@ class RunConfig:
     def with_arm_params(self, overrides: dict[str, dict[str, Any]]) -> RunConfig:
         """A copy with arm parameters overridden (recorded in the hash, so a resumed
         run with other parameters is refused)."""
-        import dataclasses
-
         params = {a: dict(p) for a, p in self.arm_params.items()}
         for a, p in overrides.items():
             params.setdefault(a, {}).update(p)
@@ -161,7 +162,7 @@ def load_config(path: Path | None = None, known_arms: list[str] | None = None,
                   arm_classes)
 
 
-SECTIONS = ("defaults", "arms", "grid", "configs")
+SECTIONS = ("defaults", "arms", "grid", "configs", "metrics")  # metrics: read by the run
 DEFAULTS_KEYS = ("k", "depth")
 GRID_KEYS = ("method", "k", "arms", "weights", "depths")
 CONFIG_KEYS = ("name", "method", "k", "arms", "weights", "depths")

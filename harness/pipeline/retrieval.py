@@ -19,16 +19,21 @@ from typing import Any
 import pandas as pd
 import pyarrow.parquet as pq
 
+from harness.answering.runner import answer_run
 from harness.arms import ARMS, ArmContext, load_builtin_arms
-from harness.core.errors import HarnessError
+from harness.core.atomic import atomic_path
+from harness.core.errors import HarnessError, Problem, RegistryError, ValidationError
+from harness.corpus.chunking import ChunkingOptions, build_corpus
 from harness.corpus.records import Corpus
+from harness.embedding.models import cache_root
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix, fuse
+from harness.goldset.parse import check_corpus, load_goldset
 from harness.goldset.records import GoldSet
 from harness.metrics.pages import fused_frame, make_gold, metrics_frame
-from harness.metrics.ranking import DEFAULT_METRICS, parse
+from harness.metrics.ranking import DEFAULT_METRICS, MetricSpec, parse
 from harness.store.provenance import base_manifest, check_inputs, inputs_section, now_iso
-from harness.store.rundir import RunWriter, atomic_write, check_run_id, new_run_id, run_path
+from harness.store.rundir import RunWriter, check_run_id, new_run_id, run_path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_GOLDSET = REPO_ROOT / "goldsets" / "sample.yaml"
@@ -37,8 +42,6 @@ Progress = Callable[[str, int], Any]  # (description, total) -> context manager 
 
 
 def default_cache_dir() -> Path:
-    from harness.embedding.models import cache_root
-
     return cache_root()
 
 
@@ -48,7 +51,7 @@ class RunOptions:
     config: Path | None = None
     runs_dir: Path = Path("runs")
     run_id: str | None = None
-    metrics: tuple[str, ...] = DEFAULT_METRICS
+    metrics: tuple[str, ...] | None = None  # None: the grid's `metrics = [...]`, else DEFAULT_METRICS
     cache_dir: Path | None = None
     chunking: Any = None  # harness.corpus.chunking.ChunkingOptions; None = defaults
     answerers: tuple[tuple[str, dict[str, Any]], ...] = ()
@@ -69,9 +72,6 @@ class RunResult:
 def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
     """Load and validate gold set, corpus, config and parameters (all errors raised
     here, before any run folder exists)."""
-    from harness.corpus.chunking import ChunkingOptions, build_corpus
-    from harness.goldset.parse import check_corpus, load_goldset
-
     load_builtin_arms()
     cfg = load_config(options.config, known_arms=ARMS.names(), known_methods=FUSION_METHODS.names(),
                       arm_classes=dict(ARMS.items()))
@@ -89,7 +89,6 @@ def check_parameters(cfg: RunConfig, arm_overrides: dict[str, dict[str, Any]],
     """Every ``-p NAME.KEY=VALUE`` names an arm of the config or an answerer label, a
     parameter it accepts and a value of the right type (finite numbers); raise one
     :class:`ValidationError` with every problem (:func:`harness.core.params.check_params`)."""
-    from harness.core.errors import Problem, ValidationError
     from harness.core.params import check_params
 
     problems = []
@@ -122,6 +121,30 @@ def check_parameters(cfg: RunConfig, arm_overrides: dict[str, dict[str, Any]],
         problems += [Problem(where, m) for m in found]
     if problems:
         raise ValidationError(problems, "bad parameters")
+
+
+def metric_specs(options: RunOptions, cfg: RunConfig) -> list[MetricSpec]:
+    """The metrics of a run: ``-m`` names, else the grid file's top-level ``metrics``
+    list, else :data:`DEFAULT_METRICS`; aliases (ranx, ir_measures) map to canonical
+    names, repeats after mapping are dropped, every unknown name is reported."""
+    where = "--metric" if options.metrics else f"{cfg.path}: metrics"
+    names: Any = options.metrics or cfg.raw.get("metrics") or DEFAULT_METRICS
+    if isinstance(names, str) or not isinstance(names, list | tuple) \
+            or not all(isinstance(n, str) for n in names):
+        raise ValidationError([Problem(where, f"must be a list of metric names, got {names!r}")],
+                              "invalid metric list")
+    specs: dict[str, MetricSpec] = {}
+    problems = []
+    for n in names:
+        try:
+            s = parse(n)
+        except RegistryError as exc:
+            problems.append(Problem(where, str(exc)))
+            continue
+        specs.setdefault(s.name, s)
+    if problems:
+        raise ValidationError(problems, "invalid metric list")
+    return list(specs.values())
 
 
 def questions_frame(gs: GoldSet) -> pd.DataFrame:
@@ -188,7 +211,8 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
             if bar is not None:
                 bar(len(gs.questions))
         df = _arm_frame(results, corpus)
-        atomic_write(out, lambda tmp, df=df: df.to_parquet(tmp, index=False))
+        with atomic_path(out) as tmp:
+            df.to_parquet(tmp, index=False)
         writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe()}}})
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
@@ -200,7 +224,7 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     if options.run_id is not None:
         check_run_id(options.run_id)
     gs, corpus, cfg = load_inputs(options)
-    specs = [parse(m) for m in options.metrics]
+    specs = metric_specs(options, cfg)
     run_id = options.run_id or new_run_id()
     writer = RunWriter(run_path(Path(options.runs_dir), run_id))
     try:
@@ -240,8 +264,6 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
         writer.write_table("metrics", metrics)
 
         if options.answerers:
-            from harness.answering.runner import answer_run
-
             answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
         writer.update_manifest({"status": "complete", "finished": now_iso()})
         return RunResult(writer.path, gs, corpus, cfg, metrics)

@@ -137,7 +137,7 @@ def query(sql: str, runs_dir: Path = Path("runs")) -> pd.DataFrame:
     >>> query("select config_id, avg(value) from metrics "
     ...       "where metric = 'recall@5' group by 1")  # doctest: +SKIP
     """
-    import duckdb
+    import duckdb  # deferred: heavy import
 
     skipped: list[str] = []
     con = connect(runs_dir, sql, skipped)

@@ -41,6 +41,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from harness.core.atomic import atomic_path, temp_name  # noqa: F401 (temp_name: re-exported)
 from harness.core.digest import file_sha256
 from harness.core.errors import HarnessError, ProvenanceError
 from harness.store.tables import TABLES
@@ -75,11 +76,6 @@ def run_path(runs_dir: Path, run_id: str) -> Path:
     return path
 
 
-def temp_name(path: Path) -> Path:
-    """A unique temporary sibling of ``path`` (pid and random suffix)."""
-    return path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
-
-
 def _write_failed(path: Path, exc: OSError) -> HarnessError:
     why = "no space left on device" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
     return HarnessError(f"{path}: cannot write ({why}); the file keeps its previous content")
@@ -88,16 +84,11 @@ def _write_failed(path: Path, exc: OSError) -> HarnessError:
 def atomic_write(path: Path, write: Any) -> None:
     """Call ``write(tmp)`` then rename ``tmp`` over ``path``; on an ``OSError`` the
     temporary file is removed and a :class:`HarnessError` names ``path``."""
-    tmp = temp_name(path)
     try:
-        write(tmp)
-        os.replace(tmp, path)
+        with atomic_path(path) as tmp:  # removes the temporary on any error
+            write(tmp)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise _write_failed(path, exc) from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:

@@ -91,10 +91,11 @@ def test_every_policy_example_in_docs_loads(tmp_path):
     from tests.helpers.common import REPO
 
     policies = sorted((REPO / "docs").rglob("*.toml"))
-    for i, (f, block) in enumerate((f, b) for f in sorted((REPO / "docs").rglob("*.md"))
-                                   for b in _toml_blocks(f.read_text(encoding="utf-8"))
-                                   if "[gate]" in b or "[metrics" in b):
-        policies.append(tmp_path / f"{f.stem}-{i}.toml")
+    blocks = [(doc, b) for doc in sorted((REPO / "docs").rglob("*.md"))
+              for b in _toml_blocks(doc.read_text(encoding="utf-8"))
+              if "[gate]" in b or "[metrics" in b]
+    for i, (doc, block) in enumerate(blocks):
+        policies.append(tmp_path / f"{doc.stem}-{i}.toml")
         policies[-1].write_text(block, encoding="utf-8")
     assert len(policies) >= 2
     for p in policies:
