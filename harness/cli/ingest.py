@@ -30,6 +30,8 @@ def ingest_cmd(
         "--boilerplate", help="Remove running headers, page numbers and web noise.")] = False,
     language: Annotated[str | None, typer.Option(
         "--language", help="Language code of bare files (default: guessed from the text).")] = None,
+    allow_outside: Annotated[bool, typer.Option(
+        "--allow-outside", help="Gold sets may name documents outside their folder.")] = False,
 ) -> None:
     """Report pages, headings, chunks and warnings for each document.
 
@@ -61,7 +63,8 @@ def ingest_cmd(
                     raise HarnessError(f"{p}: no documents with suffixes {', '.join(SUFFIXES)}")
                 sources += found
             elif p.suffix.lower() in _GOLDSET_SUFFIXES:
-                sources += load_goldset(p, check_pages=False).documents
+                sources += load_goldset(p, check_pages=False,
+                                        allow_outside=allow_outside).documents
             else:
                 sources.append(p)
         try:
