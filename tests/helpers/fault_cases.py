@@ -27,7 +27,7 @@ class Case:
     fragment: str
     no_runs: bool = False  # the command must not leave anything under {root}/runs
     server: str | None = None  # hostile_server mode for {url}
-    timeout_s: float = 60.0
+    timeout_s: float = 180.0  # generous: the machine may be loaded; a hang is unbounded
 
 
 def _cfg(body: str) -> Callable[[Path], None]:
@@ -102,7 +102,7 @@ CASES: tuple[Case, ...] = (
     Case("jsonl-lone-surrogate", fi.jsonl_document(['{"page": 1, "text": "bad \\ud800 text"}']),
          VALIDATE, 2, "pages.jsonl:1: 'text' holds a lone surrogate"),
     Case("jsonl-page-1e9-int", fi.jsonl_document(['{"page": 1000000000, "text": "far"}']), RUN_LEX,
-         2, "pages.jsonl:1: 'page' 1000000000 is above", no_runs=True, timeout_s=30),
+         2, "pages.jsonl:1: 'page' 1000000000 is above", no_runs=True),
     Case("jsonl-page-1e9-float", fi.jsonl_document(['{"page": 1e9, "text": "far"}']), VALIDATE, 2,
          "'page' must be an integer"),
     Case("jsonl-bad-json", fi.jsonl_document(['{"page": 1, "text": "a"', '{"page": 2}']), VALIDATE,
