@@ -27,7 +27,8 @@ def test_trickling_server_hits_the_total_deadline(name: str) -> None:
         took = time.monotonic() - start
         client.close()
     # each read returns within 0.2 s, so only a total deadline stops it: 2 attempts of 1 s
-    assert took < 2 * 1.0 + 1.5, took
+    # (the server would trickle for 20 s; the margin is for a loaded machine)
+    assert took < 10, took
     assert response.outcome == "error"
     assert "total deadline of 1 s passed while reading the body" in (response.error or "")
     assert "gave up after 2 attempt(s)" in (response.error or "")
