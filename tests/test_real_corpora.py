@@ -20,7 +20,8 @@ import pytest
 
 from harness.analysis.languages import language_table
 from harness.goldset import parse
-from harness.goldset.derive import OUTLINE_TEMPLATES, from_outline, parallel
+from harness.goldset.derive import OUTLINE_TEMPLATES, from_outline
+from harness.goldset.parallel import parallel
 from harness.pipeline.retrieval import RunOptions, RunResult, questions_frame, run
 from tests.helpers.common import SHARED
 

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from harness.cli.errors import bad_input_exits_2
 from harness.core.registry import Registry
+from harness.core.tablerows import rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -147,7 +148,7 @@ def report_cmd(
 
 def _rich_table(df: pd.DataFrame) -> None:
     table = Table(*[str(c) for c in df.columns], caption=f"{len(df)} row(s)")
-    for row in df.itertuples(index=False):
+    for row in rows(df):
         table.add_row(*(_fmt(x, 6) if isinstance(x, float) else str(x) for x in row))
     Console(markup=False, highlight=False).print(table)  # cell values print verbatim
 

@@ -144,7 +144,8 @@ def query(sql: str, runs_dir: Path = Path("runs")) -> pd.DataFrame:
     for line in skipped:
         logging.getLogger(__name__).warning("%s", line)
     try:
-        return con.execute(sql).fetchdf()
+        df: pd.DataFrame = con.execute(sql).fetchdf()
+        return df
     except duckdb.Error as exc:
         raise HarnessError(f"query failed: {exc}\nviews: {', '.join(views(runs_dir))} "
                            "(read-only: files, extensions and the network are off)") from None
