@@ -28,6 +28,7 @@ def print_summary(run_path: Path, console: Console | None = None) -> None:
         table.add_row(*[str(r[c]) if c == "config_id" else
                         ("-" if pd.isna(r[c]) else f"{r[c]:.3f}") for c in df.columns])
     console.print(table)
+    print_empty_arms(run.manifest, console)
     if q["language"].nunique() > 1:
         from harness.analysis.languages import language_table, print_language_table
 
@@ -38,3 +39,21 @@ def print_summary(run_path: Path, console: Console | None = None) -> None:
 
         print_side_by_side(run, console)
     console.print(f"run directory: {run.path}")
+
+
+def print_empty_arms(manifest: dict, console: Console, err: Console | None = None) -> None:
+    """One line of per-arm empty-result counts; a warning on stderr for each arm
+    empty for more than half the questions (:func:`harness.arms.base.empty_warning`)."""
+    from harness.arms.base import empty_warning
+
+    arms = {name: info for name, info in manifest.get("arms", {}).items() if "empty_questions" in info}
+    if not arms:
+        return
+    console.print("questions with no hits, per arm: " + ", ".join(
+        f"{name} {info['empty_questions']} of {info['questions']}" for name, info in arms.items()),
+        markup=False, highlight=False)
+    err = err or Console(stderr=True, width=None if Console(stderr=True).is_terminal else 160)
+    for name, info in arms.items():
+        warning = empty_warning(name, info)
+        if warning:
+            err.print(f"warning: {warning}", markup=False, highlight=False)

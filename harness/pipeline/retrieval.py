@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from harness.arms import ARMS, ArmContext, load_builtin_arms
+from harness.arms.base import empty_counts
 from harness.corpus.records import Corpus
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix, fuse
@@ -144,7 +145,8 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
         tmp = out.with_suffix(".tmp")
         df.to_parquet(tmp, index=False)
         tmp.replace(out)
-        writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe()}}})
+        # per-arm count of empty result lists (and known reasons): the run summary reads it
+        writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe(), **empty_counts(results)}}})
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
