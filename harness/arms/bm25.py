@@ -144,8 +144,9 @@ class BM25Arm:
     def describe(self) -> dict[str, Any]:
         import importlib.metadata as md
 
-        return {"arm": self.name, "implementation": "harness.arms.bm25 (scipy.sparse)",
-                "scipy": md.version("scipy"), "formula": "rank-bm25 0.2.2 BM25Okapi",
+        return {"arm": self.name, "implementation": "harness.arms.bm25 on scipy.sparse",
+                "package": "scipy", "version": md.version("scipy"),
+                "formula": "rank-bm25 0.2.2 BM25Okapi",
                 "k1": self.k1, "b": self.b, "epsilon": self.epsilon, "idf_floor": self.idf_floor,
                 "stem": self.stem, "floored_terms": self.floored_terms}
 

@@ -80,7 +80,7 @@ def build(token_lists: Iterable[Sequence[str]]) -> TermDocMatrix:
     lengths: list[int] = []
     for toks in token_lists:
         lengths.append(len(toks))
-        term_ids.extend(vocab.setdefault(t, len(vocab)) for t in toks)
+        term_ids += [vocab.setdefault(t, len(vocab)) for t in toks]
     doc_len = np.asarray(lengths, dtype=np.int64)
     docs = np.repeat(np.arange(len(lengths), dtype=np.int64), doc_len)
     terms = np.asarray(term_ids, dtype=np.int64)

@@ -39,6 +39,9 @@ def generated_corpus(seed: int, n_chunks: int, n_games: int = 3, vocab_size: int
             for g in range(n_games) for kind in KINDS]
     weights = np.array([6.0 if d.kind == "rulebook" else 1.0 for d in docs])
     owner = rng.choice(len(docs), size=n_chunks, p=weights / weights.sum())
+    lengths = rng.integers(*chunk_len, size=n_chunks)
+    words = rng.choice(vocab_size, size=int(lengths.sum()), p=p)  # one draw for the corpus
+    starts = np.r_[0, np.cumsum(lengths)]
     slot: dict[int, int] = {}
     chunks, pages, texts = [], {}, []
     for i in range(n_chunks):
@@ -51,8 +54,7 @@ def generated_corpus(seed: int, n_chunks: int, n_games: int = 3, vocab_size: int
         elif i % 89 == 7 and texts:
             text = texts[int(rng.integers(0, len(texts)))]
         else:
-            n = int(rng.integers(*chunk_len))
-            text = " ".join(vocab[j] for j in rng.choice(vocab_size, size=n, p=p))
+            text = " ".join(vocab[j] for j in words[starts[i]:starts[i + 1]])
         texts.append(text)
         chunks.append(Chunk(chunk_key(d.doc_id, page, part), d.doc_id, page, ("H",), text, 0, len(text)))
         pages[(d.doc_id, page)] = Page(d.doc_id, page, text)
@@ -65,9 +67,12 @@ def generated_questions(seed: int, vocab: list[str], n: int, games: int = 3,
     rng = np.random.default_rng(seed)
     p = 1.0 / np.arange(1, len(vocab) + 1) ** 0.8
     p /= p.sum()
+    lengths = rng.integers(3, 13, size=n)
+    drawn = rng.choice(len(vocab), size=int(lengths.sum()), p=p)
+    starts = np.r_[0, np.cumsum(lengths)]
     out = []
     for i in range(n):
-        words = [vocab[j] for j in rng.choice(len(vocab), size=int(rng.integers(3, 13)), p=p)]
+        words = [vocab[j] for j in drawn[starts[i]:starts[i + 1]]]
         if i % 11 == 5:
             words.append("zzqx")  # not in the corpus
         game = f"G{i % games}" if with_game else None
