@@ -65,7 +65,8 @@ class BoostArm:
 
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
         self._corpus = corpus
-        tdm = build([tokenize(c.text) for c in corpus.chunks])
+        # presence only: each chunk's distinct terms, in first-occurrence order
+        tdm = build([list(dict.fromkeys(tokenize(c.text))) for c in corpus.chunks])
         self._vocab = tdm.vocab
         n = max(tdm.n_docs, 1)
         uniq, inverse = np.unique(tdm.df, return_inverse=True)

@@ -2,7 +2,10 @@
 
 Every Parquet table of run A must exist in run B with the same rows, compared as the
 string form of every value (``repr`` of a float: all its bits), rows sorted, ignoring
-run ids and times. Returns the differences, empty when the runs agree.
+run ids and times. Timings are measurements, not results: besides the time columns,
+rows whose ``metric`` is a timing (``latency_ms`` in ``answer_metrics``) are left out
+(same_tables.py skips only columns, so it reports answer_metrics as differing for
+every answered run). Returns the differences, empty when the runs agree.
 """
 
 from __future__ import annotations
@@ -12,6 +15,14 @@ from pathlib import Path
 import pandas as pd
 
 SKIP = frozenset({"run_id", "created", "created_at", "time", "started", "finished", "latency_ms"})
+TIMING_METRICS = frozenset({"latency_ms"})
+
+
+def _read(path: Path) -> pd.DataFrame:
+    df = pd.read_parquet(path)
+    if "metric" in df.columns:
+        df = df[~df["metric"].isin(TIMING_METRICS)].reset_index(drop=True)
+    return df
 
 
 def table_differences(a: Path, b: Path) -> list[str]:
@@ -23,7 +34,7 @@ def table_differences(a: Path, b: Path) -> list[str]:
         if name not in tables_b:
             diffs.append(f"{name}: missing in second run")
             continue
-        x, y = pd.read_parquet(Path(a) / name), pd.read_parquet(Path(b) / name)
+        x, y = _read(Path(a) / name), _read(Path(b) / name)
         cols = [c for c in x.columns if c not in SKIP]
         if list(y.columns) != list(x.columns):
             diffs.append(f"{name}: columns differ")
@@ -32,7 +43,6 @@ def table_differences(a: Path, b: Path) -> list[str]:
         y = y[cols].astype(str).sort_values(cols).reset_index(drop=True)
         if not x.equals(y):
             diffs.append(f"{name}: contents differ")
-        elif not pd.read_parquet(Path(a) / name)[cols].astype(str).equals(
-                pd.read_parquet(Path(b) / name)[cols].astype(str)):
+        elif not _read(Path(a) / name)[cols].astype(str).equals(_read(Path(b) / name)[cols].astype(str)):
             diffs.append(f"{name}: same rows in a different order")
     return diffs
