@@ -79,3 +79,17 @@ def test_cli_prints_counts_and_warns_on_stderr(tmp_path):
     assert "warning: arm boost returned nothing for 3 of 3 questions" in err
     assert NO_GAME in err
     assert "warning" not in proc.stdout
+
+
+def test_external_arm_says_which_questions_its_file_lacks(tmp_path, tiny_corpus):
+    from harness.arms.base import ArmContext
+    from harness.arms.external import NO_ROWS, ExternalArm
+    from harness.goldset.records import Question
+
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"question_id": "a", "rank": 1, "chunk_id": "rb#p0001.c000"}\n', encoding="utf-8")
+    arm = ExternalArm(str(path))
+    arm.prepare(tiny_corpus, ArmContext(tmp_path))
+    a, b = arm.search([Question("a", "x", "en", ()), Question("b", "y", "en", ())], 10)
+    assert a.hits and a.empty_reason is None
+    assert b.hits == () and b.empty_reason == NO_ROWS
