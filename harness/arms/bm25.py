@@ -31,6 +31,7 @@ scores equal ``BM25Okapi.get_scores`` to the bit and do not depend on hash order
 
 from __future__ import annotations
 
+import importlib.metadata as md
 import math
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -142,8 +143,6 @@ class BM25Arm:
         return out
 
     def describe(self) -> dict[str, Any]:
-        import importlib.metadata as md
-
         return {"arm": self.name, "implementation": "harness.arms.bm25 on scipy.sparse",
                 "package": "scipy", "version": md.version("scipy"),
                 "formula": "rank-bm25 0.2.2 BM25Okapi",
