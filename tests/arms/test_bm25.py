@@ -90,3 +90,22 @@ def test_empty_results_say_why(tmp_path, tiny_corpus):
     arm.prepare(tiny_corpus, ArmContext(tmp_path))
     [res] = arm.search([Question("x", "zebra quokka", "en", ())], 10)
     assert res.hits == () and res.empty_reason == "no query term occurs in the corpus"
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("idf_floor", ["epsilon", "rank_bm25"])
+def test_real_gold_set_identical_to_rank_bm25(tmp_path, idf_floor):
+    """Secret Hitler (../shared): top 100 of every question, to the bit."""
+    from harness.corpus.chunking import ChunkingOptions, build_corpus
+    from harness.goldset.parse import load_goldset
+    from tests.helpers.common import SHARED
+
+    path = SHARED / "goldsets" / "secret-hitler.yaml"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    gs = load_goldset(path)
+    corpus = build_corpus(gs.documents, ChunkingOptions())
+    arm, ref = BM25Arm(idf_floor=idf_floor), ReferenceBM25(idf_floor=idf_floor)
+    arm.prepare(corpus, ArmContext(tmp_path))
+    ref.prepare(corpus)
+    assert hits(arm.search(gs.questions, 100)) == hits(ref.search(gs.questions, 100))

@@ -104,3 +104,23 @@ def test_bit_identical_across_hash_seeds():
     (arm1, ref1), (arm2, ref2) = digests
     assert arm1 == arm2
     assert ref1 != ref2  # the test can see hash-order effects
+
+
+@pytest.mark.shared
+def test_real_gold_set_matches_the_first_boost_arm(tmp_path):
+    """Secret Hitler (../shared), where the set summation once moved arm-boost MRR@10."""
+    from harness.corpus.chunking import ChunkingOptions, build_corpus
+    from harness.goldset.parse import load_goldset
+    from tests.helpers.common import SHARED
+
+    path = SHARED / "goldsets" / "secret-hitler.yaml"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    gs = load_goldset(path)
+    corpus = build_corpus(gs.documents, ChunkingOptions())
+    arm, ref = BoostArm(), ReferenceBoost()
+    arm.prepare(corpus, ArmContext(tmp_path))
+    ref.prepare(corpus)
+    for g, r in zip(arm.search(gs.questions, 100), ref.search(gs.questions, 100), strict=True):
+        assert_same_ranking(g, r)
+    assert arm.matched == ref.matched
