@@ -78,7 +78,7 @@ def compare_cmd(
                 raise HarnessError("--policy sets the metrics and the config pair; drop --metric "
                                    "and give at most one --config")
             pol = load_policy(policy)
-            selectors = [gate_pair(pol, b, c, (config or [None])[0], candidate_config)]
+            selectors = [gate_pair(pol, b, c, config[0] if config else None, candidate_config)]
             metrics = list(pol.metric_names())
             seed, n_resamples, confidence = pol.seed, pol.n_resamples, pol.confidence
         comparison = compare_runs(b, c, configs=selectors, metrics=metrics, force=force,

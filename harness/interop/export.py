@@ -33,13 +33,16 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from harness.core.errors import ConfigError, Problem, ValidationError
 from harness.core.registry import Registry
+from harness.core.tablerows import rows as table_rows
 from harness.corpus.records import page_keys
 from harness.interop.trec import LEVELS, SCORE_MODES, write_qrels, write_run
+from harness.store.baseline import Side
 
 # docid of the placeholder line of a question with an empty list (never relevant)
 NO_RESULT = "harness:no-result"
@@ -64,7 +67,7 @@ def ranked_rows(df: pd.DataFrame, rank_col: str, score_col: str, level: str, sco
 
 
 def _requirements(questions: pd.DataFrame) -> dict[str, list[list[str]]]:
-    return {str(q.question_id): json.loads(q.requirements) for q in questions.itertuples()}
+    return {str(q.question_id): json.loads(q.requirements) for q in table_rows(questions, index=True)}
 
 
 def qrels_rows(questions: pd.DataFrame) -> list[tuple[str, str, int]]:
@@ -142,7 +145,7 @@ def _check_ids(questions: pd.DataFrame, problems: list[Problem]) -> None:
                                                          "whitespace"))
 
 
-def export_run(run, out_dir: Path, level: str = "page", scores: str = "rank",
+def export_run(run: Side, out_dir: Path, level: str = "page", scores: str = "rank",
                configs: list[str] | None = None, arms: list[str] | None = None,
                questions: str = "answerable") -> ExportResult:
     """Write ``<config_id>.trec`` per fused config (the ids of the metrics table, so
@@ -206,7 +209,7 @@ def export_run(run, out_dir: Path, level: str = "page", scores: str = "rank",
     return ExportResult(out_dir, tuple(written), n_questions, tuple(padded))
 
 
-def to_ir_measures(run, config_id: str, level: str = "page", requirements: bool = False
+def to_ir_measures(run: Side, config_id: str, level: str = "page", *, requirements: bool = False
                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(qrels, run) DataFrames with ir-measures' column names for one config, over the
     answerable questions (padded as in the export). ``requirements=True``: one query
@@ -224,16 +227,17 @@ def to_ir_measures(run, config_id: str, level: str = "page", requirements: bool 
     return qrels, rows.rename(columns={"qid": "query_id", "docid": "doc_id"})[["query_id", "doc_id", "score"]]
 
 
-def to_ranx(run, config_id: str, level: str = "page", requirements: bool = False):  # type: ignore[no-untyped-def]
+def to_ranx(run: Side, config_id: str, level: str = "page", *, requirements: bool = False
+            ) -> tuple[Any, Any]:
     """(ranx.Qrels, ranx.Run) for one config, with the same query ids (no
     ``make_comparable`` needed)."""
     from ranx import Qrels, Run  # deferred: heavy import
 
-    qrels, rows = to_ir_measures(run, config_id, level, requirements)
+    qrels, ranked = to_ir_measures(run, config_id, level, requirements=requirements)
     qd: dict[str, dict[str, int]] = {}
-    for r in qrels.itertuples():
+    for r in table_rows(qrels, index=True):
         qd.setdefault(r.query_id, {})[r.doc_id] = int(r.relevance)
     rd: dict[str, dict[str, float]] = {}
-    for r in rows.itertuples():
+    for r in table_rows(ranked, index=True):
         rd.setdefault(r.query_id, {})[r.doc_id] = float(r.score)
     return Qrels.from_dict(qd), Run.from_dict(rd, name=config_id)

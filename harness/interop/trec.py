@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.core.errors import Problem, ValidationError
+from harness.core.tablerows import rows as table_rows
 
 # docid granularity and score column of an export (harness.interop.export)
 LEVELS = ("page", "chunk")
@@ -43,7 +44,7 @@ def write_run(rows: pd.DataFrame, path: Path, tag: str) -> Path:
     """Write ``rows`` (qid, docid, rank, score) as a TREC run file, sorted by qid, rank."""
     df = rows.sort_values(["qid", "rank"], kind="stable")
     with open(path, "w", encoding="utf-8") as f:
-        for r in df.itertuples(index=False):
+        for r in table_rows(df):
             f.write(f"{r.qid} Q0 {r.docid} {int(r.rank)} {r.score!r} {tag}\n")
     return path
 def read_run(path: Path) -> list[TrecLine]:

@@ -337,7 +337,7 @@ def _metric_comparison(pair: ConfigPair, answerer: str, info: MetricInfo,
             notes.append(f"p {p:.3g} and the {confidence:.0%} CI [{lo:.3g}, {hi:.3g}] disagree "
                          f"({int(np.count_nonzero(d))} of {n} questions differ): "
                          "the gate uses p")
-    wtl = wins_ties_losses(b, c, info.higher_is_better)
+    wtl = wins_ties_losses(b, c, higher_is_better=info.higher_is_better)
     with np.errstate(invalid="ignore"):
         delta = np.where(b == c, 0.0, c - b)
     sign = 1.0 if info.higher_is_better else -1.0
@@ -364,7 +364,7 @@ def _changes(pair: ConfigPair, answerer: str, metric: str, j: pd.DataFrame,
 
 
 def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] | None = None,
-                 metrics: Sequence[str] | None = None, force: bool = False, seed: int = 0,
+                 metrics: Sequence[str] | None = None, *, force: bool = False, seed: int = 0,
                  n_resamples: int = 10_000, confidence: float = 0.95) -> Comparison:
     """Compare ``candidate`` against ``base`` (see the module docstring).
 
@@ -389,7 +389,8 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     for pair in pairs:
         cache: dict[str, tuple[PageMove, ...]] = {}
 
-        def moves(qid: str, p: ConfigPair = pair, cache: dict = cache) -> tuple[PageMove, ...]:
+        def moves(qid: str, p: ConfigPair = pair,
+                  cache: dict[str, tuple[PageMove, ...]] = cache) -> tuple[PageMove, ...]:
             if qid not in cache:
                 cache[qid] = page_moves(qid, rel.get(qid, ()), ev_b, p.base, ev_c, p.candidate)
             return cache[qid]

@@ -269,7 +269,7 @@ def gate_pair(policy: Policy, base: Side, candidate: Side, config: str | None = 
     return gp.base, gp.candidate
 
 
-def run_gate(policy: Policy, base: Side, candidate: Side, force: bool = False,
+def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False,
              config: str | None = None, candidate_config: str | None = None) -> GateResult:
     """Compare ``candidate`` with ``base`` on the policy's metrics and evaluate the
     policy. Raises :class:`HarnessError` on bad input (exit code 2)."""

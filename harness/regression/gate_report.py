@@ -54,7 +54,7 @@ def _f(x: float, digits: int = 4) -> str:
     return {math.inf: "inf", -math.inf: "-inf"}.get(x, f"{x:.{digits}g}")
 
 
-def _rank(r: int | None, known: bool) -> str:
+def _rank(r: int | None, *, known: bool) -> str:
     return str(r) if r is not None else ("—" if known else "?")
 
 
@@ -63,8 +63,8 @@ def _why(change: QuestionChange, c: Comparison) -> str:
     kb, kc = c.base.has_fused, c.candidate.has_fused
     parts = []
     for p in change.pages:
-        arms = ", ".join(f"{a.arm} {_rank(a.before, kb)} → {_rank(a.after, kc)}" for a in p.arms)
-        parts.append(f"{p.page}: {_rank(p.before, kb)} → {_rank(p.after, kc)}"
+        arms = ", ".join(f"{a.arm} {_rank(a.before, known=kb)} → {_rank(a.after, known=kc)}" for a in p.arms)
+        parts.append(f"{p.page}: {_rank(p.before, known=kb)} → {_rank(p.after, known=kc)}"
                      + (f" ({arms})" if arms else ""))
     return "; ".join(parts) or "(no relevant page listed)"
 
@@ -228,15 +228,15 @@ def gate_junit(r: GateResult) -> str:
                  ("config", r.pair.label), ("policy", r.policy),
                  ("correction", r.comparison.family.describe())):
         ET.SubElement(props, "property", name=k, value=v)
-    for k in r.checks:
-        case = ET.SubElement(suite, "testcase", classname=f"gate.{k.metric}", name=k.name,
+    for check in r.checks:
+        case = ET.SubElement(suite, "testcase", classname=f"gate.{check.metric}", name=check.name,
                              time="0")
-        detail = f"expected: {k.expected}\nmeasured: {k.measured}\n" + (
-            f"questions: {', '.join(k.questions)}\n" if k.questions else "")
-        if k.status is Status.FAIL:
-            ET.SubElement(case, "failure", message=k.message, type="regression").text = detail
+        detail = f"expected: {check.expected}\nmeasured: {check.measured}\n" + (
+            f"questions: {', '.join(check.questions)}\n" if check.questions else "")
+        if check.status is Status.FAIL:
+            ET.SubElement(case, "failure", message=check.message, type="regression").text = detail
         else:
-            ET.SubElement(case, "system-out").text = f"{k.status.value}: {k.message}\n{detail}"
+            ET.SubElement(case, "system-out").text = f"{check.status.value}: {check.message}\n{detail}"
     return _xml(root)
 
 

@@ -86,7 +86,7 @@ def _check_resamples(n_resamples: int, what: str) -> None:
 
 
 def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.mean(x, axis=axis)
+    return np.asarray(np.mean(x, axis=axis))
 
 
 def permutation_test(diffs: Sequence[float] | np.ndarray, n_resamples: int = 10_000,
@@ -209,7 +209,7 @@ class WinsTiesLosses:
 
 
 def wins_ties_losses(base: Sequence[float] | np.ndarray, candidate: Sequence[float] | np.ndarray,
-                     higher_is_better: bool, atol: float = 1e-12) -> WinsTiesLosses:
+                     *, higher_is_better: bool, atol: float = 1e-12) -> WinsTiesLosses:
     """Count questions where the candidate is better, equal, or worse.
 
     Values within ``atol`` of each other tie (so do two infinities of the same
