@@ -117,10 +117,11 @@ class BM25Arm:
     def _entry_weights(self, tdm: TermDocMatrix) -> np.ndarray:
         """idf(t) * f(t,d) * (k1 + 1) / (f(t,d) + k1 * (1 - b + b * |d| / avgdl)) per entry."""
         avgdl = int(tdm.doc_len.sum()) / tdm.n_docs  # int / int, as rank-bm25
-        tf = tdm.counts.data
+        tf = np.asarray(tdm.counts.data, dtype=np.float64)
         dl = tdm.doc_len[tdm.entry_docs()]
         sat = tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * dl / avgdl))
-        return self._idf[tdm.entry_terms()] * sat
+        weights: np.ndarray = self._idf[tdm.entry_terms()] * sat
+        return weights
 
     def idf(self, term: str) -> float:
         """The idf the arm uses for ``term`` (0.0 for a term not in the corpus)."""

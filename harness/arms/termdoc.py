@@ -56,15 +56,15 @@ class TermDocMatrix:
 
     @property
     def df(self) -> np.ndarray:
-        return np.diff(self.counts.indptr).astype(np.int64)
+        return np.asarray(np.diff(self.counts.indptr), dtype=np.int64)
 
     def entry_terms(self) -> np.ndarray:
         """Term id of every stored entry (aligned with ``counts.data``)."""
-        return np.repeat(np.arange(self.n_terms, dtype=np.int64), np.diff(self.counts.indptr))
+        return np.repeat(np.arange(self.n_terms, dtype=np.int64), np.asarray(np.diff(self.counts.indptr)))
 
     def entry_docs(self) -> np.ndarray:
         """Chunk index of every stored entry (aligned with ``counts.data``)."""
-        return self.counts.indices.astype(np.int64)
+        return np.asarray(self.counts.indices, dtype=np.int64)
 
     def with_data(self, data: np.ndarray) -> sparse.csr_matrix:
         """The same sparsity pattern with ``data`` as the entries (weights)."""
@@ -91,7 +91,7 @@ def build(token_lists: Iterable[Sequence[str]]) -> TermDocMatrix:
     return TermDocMatrix(vocab, counts, doc_len)
 
 
-def query_matrix(vocab: dict[str, int], queries: Sequence[Sequence[str]],
+def query_matrix(vocab: dict[str, int], queries: Sequence[Sequence[str]], *,
                  per_occurrence: bool) -> sparse.csr_matrix:
     """One row per query over ``vocab`` (terms outside it are dropped), weight 1 per entry.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from rich.console import Console
@@ -46,7 +47,7 @@ def print_summary(run_path: Path, console: Console | None = None) -> None:
     console.print(f"run directory: {run.path}")
 
 
-def print_empty_arms(manifest: dict, console: Console, err: Console | None = None) -> None:
+def print_empty_arms(manifest: dict[str, Any], console: Console, err: Console | None = None) -> None:
     """One line of per-arm empty-result counts; a warning on stderr for each arm
     empty for more than half the questions (:func:`harness.arms.base.empty_warning`)."""
     arms = {name: info for name, info in manifest.get("arms", {}).items() if "empty_questions" in info}
