@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from harness.answering.runner import answer_run
 from harness.arms import ARMS, ArmContext, load_builtin_arms
+from harness.arms.base import empty_counts
 from harness.core.atomic import atomic_path
 from harness.core.errors import HarnessError, Problem, RegistryError, ValidationError
 from harness.corpus.chunking import ChunkingOptions, build_corpus
@@ -213,7 +214,8 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
         df = _arm_frame(results, corpus)
         with atomic_path(out) as tmp:
             df.to_parquet(tmp, index=False)
-        writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe()}}})
+        # per-arm count of empty result lists (and known reasons): the run summary reads it
+        writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe(), **empty_counts(results)}}})
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
