@@ -66,7 +66,8 @@ def recall_at_5(goldset: Path, backend: str, cache: Path, runs: Path) -> dict[st
     from harness.pipeline.retrieval import RunOptions, run
 
     result = run(RunOptions(goldset=goldset, runs_dir=runs, run_id=f"{goldset.stem}-{backend}",
-                            cache_dir=cache, arm_overrides={"dense": {"backend": backend}}))
+                            cache_dir=cache, arm_overrides={"dense": {"backend": backend}},
+                            allow_outside=True))  # documents beside the gold sets in ../shared
     m = result.metrics
     r5 = m[(m["metric"] == "recall@5") & m["answerable"]].groupby("config_id")["value"].mean()
     return {str(k): float(v) for k, v in r5.items()}

@@ -86,7 +86,9 @@ def child(goldset: Path, cache: Path, runs: Path, run_id: str, backend: str) -> 
 
     timer = StageTimer()
     result = run(RunOptions(goldset=goldset, runs_dir=runs, run_id=run_id, cache_dir=cache,
-                            arm_overrides={"dense": {"backend": backend}}), progress=timer)
+                            arm_overrides={"dense": {"backend": backend}},
+                            allow_outside=True),  # a derived gold set in a temp folder
+                 progress=timer)
     total = time.perf_counter() - timer.start
     manifest = json.loads((result.path / "manifest.json").read_text(encoding="utf-8"))
     cache_stats = manifest["arms"]["dense"]["cache"]
@@ -119,7 +121,8 @@ def _spawn(goldset: Path, cache: Path, runs: Path, run_id: str, backend: str) ->
 def _cli_run(goldset: Path, cache: Path, cwd: Path, backend: str) -> tuple[float, float, dict]:
     """``harness run`` as a user types it; (wall s, CPU s, the dense arm's manifest)."""
     harness = Path(sys.executable).with_name("harness")
-    cmd = [str(harness), "run", "-g", str(goldset), "--cache-dir", str(cache), "--run-id", "cli",
+    cmd = [str(harness), "run", "-g", str(goldset), "--allow-outside", "--cache-dir", str(cache),
+           "--run-id", "cli",
            "-p", f"dense.backend={backend}"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()

@@ -13,16 +13,21 @@ is safe, and a second session does not re-embed the 403-page SRD.
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from harness.analysis.languages import language_table
+from harness.goldset import parse
 from harness.goldset.derive import OUTLINE_TEMPLATES, from_outline
 from harness.goldset.parallel import parallel
-from harness.goldset.parse import load_goldset
 from harness.pipeline.retrieval import RunOptions, RunResult, questions_frame, run
 from tests.helpers.common import SHARED
+
+# derived and imported gold sets are written beside their output and name the
+# documents where they lie (outside the gold set's folder)
+load_goldset = partial(parse.load_goldset, allow_outside=True)
 
 CORPORA = SHARED / "corpora"
 SRD = CORPORA / "srd-5.1" / "SRD5.1-CCBY4.0License.pdf"
@@ -72,7 +77,8 @@ questions:
 def _run(goldset: Path, runs: Path, run_id: str) -> RunResult:
     from harness.embedding.models import cache_root
 
-    return run(RunOptions(goldset=goldset, runs_dir=runs, run_id=run_id, cache_dir=cache_root()))
+    return run(RunOptions(goldset=goldset, runs_dir=runs, run_id=run_id, cache_dir=cache_root(),
+                          allow_outside=True))
 
 
 def _assert_complete(result: RunResult) -> None:

@@ -10,6 +10,7 @@ Modules, in pipeline order:
 * ``dense``     cosine similarity of sentence embeddings (faiss, exact)
 * ``boost``     the service's doc-priority arm
 * ``external``  ranked lists captured elsewhere (TREC / Parquet / JSONL)
+* ``termdoc``   sparse term-document matrices shared by ``bm25`` and ``boost``
 """
 
 import importlib
@@ -17,7 +18,7 @@ import importlib
 from harness.arms.base import ARMS, Arm, ArmContext, ArmResult, Hit, hits_from_scores
 
 __all__ = [  # noqa: RUF022 - modules first, then the re-exported names
-    "base", "bm25", "boost", "dense", "external",
+    "base", "bm25", "boost", "dense", "external", "termdoc",
     "ARMS", "Arm", "ArmContext", "ArmResult", "Hit", "hits_from_scores", "load_builtin_arms",
 ]
 

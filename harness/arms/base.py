@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from harness.core.ordering import order
+from harness.core.ordering import grouped_order, order
 from harness.core.registry import Registry
 from harness.corpus.records import Corpus
 from harness.goldset.records import Question
@@ -35,6 +35,7 @@ class ArmResult:
     question_id: str
     arm: str
     hits: tuple[Hit, ...]
+    empty_reason: str | None = None  # why ``hits`` is empty, when the arm knows
 
 
 @dataclass(frozen=True)
@@ -73,3 +74,62 @@ def hits_from_scores(chunk_ids: Sequence[str], scores: np.ndarray, depth: int,
         ids, sc = ids[keep], sc[keep]
     idx = order(sc, ids)[:depth]
     return tuple(Hit(str(ids[i]), r + 1, float(sc[i])) for r, i in enumerate(idx))
+
+
+def top_hits(chunk_ids: Sequence[str], id_rank: np.ndarray, candidates: np.ndarray,
+             scores: np.ndarray, depth: int) -> tuple[Hit, ...]:
+    """The top ``depth`` candidates by score (desc, then chunk id asc), as :func:`hits_from_scores`.
+
+    ``candidates`` are chunk indices into ``chunk_ids`` and ``scores`` their scores
+    (aligned); ``id_rank`` is :func:`harness.core.ordering.id_ranks` of ``chunk_ids``
+    (computed once per corpus). The ``depth`` best are found with ``argpartition``
+    and only they, plus every candidate tied with the last of them, are ordered
+    exactly (:func:`harness.core.ordering.grouped_order`), so the cost grows with the
+    number of candidates, never with a sort of the corpus. NaN scores sort last.
+    """
+    cand = np.asarray(candidates, dtype=np.int64)
+    sc = np.asarray(scores, dtype=np.float64)
+    if len(cand) != len(sc):
+        raise ValueError(f"candidates ({len(cand)}) and scores ({len(sc)}) differ in length")
+    if depth <= 0 or len(cand) == 0:
+        return ()
+    if len(cand) > depth:
+        key = np.where(np.isnan(sc), -np.inf, sc)
+        kth = key[np.argpartition(-key, depth - 1)[depth - 1]]
+        tied_or_better = key >= kth  # every tie at the cut goes to the exact order
+        cand, sc = cand[tied_or_better], sc[tied_or_better]
+    idx = grouped_order(np.zeros(len(cand), dtype=np.int64), sc, id_rank[cand])[:depth]
+    return tuple(Hit(str(chunk_ids[c]), r, s)
+                 for r, (c, s) in enumerate(zip(cand[idx].tolist(), sc[idx].tolist(), strict=True), 1))
+
+
+def empty_counts(results: Sequence[ArmResult]) -> dict[str, Any]:
+    """Manifest entry: questions with no hits, and how many of them per known reason.
+
+    ``{"questions": n, "empty_questions": e, "empty_reasons": {reason: count}}``;
+    reasons sorted by text; an empty result without a reason counts under none.
+    """
+    reasons: dict[str, int] = {}
+    empty = 0
+    for r in results:
+        if not r.hits:
+            empty += 1
+            if r.empty_reason:
+                reasons[r.empty_reason] = reasons.get(r.empty_reason, 0) + 1
+    return {"questions": len(results), "empty_questions": empty,
+            "empty_reasons": dict(sorted(reasons.items()))}
+
+
+def empty_warning(arm: str, info: dict[str, Any]) -> str | None:
+    """A warning when ``arm`` returned nothing for more than half its questions.
+
+    ``info`` is the arm's manifest entry (:func:`empty_counts` keys). The message
+    gives the count and the known reasons, most frequent first.
+    """
+    n, e = int(info.get("questions", 0)), int(info.get("empty_questions", 0))
+    if n == 0 or 2 * e <= n:
+        return None
+    reasons = sorted(info.get("empty_reasons", {}).items(), key=lambda kv: (-kv[1], kv[0]))
+    why = "; ".join(f"{text} ({count})" for text, count in reasons) or "reason not known"
+    return (f"arm {arm} returned nothing for {e} of {n} questions: {why}. "
+            f"For those questions every config fusing {arm} equals the config without it.")

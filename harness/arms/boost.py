@@ -16,8 +16,18 @@ overlap with the query, descending, then chunk id ascending. Every chunk of a
 priority document is ranked (overlap 0 included) up to the depth, which is why
 on a small rulebook nearly every rulebook chunk gets this arm's vote, as in
 production. The question's game is ``Question.game``; when it is unset and the
-corpus has one game, that game.
+corpus has one game, that game; otherwise the arm returns nothing for the
+question and says why (``ArmResult.empty_reason``; counted in the manifest).
+
+Implementation: a binary term-chunk matrix of idf weights is built once per
+corpus (:mod:`harness.arms.termdoc`) and the overlaps of a batch of questions are
+one sparse product. Each chunk's overlap is the float sum of its shared terms'
+idfs in ascending term id (order of first occurrence in the corpus), so it is the
+same in every process; the first version summed over a Python ``set`` of terms,
+whose order follows ``PYTHONHASHSEED``, and its scores moved by ~1e-15 between
+runs, swapping near-tied ranks.
 """
+
 
 from __future__ import annotations
 
@@ -27,11 +37,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from harness.arms.base import ARMS, ArmContext, ArmResult, hits_from_scores
+from harness.arms.base import ARMS, ArmContext, ArmResult, top_hits
+from harness.arms.termdoc import batch_scores, build, query_matrix
 from harness.core.errors import ConfigError
+from harness.core.ordering import id_ranks
 from harness.core.text import tokenize
 from harness.corpus.records import Corpus
 from harness.goldset.records import Question
+
+NO_GAME = "questions carry no `game` and the gold set spans several games"
+NO_PRIORITY = "no rulebook of the question's game in the corpus, and no errata matched"
 
 
 @ARMS.register("boost")
@@ -46,50 +61,65 @@ class BoostArm:
         self.match_threshold = match_threshold
         self.errata_first = errata_first
         self._corpus: Corpus | None = None
-        self._idf: dict[str, float] = {}
-        self._tokens: list[set[str]] = []
         self.matched: dict[str, tuple[str, ...]] = {}
 
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
         self._corpus = corpus
-        self._tokens = [set(tokenize(c.text)) for c in corpus.chunks]
-        df: dict[str, int] = {}
-        for toks in self._tokens:
-            for t in toks:
-                df[t] = df.get(t, 0) + 1
-        n = max(len(self._tokens), 1)
-        self._idf = {t: math.log(n / f) for t, f in df.items()}
+        # presence only: each chunk's distinct terms, in first-occurrence order
+        tdm = build([list(dict.fromkeys(tokenize(c.text))) for c in corpus.chunks])
+        self._vocab = tdm.vocab
+        n = max(tdm.n_docs, 1)
+        uniq, inverse = np.unique(tdm.df, return_inverse=True)
+        idf = np.array([math.log(n / f) for f in uniq.tolist()])[inverse] if len(uniq) else np.zeros(0)
+        self._weights = tdm.with_data(idf[tdm.entry_terms()])  # presence x idf
+        self._ids = [c.chunk_id for c in corpus.chunks]
+        self._id_rank = id_ranks(self._ids) if self._ids else np.zeros(0, dtype=np.int64)
+        # per chunk: its document (as an index into doc_ids), game and kind
+        doc_ids = sorted({c.doc_id for c in corpus.chunks})
+        code = {d: i for i, d in enumerate(doc_ids)}
+        self._doc_ids = np.asarray(doc_ids, dtype=object)
+        self._doc = np.array([code[c.doc_id] for c in corpus.chunks], dtype=np.int64)
+        doc = corpus.doc_by_id
+        games = np.array([doc[c.doc_id].game for c in corpus.chunks], dtype=object)
+        kinds = np.array([doc[c.doc_id].kind for c in corpus.chunks], dtype=object)
+        self._rulebook = {g: np.flatnonzero((games == g) & (kinds == "rulebook"))
+                          for g in sorted({str(x) for x in games})}
+        self._errata = {g: np.flatnonzero((games == g) & (kinds == "errata"))
+                        for g in sorted({str(x) for x in games})}
+        self._games = sorted({d.game for d in corpus.documents})
 
-    @staticmethod
-    def _game(q: Question, corpus: Corpus) -> str | None:
+    def _game(self, q: Question) -> str | None:
         if q.game:
             return q.game
-        games = {d.game for d in corpus.documents}
-        return games.pop() if len(games) == 1 else None
+        return self._games[0] if len(self._games) == 1 else None
 
     def search(self, questions: Sequence[Question], depth: int) -> list[ArmResult]:
         if self._corpus is None:
             raise RuntimeError("boost arm: prepare() must run before search()")
-        corpus = self._corpus
-        kinds = np.array([corpus.doc_by_id[c.doc_id].kind for c in corpus.chunks], dtype=object)
-        games = np.array([corpus.doc_by_id[c.doc_id].game for c in corpus.chunks], dtype=object)
-        docs = np.array([c.doc_id for c in corpus.chunks], dtype=object)
-        ids = [c.chunk_id for c in corpus.chunks]
+        queries = query_matrix(self._vocab, [tokenize(q.question) for q in questions],
+                               per_occurrence=False)
+        none = np.zeros(0, dtype=np.int64)
         out = []
-        for q in questions:
-            qt = set(tokenize(q.question))
-            overlap = np.array([sum(self._idf[t] for t in qt & toks) for toks in self._tokens])
-            game = self._game(q, corpus)
-            in_game = games == game
-            errata = in_game & (kinds == "errata")
-            matched_docs = sorted({str(d) for d in docs[errata & (overlap >= self.match_threshold)]})
-            self.matched[q.question_id] = tuple(matched_docs)
-            is_matched = np.isin(docs, matched_docs)
-            keep = (in_game & (kinds == "rulebook")) | is_matched
-            # errata first: lift matched errata above every rulebook chunk's overlap
+        for row, idx, vals in batch_scores(queries, self._weights):
+            q = questions[row]
+            overlap = np.zeros(len(self._ids))
+            overlap[idx] = vals
+            game = self._game(q)
+            errata = self._errata.get(game, none) if game is not None else none
+            hit = errata[overlap[errata] >= self.match_threshold]
+            matched = np.unique(self._doc[hit])
+            self.matched[q.question_id] = tuple(str(d) for d in self._doc_ids[matched])
+            matched_chunks = errata[np.isin(self._doc[errata], matched)]
+            rulebook = self._rulebook.get(game, none) if game is not None else none
+            cand = np.concatenate([matched_chunks, rulebook])
+            # errata first: lift matched errata above every chunk's overlap
             lift = (overlap.max(initial=0.0) + 1.0) if self.errata_first else 0.0
-            score = overlap + np.where(is_matched, lift, 0.0)
-            out.append(ArmResult(q.question_id, self.name, hits_from_scores(ids, score, depth, keep)))
+            score = np.concatenate([overlap[matched_chunks] + lift, overlap[rulebook] + 0.0])
+            hits = top_hits(self._ids, self._id_rank, cand, score, depth)
+            reason = None
+            if not len(cand):
+                reason = NO_GAME if game is None else NO_PRIORITY
+            out.append(ArmResult(q.question_id, self.name, hits, reason))
         return out
 
     def describe(self) -> dict[str, Any]:

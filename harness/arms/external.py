@@ -38,6 +38,7 @@ from harness.goldset.records import Question
 from harness.interop.trec import read_run
 
 UNMATCHED = ("error", "warn")
+NO_ROWS = "the ranked file has no matched rows for the question"
 
 
 def read_ranked(path: Path, fmt: str | None = None) -> pd.DataFrame:
@@ -118,7 +119,7 @@ class ExternalArm:
         for q in questions:
             g = groups.get(q.question_id)
             if g is None:
-                out.append(ArmResult(q.question_id, self.name, ()))
+                out.append(ArmResult(q.question_id, self.name, (), NO_ROWS))
                 continue
             has_score = g["score"].notna().all()
             key = g["score"].to_numpy(float) if has_score else -g["rank"].to_numpy(float)

@@ -9,7 +9,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -20,6 +19,7 @@ from harness.core.registry import Registry
 from harness.core.tablerows import rows
 
 if TYPE_CHECKING:
+    import pandas as pd
     from rich.console import Console
 
     from harness.analysis.bands import BandTable
@@ -150,9 +150,10 @@ def _rich_table(df: pd.DataFrame) -> None:
     table = Table(*[str(c) for c in df.columns], caption=f"{len(df)} row(s)")
     for row in rows(df):
         table.add_row(*(_fmt(x, 6) if isinstance(x, float) else str(x) for x in row))
-    Console().print(table)
+    Console(markup=False, highlight=False).print(table)  # cell values print verbatim
 
 
+# pandas is imported by the commands that need it: `harness --help` and error paths stay fast
 OUTPUT_FORMATS: Registry[Callable[[pd.DataFrame], None]] = Registry("output format")
 OUTPUT_FORMATS.add("table", _rich_table)
 OUTPUT_FORMATS.add("csv", lambda df: typer.echo(df.to_csv(index=False), nl=False))

@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
-from harness.cli.errors import bad_input_exits_2, err_console
+from harness.cli.errors import bad_input_exits_2, print_error
 from harness.core.errors import HarnessError
 
 baseline_app = typer.Typer(help="Compact, committable baselines of runs.", no_args_is_help=True)
@@ -128,7 +129,7 @@ def gate_cmd(
     except HarnessError as exc:
         message = str(exc)
         _write_outputs(outputs, lambda f: render_error(message, f))
-        err_console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+        print_error(message)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     _write_outputs(outputs, lambda f: GATE_FORMATS.get(f)(result))
     Console().print(*gate_renderables(result), sep="\n")
@@ -160,4 +161,5 @@ def baseline_save_cmd(
         path = save_baseline(open_run(run, runs_dir), out_dir / name, configs=config or None,
                              overwrite=overwrite)
     size = sum(p.stat().st_size for p in path.iterdir())
-    Console().print(f"[green]saved[/green] baseline {name} -> {path} ({size / 1024:.1f} KiB)")
+    Console(highlight=False).print(Text.assemble(("saved", "green"), f" baseline {name} -> {path} "
+                                                 f"({size / 1024:.1f} KiB)"))

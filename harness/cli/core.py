@@ -7,12 +7,16 @@ from pathlib import Path
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from harness.cli.catalog import all_registries
-from harness.cli.errors import bad_input_exits_2
+from harness.cli.errors import bad_input_exits_2, plain_console
 from harness.cli.progress import rich_progress
 from harness.cli.summary import print_summary
 from harness.core.errors import ConfigError
+
+ALLOW_OUTSIDE_HELP = ("Read documents outside the gold set's folder (its parent when the folder is "
+                      "named goldsets/).")
 
 
 def register(app: typer.Typer) -> None:
@@ -31,6 +35,7 @@ def run_cmd(
     answer_config: list[str] = typer.Option([], "--answer-config", help="Configs to answer (default: the first grid config)."),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Model and embedding cache (default: $HARNESS_CACHE or ~/.cache/harness)."),
     metric: list[str] = typer.Option([], "--metric", "-m", help="Metric to compute (repeat; default: the grid's `metrics`, else the built-in list). ranx / ir_measures names are accepted: Success@5, RR@10, ndcg@10 (docs/metrics.md)."),
+    allow_outside: bool = typer.Option(False, "--allow-outside", help=ALLOW_OUTSIDE_HELP),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
@@ -48,7 +53,8 @@ def run_cmd(
         opts = RunOptions(goldset=goldset, config=config, runs_dir=out, run_id=run_id,
                           answerers=answerers, answer_configs=tuple(answer_config) or None,
                           cache_dir=cache_dir, arm_overrides=arm_overrides,
-                          metrics=tuple(metric) or None)
+                          metrics=tuple(metric) or None,
+                          allow_outside=allow_outside)
         with rich_progress() as progress:
             result = run(opts, progress=progress)
     print_summary(result.path)
@@ -83,19 +89,32 @@ def list_cmd() -> None:
     table = Table("registry", "names")
     for kind, names in all_registries().items():
         table.add_row(kind, ", ".join(names))
-    Console().print(table)
+    Console(markup=False, highlight=False).print(table)
 
 
-def validate_cmd(goldset: Path = typer.Argument(..., help="Gold set YAML to check.")) -> None:
-    """Check a gold set and report every problem at once (exit 2 if any).
+def validate_cmd(
+    goldset: Path = typer.Argument(..., help="Gold set YAML to check."),
+    allow_outside: bool = typer.Option(False, "--allow-outside", help=ALLOW_OUTSIDE_HELP),
+) -> None:
+    """Check a gold set and the corpus it builds; report every problem at once (exit 2 if any).
 
     Example: harness validate goldsets/sample.yaml
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
-    from harness.goldset.parse import load_goldset
+    from harness.goldset.parse import check_corpus, load_goldset
 
     with bad_input_exits_2():
-        gs = load_goldset(goldset)
-    Console().print(f"[green]OK[/green] {goldset}: {len(gs.questions)} questions, "
-                    f"{len(gs.documents)} documents, "
-                    f"{sum(not q.answerable for q in gs.questions)} unanswerable")
+        gs = load_goldset(goldset, allow_outside=allow_outside)
+        corpus = _corpus(gs)
+        check_corpus(gs, corpus)
+    plain_console().print(Text.assemble(
+        ("OK", "green"), f" {goldset}: {len(gs.questions)} questions, {len(gs.documents)} "
+        f"documents, {sum(not q.answerable for q in gs.questions)} unanswerable, "
+        f"{len(corpus.chunks)} chunks"))
+
+
+def _corpus(gs):  # type: ignore[no-untyped-def]
+    """The corpus ``harness run`` would search (what validate must check it can build)."""
+    from harness.corpus.chunking import ChunkingOptions, build_corpus
+
+    return build_corpus(gs.documents, ChunkingOptions())

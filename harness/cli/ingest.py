@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from harness.cli.errors import bad_input_exits_2
+from harness.cli.errors import bad_input_exits_2, print_error
 from harness.core.errors import ConfigError, HarnessError
 
 _GOLDSET_SUFFIXES = (".yaml", ".yml")
@@ -30,6 +30,8 @@ def ingest_cmd(
         "--boilerplate", help="Remove running headers, page numbers and web noise.")] = False,
     language: Annotated[str | None, typer.Option(
         "--language", help="Language code of bare files (default: guessed from the text).")] = None,
+    allow_outside: Annotated[bool, typer.Option(
+        "--allow-outside", help="Gold sets may name documents outside their folder.")] = False,
 ) -> None:
     """Report pages, headings, chunks and warnings for each document.
 
@@ -39,7 +41,7 @@ def ingest_cmd(
     from harness.corpus.boilerplate import BoilerplateOptions
     from harness.corpus.chunking import ChunkingOptions
     from harness.corpus.ingest import ingest_report, render
-    from harness.corpus.loaders import SUFFIXES
+    from harness.corpus.loaders import SUFFIXES, not_a_document
     from harness.corpus.records import DocumentSpec
     from harness.goldset.parse import load_goldset
 
@@ -52,11 +54,17 @@ def ingest_cmd(
             if p.is_dir():
                 found = sorted(f for f in p.rglob("*")
                                if f.is_file() and f.suffix.lower() in SUFFIXES)
+                # a folder may hold other files (notes, exports): skip them, saying so
+                for f in found:
+                    if (why := not_a_document(f)) is not None:
+                        print_error(f"{f}: skipped, {why}", prefix="warning")
+                found = [f for f in found if not_a_document(f) is None]
                 if not found:
                     raise HarnessError(f"{p}: no documents with suffixes {', '.join(SUFFIXES)}")
                 sources += found
             elif p.suffix.lower() in _GOLDSET_SUFFIXES:
-                sources += load_goldset(p, check_pages=False).documents
+                sources += load_goldset(p, check_pages=False,
+                                        allow_outside=allow_outside).documents
             else:
                 sources.append(p)
         try:
@@ -70,4 +78,4 @@ def ingest_cmd(
     if as_json:
         typer.echo(report.to_json())
     else:
-        render(report, Console())
+        render(report, Console(markup=False, highlight=False))

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from harness.cli.errors import bad_input_exits_2, err_console
+from harness.cli.errors import bad_input_exits_2, err_console, print_error
 from harness.core.tablerows import records
 
 Files = Annotated[list[Path], typer.Argument(help="Ruling page files, or folders of *.txt pages.")]
@@ -44,7 +44,7 @@ def _bad_input() -> Iterator[None]:
         try:
             yield
         except ValueError as exc:
-            err_console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+            print_error(str(exc))
             raise typer.Exit(2) from None
 
 

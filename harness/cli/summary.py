@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from rich.console import Console
@@ -10,6 +11,7 @@ from rich.table import Table
 
 from harness.analysis.languages import language_table, print_language_table
 from harness.analysis.summary import summary_frame
+from harness.arms.base import empty_warning
 from harness.metrics.info import resolve
 from harness.store.rundir import Run
 
@@ -17,7 +19,9 @@ from harness.store.rundir import Run
 def print_summary(run_path: Path, console: Console | None = None) -> None:
     run = Run(run_path)
     # CI logs are not terminals: give tables room instead of eliding config ids
-    console = console or Console(width=None if Console().is_terminal else 160)
+    # ids and paths print verbatim: no markup, no highlighting ("[/b]" in an id is text)
+    console = console or Console(width=None if Console().is_terminal else 160, markup=False,
+                                 highlight=False)
     df = summary_frame(run.table("metrics"), run.table("configs"))
     q = run.table("questions")
     n_unans = int((~q["answerable"]).sum())
@@ -29,6 +33,7 @@ def print_summary(run_path: Path, console: Console | None = None) -> None:
         table.add_row(*[str(r[c]) if c == "config_id" else
                         ("-" if pd.isna(r[c]) else f"{r[c]:.3f}") for c in df.columns])
     console.print(table)
+    print_empty_arms(run.manifest, console)
     metrics = run.table("metrics")
     names = list(dict.fromkeys(metrics["metric"]))
     lang_metric = "recall@5" if "recall@5" in names else next(
@@ -42,3 +47,19 @@ def print_summary(run_path: Path, console: Console | None = None) -> None:
 
         print_side_by_side(run, console)
     console.print(f"run directory: {run.path}")
+
+
+def print_empty_arms(manifest: dict[str, Any], console: Console, err: Console | None = None) -> None:
+    """One line of per-arm empty-result counts; a warning on stderr for each arm
+    empty for more than half the questions (:func:`harness.arms.base.empty_warning`)."""
+    arms = {name: info for name, info in manifest.get("arms", {}).items() if "empty_questions" in info}
+    if not arms:
+        return
+    console.print("questions with no hits, per arm: " + ", ".join(
+        f"{name} {info['empty_questions']} of {info['questions']}" for name, info in arms.items()),
+        markup=False, highlight=False)
+    err = err or Console(stderr=True, width=None if Console(stderr=True).is_terminal else 160)
+    for name, info in arms.items():
+        warning = empty_warning(name, info)
+        if warning:
+            err.print(f"warning: {warning}", markup=False, highlight=False)

@@ -8,8 +8,9 @@ Modules, in pipeline order:
 * ``text``       text normalisation and tokenisation
 * ``digest``     file SHA-256 (hashlib.file_digest)
 * ``atomic``     atomic file and folder writes (unique temp name + rename)
+* ``params``     keyword parameters checked against a constructor's signature
 * ``jsonl``      the one JSON-lines reader (records with file:line, problems collected)
 * ``tablerows``  rows of a DataFrame for plain loops, typed as dynamic
 """
 
-__all__ = ["atomic", "digest", "errors", "jsonl", "ordering", "registry", "tablerows", "text"]
+__all__ = ["atomic", "digest", "errors", "jsonl", "ordering", "params", "registry", "tablerows", "text"]

@@ -151,13 +151,13 @@ class Tokenizer:
     def __call__(self, text: str) -> list[str]:
         if self.stem_language == "fa" and ZWNJ in text:
             text = _drop_persian_affixes(unicodedata.normalize("NFC", text))
-        toks = [m.group(0) for m in _TOKEN.finditer(fold(text))]
-        toks = [t.replace("’", "'") for t in toks]
-        out: list[str] = []
-        for t in toks:
-            for part in t.split("'"):
-                if (len(part) >= self.min_len or part.isdigit()) and part not in self.stopwords:
-                    out.append(part)
+        folded = fold(text)
+        out: list[str] = _TOKEN.findall(folded)
+        if "'" in folded or "’" in folded:  # split at apostrophes (parts are never empty)
+            out = [part for t in out for part in t.replace("’", "'").split("'")]
+        if self.min_len > 1 or self.stopwords:
+            out = [p for p in out
+                   if (len(p) >= self.min_len or p.isdigit()) and p not in self.stopwords]
         if self.stem_language:
             st = _stemmer(self.stem_language)
             if st is not None:

@@ -26,16 +26,24 @@ Formats
     ``"label"`` (str) and ``"heading"`` (a string, or a list of strings for a
     path) that starts on that page. Blank lines are skipped; physical pages run
     from 1 to the highest ``page`` and pages absent from the file are empty.
+    Page numbers above :data:`MAX_PAGES` and strings holding lone surrogates
+    (``"\ud800"``, which no UTF-8 file can store) are refused, naming the line.
 
 A form feed that ends a file (or a page break followed only by whitespace)
 terminates the last page instead of starting an empty one. Problems (missing
 file, undecodable bytes, bad JSONL lines) raise
 :class:`harness.core.errors.ValidationError` naming the file and line, all at once.
-Reference: ISO 32000-1:2008 12.4.2 (page labels); CommonMark 0.31, 4.2 (ATX headings).
+PDFs encrypted with an empty user password (owner-password "protection", RC4 or
+AES, decrypted with the ``cryptography`` package) are read; a PDF that needs a
+password to open is refused, naming the file.
+
+Reference: ISO 32000-1:2008 12.4.2 (page labels), 7.6 (encryption); CommonMark
+0.31, 4.2 (ATX headings).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -43,7 +51,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pypdf import PdfReader
-from pypdf.errors import PyPdfError
+from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
 
 from harness.core.digest import file_sha256
 from harness.core.errors import Problem, ValidationError
@@ -54,6 +62,10 @@ from harness.corpus.outline import OutlineEntry, clean_title, page_headings, rea
 from harness.corpus.records import Document, DocumentSpec, Page
 
 Headings = tuple[tuple[str, ...], ...]
+
+MAX_PAGES = 100_000
+"""Highest page number a JSONL document may give (the longest rulebooks have a
+few hundred; a typo like 1000000000 would otherwise build a billion empty pages)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +89,9 @@ class Loader(Protocol):
 
 
 LOADERS: Registry[Loader] = Registry("loader")
+
+LOADER_OPTIONS = ("format",)
+"""Document options a loader reads (gold-set keys beyond the document fields)."""
 
 
 def _fail(where: str, message: str) -> ValidationError:
@@ -105,10 +120,19 @@ class PdfLoader:
     def _reader(self, path: Path) -> Any:
         try:
             reader = PdfReader(path)
-            if reader.is_encrypted:
-                reader.decrypt("")
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise _fail(str(path), "the PDF is encrypted and needs a password to open; "
+                            "save an unencrypted copy")
             len(reader.pages)
-        except (PyPdfError, OSError, ValueError, KeyError) as exc:
+        except DependencyError as exc:
+            raise _fail(str(path), f"the PDF is encrypted and reading it needs a package that "
+                        f"is not installed ({exc}); reinstall the harness "
+                        "(pip install -e .) or save an unencrypted copy") from None
+        except FileNotDecryptedError:
+            raise _fail(str(path), "the PDF is encrypted and needs a password to open; "
+                        "save an unencrypted copy") from None
+        except (PyPdfError, OSError, ValueError, KeyError, TypeError, AttributeError,
+                RecursionError) as exc:
             raise _fail(str(path), f"not a readable PDF: {exc}") from None
         return reader
 
@@ -237,6 +261,33 @@ class JsonlLoader:
         return [records.get(p, {}).get("label") for p in range(1, max(records, default=0) + 1)]
 
 
+def not_a_document(path: str | Path) -> str | None:
+    """Why a file found while scanning a folder is not a corpus document (None when
+    it looks like one): a suffix no loader reads, or a JSONL file whose first record
+    is not a page record (``{"page": ..., "text": ...}``). Only the first non-blank
+    line is read, so a large unrelated JSONL is skipped cheaply."""
+    p = Path(path)
+    if p.suffix.lower() not in SUFFIXES:
+        return f"suffix {p.suffix!r} is not a document format"
+    if SUFFIXES[p.suffix.lower()] != "jsonl":
+        return None
+    try:
+        with p.open("rb") as fh:
+            first = next((line for line in fh if line.strip()), b"")
+        obj = json.loads(first.decode("utf-8-sig")) if first else None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return "not a JSONL file of pages (first line is not JSON)"
+    if not isinstance(obj, dict) or "page" not in obj or "text" not in obj:
+        return "not a JSONL file of pages (first record has no 'page' and 'text')"
+    return None
+
+
+def _has_surrogate(value: object) -> bool:
+    if isinstance(value, list):
+        return any(_has_surrogate(v) for v in value)
+    return isinstance(value, str) and any("\ud800" <= ch <= "\udfff" for ch in value)
+
+
 def _check_record(obj: dict[str, Any]) -> list[str]:
     """Problems of one JSONL record (empty when it is valid)."""
     out = [f"unknown key {k!r}; allowed: {', '.join(_JSONL_KEYS)}" for k in obj
@@ -244,6 +295,12 @@ def _check_record(obj: dict[str, Any]) -> list[str]:
     page = obj.get("page")
     if isinstance(page, bool) or not isinstance(page, int) or page < 1:
         out.append(f"'page' must be an integer >= 1, got {page!r}")
+    elif page > MAX_PAGES:
+        out.append(f"'page' {page} is above the highest page number allowed ({MAX_PAGES:,})")
+    for key in ("text", "label", "heading"):
+        if _has_surrogate(obj.get(key)):
+            out.append(f"{key!r} holds a lone surrogate escape (\\ud800-\\udfff): not text "
+                       "any UTF-8 file can hold")
     if not isinstance(obj.get("text"), str):
         out.append(f"'text' must be a string, got {obj.get('text')!r}")
     if "label" in obj and not isinstance(obj["label"], str):

@@ -166,7 +166,7 @@ def from_outline(pdf: str | Path, out: str | Path, *, doc_id: str | None = None,
     doc = document_entry(doc_id, pdf, kind, game or pdf.stem, edition, language, title)
     path = write_goldset(out, name or out.stem, desc, [doc], questions, derived=True,
                          header=header)
-    load_goldset(path)  # what was written must load: every problem raised at once
+    load_goldset(path, allow_outside=True)  # what was written must load (its documents were named by the caller)
     return Derivation(path, len(questions), len(candidates), tuple(sorted(skipped.items())))
 
 

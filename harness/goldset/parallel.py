@@ -215,6 +215,6 @@ def parallel(docs_by_language: Mapping[str, str | Path], ask: Sequence[str], out
     doc = document_entry(doc_id, docs[answer], kind, game or docs[answer].stem, edition, answer, None)
     path = write_goldset(out, name or out.stem, desc, [doc], questions, derived=True,
                          header=header)
-    load_goldset(path)
+    load_goldset(path, allow_outside=True)  # the caller named the documents
     return Derivation(path, len(questions), len(chosen) * len(ask) * len(modes),
                       tuple(sorted((k, v) for k, v in skipped.items() if v)))

@@ -17,6 +17,7 @@ import yaml
 from harness.core.errors import HarnessError, Problem, ValidationError
 from harness.corpus import loaders
 from harness.corpus.records import DOC_KINDS, DocumentSpec
+from harness.goldset import yamlsafe
 from harness.goldset.records import (
     DOCUMENT_FIELDS,
     FORMAT_VERSION,
@@ -36,52 +37,52 @@ _DOC_ID = re.compile(r"^[^#\s]+$")
 class _Source:
     """The parsed file: display name, problem list and helpers to place problems."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, allow_outside: bool = False) -> None:
         self.path = path
+        self.allow_outside = allow_outside
         self.problems: list[Problem] = []
+        self.notes: list[Problem] = []
+
+    def where(self, node: yaml.Node | None, qid: str | None = None) -> str:
+        where = str(self.path) if node is None else f"{self.path}:{node.start_mark.line + 1}"
+        return where if qid is None else f"{where}: question {qid}"
 
     def add(self, node: yaml.Node | None, message: str, qid: str | None = None) -> None:
-        where = str(self.path) if node is None else f"{self.path}:{node.start_mark.line + 1}"
-        self.problems.append(Problem(where if qid is None else f"{where}: question {qid}", message))
+        self.problems.append(Problem(self.where(node, qid), message))
+
+    def as_text(self, value: Any, node: yaml.Node, key: str, qid: str | None) -> Any:
+        """A scalar YAML read as a number, date or boolean where text is expected
+        (``edition: 3.22``, ``id: 12``) becomes its source text, with a note."""
+        if isinstance(value, str) or value is None or not isinstance(node, yaml.ScalarNode):
+            return value
+        if isinstance(value, list | dict) or not node.value.strip():
+            return value
+        self.notes.append(Problem(self.where(node, qid), f"{key!r} read as text {node.value!r} "
+                                  f"(YAML would read {type(value).__name__} {value!r}; quote it "
+                                  "to silence this note)"))
+        return node.value
 
 
-def read_goldset(path: Path, *, check_pages: bool) -> tuple[GoldSet | None, list[Problem]]:
-    src = _Source(path)
+def read_goldset(path: Path, *, check_pages: bool,
+                 allow_outside: bool = False) -> tuple[GoldSet | None, list[Problem]]:
+    src = _Source(path, allow_outside=allow_outside)
     try:
         data = path.read_bytes()
     except OSError as exc:
         return None, [Problem(str(path), f"cannot read gold set: {exc.strerror or exc}")]
-    loader = yaml.SafeLoader(data)
-    try:
-        root = loader.get_single_node()
-        if root is None:
-            return None, [Problem(str(path), "empty file")]
-        _check_duplicate_keys(root, src)
-        raw = loader.construct_document(root)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        return None, [Problem(where, f"not valid YAML: {getattr(exc, 'problem', None) or exc}")]
-    finally:
-        loader.dispose()
+    root, problems = yamlsafe.compose(path, data)
+    if problems:
+        return None, problems
+    if root is None:
+        return None, [Problem(str(path), "empty file")]
+    src.problems += yamlsafe.duplicate_keys(root, path)
+    raw, problems = yamlsafe.construct(path, root)
+    if problems:
+        return None, src.problems + problems
     if not isinstance(raw, dict) or not isinstance(root, yaml.MappingNode):
         return None, [Problem(str(path), "the top level must be a mapping (goldset, version, ...)")]
     goldset = _build(raw, root, src, hashlib.sha256(data).hexdigest(), check_pages=check_pages)
     return (None if src.problems else goldset), src.problems
-
-
-def _check_duplicate_keys(node: yaml.Node, src: _Source) -> None:
-    if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
-        for key, value in node.value:
-            if isinstance(key, yaml.ScalarNode):
-                if key.value in seen:
-                    src.add(key, f"duplicate key {key.value!r}")
-                seen.add(key.value)
-            _check_duplicate_keys(value, src)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _check_duplicate_keys(item, src)
 
 
 def _child(node: yaml.Node, key: str) -> yaml.Node:
@@ -102,6 +103,8 @@ def _text(raw: dict[str, Any], key: str, node: yaml.Node, src: _Source, what: st
     """A non-empty string field; records a problem when missing, empty or not a string.
     ``what`` prefixes the message unless the question id already says where it is."""
     value = raw.get(key)
+    if key in raw:
+        value = src.as_text(value, _child(node, key), key, qid)
     prefix = "" if qid is not None else f"{what}: "
     if value is None:
         if required:
@@ -143,7 +146,8 @@ def _build(raw: dict[str, Any], root: yaml.MappingNode, src: _Source, sha256: st
     return GoldSet(name=name, version=FORMAT_VERSION, description=str(description).strip(),
                    path=str(src.path.resolve()), sha256=sha256,
                    documents=tuple(d.spec for d in docs.values() if d.spec), questions=questions,
-                   page_basis=str(basis), derived=bool(derived), extra=extra)
+                   page_basis=str(basis), derived=bool(derived), extra=extra,
+                   notes=tuple(str(n) for n in src.notes))
 
 
 def _freeze(value: Any) -> Any:
@@ -193,12 +197,22 @@ def _documents(raw: Any, node: yaml.Node, src: _Source) -> dict[str, _Doc]:
         full = Path(fields["path"]) if fields["path"] is not None else None
         if full is not None:
             full = (src.path.parent / full).resolve()
-            if not full.is_file():
+            root = document_root(src.path)
+            if not src.allow_outside and not full.is_relative_to(root):
+                src.add(_child(dnode, "path"), f"{what}: document path {fields['path']!r} "
+                        f"leads outside {root}; move the file there or pass --allow-outside")
+            elif not full.is_file():
                 src.add(_child(dnode, "path"), f"{what}: missing document file {full}")
         spec = None
         if len(src.problems) == before and doc_id is not None and full is not None:
             options = tuple(sorted((k, _freeze(v)) for k, v in entry.items()
                                    if k not in {*DOCUMENT_FIELDS, "title"}))
+            for key, _ in options:  # kept (free-form), but a misspelt `fromat:` is visible
+                if key not in loaders.LOADER_OPTIONS:
+                    src.notes.append(Problem(src.where(_child(dnode, key)), f"{what}: key "
+                                             f"{key!r} is no field and no loader reads it "
+                                             f"(loader options: {', '.join(loaders.LOADER_OPTIONS)}"
+                                             "); kept as an option"))
             spec = DocumentSpec(doc_id, str(full), str(fields["kind"]), str(fields["game"]),
                                 str(fields["edition"]), str(fields["language"]), title, options)
         if doc_id is not None:
@@ -338,7 +352,7 @@ def _questions(raw: Any, node: yaml.Node, src: _Source, docs: dict[str, _Doc],
             src.add(qnode, f"question entry must be a mapping, got {entry!r}")
             continue
         before = len(src.problems)
-        qid = entry.get("id")
+        qid = src.as_text(entry.get("id"), _child(qnode, "id"), "id", None)
         if qid is None:
             src.add(qnode, "question: missing required field 'id'")
         elif not isinstance(qid, str) or not qid.strip():
@@ -355,7 +369,7 @@ def _questions(raw: Any, node: yaml.Node, src: _Source, docs: dict[str, _Doc],
         language = _text(entry, "language", qnode, src, "question", qid)
         if language is not None and not _LANGUAGE.match(language):
             src.add(qnode, f"language {language!r} is not a code like en, fa or pt-BR", qid)
-        text = entry.get("question")
+        text = src.as_text(entry.get("question"), _child(qnode, "question"), "question", qid)
         if "question" not in entry:
             src.add(qnode, "missing required field 'question'", qid)
         elif not isinstance(text, str) or not text.strip():
@@ -383,7 +397,37 @@ def _questions(raw: Any, node: yaml.Node, src: _Source, docs: dict[str, _Doc],
     return tuple(out)
 
 
-def load_goldset(path: str | Path, *, check_pages: bool = True) -> GoldSet:
+def document_root(goldset_path: Path) -> Path:
+    """The folder a gold set's documents must lie in (unless outside paths are
+    allowed): the gold set's folder, or its parent when that folder is named
+    ``goldsets`` (the layout of this repository and of ``../shared``, where
+    ``goldsets/x.yaml`` names ``../corpora/...``)."""
+    folder = Path(goldset_path).resolve().parent
+    return folder.parent if folder.name == "goldsets" else folder
+
+
+def check_corpus(goldset: GoldSet, corpus: Any) -> None:
+    """What a run needs of the built corpus: at least one chunk. Raises a
+    :class:`ValidationError` naming the gold set and its documents when there is
+    none; logs a note for each document that gave no chunks (blank or scanned)."""
+    import logging
+
+    counts = {d.doc_id: 0 for d in goldset.documents}
+    for c in corpus.chunks:
+        counts[c.doc_id] = counts.get(c.doc_id, 0) + 1
+    empty = [d for d in goldset.documents if counts.get(d.doc_id, 0) == 0]
+    if len(empty) == len(goldset.documents):
+        raise ValidationError([Problem(f"{goldset.path}: document {d.doc_id}",
+                                       f"{d.path} gives no text (blank or scanned pages?)")
+                               for d in empty],
+                              summary=f"{goldset.path}: no document gives any text to search")
+    for d in empty:
+        logging.getLogger(__name__).warning("%s: document %s (%s) gives no text; it is left out "
+                                            "of every search", goldset.path, d.doc_id, d.path)
+
+
+def load_goldset(path: str | Path, *, check_pages: bool = True,
+                 allow_outside: bool = False) -> GoldSet:
     """Load and validate a v1 gold set; raise one :class:`ValidationError` with every problem.
 
     Document paths are resolved against the YAML file's folder. With
@@ -392,17 +436,26 @@ def load_goldset(path: str | Path, *, check_pages: bool = True) -> GoldSet:
     physical pages through ``harness.corpus.loaders.page_labels`` whatever
     ``check_pages`` says, since the conversion needs the labels. Problems name the
     file and line (``sample.yaml:41``), plus the question id when there is one
-    (``sample.yaml:41: question bw-07``). Reference: ``goldsets/README.md``.
+    (``sample.yaml:41: question bw-07``). Document paths must lie under
+    :func:`document_root` unless ``allow_outside``. Scalars YAML reads as numbers
+    where text is expected are kept as their source text and listed in
+    ``GoldSet.notes`` (also logged as warnings). Reference: ``goldsets/README.md``.
     """
-    goldset, problems = read_goldset(Path(path), check_pages=check_pages)
+    import logging
+
+    goldset, problems = read_goldset(Path(path), check_pages=check_pages,
+                                     allow_outside=allow_outside)
     if problems or goldset is None:
         raise ValidationError(problems, summary=f"{path}: invalid gold set")
+    for note in goldset.notes:
+        logging.getLogger(__name__).warning("note: %s", note)
     return goldset
 
 
-def validate_goldset(path: str | Path, *, check_pages: bool = True) -> list[Problem]:
+def validate_goldset(path: str | Path, *, check_pages: bool = True,
+                     allow_outside: bool = False) -> list[Problem]:
     """Every problem :func:`load_goldset` would raise, in the order found; ``[]`` when clean.
 
     For ``harness validate``: the caller prints the problems and chooses the exit code.
     """
-    return read_goldset(Path(path), check_pages=check_pages)[1]
+    return read_goldset(Path(path), check_pages=check_pages, allow_outside=allow_outside)[1]

@@ -112,6 +112,8 @@ class GoldSet:
     page_basis: str = "physical"
     derived: bool = False
     extra: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
+    notes: tuple[str, ...] = field(default=(), compare=False, hash=False)
+    """What was accepted with a second look (scalars read as text), ``file:line: ...``."""
 
     @cached_property
     def question_by_id(self) -> dict[str, Question]:

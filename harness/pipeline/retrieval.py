@@ -8,6 +8,7 @@ set, corpus and config hashes still match the manifest.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
@@ -20,20 +21,21 @@ import pyarrow.parquet as pq
 
 from harness.answering.runner import answer_run
 from harness.arms import ARMS, ArmContext, load_builtin_arms
+from harness.arms.base import empty_counts
 from harness.core.atomic import atomic_path
-from harness.core.errors import Problem, RegistryError, ValidationError
+from harness.core.errors import HarnessError, Problem, RegistryError, ValidationError
 from harness.corpus.chunking import ChunkingOptions, build_corpus
 from harness.corpus.page_cache import PageCache
 from harness.corpus.records import Corpus
 from harness.embedding.models import cache_root
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix, fuse
-from harness.goldset.parse import load_goldset
+from harness.goldset.parse import check_corpus, load_goldset
 from harness.goldset.records import GoldSet
 from harness.metrics.pages import fused_frame, make_gold, metrics_frame
 from harness.metrics.ranking import DEFAULT_METRICS, MetricSpec, parse
 from harness.store.provenance import base_manifest, check_inputs, inputs_section, now_iso
-from harness.store.rundir import RunWriter, new_run_id
+from harness.store.rundir import RunWriter, check_run_id, new_run_id, run_path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_GOLDSET = REPO_ROOT / "goldsets" / "sample.yaml"
@@ -57,6 +59,7 @@ class RunOptions:
     answerers: tuple[tuple[str, dict[str, Any]], ...] = ()
     answer_configs: tuple[str, ...] | None = None
     arm_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+    allow_outside: bool = False  # documents outside the gold set's folder (load_goldset)
 
 
 @dataclass(frozen=True)
@@ -69,15 +72,58 @@ class RunResult:
 
 
 def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
-    """Load and validate gold set, corpus and config (all errors raised here)."""
+    """Load and validate gold set, corpus, config and parameters (all errors raised
+    here, before any run folder exists)."""
     load_builtin_arms()
-    gs = load_goldset(options.goldset or SAMPLE_GOLDSET)
-    pages = PageCache(Path(options.cache_dir) if options.cache_dir else default_cache_dir())
-    corpus = build_corpus(gs.documents, options.chunking or ChunkingOptions(), page_cache=pages)
-    cfg = load_config(options.config, known_arms=ARMS.names(), known_methods=FUSION_METHODS.names())
+    cfg = load_config(options.config, known_arms=ARMS.names(), known_methods=FUSION_METHODS.names(),
+                      arm_classes=dict(ARMS.items()))
+    check_parameters(cfg, options.arm_overrides, options.answerers)
     if options.arm_overrides:
         cfg = cfg.with_arm_params(options.arm_overrides)
+    gs = load_goldset(options.goldset or SAMPLE_GOLDSET, allow_outside=options.allow_outside)
+    pages = PageCache(Path(options.cache_dir) if options.cache_dir else default_cache_dir())
+    corpus = build_corpus(gs.documents, options.chunking or ChunkingOptions(), page_cache=pages)
+    check_corpus(gs, corpus)
     return gs, corpus, cfg
+
+
+def check_parameters(cfg: RunConfig, arm_overrides: dict[str, dict[str, Any]],
+                     answerers: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    """Every ``-p NAME.KEY=VALUE`` names an arm of the config or an answerer label, a
+    parameter it accepts and a value of the right type (finite numbers); raise one
+    :class:`ValidationError` with every problem (:func:`harness.core.params.check_params`)."""
+    from harness.core.params import check_params
+
+    problems = []
+    labels = {}
+    if answerers:
+        from harness.answering.answerers import ANSWERERS
+        from harness.answering.runner import parse_specs
+
+        for spec in parse_specs(answerers):
+            labels[spec.label] = spec.name
+            problems += [Problem("--param", m) for m in check_params(
+                ANSWERERS.get(spec.name), dict(spec.params), f"answerer {spec.label}")]
+    for name in arm_overrides:
+        if name not in cfg.arm_names:
+            problems.append(Problem("--param", f"{name!r} is neither an arm of the config ("
+                                    + ", ".join(cfg.arm_names) + ") nor an answerer label ("
+                                    + (", ".join(labels) or "none given") + ")"))
+    for name in cfg.arm_names:
+        merged = {**cfg.arm_params.get(name, {}), **arm_overrides.get(name, {})}
+        kind = str(merged.pop("kind", name))
+        if kind not in ARMS:
+            continue
+        found = check_params(ARMS.get(kind), merged, f"arm {name}")
+        if not found:
+            try:  # the constructor's own range checks (k1 >= 0 ...), before any folder exists
+                ARMS.get(kind)(**merged)
+            except HarnessError as exc:
+                found = [f"arm {name}: {exc}"]
+        where = "--param" if name in arm_overrides else cfg.path
+        problems += [Problem(where, m) for m in found]
+    if problems:
+        raise ValidationError(problems, "bad parameters")
 
 
 def metric_specs(options: RunOptions, cfg: RunConfig) -> list[MetricSpec]:
@@ -170,7 +216,8 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
         df = _arm_frame(results, corpus)
         with atomic_path(out) as tmp:
             df.to_parquet(tmp, index=False)
-        writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe()}}})
+        # per-arm count of empty result lists (and known reasons): the run summary reads it
+        writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe(), **empty_counts(results)}}})
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
@@ -178,46 +225,57 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
 
 def run(options: RunOptions = RunOptions(), progress: Progress | None = None) -> RunResult:
     """Execute (or resume) a retrieval run; returns where it was written."""
+    if options.run_id is not None:
+        check_run_id(options.run_id)
     gs, corpus, cfg = load_inputs(options)
     specs = metric_specs(options, cfg)
     run_id = options.run_id or new_run_id()
-    writer = RunWriter(Path(options.runs_dir) / run_id)
-    inputs = inputs_section(gs, corpus, cfg)
-    existing = writer.read_manifest()
-    if existing:
-        check_inputs(existing, inputs)
-    else:
-        writer.update_manifest({**base_manifest(run_id), **inputs,
-                                "metrics": [s.name for s in specs]})
-    makers: tuple[tuple[str, Callable[[], pd.DataFrame]], ...] = (
-        ("questions", lambda: questions_frame(gs)), ("documents", lambda: documents_frame(corpus)),
-        ("chunks", lambda: chunks_frame(corpus)), ("configs", lambda: configs_frame(cfg)))
-    for name, make in makers:
-        if not writer.has_table(name):
-            writer.write_table(name, make())
+    writer = RunWriter(run_path(Path(options.runs_dir), run_id))
+    try:
+        inputs = inputs_section(gs, corpus, cfg)
+        existing = writer.read_manifest()
+        if existing:
+            check_inputs(existing, inputs)
+        else:
+            writer.update_manifest({**base_manifest(run_id), **inputs,
+                                    "metrics": [s.name for s in specs]})
+        makers: tuple[tuple[str, Callable[[], pd.DataFrame]], ...] = (
+            ("questions", lambda: questions_frame(gs)),
+            ("documents", lambda: documents_frame(corpus)),
+            ("chunks", lambda: chunks_frame(corpus)), ("configs", lambda: configs_frame(cfg)))
+        for name, make in makers:
+            if not writer.has_table(name):
+                writer.write_table(name, make())
 
-    cache_dir = Path(options.cache_dir) if options.cache_dir else default_cache_dir()
-    arm_ranks = run_arms(writer, gs, corpus, cfg, cache_dir, progress)
-    if not writer.has_table("arm_ranks"):
-        writer.write_table("arm_ranks", arm_ranks)
+        cache_dir = Path(options.cache_dir) if options.cache_dir else default_cache_dir()
+        arm_ranks = run_arms(writer, gs, corpus, cfg, cache_dir, progress)
+        if not writer.has_table("arm_ranks"):
+            writer.write_table("arm_ranks", arm_ranks)
 
-    qids = [q.question_id for q in gs.questions]
-    matrix = RankMatrix.from_arm_ranks(arm_ranks, qids, cfg.arm_names)
-    gold = make_gold(gs.questions, matrix, {c.chunk_id: (c.doc_id, c.page) for c in corpus.chunks})
-    fused_parts, metric_parts = [], []
-    with (progress("fusing configs", len(cfg.configs)) if progress else nullcontext()) as bar:
-        for c in cfg.configs:
-            f = fuse(matrix, c)
-            fused_parts.append(fused_frame(f, matrix, gold, cfg.arm_names))
-            metric_parts.append(metrics_frame(f, gold, specs))
-            if bar is not None:
-                bar(1)
-    families = {"rank_*": list(cfg.arm_names)}
-    writer.write_table("fused", pd.concat(fused_parts, ignore_index=True), families)
-    metrics = pd.concat(metric_parts, ignore_index=True)
-    writer.write_table("metrics", metrics)
+        qids = [q.question_id for q in gs.questions]
+        matrix = RankMatrix.from_arm_ranks(arm_ranks, qids, cfg.arm_names)
+        gold = make_gold(gs.questions, matrix, {c.chunk_id: (c.doc_id, c.page) for c in corpus.chunks})
+        fused_parts, metric_parts = [], []
+        with (progress("fusing configs", len(cfg.configs)) if progress else nullcontext()) as bar:
+            for c in cfg.configs:
+                f = fuse(matrix, c)
+                fused_parts.append(fused_frame(f, matrix, gold, cfg.arm_names))
+                metric_parts.append(metrics_frame(f, gold, specs))
+                if bar is not None:
+                    bar(1)
+        families = {"rank_*": list(cfg.arm_names)}
+        writer.write_table("fused", pd.concat(fused_parts, ignore_index=True), families)
+        metrics = pd.concat(metric_parts, ignore_index=True)
+        writer.write_table("metrics", metrics)
 
-    if options.answerers:
-        answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
-    writer.update_manifest({"status": "complete", "finished": now_iso()})
-    return RunResult(writer.path, gs, corpus, cfg, metrics)
+        if options.answerers:
+            answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
+        writer.update_manifest({"status": "complete", "finished": now_iso()})
+        return RunResult(writer.path, gs, corpus, cfg, metrics)
+    except HarnessError as exc:  # the manifest says the run failed, and why
+        # the disk may be what failed: then the first error is the one to show
+        with contextlib.suppress(HarnessError):
+            writer.update_manifest({"status": "failed", "error": str(exc)[:2000]})
+        raise
+    finally:
+        writer.close()

@@ -213,7 +213,7 @@ def score_run(run_path: Path, goldset_path: Path, mapping_path: Path | None = No
     if run.manifest.get("kind") != "rulings":
         raise HarnessError(f"{run_path} is a {run.manifest.get('kind')!r} run, not a rulings run "
                            "(make one with: harness rulings import FILES)")
-    gs = load_goldset(goldset_path, check_pages=False)
+    gs = load_goldset(goldset_path, check_pages=False, allow_outside=True)
     mapping = load_mapping(mapping_path) if mapping_path else Mapping()
     scored = score_rulings({n: run.table(n) for n in RULING_TABLES}, gs, mapping, metrics)
     writer = RunWriter(run.path)

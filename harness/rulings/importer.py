@@ -25,7 +25,7 @@ from harness.rulings.joint import RowDecoding
 from harness.rulings.parse import parse_bytes, ruling_id
 from harness.rulings.records import ParseFailure, Ruling
 from harness.store.provenance import base_manifest, now_iso
-from harness.store.rundir import RunWriter, new_run_id
+from harness.store.rundir import RunWriter, new_run_id, run_path
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def import_rulings(paths: Sequence[Path], runs_dir: Path = Path("runs"), run_id:
         detail = "; ".join(str(f) for f in failures) or "no files given"
         raise HarnessError(f"no ruling page imported: {detail}")
     rid = run_id or new_run_id("rulings")
-    path = Path(runs_dir) / rid
+    path = run_path(Path(runs_dir), rid)  # a run id is a folder name inside runs_dir
     if path.exists() and any(path.iterdir()):
         raise HarnessError(f"{path} already exists; choose another --run-id")
     decoded = {r.question_id: frames.decode_ruling(r, depth, rounding) for r in rulings}

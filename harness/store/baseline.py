@@ -148,6 +148,8 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
         for name in _KEPT:
             if run.has_table(name):
                 _write(writer, name, _compact(run, name, keep))
+        writer.close()
+        (tmp / ".lock").unlink(missing_ok=True)  # a baseline is committed: no lock file in it
     return path
 
 

@@ -9,26 +9,37 @@ runs themselves (run_id, created, status, path).
 Conventions: only directories with a ``manifest.json`` count (partial runs
 included: ``status`` tells them apart); a table counts when the manifest lists it
 and its file exists. Hashes are not verified here (ad-hoc reading; ``harness
-bands``/``report`` verify). The connection is in-memory and discarded after each
-query. Reference: DuckDB ``read_parquet`` (https://duckdb.org/docs/data/parquet/overview).
+bands``/``report`` verify), but a file that is not readable Parquet (truncated,
+damaged) is skipped and reported in :attr:`Views.skipped`, so one broken run does
+not stop queries over the others.
+
+Read-only: the tables referenced by the SQL are read with pyarrow into in-memory
+Arrow tables (columns missing from a run read as NULL) and registered as views;
+then DuckDB's external access is switched off (``enable_external_access=false``,
+no extension auto-install or auto-load) and the configuration locked, so the SQL
+can read nothing but the run tables and write no file (``COPY ... TO``,
+``read_csv('/etc/passwd')``, ``INSTALL httpfs``, ``ATTACH`` are refused). The
+connection is in-memory and discarded after each query.
+
+Reference: DuckDB securing guide (https://duckdb.org/docs/operations_manual/securing_duckdb/overview).
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import re
 from collections import defaultdict
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from harness.core.errors import HarnessError
 from harness.store.rundir import MANIFEST, list_runs
 
 RUNS_VIEW = "runs"
-
-
-def _sql_str(s: str) -> str:
-    return "'" + s.replace("'", "''") + "'"
 
 
 def _ident(s: str) -> str:
@@ -41,8 +52,12 @@ def table_files(runs_dir: Path) -> tuple[pd.DataFrame, dict[str, list[tuple[str,
     for path in list_runs(runs_dir):
         try:
             manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise HarnessError(f"{path / MANIFEST}: not valid JSON ({exc})") from exc
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            logging.getLogger(__name__).warning("%s: not valid JSON, run left out (%s)",
+                                                path / MANIFEST, exc)
+            continue
+        if not isinstance(manifest, dict):
+            continue
         runs.append({"run_id": path.name, "created": str(manifest.get("created", "")),
                      "status": str(manifest.get("status", "")), "path": str(path.resolve())})
         for name in sorted(manifest.get("tables", {})):
@@ -52,25 +67,61 @@ def table_files(runs_dir: Path) -> tuple[pd.DataFrame, dict[str, list[tuple[str,
     return pd.DataFrame(runs, columns=["run_id", "created", "status", "path"]), dict(files)
 
 
-def connect(runs_dir: Path):  # type: ignore[no-untyped-def]
-    """An in-memory DuckDB connection with one view per table across runs."""
-    import duckdb  # deferred: heavy import
+LOCKDOWN = ("set autoinstall_known_extensions = false",
+            "set autoload_known_extensions = false",
+            "set enable_external_access = false",
+            "set lock_configuration = true")
+"""Run after the views exist: no file, network or extension access from the SQL."""
+
+
+def _read_table(entries: list[tuple[str, Path]], skipped: list[str]) -> pa.Table | None:
+    """One table across runs, ``run_id`` first; unreadable files are skipped."""
+    parts = []
+    for run_id, path in entries:
+        try:
+            t = pq.read_table(path)
+        except (pa.ArrowException, OSError) as exc:
+            skipped.append(f"{path}: not readable Parquet, run {run_id} left out ({exc})")
+            continue
+        parts.append(t.add_column(0, "run_id", pa.array([run_id] * t.num_rows, pa.string())))
+    if not parts:
+        return None
+    try:
+        return pa.concat_tables(parts, promote_options="permissive")
+    except pa.ArrowException as exc:
+        raise HarnessError(f"table {parts[0].schema} cannot be read across runs: {exc}") from None
+
+
+def connect(runs_dir: Path, sql: str | None = None,
+            skipped: list[str] | None = None):  # type: ignore[no-untyped-def]
+    """An in-memory, read-only DuckDB connection with one view per table across runs.
+
+    With ``sql`` only the tables it names are read (a word match, case-insensitive);
+    files that cannot be read are listed in ``skipped``.
+    """
+    import duckdb
 
     runs, files = table_files(runs_dir)
     if runs.empty:
         raise HarnessError(f"no runs under {runs_dir} (a run directory holds {MANIFEST})")
-    con = duckdb.connect(":memory:")
+    skipped = [] if skipped is None else skipped
+    con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
+                                             "autoload_known_extensions": False})
     con.register("_runs_frame", runs)
     con.execute(f"create view {_ident(RUNS_VIEW)} as select * from _runs_frame")
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", sql.lower())) if sql is not None else None
     for name, entries in sorted(files.items()):
         if name == RUNS_VIEW:
             raise HarnessError(f"table name {name!r} clashes with the {RUNS_VIEW!r} view")
-        paths = "[" + ", ".join(_sql_str(str(p)) for _, p in entries) + "]"
-        cases = " ".join(f"when {_sql_str(str(p))} then {_sql_str(r)}" for r, p in entries)
-        con.execute(
-            f"create view {_ident(name)} as select case filename {cases} end as run_id, "
-            f"* exclude (filename) from read_parquet({paths}, union_by_name = true, "
-            "filename = true)")
+        if words is not None and name.lower() not in words:
+            continue
+        table = _read_table(entries, skipped)
+        if table is None:
+            continue
+        con.register(f"_arrow_{name}", table)
+        con.execute(f"create view {_ident(name)} as select * from {_ident('_arrow_' + name)}")
+    for statement in LOCKDOWN:
+        con.execute(statement)
     return con
 
 
@@ -88,11 +139,15 @@ def query(sql: str, runs_dir: Path = Path("runs")) -> pd.DataFrame:
     """
     import duckdb  # deferred: heavy import
 
-    con = connect(runs_dir)
+    skipped: list[str] = []
+    con = connect(runs_dir, sql, skipped)
+    for line in skipped:
+        logging.getLogger(__name__).warning("%s", line)
     try:
         df: pd.DataFrame = con.execute(sql).fetchdf()
         return df
     except duckdb.Error as exc:
-        raise HarnessError(f"query failed: {exc}\nviews: {', '.join(views(runs_dir))}") from exc
+        raise HarnessError(f"query failed: {exc}\nviews: {', '.join(views(runs_dir))} "
+                           "(read-only: files, extensions and the network are off)") from None
     finally:
         con.close()

@@ -4,21 +4,44 @@ Writes are atomic (temporary file, then rename), so an interrupted run never
 leaves a half-written table; tables already written survive and a resumed run
 skips them. Each table's SHA-256 is recorded in the manifest and checked when a
 run is opened (:class:`harness.core.errors.ProvenanceError` on mismatch).
+
+Concurrency and hostile input:
+
+* one writer per run: :class:`RunWriter` takes an exclusive ``fcntl.flock`` on
+  ``<run>/.lock`` (non-blocking); a second *process* is refused with a
+  :class:`HarnessError` naming the run and the holder's pid. Writers in the same
+  process share the lock (a run that answers opens the run again), and the
+  manifest's read-modify-write also holds a per-run thread lock. The lock goes
+  with the process, so a killed run can be resumed at once;
+* temporary names carry the pid and a random suffix (``.<name>.tmp-<pid>-<hex>``);
+* a failed write (``ENOSPC``, ``EACCES`` ...) removes its temporary file and
+  raises a :class:`HarnessError` naming the file: the table or manifest keeps
+  its previous content;
+* run ids are confined to the runs folder (:func:`run_path`): letters, digits,
+  ``.``, ``_``, ``-``, not starting with a dot, at most 128 characters.
+
+Reference: flock(2) (advisory locks per open file description).
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
+import os
+import re
 import secrets
+import threading
+import weakref
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from harness.core.atomic import atomic_path, write_bytes
+from harness.core.atomic import atomic_path, temp_name  # noqa: F401 (temp_name: re-exported)
 from harness.core.digest import file_sha256
 from harness.core.errors import HarnessError, ProvenanceError
 from harness.store.tables import TABLES
@@ -30,6 +53,97 @@ def new_run_id(prefix: str = "run") -> str:
     """``run-YYYYmmdd-HHMMSS-xxxx``: sortable by time, unique by a random suffix."""
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return f"{prefix}-{stamp}-{secrets.token_hex(2)}"
+
+
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def check_run_id(run_id: str) -> str:
+    """``run_id`` when it is a plain folder name (see module docstring), else raise."""
+    if not _RUN_ID.match(run_id) or ".." in run_id:
+        raise HarnessError(f"bad run id {run_id!r}: use letters, digits, '.', '_' and '-' "
+                           "(not starting with '.', no '..', at most 128 characters); "
+                           "a run id is a folder name inside --out")
+    return run_id
+
+
+def run_path(runs_dir: Path, run_id: str) -> Path:
+    """``runs_dir / run_id`` after checking the id stays inside ``runs_dir``."""
+    check_run_id(run_id)
+    path = Path(runs_dir) / run_id
+    if not path.resolve().is_relative_to(Path(runs_dir).resolve()):
+        raise HarnessError(f"run id {run_id!r} leads outside {runs_dir}")
+    return path
+
+
+def _write_failed(path: Path, exc: OSError) -> HarnessError:
+    why = "no space left on device" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+    return HarnessError(f"{path}: cannot write ({why}); the file keeps its previous content")
+
+
+def atomic_write(path: Path, write: Any) -> None:
+    """Call ``write(tmp)`` then rename ``tmp`` over ``path``; on an ``OSError`` the
+    temporary file is removed and a :class:`HarnessError` names ``path``."""
+    try:
+        with atomic_path(path) as tmp:  # removes the temporary on any error
+            write(tmp)
+    except OSError as exc:
+        raise _write_failed(path, exc) from None
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    atomic_write(path, lambda tmp: Path(tmp).write_bytes(data))
+
+
+class _RunLock:
+    """The process's exclusive lock on one run folder, shared by its writers."""
+
+    _held: ClassVar[dict[str, tuple[int, int]]] = {}  # resolved path -> (fd, writers)
+    _guard = threading.Lock()
+    _manifest_locks: ClassVar[dict[str, threading.Lock]] = {}
+
+    @classmethod
+    def acquire(cls, folder: Path) -> str:
+        key = str(folder.resolve())
+        with cls._guard:
+            if key in cls._held:
+                fd, n = cls._held[key]
+                cls._held[key] = (fd, n + 1)
+                return key
+            lock = folder / ".lock"
+            try:
+                fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise HarnessError(f"{lock}: cannot create the run lock "
+                                   f"({exc.strerror or exc})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+                os.close(fd)
+                raise HarnessError(f"run {folder.name} ({folder}) is being written by another "
+                                   f"process (pid {holder}); wait for it to finish or choose "
+                                   "another --run-id") from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+            cls._held[key] = (fd, 1)
+            cls._manifest_locks.setdefault(key, threading.Lock())
+            return key
+
+    @classmethod
+    def release(cls, key: str) -> None:
+        with cls._guard:
+            fd, n = cls._held.get(key, (-1, 0))
+            if n > 1:
+                cls._held[key] = (fd, n - 1)
+            elif n == 1:
+                del cls._held[key]
+                os.close(fd)  # closing the descriptor releases the flock
+
+    @classmethod
+    def manifest_lock(cls, key: str) -> threading.Lock:
+        with cls._guard:
+            return cls._manifest_locks.setdefault(key, threading.Lock())
 
 
 def to_arrow(name: str, df: pd.DataFrame, families: dict[str, list[str]] | None = None) -> pa.Table:
@@ -44,11 +158,28 @@ def to_arrow(name: str, df: pd.DataFrame, families: dict[str, list[str]] | None 
 
 
 class RunWriter:
-    """Writes tables and the manifest of one run directory."""
+    """Writes tables and the manifest of one run directory (holding its lock until
+    :meth:`close` or until the writer is garbage-collected)."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise HarnessError(f"{self.path}: cannot create the run folder "
+                               f"({exc.strerror or exc})") from None
+        self._key = _RunLock.acquire(self.path)
+        self._release = weakref.finalize(self, _RunLock.release, self._key)
+
+    def close(self) -> None:
+        """Release this writer's share of the run lock (idempotent)."""
+        self._release()
+
+    def __enter__(self) -> RunWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def run_id(self) -> str:
@@ -62,20 +193,27 @@ class RunWriter:
         """Write ``df`` as ``<name>.parquet`` atomically and record its hash."""
         table = to_arrow(name, df, families)
         out = self.path / f"{name}.parquet"
-        with atomic_path(out) as tmp:
-            pq.write_table(table, tmp)
+        atomic_write(out, lambda tmp: pq.write_table(table, tmp))
         self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": table.num_rows}}})
         return out
 
     def read_manifest(self) -> dict[str, Any]:
         p = self.path / MANIFEST
-        return json.loads(p.read_text(encoding="utf-8")) if p.exists() else {}
+        if not p.exists():
+            return {}
+        try:
+            return dict(json.loads(p.read_text(encoding="utf-8")))
+        except (json.JSONDecodeError, UnicodeDecodeError, TypeError, ValueError) as exc:
+            raise ProvenanceError(f"{p}: manifest is not valid JSON ({exc})") from None
 
     def update_manifest(self, patch: dict[str, Any]) -> dict[str, Any]:
-        """Deep-merge ``patch`` into the manifest and write it atomically."""
-        m = _merge(self.read_manifest(), patch)
-        write_bytes(self.path / MANIFEST,
-                    json.dumps(m, indent=2, sort_keys=True, ensure_ascii=False).encode())
+        """Deep-merge ``patch`` into the manifest and write it atomically (under the
+        run lock, so no concurrent update is lost)."""
+        with _RunLock.manifest_lock(self._key):
+            m = _merge(self.read_manifest(), patch)
+            _atomic_write_bytes(self.path / MANIFEST,
+                                json.dumps(m, indent=2, sort_keys=True,
+                                           ensure_ascii=False).encode())
         return m
 
 
@@ -96,7 +234,7 @@ class Run:
             raise HarnessError(f"{self.path}: not a run directory (no {MANIFEST})")
         try:
             self.manifest: dict[str, Any] = json.loads(mp.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ProvenanceError(f"{mp}: manifest is not valid JSON ({exc})") from exc
         if verify:
             self.verify()
@@ -145,8 +283,9 @@ def _manifests(runs_dir: Path) -> list[tuple[Path, dict[str, Any]]]:
         if p.is_dir() and mp.exists():
             try:
                 m = json.loads(mp.read_text(encoding="utf-8"))
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, UnicodeDecodeError, OSError):
                 m = {}
+            m = m if isinstance(m, dict) else {}
             found.append((str(m.get("created", "")), p.name, p, m))
     return [(p, m) for _, _, p, m in sorted(found, key=lambda t: (t[0], t[1]))]
 

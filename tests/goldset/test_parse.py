@@ -152,7 +152,7 @@ def test_top_level_problems_are_all_reported(tmp_path: Path) -> None:
 
 def test_question_field_problems(tmp_path: Path) -> None:
     path = write(tmp_path, """questions:
-  - {id: 7, language: en, question: "Numeric id?", pages: []}
+  - {id: [7], language: en, question: "List id?", pages: []}
   - {id: q2, language: English, question: "Bad language?", pages: []}
   - {id: q3, language: en, question: "Typo field?", pages: [], tag: [x]}
   - {id: q4, language: en, question: "Empty group?", pages: [[]]}
@@ -164,7 +164,7 @@ def test_question_field_problems(tmp_path: Path) -> None:
   - {id: q10, language: en, question: "Pages not a list?", pages: pr-rules#1}
 """)
     found = messages(path)
-    for what in ("must be a non-empty string (quote numbers), got 7",
+    for what in ("must be a non-empty string (quote numbers), got [7]",
                  "question q2: language 'English' is not a code",
                  "question q3: unknown field(s) tag; known: id, language",
                  "question q4: empty any-of list",

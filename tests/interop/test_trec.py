@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import pytest
 
 from harness.core.errors import ValidationError
-from harness.goldset.parse import load_goldset
+from harness.goldset import parse
 from harness.interop.export import export_run
 from harness.interop.qrels import goldset_from_qrels
 from harness.interop.trec import read_qrels, read_run, write_qrels, write_run
 from harness.pipeline.retrieval import SAMPLE_GOLDSET, RunOptions, run
 from harness.store.rundir import Run
 from tests.helpers.common import LEXICAL
+
+# derived and imported gold sets are written beside their output and name the
+# documents where they lie (outside the gold set's folder)
+load_goldset = partial(parse.load_goldset, allow_outside=True)
 
 CID = "rrf_k60_bm25+boost"
 

@@ -16,7 +16,11 @@ Conventions
   (so delays do not depend on thread scheduling). A numeric ``Retry-After``
   header raises the wait to that many seconds, capped at ``backoff_max_s``.
 * ``timeout_s`` bounds each phase of one attempt (connect, write, each read,
-  pool wait), as in ``httpx.Timeout``.
+  pool wait), as in ``httpx.Timeout``, and also the whole attempt: a server
+  that trickles its body a byte at a time is cut off when ``timeout_s`` has
+  passed since the attempt began (a timeout, retried like one).
+* A body larger than :attr:`JsonPoster.max_body_bytes` (16 MiB) is cut off
+  and the attempt fails (not retried: the server would send it again).
 * ``latency_ms`` is the wall time of the whole :meth:`HttpAnswerer.answer` call,
   retries and waits included (``time.perf_counter``).
 * Thread-safe: one ``httpx.Client`` (connection pool) shared by all threads; no
@@ -129,8 +133,18 @@ def _retry_after(resp: httpx.Response) -> float | None:
     return value if value >= 0 else None
 
 
+class _Deadline(Exception):
+    """The attempt's total time ran out while the body was still arriving."""
+
+
+class _TooLarge(Exception):
+    """The body exceeded the maximum size."""
+
+
 class JsonPoster:
     """POSTs JSON to one URL with timeout and retries; never raises for a failed call."""
+
+    max_body_bytes: int = 16 * 1024 * 1024
 
     def __init__(self, url: str, *, timeout_s: float, retry: RetryPolicy, seed: int,
                  headers: dict[str, str] | None = None) -> None:
@@ -151,7 +165,12 @@ class JsonPoster:
         for attempt in range(attempts):
             retry_after = None
             try:
-                resp = self._client.post(self.url, json=payload)
+                resp = self._bounded_post(payload)
+            except _Deadline:
+                last = f"total deadline of {self.timeout_s:g} s passed while reading the body"
+            except _TooLarge:
+                return PostResult(None, f"body larger than {self.max_body_bytes} bytes; cut off",
+                                  attempt + 1)
             except _RETRY_EXC as exc:
                 last = f"{type(exc).__name__}: {str(exc) or 'no detail'}"
             except httpx.HTTPError as exc:
@@ -172,6 +191,23 @@ class JsonPoster:
             if attempt + 1 < attempts:
                 self.sleep(self.retry.delay(attempt, rng, retry_after))
         return PostResult(None, f"gave up after {attempts} attempt(s); last: {last}", attempts)
+
+    def _bounded_post(self, payload: dict[str, Any]) -> httpx.Response:
+        """One POST whose body is read within ``timeout_s`` in total and at most
+        ``max_body_bytes`` long (streamed, checked after every chunk)."""
+        deadline = time.monotonic() + self.timeout_s
+        with self._client.stream("POST", self.url, json=payload) as resp:
+            body = bytearray()
+            for chunk in resp.iter_bytes():  # decoded: a gzip bomb counts at full size
+                body += chunk
+                if len(body) > self.max_body_bytes:
+                    raise _TooLarge
+                if time.monotonic() > deadline:
+                    raise _Deadline
+            headers = {k: v for k, v in resp.headers.items() if k.lower() not in
+                       ("content-encoding", "content-length", "transfer-encoding")}
+            return httpx.Response(resp.status_code, headers=headers, content=bytes(body),
+                                  request=resp.request)
 
     def close(self) -> None:
         self._client.close()

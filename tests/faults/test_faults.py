@@ -1,0 +1,59 @@
+"""The fault tier (``-m faults``): every row of :data:`tests.helpers.fault_cases.CASES`
+replayed in a fresh process with a timeout.
+
+Each case must exit with its code, print its fragment, print no traceback, write
+nothing outside its case folder and, when the row says so, leave no run folder.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from contextlib import nullcontext
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.common import REPO
+from tests.helpers.fault_cases import CASES, Case
+from tests.helpers.hostile_server import hostile_server
+
+pytestmark = pytest.mark.faults
+
+HARNESS = ("-c", "from harness.cli import main; main()")
+
+
+def _argv(case: Case, root: Path, url: str) -> list[str]:
+    args = [a.replace("{root}", str(root)).replace("{url}", url) for a in case.argv]
+    head = list(HARNESS) if args[0] == "harness" else []
+    return [sys.executable, *head, *args[1:]]
+
+
+def _listing(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_fault(case: Case, tmp_path: Path) -> None:
+    root = tmp_path / "case"
+    root.mkdir()
+    case.build(root)
+    outside_before = _listing(tmp_path) - {p for p in _listing(tmp_path) if p.startswith("case")}
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "250",
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HARNESS_CACHE": str(tmp_path / "cache")}
+    server = hostile_server(case.server) if case.server else nullcontext("")
+    with server as url:
+        proc = subprocess.run(_argv(case, root, url), cwd=root, env=env, capture_output=True,
+                              text=True, timeout=case.timeout_s)
+    out = proc.stdout + proc.stderr
+    assert "Traceback" not in out, out
+    assert proc.returncode == case.exit, out
+    assert case.fragment in out, out
+    outside_after = {p for p in _listing(tmp_path) if not p.startswith("case")}
+    assert outside_after <= outside_before | {"cache"} | {p for p in outside_after
+                                                          if p.startswith("cache")}, outside_after
+    if case.no_runs:
+        assert not (root / "runs").exists() or not any((root / "runs").iterdir()), \
+            _listing(root / "runs")
+    assert not [p for p in _listing(root) if ".tmp-" in p], _listing(root)

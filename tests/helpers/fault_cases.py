@@ -1,0 +1,194 @@
+"""The fault tier's table: one row per hostile or broken input.
+
+A row names an input builder (:mod:`tests.helpers.fault_inputs`), a command line
+(``harness ...`` or ``python ...``; ``{root}`` is the case folder, ``{url}`` the
+hostile server's address), the exit code expected and a fragment the output must
+hold. ``tests/faults/test_faults.py`` replays every row in a subprocess with a
+timeout and also checks: no traceback, nothing written outside the case folder,
+and (``no_runs``) no run folder left behind. A new loader, option or input joins
+the tier with one row here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.helpers import fault_inputs as fi
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    build: Callable[[Path], None]
+    argv: tuple[str, ...]
+    exit: int
+    fragment: str
+    no_runs: bool = False  # the command must not leave anything under {root}/runs
+    server: str | None = None  # hostile_server mode for {url}
+    timeout_s: float = 180.0  # generous: the machine may be loaded; a hang is unbounded
+
+
+def _cfg(body: str) -> Callable[[Path], None]:
+    return fi.with_config(body)
+
+
+RUN = ("harness", "run", "-g", "{root}/g.yaml", "-o", "{root}/runs", "--run-id", "r1",
+       "-c", "{root}/c.toml")
+RUN_LEX = ("harness", "run", "-g", "{root}/g.yaml", "-o", "{root}/runs", "-c",
+           "{root}/lexical.toml", "--run-id", "r1")
+VALIDATE = ("harness", "validate", "{root}/g.yaml")
+QUERY = ("harness", "query", "--runs-dir", "{root}/runs")
+GRID = '[grid]\nk = [60]\narms = [["bm25", "boost"]]\n'
+DOC_TXT = ("  - {id: rb, path: docs/rules.txt, kind: rulebook, game: Harbour, edition: en-1, "
+           "language: en}\n")
+Q1 = '  - {id: q1, language: en, question: "How far?", pages: [rb#2]}\n'
+
+ASK = ("python", "-c",
+       "import sys, time\n"
+       "from harness.answering.answerers.ollama import OllamaAnswerer\n"
+       "from harness.answering.answerers.base import AnswerRequest, Passage\n"
+       "a = OllamaAnswerer(model='m', base_url='{url}', timeout_s=2, retries=0)\n"
+       "t = time.monotonic()\n"
+       "r = a.answer(AnswerRequest('q1', 'How far?', 'en', (Passage(1, 'rb#2#0', 'rb', 2, 'Turn', 'Move three.'),)))\n"
+       "took = time.monotonic() - t\n"
+       "print(r.outcome, r.error, f'took {took:.1f}s')\n"
+       "sys.exit(0 if took < 10 else 3)\n")
+
+CASES: tuple[Case, ...] = (
+    # --- gold-set YAML -------------------------------------------------------
+    Case("yaml-bomb", fi.with_goldset(fi.yaml_bomb()), VALIDATE, 2, "aliases expand to more than"),
+    Case("yaml-recursive-alias", fi.with_goldset("a: &a [*a]\n" + fi.goldset_text()), VALIDATE, 2,
+         "recursive alias"),
+    Case("yaml-recursive-merge", fi.with_goldset("a: &a {b: 1, c: *a}\n" + fi.goldset_text()),
+         VALIDATE, 2, "recursive alias"),
+    Case("yaml-latin-1", fi.with_goldset(fi.goldset_text(
+        questions='  - {id: q1, language: en, question: "Où va le bateau?", pages: [rb#2]}\n'
+    ).encode("latin-1")), VALIDATE, 2, "g.yaml:6: not valid UTF-8"),
+    Case("yaml-deep-nesting", fi.with_goldset("a: " + "[" * 20000 + "]" * 20000 + "\n"
+                                              + fi.goldset_text()), VALIDATE, 2, "g.yaml"),
+    Case("yaml-python-tag", fi.with_goldset("x: !!python/object/apply:os.system ['true']\n"
+                                            + fi.goldset_text()), VALIDATE, 2, "not valid YAML"),
+    Case("yaml-bad-date", fi.with_goldset(fi.goldset_text(head="when: 2024-13-45\n")), VALIDATE, 2,
+         "not valid YAML"),
+    Case("yaml-duplicate-key", fi.with_goldset(fi.goldset_text(head="version: 1\n")), VALIDATE, 2,
+         "duplicate key 'version'"),
+    Case("yaml-empty", fi.with_goldset(""), VALIDATE, 2, "empty file"),
+    Case("yaml-top-list", fi.with_goldset("- a\n- b\n"), VALIDATE, 2, "top level must be a mapping"),
+    Case("yaml-edition-number", fi.with_goldset(fi.goldset_text(documents=DOC_TXT.replace(
+        "en-1", "3.22"))), VALIDATE, 0, "'edition' read as text '3.22'"),
+    Case("yaml-numeric-id", fi.with_goldset(fi.goldset_text(questions=Q1.replace("q1", "12"))),
+         VALIDATE, 0, "'id' read as text '12'"),
+    Case("yaml-missing-document", fi.with_goldset(fi.goldset_text(documents=DOC_TXT.replace(
+        "rules.txt", "gone.txt"))), VALIDATE, 2, "missing document file"),
+    Case("goldset-outside-folder", fi.with_goldset(fi.goldset_text(documents=DOC_TXT.replace(
+        "docs/rules.txt", "/etc/hostname"))), VALIDATE, 2, "leads outside"),
+    Case("goldset-outside-dotdot", fi.with_goldset(fi.goldset_text(documents=DOC_TXT.replace(
+        "docs/rules.txt", "../../../etc/passwd"))), (*RUN_LEX,), 2, "leads outside", no_runs=True),
+    Case("goldset-outside-allowed", fi.with_goldset(fi.goldset_text(documents=DOC_TXT.replace(
+        "docs/rules.txt", "../outside/rules.txt")), {"../outside/rules.txt": fi.RULES}),
+        (*VALIDATE, "--allow-outside"), 0, "OK"),
+    Case("goldset-markup-in-path", fi.with_goldset(fi.goldset_text(documents=DOC_TXT.replace(
+        "docs/rules.txt", "'docs/[/b]rules[red].txt'"))), VALIDATE, 2, "docs/[/b]rules[red].txt"),
+    Case("goldset-markup-in-id", fi.with_goldset(fi.goldset_text(questions=Q1.replace(
+        "q1", "'[/b]q[bold]1'") + Q1.replace("q1", "'[/b]q[bold]1'"))), VALIDATE, 2,
+        "question [/b]q[bold]1"),
+    # --- documents ------------------------------------------------------------
+    Case("blank-only-document-validate", fi.with_document("blank.txt", "   \n\f  \n"), VALIDATE, 2,
+         "gives no text"),
+    Case("blank-only-document-run", fi.with_document("blank.txt", "   \n\f  \n"), RUN_LEX, 2,
+         "gives no text", no_runs=True),
+    Case("jsonl-lone-surrogate", fi.jsonl_document(['{"page": 1, "text": "bad \\ud800 text"}']),
+         VALIDATE, 2, "pages.jsonl:1: 'text' holds a lone surrogate"),
+    Case("jsonl-page-1e9-int", fi.jsonl_document(['{"page": 1000000000, "text": "far"}']), RUN_LEX,
+         2, "pages.jsonl:1: 'page' 1000000000 is above", no_runs=True),
+    Case("jsonl-page-1e9-float", fi.jsonl_document(['{"page": 1e9, "text": "far"}']), VALIDATE, 2,
+         "'page' must be an integer"),
+    Case("jsonl-bad-json", fi.jsonl_document(['{"page": 1, "text": "a"', '{"page": 2}']), VALIDATE,
+         2, "pages.jsonl:1: invalid JSON"),
+    Case("pdf-aes256-owner-only", fi.pdf_document(encrypt_owner="owner-secret"), VALIDATE, 0,
+         "OK"),
+    Case("pdf-aes256-user-password", fi.pdf_document(encrypt_user="user-secret",
+                                                     encrypt_owner="owner-secret"),
+         VALIDATE, 2, "needs a password"),
+    Case("pdf-garbage", fi.with_document("rules.pdf", b"%PDF-1.7\n garbage \x00\xff"), VALIDATE, 2,
+         "not a readable PDF"),
+    Case("document-latin-1-text", fi.with_document("rules.txt", "Où?\n".encode("latin-1")),
+         VALIDATE, 2, "rules.txt:1: not valid UTF-8"),
+    # --- fusion config --------------------------------------------------------
+    Case("config-k-nan", _cfg("[defaults]\nk = nan\n" + GRID), RUN, 2, "k must be > 0 and finite",
+         no_runs=True),
+    Case("config-k-inf", _cfg('[grid]\nk = [inf]\narms = [["bm25"]]\n'), RUN, 2, "k must be > 0 and finite",
+         no_runs=True),
+    Case("config-k-string", _cfg('[grid]\nk = ["sixty"]\narms = [["bm25"]]\n'), RUN, 2,
+         "k must be a number > 0, got 'sixty'", no_runs=True),
+    Case("config-weight-nan", _cfg(GRID + "weights = [{bm25 = nan}]\n"), RUN, 2,
+         "weight must be > 0 and finite, got nan", no_runs=True),
+    Case("config-weight-string", _cfg(GRID + 'weights = [{bm25 = "heavy"}]\n'), RUN, 2,
+         "weight must be a number", no_runs=True),
+    Case("config-misspelt-weight", _cfg('[[configs]]\narms = ["bm25", "boost"]\n'
+                                        "weight = {boost = 0.5}\n"), RUN, 2,
+         "unknown key 'weight'; allowed: name, method, k, arms, weights, depths", no_runs=True),
+    Case("config-unknown-section", _cfg(GRID + "[grdi]\nk = [20]\n"), RUN, 2,
+         "unknown key 'grdi'; allowed: defaults, arms, grid, configs", no_runs=True),
+    Case("config-depth-float", _cfg("[defaults]\ndepth = 2.5\n" + GRID), RUN, 2,
+         "depth must be an integer >= 1, got 2.5", no_runs=True),
+    Case("config-unknown-arm-param", _cfg("[arms.bm25]\nbogus = 1\n" + GRID), RUN, 2,
+         "arm bm25: unknown parameter 'bogus'; it accepts: k1, b, epsilon", no_runs=True),
+    Case("config-arm-param-type", _cfg('[arms.bm25]\nk1 = "high"\n' + GRID), RUN, 2,
+         "k1 must be a number, got 'high'", no_runs=True),
+    Case("config-empty-brackets-kept", _cfg(""), RUN, 2, "give a [grid] or [[configs]]",
+         no_runs=True),
+    Case("config-not-utf8", fi.with_config_bytes(("# caf\u00e9\n" + GRID).encode("latin-1")),
+         RUN, 2, "c.toml:1: not valid UTF-8", no_runs=True),
+    Case("config-cartesian-duplicates", _cfg(
+        '[grid]\nk = [60]\narms = [["bm25", "boost"], ["bm25"]]\nweights = [{}, {boost = 0.5}]\n'),
+        RUN, 0, "2 grid combinations give the same config rrf_k60_bm25"),
+    # --- --param ---------------------------------------------------------------
+    Case("param-unknown", fi.tiny, (*RUN_LEX, "-p", "bm25.bogus=1"), 2,
+         "arm bm25: unknown parameter 'bogus'", no_runs=True),
+    Case("param-not-a-number", fi.tiny, (*RUN_LEX, "-p", "bm25.k1=abc"), 2,
+         "k1 must be a number, got 'abc'", no_runs=True),
+    Case("param-nan", fi.tiny, (*RUN_LEX, "-p", "bm25.k1=nan"), 2, "k1 must be a finite number",
+         no_runs=True),
+    Case("param-out-of-range", fi.tiny, (*RUN_LEX, "-p", "bm25.k1=-1"), 2, "need k1 >= 0",
+         no_runs=True),
+    Case("param-unknown-target", fi.tiny, (*RUN_LEX, "-p", "bm52.k1=1"), 2,
+         "'bm52' is neither an arm of the config", no_runs=True),
+    Case("param-answerer-timeout-nan", fi.tiny, (*RUN_LEX, "-a", "t1=ollama", "-p",
+                                                 "t1.timeout_s=nan"), 2,
+         "answerer t1: timeout_s must be a finite number", no_runs=True),
+    Case("param-malformed", fi.tiny, (*RUN_LEX, "-p", "bm25k1=2"), 2, "expected NAME.KEY=VALUE",
+         no_runs=True),
+    # --- run store -----------------------------------------------------------
+    Case("run-id-escape", fi.tiny, (*RUN_LEX[:-2], "--run-id", "../../x"), 2, "bad run id",
+         no_runs=True),
+    Case("run-id-absolute", fi.tiny, (*RUN_LEX[:-2], "--run-id", "/tmp/x"), 2, "bad run id",
+         no_runs=True),
+    Case("rulings-run-id-escape", fi.ruling_page, ("harness", "rulings", "import",
+                                                   "{root}/ruling.txt", "-o", "{root}/runs",
+                                                   "--run-id", "../../x"), 2, "bad run id",
+         no_runs=True),
+    # --- harness query -------------------------------------------------------
+    Case("query-truncated-parquet", fi.runs_with_truncated_table,
+         (*QUERY, "select run_id, count(*) as n from metrics group by 1"), 0, "left out"),
+    Case("query-bad-manifest", fi.runs_with_bad_manifest,
+         (*QUERY, "select count(*) as n from metrics"), 0, "not valid JSON"),
+    Case("query-copy-to", fi.runs, (*QUERY, "copy (select 1) to '{root}/../leak.csv'"), 2,
+         "query failed"),
+    Case("query-read-csv", fi.runs, (*QUERY, "select * from read_csv('/etc/passwd')"), 2,
+         "query failed"),
+    Case("query-install", fi.runs, (*QUERY, "install httpfs"), 2, "query failed"),
+    Case("query-attach", fi.runs, (*QUERY, "attach '{root}/../x.db' as x"), 2, "query failed"),
+    Case("query-unlock", fi.runs, (*QUERY, "set enable_external_access = true"), 2,
+         "query failed"),
+    # --- answerer HTTP -------------------------------------------------------
+    Case("http-trickle", lambda root: None, ASK, 0, "total deadline", server="trickle"),
+    Case("http-endless", lambda root: None, ASK, 0, "larger than", server="endless"),
+    # --- ingest --------------------------------------------------------------
+    Case("ingest-unrelated-jsonl", fi.ingest_folder, ("harness", "ingest", "{root}/folder"), 0,
+         "analytics.jsonl: skipped"),
+    Case("ingest-missing", lambda root: None, ("harness", "ingest", "{root}/nothing"), 2,
+         "no such file or folder"),
+)
