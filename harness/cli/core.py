@@ -8,6 +8,8 @@ import typer
 
 from harness.cli.errors import bad_input_exits_2
 
+DEFAULT_MAX_FUSED_ROWS = 5_000_000  # harness.pipeline.grid_tables.DEFAULT_MAX_FUSED_ROWS (kept light to import)
+
 
 def register(app: typer.Typer) -> None:
     app.command("run")(run_cmd)
@@ -24,13 +26,20 @@ def run_cmd(
     param: list[str] = typer.Option([], "--param", "-p", help="Parameter NAME.KEY=VALUE for an arm or answerer, e.g. bm25.k1=1.2."),
     answer_config: list[str] = typer.Option([], "--answer-config", help="Configs to answer (default: the first grid config)."),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Model and embedding cache (default: $HARNESS_CACHE or ~/.cache/harness)."),
+    source: str = typer.Option(None, "--from", help="Re-score the grid over this run's stored arm ranks (a run id, path or 'latest'); no corpus, no models."),
+    fused_depth: int = typer.Option(0, "--fused-depth", min=0, help="Fused rows stored per question and config (0 = the whole list)."),
+    fused_config: list[str] = typer.Option([], "--fused-config", help="Store fused rows only for these configs (ids or names; 'none' = no fused rows). Every config is scored either way."),
+    max_fused_rows: int = typer.Option(DEFAULT_MAX_FUSED_ROWS, "--max-fused-rows", min=0, help="Row budget of the fused table; a run that could exceed it is refused before anything is written."),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
-    Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive
+    Every config of the grid is scored (metrics table); fused rows are stored within
+    the row budget. Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive;
+    re-score a 200-config grid over stored ranks: harness run --from latest -c grid.toml --fused-config none
     """
     from harness.cli.progress import rich_progress
     from harness.cli.summary import print_summary
+    from harness.pipeline.grid_tables import StorePolicy
     from harness.pipeline.retrieval import RunOptions, run
 
     with bad_input_exits_2():
@@ -41,7 +50,9 @@ def run_cmd(
         arm_overrides = {k: v for k, v in params.items() if k not in labels}
         opts = RunOptions(goldset=goldset, config=config, runs_dir=out, run_id=run_id,
                           answerers=answerers, answer_configs=tuple(answer_config) or None,
-                          cache_dir=cache_dir, arm_overrides=arm_overrides)
+                          cache_dir=cache_dir, arm_overrides=arm_overrides,
+                          store=StorePolicy(tuple(fused_config) or None, fused_depth, max_fused_rows),
+                          source_run=Path(source) if source else None)
         with rich_progress() as progress:
             result = run(opts, progress=progress)
     print_summary(result.path)
