@@ -133,3 +133,11 @@ def rrf_tie_classes(ranks: np.ndarray, k: float, weights: Sequence[float], depth
         near = np.array([fr[i] == fr[i + 1] for i in range(n - 1)], bool)
     out[order_] = np.r_[0, np.cumsum(~near)]
     return out
+
+
+def fused_row_order(fused_rank: np.ndarray, ids: Sequence[str] | np.ndarray) -> np.ndarray:
+    """Order of stored ``fused`` rows of one list: ``fused_rank`` ascending (decided on
+    exact scores when the run was fused), then id ascending. Re-sorting stored rows on
+    their float ``fused_score`` would break exact ties by rounding instead."""
+    ids = np.asarray(ids, dtype=str)
+    return np.lexsort((ids, np.asarray(fused_rank, np.int64))).astype(np.int64)
