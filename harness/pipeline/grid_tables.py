@@ -67,8 +67,8 @@ def grid_size(path: Path | None) -> int:
 def check_grid_size(path: Path | None, limit: int = MAX_CONFIGS) -> None:
     n = grid_size(path)
     if n > limit:
-        raise ConfigError(f"{path}: the grid expands to {n:,} configs (k x arms x weights x depths "
-                          f"+ [[configs]]); the limit is {limit:,}. Narrow its lists, or split it "
+        raise ConfigError(f"{path}: the grid expands to {n:,} configs (k values x arm sets x weights x "
+                          f"depths, plus listed configs); the limit is {limit:,}. Narrow its lists, or split it "
                           f"into several grids and score each with `harness run --from RUN -c PART.toml`")
 
 
