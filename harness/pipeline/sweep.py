@@ -117,8 +117,10 @@ def _first_pages(pages: np.ndarray) -> np.ndarray:
 
 
 def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
-                    m: int | None = None) -> PageLists:
-    """Page lists (first ``depth`` pages, exact first relevant rank, top score) of one config."""
+                    m: int | None = None, first_rel: bool = True) -> PageLists:
+    """Page lists (first ``depth`` pages, top score, and the exact first relevant rank
+    over the whole list; with ``first_rel=False`` that rank is exact only within the
+    first ``depth`` pages, inf beyond: enough for every metric with a cutoff)."""
     nq, u = d.page.shape
     s = _scores(d, c)  # 0.0 = unvoted or padding: never enters a list
     smax = float(s.max(initial=0.0))
@@ -141,9 +143,9 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
     rpos = np.argmax(relc, axis=1)
     # the candidates are an exact prefix of the fused list down to scores above the boundary
     found = relc.any(axis=1) & ((boundary == 0) | (cs[allq, rpos] - boundary > tol))
-    first_rel = np.where(found, prank[allq, rpos].astype(np.float64), np.inf)
+    first_rel_rank = np.where(found, prank[allq, rpos].astype(np.float64), np.inf)
     # first relevant page beyond the exact prefix: needs the whole list, unless all of it is here
-    deep = ~found & (d.rel & (s > 0)).any(axis=1) & (boundary > 0)
+    deep = (~found & (d.rel & (s > 0)).any(axis=1) & (boundary > 0)) if first_rel else np.zeros(nq, bool)
     full_rows = np.flatnonzero(bad | deep)
     top = cs[:, 0].copy()
     rel = np.zeros((nq, depth), bool)
@@ -172,11 +174,13 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
         rel[full_rows[ri], fprank[ri, pos] - 1] = frel[ri, pos]
         req[full_rows[ri], fprank[ri, pos] - 1] = freq[ri, pos]
         hit = ffirst & frel
-        first_rel[full_rows] = np.where(hit.any(axis=1),
+        first_rel_rank[full_rows] = np.where(hit.any(axis=1),
                                         np.take_along_axis(fprank, np.argmax(hit, axis=1)[:, None], 1)[:, 0],
                                         np.inf)
         top[full_rows] = fsc[:, 0]
-    return PageLists(rel, req, gold.n_req, gold.n_rel, first_rel, top, np.full(nq, c.ceiling))
+    if not first_rel:
+        first_rel_rank[first_rel_rank > depth] = np.inf
+    return PageLists(rel, req, gold.n_req, gold.n_rel, first_rel_rank, top, np.full(nq, c.ceiling))
 
 
 def score_configs(matrix: RankMatrix, gold: Gold, configs: Sequence[FusionConfig],
@@ -187,11 +191,12 @@ def score_configs(matrix: RankMatrix, gold: Gold, configs: Sequence[FusionConfig
     ``workers`` threads (default: cores, at most 4); each config is independent, so the
     result does not depend on the thread count."""
     depth = depth_needed(specs)
+    whole = any(s.family.name == "first_rel_rank" for s in specs)
     dense = DenseRanks.build(matrix, gold)
     answerable = gold.n_req > 0
 
     def one(c: FusionConfig) -> dict[str, np.ndarray]:
-        vals = compute(specs, page_lists_topk(dense, gold, c, depth))
+        vals = compute(specs, page_lists_topk(dense, gold, c, depth, first_rel=whole))
         return {s.name: (np.where(answerable, vals[s.name], s.default) if s.kind == "ranking"
                          else vals[s.name]).astype(np.float64) for s in specs}
 
