@@ -107,10 +107,11 @@ def write_source_run(root: Path, questions: list[Question], ar: pd.DataFrame, po
                      score=1.0 / ar["rank"], rank=ar["rank"].astype("int32"))
     w.write_table("arm_ranks", full[["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]])
 
-    class _Cfg:
-        configs = [FusionConfig(f"arm-{a}", f"arm-{a}", "arm", "rrf", 60.0, (a,), (1.0,), (100,)) for a in ARMS]
+    from harness.fusion.configs import RunConfig
 
-    w.write_table("configs", configs_frame(_Cfg()))
+    arm_configs = tuple(FusionConfig(f"arm-{a}", f"arm-{a}", "arm", "rrf", 60.0, (a,), (1.0,), (100,))
+                        for a in ARMS)
+    w.write_table("configs", configs_frame(RunConfig("<generated>", "", {}, arm_configs, {})))
     w.update_manifest({"status": "complete", "finished": now_iso()})
     return w.path
 

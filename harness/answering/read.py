@@ -50,9 +50,9 @@ import pandas as pd
 from harness.answering.rerankers import RERANKERS, Candidate, make_reranker
 from harness.core.errors import HarnessError, Problem, ValidationError
 from harness.core.ordering import order
-from harness.fusion.exact import fused_row_order
 from harness.core.registry import Registry
 from harness.corpus.records import Chunk, Document
+from harness.fusion.exact import fused_row_order
 from harness.goldset.records import Question
 
 BOOK_KINDS = ("rulebook", "expansion", "errata")

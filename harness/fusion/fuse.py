@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from harness.core.ordering import id_ranks
 from harness.core.registry import Registry
 from harness.fusion.configs import FusionConfig
 from harness.fusion.exact import rrf_order, rrf_scores

@@ -68,7 +68,7 @@ def rescore(options: Any, progress: Any = None) -> Any:
     if options.goldset is not None:
         raise ConfigError("--from takes the gold set of the source run; drop --goldset")
     src = open_run(options.source_run, Path(options.runs_dir))
-    missing = [t for t in COPIED + ("configs",) if not src.has_table(t)]
+    missing = [t for t in (*COPIED, "configs") if not src.has_table(t)]
     if missing:
         raise HarnessError(f"run {src.run_id} cannot be re-scored: no {', '.join(missing)} table(s)")
     check_grid_size(options.config)

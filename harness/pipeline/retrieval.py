@@ -59,7 +59,7 @@ class RunOptions:
     answerers: tuple[tuple[str, dict[str, Any]], ...] = ()
     answer_configs: tuple[str, ...] | None = None
     arm_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
-    store: StorePolicy = StorePolicy()
+    store: StorePolicy = field(default_factory=StorePolicy)
     source_run: Path | None = None  # re-score this run's arm ranks (no corpus, no models)
 
 

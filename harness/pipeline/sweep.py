@@ -102,7 +102,7 @@ def _exact_rows(d: DenseRanks, c: FusionConfig, rows: np.ndarray, s: np.ndarray,
 
 def _first_pages(pages: np.ndarray) -> np.ndarray:
     """True where a row position holds the first occurrence of its page (pages >= 0)."""
-    n, w = pages.shape
+    w = pages.shape[1]
     if w == 0:
         return np.zeros(pages.shape, bool)
     big = int(pages.max(initial=0)) + 1
@@ -146,6 +146,18 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
     first_rel_rank = np.where(found, prank[allq, rpos].astype(np.float64), np.inf)
     # first relevant page beyond the exact prefix: needs the whole list, unless all of it is here
     deep = (~found & (d.rel & (s > 0)).any(axis=1) & (boundary > 0)) if first_rel else np.zeros(nq, bool)
+    if deep.any():  # count distinct pages strictly ahead of the best relevant chunk
+        rows_d = np.flatnonzero(deep & ~bad)
+        sd = s[rows_d]
+        t = np.where(d.rel[rows_d], sd, 0.0).max(axis=1)
+        near_other = (np.abs(sd - t[:, None]) <= tol) & ~d.rel[rows_d] & (sd > 0)
+        easy = ~near_other.any(axis=1)  # no exact-tie question at the relevant chunk
+        rows_e = rows_d[easy]
+        ahead = np.where(sd[easy] > t[easy, None] + tol, d.page[rows_e], -1)
+        ahead.sort(axis=1)
+        distinct = ((ahead[:, 1:] != ahead[:, :-1]) & (ahead[:, 1:] >= 0)).sum(axis=1) + (ahead[:, 0] >= 0)
+        first_rel_rank[rows_e] = distinct + 1.0
+        deep[rows_e] = False
     full_rows = np.flatnonzero(bad | deep)
     top = cs[:, 0].copy()
     rel = np.zeros((nq, depth), bool)

@@ -61,8 +61,8 @@ def test_from_scores_a_new_grid_and_stores_fused_rows_to_a_depth(source, tmp_pat
     src = Run(source.path).table("metrics")
     key = ["question_id", "metric"]
     pd.testing.assert_frame_equal(
-        src[src["config_id"] == "arm-bm25"].sort_values(key).reset_index(drop=True)[key + ["value"]],
-        met[met["config_id"] == "arm-bm25"].sort_values(key).reset_index(drop=True)[key + ["value"]])
+        src[src["config_id"] == "arm-bm25"].sort_values(key).reset_index(drop=True)[[*key, "value"]],
+        met[met["config_id"] == "arm-bm25"].sort_values(key).reset_index(drop=True)[[*key, "value"]])
 
 
 def test_from_refuses_ranks_the_source_does_not_hold(source, tmp_path):
