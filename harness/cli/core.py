@@ -5,8 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.console import Console
+from rich.table import Table
 
+from harness.cli.catalog import all_registries
 from harness.cli.errors import bad_input_exits_2
+from harness.cli.progress import rich_progress
+from harness.cli.summary import print_summary
+from harness.core.errors import ConfigError
 
 DEFAULT_MAX_FUSED_ROWS = 5_000_000  # harness.pipeline.grid_tables.DEFAULT_MAX_FUSED_ROWS (kept light to import)
 
@@ -26,6 +32,7 @@ def run_cmd(
     param: list[str] = typer.Option([], "--param", "-p", help="Parameter NAME.KEY=VALUE for an arm or answerer, e.g. bm25.k1=1.2."),
     answer_config: list[str] = typer.Option([], "--answer-config", help="Configs to answer (default: the first grid config)."),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Model and embedding cache (default: $HARNESS_CACHE or ~/.cache/harness)."),
+    metric: list[str] = typer.Option([], "--metric", "-m", help="Metric to compute (repeat; default: the grid's `metrics`, else the built-in list). ranx / ir_measures names are accepted: Success@5, RR@10, ndcg@10 (docs/metrics.md)."),
     source: str = typer.Option(None, "--from", help="Re-score the grid over this run's stored arm ranks (a run id, path or 'latest'); no corpus, no models."),
     fused_depth: int = typer.Option(0, "--fused-depth", min=0, help="Fused rows stored per question and config (0 = the whole list)."),
     fused_config: list[str] = typer.Option([], "--fused-config", help="Store fused rows only for these configs (ids or names; 'none' = no fused rows). Every config is scored either way."),
@@ -34,11 +41,10 @@ def run_cmd(
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
     Every config of the grid is scored (metrics table); fused rows are stored within
-    the row budget. Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive;
+    the row budget. Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive -m recall@3 -m nDCG@20;
     re-score a 200-config grid over stored ranks: harness run --from latest -c grid.toml --fused-config none
     """
-    from harness.cli.progress import rich_progress
-    from harness.cli.summary import print_summary
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.pipeline.grid_tables import StorePolicy
     from harness.pipeline.retrieval import RunOptions, run
 
@@ -51,6 +57,7 @@ def run_cmd(
         opts = RunOptions(goldset=goldset, config=config, runs_dir=out, run_id=run_id,
                           answerers=answerers, answer_configs=tuple(answer_config) or None,
                           cache_dir=cache_dir, arm_overrides=arm_overrides,
+                          metrics=tuple(metric) or None,
                           store=StorePolicy(tuple(fused_config) or None, fused_depth, max_fused_rows),
                           source_run=Path(source) if source else None)
         with rich_progress() as progress:
@@ -59,8 +66,6 @@ def run_cmd(
 
 
 def _parse_params(items: list[str]) -> dict[str, dict[str, object]]:
-    from harness.core.errors import ConfigError
-
     out: dict[str, dict[str, object]] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -85,10 +90,6 @@ def list_cmd() -> None:
 
     Example: harness list
     """
-    from rich.console import Console
-    from rich.table import Table
-
-    from harness.cli.catalog import all_registries
 
     table = Table("registry", "names")
     for kind, names in all_registries().items():
@@ -101,8 +102,7 @@ def validate_cmd(goldset: Path = typer.Argument(..., help="Gold set YAML to chec
 
     Example: harness validate goldsets/sample.yaml
     """
-    from rich.console import Console
-
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.goldset.parse import load_goldset
 
     with bad_input_exits_2():

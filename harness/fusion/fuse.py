@@ -52,7 +52,7 @@ class RankMatrix:
     """
 
     question_ids: np.ndarray  # question index -> id
-    q: np.ndarray  # row -> question index
+    question_index: np.ndarray  # row -> question index
     chunk_ids: np.ndarray  # row -> chunk id (object)
     chunk_rank: np.ndarray  # row -> rank of the chunk id in ascending id order
     arms: tuple[str, ...]
@@ -84,7 +84,7 @@ class RankMatrix:
         chunk_code = ukey % max(len(uniq), 1)
         return cls(
             question_ids=np.asarray(question_ids, dtype=object),
-            q=(ukey // max(len(uniq), 1)).astype(np.int64),
+            question_index=(ukey // max(len(uniq), 1)).astype(np.int64),
             chunk_ids=uniq[by_id].astype(object)[chunk_code],
             chunk_rank=chunk_code.astype(np.int64),
             arms=tuple(arms),
@@ -105,7 +105,7 @@ class Fused:
 
     config: FusionConfig
     rows: np.ndarray
-    q: np.ndarray
+    question_index: np.ndarray
     fused_rank: np.ndarray
     score: np.ndarray
     arms_voted: np.ndarray
@@ -119,9 +119,9 @@ def fuse(matrix: RankMatrix, config: FusionConfig) -> Fused:
     scores = FUSION_METHODS.get(config.method)(sub, config.k, weights, depths)
     voted = ((sub > 0) & (sub <= depths[None, :])).sum(axis=1)
     keep = np.flatnonzero(voted > 0)
-    idx = keep[FUSION_ORDERS.get(config.method)(matrix.q[keep], sub[keep], config.k, config.weights,
+    idx = keep[FUSION_ORDERS.get(config.method)(matrix.question_index[keep], sub[keep], config.k, config.weights,
                                                 config.depths, matrix.chunk_rank[keep], scores[keep])]
-    q = matrix.q[idx]
+    q = matrix.question_index[idx]
     starts = np.r_[0, np.flatnonzero(np.diff(q)) + 1] if len(q) else np.zeros(0, np.int64)
     fused_rank = np.arange(len(q)) - np.repeat(starts, np.diff(np.r_[starts, len(q)])) + 1
     return Fused(config, idx, q, fused_rank.astype(np.int64), scores[idx], voted[idx])

@@ -24,7 +24,6 @@ from harness.core.errors import ConfigError, HarnessError
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix
 from harness.metrics.pages import make_gold
-from harness.metrics.ranking import parse
 from harness.pipeline.grid_tables import check_budget, check_grid_size
 from harness.store.provenance import base_manifest, now_iso
 from harness.store.rundir import MANIFEST, RunWriter, new_run_id, open_run
@@ -60,7 +59,8 @@ def check_grid(cfg: RunConfig, depths: dict[str, int], source: str) -> None:
 def rescore(options: Any, progress: Any = None) -> Any:
     """Re-score ``options.config`` over ``options.source_run``'s arm ranks (see module doc)."""
     from harness.answering.frames import questions_from_frame
-    from harness.pipeline.retrieval import RunResult, check_answering, configs_frame, score_and_write
+    from harness.pipeline.retrieval import (RunResult, check_answering, configs_frame, metric_specs,
+                                            score_and_write)
 
     if options.arm_overrides:
         raise ConfigError(f"--from {options.source_run}: arm parameters cannot change when "
@@ -79,7 +79,7 @@ def rescore(options: Any, progress: Any = None) -> Any:
     chunks = pq.read_table(src.path / "chunks.parquet", columns=["chunk_id", "doc_id", "page"]).to_pandas()
     stored = check_budget(len(questions), len(chunks), cfg, options.store)
     check_answering(options, cfg, stored)
-    specs = [parse(m) for m in options.metrics]
+    specs = metric_specs(options, cfg)
 
     run_id = options.run_id or new_run_id()
     out = Path(options.runs_dir) / run_id

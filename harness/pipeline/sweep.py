@@ -29,7 +29,7 @@ import pandas as pd
 from harness.fusion.configs import FusionConfig
 from harness.fusion.exact import clusters_are_ties, float_tolerance, rrf_order
 from harness.fusion.fuse import RankMatrix
-from harness.metrics.pages import Gold, _lookup
+from harness.metrics.pages import Gold, _lookup, gain_lookup
 from harness.metrics.ranking import MetricSpec, PageLists, compute, depth_needed, parse
 
 
@@ -42,25 +42,31 @@ class DenseRanks:
     page: np.ndarray  # (Q, U) int64 page code, -1 for padding
     rel: np.ndarray  # (Q, U) bool
     req: np.ndarray  # (Q, U) int64 requirement mask
+    gain: np.ndarray | None = None  # (Q, U) float grade; None: binary relevance
 
     @classmethod
     def build(cls, matrix: RankMatrix, gold: Gold) -> DenseRanks:
-        nq = len(matrix.question_ids)
-        counts = np.bincount(matrix.q, minlength=nq)
+        nq = len(matrix.question_indexuestion_ids)
+        counts = np.bincount(matrix.question_index, minlength=nq)
         u = int(counts.max(initial=0)) or 1
         starts = np.r_[0, np.cumsum(counts)[:-1]]
-        col = np.arange(len(matrix.q)) - starts[matrix.q]
+        col = np.arange(len(matrix.question_index)) - starts[matrix.question_index]
         ranks = np.zeros((len(matrix.arms), nq, u), np.int32)
         for a in range(len(matrix.arms)):
-            ranks[a, matrix.q, col] = matrix.ranks[:, a]
+            ranks[a, matrix.question_index, col] = matrix.ranks[:, a]
         page = np.full((nq, u), -1, np.int64)
-        page[matrix.q, col] = gold.chunk_page
-        rel_row, mask_row = _lookup(gold, matrix.q * gold.n_pages + gold.chunk_page)
+        page[matrix.question_index, col] = gold.chunk_page
+        rel_row, mask_row = _lookup(gold, matrix.question_index * gold.n_pages + gold.chunk_page)
         rel = np.zeros((nq, u), bool)
         req = np.zeros((nq, u), np.int64)
-        rel[matrix.q, col] = rel_row
-        req[matrix.q, col] = mask_row
-        return cls(matrix.arms, ranks, page, rel, req)
+        rel[matrix.question_index, col] = rel_row
+        req[matrix.question_index, col] = mask_row
+        gain_row = gain_lookup(gold, matrix.question_index * gold.n_pages + gold.chunk_page)
+        gain = None
+        if gain_row is not None:
+            gain = np.zeros((nq, u))
+            gain[matrix.question_index, col] = gain_row
+        return cls(matrix.arms, ranks, page, rel, req, gain)
 
 
 def _scores(d: DenseRanks, c: FusionConfig) -> np.ndarray:
@@ -170,6 +176,9 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
         qi, slot, chosen = qi[ok], slot[ok], chosen[ok]
     rel[qi, slot] = d.rel[qi, chosen]
     req[qi, slot] = d.req[qi, chosen]
+    gain = None if d.gain is None else np.zeros((nq, depth))
+    if gain is not None and d.gain is not None:
+        gain[qi, slot] = d.gain[qi, chosen]
     if len(full_rows):
         fs = s[full_rows]
         full = _exact_rows(d, c, full_rows, fs, np.tile(np.arange(u), (len(full_rows), 1)), tol, ties)
@@ -185,6 +194,9 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
         ri, pos = np.nonzero(fkeep)
         rel[full_rows[ri], fprank[ri, pos] - 1] = frel[ri, pos]
         req[full_rows[ri], fprank[ri, pos] - 1] = freq[ri, pos]
+        if gain is not None and d.gain is not None:
+            gain[full_rows] = 0.0
+            gain[full_rows[ri], fprank[ri, pos] - 1] = np.take_along_axis(d.gain[full_rows], full, 1)[ri, pos]
         hit = ffirst & frel
         first_rel_rank[full_rows] = np.where(hit.any(axis=1),
                                         np.take_along_axis(fprank, np.argmax(hit, axis=1)[:, None], 1)[:, 0],
@@ -192,7 +204,8 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
         top[full_rows] = fsc[:, 0]
     if not first_rel:
         first_rel_rank[first_rel_rank > depth] = np.inf
-    return PageLists(rel, req, gold.n_req, gold.n_rel, first_rel_rank, top, np.full(nq, c.ceiling))
+    return PageLists(rel, req, gold.n_req, gold.n_rel, first_rel_rank, top, np.full(nq, c.ceiling),
+                     gain, gold.ideal_gain)
 
 
 def score_configs(matrix: RankMatrix, gold: Gold, configs: Sequence[FusionConfig],

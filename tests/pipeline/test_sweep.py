@@ -6,13 +6,14 @@ import pytest
 
 from harness.fusion.configs import FusionConfig
 from harness.fusion.fuse import RankMatrix, fuse
+from harness.goldset.records import PageRef, Question
 from harness.metrics.pages import make_gold, metrics_frame, page_lists
 from harness.metrics.ranking import compute, parse
 from harness.pipeline.sweep import DenseRanks, page_lists_topk, score_configs, sweep
 from tests.helpers.synthetic import synthetic
 
-METRICS = ["hit@1", "hit@5", "recall@10", "MRR@10", "nDCG@10", "P@5", "top_score", "top_score_ratio",
-           "first_rel_rank"]
+METRICS = ["hit@1", "hit@5", "recall@10", "MRR@10", "nDCG@10", "MAP@10", "P@5", "top_score",
+           "top_score_ratio", "first_rel_rank"]
 
 
 def configs():
@@ -26,9 +27,19 @@ def configs():
     return out
 
 
-@pytest.mark.parametrize("seed", [3, 4])
-def test_topk_page_lists_equal_full_path(seed):
+def graded_questions(questions, seed):
+    """Grades 1-3 on every relevant page: graded nDCG on both paths."""
+    rng = np.random.default_rng(seed)
+    return [Question(x.question_id, x.question, x.language,
+                     tuple(tuple(PageRef(r.doc_id, r.page, int(rng.integers(1, 4))) for r in req)
+                           for req in x.requirements), game=x.game) for x in questions]
+
+
+@pytest.mark.parametrize(("seed", "graded"), [(3, False), (4, False), (3, True)])
+def test_topk_page_lists_equal_full_path(seed, graded):
     questions, ar, chunk_pages = synthetic(seed, chunks_per_page=3)
+    if graded:
+        questions = graded_questions(questions, seed)
     m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], ["a", "b", "c"])
     gold = make_gold(questions, m, chunk_pages)
     dense = DenseRanks.build(m, gold)
@@ -61,8 +72,10 @@ def test_sweep_means_equal_metrics_table_and_ignore_thread_count():
 
 def test_score_configs_equal_full_path_per_question_every_metric():
     specs = [parse(x) for x in METRICS]
-    for seed, cpp in ((5, 2), (8, 3), (9, 1)):
+    for seed, cpp, graded in ((5, 2, False), (8, 3, False), (9, 1, False), (8, 3, True)):
         questions, ar, chunk_pages = synthetic(seed, chunks_per_page=cpp)
+        if graded:
+            questions = graded_questions(questions, seed)
         m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], ["a", "b", "c"])
         gold = make_gold(questions, m, chunk_pages)
         cfgs = configs()
