@@ -59,8 +59,7 @@ def check_grid(cfg: RunConfig, depths: dict[str, int], source: str) -> None:
 def rescore(options: Any, progress: Any = None) -> Any:
     """Re-score ``options.config`` over ``options.source_run``'s arm ranks (see module doc)."""
     from harness.answering.frames import questions_from_frame
-    from harness.pipeline.retrieval import (RunResult, check_answering, configs_frame, metric_specs,
-                                            score_and_write)
+    from harness.pipeline.retrieval import RunResult, check_answering, configs_frame, metric_specs, score_and_write
 
     if options.arm_overrides:
         raise ConfigError(f"--from {options.source_run}: arm parameters cannot change when "

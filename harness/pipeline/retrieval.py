@@ -26,12 +26,11 @@ import pyarrow.parquet as pq
 from harness.answering.runner import answer_run
 from harness.arms import ARMS, ArmContext, load_builtin_arms
 from harness.core.atomic import atomic_path
-from harness.core.errors import Problem, RegistryError, ValidationError
+from harness.core.errors import ConfigError, Problem, RegistryError, ValidationError
 from harness.corpus.chunking import ChunkingOptions, build_corpus
-from harness.core.errors import ConfigError
 from harness.corpus.records import Corpus
-from harness.fusion.configs import RunConfig, load_config
 from harness.embedding.models import cache_root
+from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix
 from harness.goldset.parse import load_goldset
 from harness.goldset.records import GoldSet

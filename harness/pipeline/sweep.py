@@ -46,7 +46,7 @@ class DenseRanks:
 
     @classmethod
     def build(cls, matrix: RankMatrix, gold: Gold) -> DenseRanks:
-        nq = len(matrix.question_indexuestion_ids)
+        nq = len(matrix.question_ids)
         counts = np.bincount(matrix.question_index, minlength=nq)
         u = int(counts.max(initial=0)) or 1
         starts = np.r_[0, np.cumsum(counts)[:-1]]
