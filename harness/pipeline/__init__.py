@@ -8,4 +8,4 @@ Modules, in pipeline order:
 * ``rescore``      `harness run --from RUN`: a new grid over stored arm ranks
 """
 
-__all__ = ["sweep", "grid_tables", "retrieval", "rescore"]
+__all__ = ["grid_tables", "rescore", "retrieval", "sweep"]

@@ -109,3 +109,13 @@ def test_from_in_a_fresh_process_prints_and_writes(source, tmp_path):
     r = Run(tmp_path / "cli")
     assert r.manifest["status"] == "complete" and len(r.table("fused")) == 0
     pd.testing.assert_frame_equal(r.table("metrics"), Run(source.path).table("metrics"))
+
+
+def test_answering_a_config_whose_fused_rows_were_not_stored_is_refused(source, tmp_path):
+    from harness.answering.runner import answer_run
+    from harness.core.errors import HarnessError
+
+    r = run(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="nf", source_run=source.path,
+                       store=StorePolicy(configs=("none",))))
+    with pytest.raises(HarnessError, match="no fused rows stored"):
+        answer_run(r.path, [("extractive", {})])
