@@ -56,6 +56,8 @@ def generate(root: Path, n_chunks: int, n_q: int, seed: int = 0) -> Path:
     zipf = 1.0 / np.arange(1, len(vocab) + 1)
     zipf /= zipf.sum()
     per_game = n_chunks // GAMES
+    lengths = rng.integers(40, 81, size=n_chunks + GAMES)
+    pool = iter(np.split(rng.choice(vocab, size=int(lengths.sum()), p=zipf), np.cumsum(lengths)[:-1]))
     docs, pages = [], []  # (doc_id, kind, game), (doc index, page, words)
     lines = ["goldset: scale", "version: 1", "documents:"]
     for g in range(GAMES):
@@ -64,7 +66,7 @@ def generate(root: Path, n_chunks: int, n_q: int, seed: int = 0) -> Path:
             path = root / f"{did}.jsonl"
             with path.open("w") as f:
                 for p in range(1, n + 1):
-                    words = rng.choice(vocab, size=int(rng.integers(40, 81)), p=zipf)
+                    words = next(pool)
                     f.write(json.dumps({"page": p, "heading": f"Section {p}", "text": " ".join(words)}) + "\n")
                     pages.append((len(docs), p, words))
             docs.append((did, kind, f"Game {g:02d}"))
@@ -193,6 +195,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="5000x1000,50000x1000,5000x10000,50000x10000")
     ap.add_argument("--arm-sample", type=int, default=200)
     ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--log", type=Path, help="also append each size's JSON result to this file")
     args = ap.parse_args()
     if args.one:
         n, q = (int(x) for x in args.one.split("x"))
@@ -205,6 +208,9 @@ def main() -> None:
         if p.returncode != 0:
             raise SystemExit(f"size {size} failed:\n{p.stderr[-3000:]}")
         results.append(json.loads(p.stdout.strip().splitlines()[-1]))
+        if args.log:
+            with args.log.open("a") as f:
+                f.write(json.dumps(results[-1]) + "\n")
     stages = list(results[0]["stages"])
     print(f"{'chunks':>7} {'questions':>9} " + " ".join(f"{s:>16}" for s in stages) + f" {'peak RSS':>10}")
     for r in results:
