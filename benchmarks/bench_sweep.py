@@ -142,7 +142,7 @@ def ranx_runs(ar: pd.DataFrame, questions: list[Question]):
     return runs, qrels
 
 
-def ranx_sweep(runs, qrels, cfgs, per_question: bool = False):
+def ranx_sweep(runs, qrels, cfgs, *, per_question: bool = False):
     from ranx import evaluate
     from ranx import fuse as rfuse
 

@@ -5,29 +5,43 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.metrics.info import aggregate
+from harness.metrics.info import aggregate, resolve
+from harness.metrics.ranking import DEFAULT_METRICS
 
 SUMMARY_METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10", "first_rel_rank")
+"""Shown when the run has them; every other ranking metric the user chose is shown after them."""
+
+
+def summary_columns(metric_names: list[str]) -> list[str]:
+    """The ranking metrics a summary shows: :data:`SUMMARY_METRICS` the run has, then, when
+    the run's metrics were chosen (``-m`` or the grid's ``metrics``), its other ranking metrics."""
+    chosen = [] if set(metric_names) == set(DEFAULT_METRICS) else [
+        n for n in metric_names if resolve(n).kind == "ranking" and n not in SUMMARY_METRICS]
+    return [n for n in SUMMARY_METRICS if n in metric_names] + chosen
 
 
 def summary_frame(metrics: pd.DataFrame, configs: pd.DataFrame) -> pd.DataFrame:
-    """Per config: means of ranking metrics over answerable questions (median for
-    first_rel_rank), and the mean top score/ceiling for answerable and unanswerable."""
+    """Per config: the aggregate (:mod:`harness.metrics.info`: mean, median for
+    first_rel_rank) of each shown ranking metric over answerable questions, and the mean
+    top score/ceiling for answerable and unanswerable questions when the run has it."""
+    names = [str(n) for n in dict.fromkeys(metrics["metric"])]
+    shown = summary_columns(names)
     # one groupby over the table (a filter per config is quadratic in configs)
-    m = metrics[metrics["metric"].isin([*SUMMARY_METRICS, "top_score_ratio"])]
+    m = metrics[metrics["metric"].isin([*shown, "top_score_ratio"])]
     groups = {key: vals.to_numpy(np.float64) for key, vals in m.groupby(
         [m["config_id"].astype(str), m["metric"].astype(str), m["answerable"].astype(bool)],
         sort=False)["value"]}
     rows = []
     for cid in configs["config_id"].astype(str):
         row: dict[str, object] = {"config_id": cid}
-        for name in SUMMARY_METRICS:
+        for name in shown:
             vals = groups.get((cid, name, True))
             if vals is None or not len(vals):
                 continue
             row[name] = aggregate(name, vals)
-        ans, unans = groups.get((cid, "top_score_ratio", True)), groups.get((cid, "top_score_ratio", False))
-        row["ratio (ans)"] = float(ans.mean()) if ans is not None else float("nan")
-        row["ratio (unans)"] = float(unans.mean()) if unans is not None and len(unans) else float("nan")
+        if "top_score_ratio" in names:
+            ans, unans = groups.get((cid, "top_score_ratio", True)), groups.get((cid, "top_score_ratio", False))
+            row["ratio (ans)"] = float(ans.mean()) if ans is not None and len(ans) else float("nan")
+            row["ratio (unans)"] = float(unans.mean()) if unans is not None and len(unans) else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)

@@ -82,7 +82,7 @@ def _scores(d: DenseRanks, c: FusionConfig) -> np.ndarray:
 
 
 def _exact_rows(d: DenseRanks, c: FusionConfig, rows: np.ndarray, s: np.ndarray,
-                cand: np.ndarray, tol: float, ties: bool) -> np.ndarray:
+                cand: np.ndarray, tol: float, *, ties: bool) -> np.ndarray:
     """Reorder each row of candidate columns ``cand`` (scores ``s`` of those rows) into
     exact fused order: score desc, column (= chunk id) asc. Returns the reordered ``cand``."""
     cand = np.sort(cand, axis=1)  # id order, so the stable score sort breaks float ties by id
@@ -123,7 +123,7 @@ def _first_pages(pages: np.ndarray) -> np.ndarray:
 
 
 def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
-                    m: int | None = None, first_rel: bool = True) -> PageLists:
+                    m: int | None = None, *, first_rel: bool = True) -> PageLists:
     """Page lists (first ``depth`` pages, top score, and the exact first relevant rank
     over the whole list; with ``first_rel=False`` that rank is exact only within the
     first ``depth`` pages, inf beyond: enough for every metric with a cutoff)."""
@@ -135,7 +135,7 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
     m = min(m or depth + 6, u)
     allq = np.arange(nq)
     cand = np.argpartition(s, u - m, axis=1)[:, u - m :] if m < u else np.tile(np.arange(u), (nq, 1))
-    cand = _exact_rows(d, c, allq, s[allq], cand, tol, ties)
+    cand = _exact_rows(d, c, allq, s[allq], cand, tol, ties=ties)
     cs = np.take_along_axis(s, cand, 1)
     boundary = cs.min(axis=1) if m < u else np.zeros(nq)
     pages = np.where(cs > 0, np.take_along_axis(d.page, cand, 1), -1)
@@ -181,7 +181,7 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
         gain[qi, slot] = d.gain[qi, chosen]
     if len(full_rows):
         fs = s[full_rows]
-        full = _exact_rows(d, c, full_rows, fs, np.tile(np.arange(u), (len(full_rows), 1)), tol, ties)
+        full = _exact_rows(d, c, full_rows, fs, np.tile(np.arange(u), (len(full_rows), 1)), tol, ties=ties)
         fsc = np.take_along_axis(fs, full, 1)
         fp = np.where(fsc > 0, np.take_along_axis(d.page[full_rows], full, 1), -1)
         ffirst = _first_pages(fp)

@@ -1,14 +1,38 @@
-"""Per-config summary: means over answerable questions, median for first_rel_rank."""
-
-import math
+"""The per-config summary: declared aggregates, chosen metrics shown, ratio columns only when computed."""
 
 import pandas as pd
 import pytest
 
-from harness.analysis.summary import summary_frame
+from harness.analysis.summary import summary_columns, summary_frame
+from harness.metrics.ranking import DEFAULT_METRICS
 
 
-def test_summary_means_medians_and_ratio_split():
+def _metrics(names: list[str]) -> pd.DataFrame:
+    rows = []
+    for name in names:
+        for qid, value, answerable in (("q1", 1.0, True), ("q2", 3.0, True), ("q3", 9.0, True),
+                                       ("q4", 0.5, False)):
+            rows.append({"question_id": qid, "config_id": "c", "metric": name, "value": value,
+                         "answerable": answerable})
+    return pd.DataFrame(rows)
+
+
+def test_default_runs_show_the_summary_list_and_chosen_metrics_show_themselves():
+    assert summary_columns(list(DEFAULT_METRICS)) == ["hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10",
+                                                      "first_rel_rank"]
+    assert summary_columns(["nDCG@20", "MAP@10", "recall@10", "top_score"]) == ["nDCG@20", "MAP@10", "recall@10"]
+
+
+def test_aggregates_follow_the_registry_and_ratio_columns_need_the_ratio():
+    df = summary_frame(_metrics(["first_rel_rank", "MAP@10"]), pd.DataFrame({"config_id": ["c"]}))
+    assert list(df.columns) == ["config_id", "first_rel_rank", "MAP@10"]
+    assert df.loc[0, "first_rel_rank"] == 3.0  # median of 1, 3, 9 (answerable only)
+    assert df.loc[0, "MAP@10"] == pytest.approx(13 / 3)
+    df = summary_frame(_metrics(["hit@1", "top_score_ratio"]), pd.DataFrame({"config_id": ["c"]}))
+    assert df.loc[0, "ratio (ans)"] == pytest.approx(13 / 3) and df.loc[0, "ratio (unans)"] == 0.5
+
+
+def test_summary_means_medians_ratio_split_and_configs_order():
     rows = []
     for cid, base in (("c1", 0.0), ("c2", 1.0)):
         for qid, ans in (("q1", True), ("q2", True), ("q3", False)):
@@ -16,18 +40,10 @@ def test_summary_means_medians_and_ratio_split():
             rows += [(qid, cid, "hit@1", v, ans), (qid, cid, "first_rel_rank", v, ans),
                      (qid, cid, "top_score_ratio", v / 10, ans)]
     metrics = pd.DataFrame(rows, columns=["question_id", "config_id", "metric", "value", "answerable"])
-    configs = pd.DataFrame({"config_id": ["c2", "c1"]})
-    df = summary_frame(metrics, configs).set_index("config_id")
+    df = summary_frame(metrics, pd.DataFrame({"config_id": ["c2", "c1"]})).set_index("config_id")
     assert list(df.index) == ["c2", "c1"]  # configs table order
     assert df.loc["c1", "hit@1"] == pytest.approx((1 + 3) / 2)
     assert df.loc["c2", "first_rel_rank"] == pytest.approx((2 + 4) / 2)  # median of two
     assert df.loc["c1", "ratio (ans)"] == pytest.approx((0.1 + 0.3) / 2)
     assert df.loc["c2", "ratio (unans)"] == pytest.approx(1.1)
     assert "nDCG@10" not in df.columns  # no rows: no column, never a plausible 0
-
-
-def test_summary_without_unanswerable_questions_gives_nan_ratio():
-    metrics = pd.DataFrame([("q1", "c", "top_score_ratio", 0.5, True)],
-                           columns=["question_id", "config_id", "metric", "value", "answerable"])
-    df = summary_frame(metrics, pd.DataFrame({"config_id": ["c"]}))
-    assert math.isnan(df.loc[0, "ratio (unans)"]) and df.loc[0, "ratio (ans)"] == 0.5
