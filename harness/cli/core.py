@@ -41,8 +41,10 @@ def run_cmd(
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
     Every config of the grid is scored (metrics table); fused rows are stored within
-    the row budget. Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive -m recall@3 -m nDCG@20;
-    re-score a 200-config grid over stored ranks: harness run --from latest -c grid.toml --fused-config none
+    the row budget (--fused-config, --fused-depth); --from re-scores a new grid over a
+    run's stored arm ranks without the corpus or the models.
+
+    Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive -m recall@3 -m nDCG@20
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.pipeline.grid_tables import StorePolicy
