@@ -1,28 +1,38 @@
-"""Benchmark: a fusion-config sweep scored by the harness against ranx.
+"""Benchmark: scoring a 200-config grid from stored arm ranks, as a user runs it, against ranx.
 
-Synthetic data: 1,000 questions x 3 arms, each arm ranking 100 of 400 candidate
-pages per question (one chunk per page), 1-3 relevant pages per question; 200
-configs = 50 values of k x 4 arm subsets (unweighted RRF at full depth, which
-ranx's ``rrf`` can express too). Both sides fuse every config and score
-recall@10, MRR@10, nDCG@10 and hit@5, in the same process.
+Synthetic data (seed 0): 1,000 questions x 3 arms, each arm ranking 100 of 400
+candidate pages per question (one chunk per page), 1-3 relevant pages per question;
+200 configs = 50 values of k x 4 arm subsets (unweighted RRF at full depth, which
+ranx's ``rrf`` can express too). The arm ranks are written as a complete run
+directory (tables + manifest), so the harness side is exactly what a user types:
 
-The harness side is ``harness.pipeline.sweep.sweep`` (configs on the machine's cores, as
-ranx's numba kernels use them too). The peer, ranx (fuse(method="rrf") +
-evaluate), is measured on a subset of the
-configs because it takes seconds per config; rates are question-configs per
-second, so the ratio is fair. Medians of repeated runs are printed (the machine
-is shared and noisy). The largest absolute metric difference is over the configs
-both sides scored; ranx orders fused ties its own way, ours by page id, so a
-difference can only come from ties (reported separately as tie-free max diff).
+* **CLI**: ``harness run --from SRC -c grid200.toml --fused-config none`` in a fresh
+  process (``subprocess``), from process start to every table written and the summary
+  printed. Its metrics are the default set (9 metrics, ``first_rel_rank`` included).
+* **in-process scoring step**: :func:`harness.pipeline.sweep.score_configs`, the step
+  that command runs for every config, on the same four metrics ranx computes.
+* **peer**: ranx ``fuse(method="rrf")`` + ``evaluate`` (recall@10, MRR@10, nDCG@10,
+  hit@5) on a subset of the configs (about 0.2 s per config; rates are
+  question-configs per second, so the ratio is fair); numba's JIT is warmed first.
 
-Run: .venv/bin/python benchmarks/bench_sweep.py [--questions 1000] [--ranx-configs 8]
+Medians of ``--repeats`` runs (the machine is shared and noisy). Agreement: the
+per-question values of the two sides are compared wherever no fused tie touches
+the top 11 (ranx breaks ties its own way; the harness by exact score, then chunk id).
+
+Run: .venv/bin/python benchmarks/bench_sweep.py [--questions 1000] [--ranx-configs 8] [--repeats 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -31,12 +41,14 @@ from harness.fusion.configs import FusionConfig
 from harness.fusion.fuse import RankMatrix
 from harness.goldset.records import PageRef, Question
 from harness.metrics.pages import make_gold
-from harness.pipeline.sweep import sweep
+from harness.metrics.ranking import parse
+from harness.pipeline.sweep import DenseRanks, _scores, page_lists_topk, score_configs
 
 METRICS = ("recall@10", "MRR@10", "nDCG@10", "hit@5")
 RANX = {"recall@10": "recall@10", "MRR@10": "mrr@10", "nDCG@10": "ndcg@10", "hit@5": "hit_rate@5"}
 ARMS = ("a", "b", "c")
 SUBSETS = (("a", "b", "c"), ("a", "b"), ("a", "c"), ("b", "c"))
+KS = tuple(range(1, 101, 2))
 
 
 def make_data(n_q: int, seed: int = 0, depth: int = 100, pool: int = 400):
@@ -48,8 +60,7 @@ def make_data(n_q: int, seed: int = 0, depth: int = 100, pool: int = 400):
     for qid in qids:
         rel = rng.choice(pool, size=int(rng.integers(1, 4)), replace=False) + 1
         questions.append(Question(qid, "x", "en", tuple((PageRef("d", int(p)),) for p in sorted(rel))))
-        # arms are correlated with relevance: relevant pages tend to rank higher
-        base = rng.random(pool)
+        base = rng.random(pool)  # arms are correlated with relevance
         base[rel - 1] += 0.6
         for arm in ARMS:
             noisy = base + rng.normal(0, 0.5, pool)
@@ -59,77 +70,67 @@ def make_data(n_q: int, seed: int = 0, depth: int = 100, pool: int = 400):
             doc_col += list(docs[top])
             rank_col += list(range(1, depth + 1))
     ar = pd.DataFrame({"question_id": q_col, "arm": arm_col, "chunk_id": doc_col, "rank": rank_col})
-    return qids, questions, ar
+    return qids, questions, ar, pool
 
 
 def configs() -> list[FusionConfig]:
-    out = []
-    for k in range(1, 101, 2):
-        for arms in SUBSETS:
-            cid = f"k{k}-{'+'.join(arms)}"
-            out.append(FusionConfig(cid, cid, "grid", "rrf", float(k), arms, (1.0,) * len(arms),
-                                    (100,) * len(arms)))
-    return out
+    return [FusionConfig(f"k{k}-{'+'.join(a)}", f"k{k}-{'+'.join(a)}", "grid", "rrf", float(k), a,
+                         (1.0,) * len(a), (100,) * len(a)) for k in KS for a in SUBSETS]
 
 
-def harness_sweep(matrix, gold, cfgs):
-    df = sweep(matrix, gold, cfgs, METRICS)
-    return {r["config_id"]: {m: r[m] for m in METRICS} for _, r in df.iterrows()}
+def grid_toml(path: Path) -> Path:
+    arms = ", ".join("[" + ", ".join(f'"{x}"' for x in a) + "]" for a in SUBSETS)
+    path.write_text(f"[defaults]\ndepth = 100\n[grid]\nk = {list(KS)}\narms = [{arms}]\n")
+    return path
 
 
-def tie_free_difference(matrix, gold, runs, qrels, cfgs):
-    """Largest per-question difference over questions whose fused top 11 has no tied
-    scores (where the two tie rules cannot disagree), and how many such pairs."""
-    from ranx import evaluate
-    from ranx import fuse as rfuse
+def write_source_run(root: Path, questions: list[Question], ar: pd.DataFrame, pool: int) -> Path:
+    """A complete run directory holding the generated arm ranks (what `harness run` stores)."""
+    from harness.pipeline.retrieval import configs_frame
+    from harness.store.provenance import base_manifest, now_iso
+    from harness.store.rundir import RunWriter
 
-    from harness.metrics.ranking import compute, parse
-    from harness.pipeline.sweep import DenseRanks, _scores, page_lists_topk
+    w = RunWriter(root / "source")
+    w.update_manifest({**base_manifest("source"), "goldset": {"name": "synthetic", "sha256": "-"},
+                       "corpus": {"content_hash": "-", "chunks": pool}, "config": {"sha256": "-"}})
+    w.write_table("questions", pd.DataFrame([{
+        "question_id": q.question_id, "goldset": "synthetic", "language": "en", "question": q.question,
+        "game": None, "tags": [], "requirements": json.dumps([[str(r) for r in req] for req in q.requirements]),
+        "n_requirements": len(q.requirements), "answerable": True} for q in questions]))
+    w.write_table("documents", pd.DataFrame([{
+        "doc_id": "d", "kind": "rulebook", "game": "g", "edition": "1", "language": "en", "title": "d",
+        "path": "d", "source_sha256": "-", "pages": pool}]))
+    w.write_table("chunks", pd.DataFrame([{
+        "chunk_id": f"d#{p}", "doc_id": "d", "doc_kind": "rulebook", "page": p, "page_label": str(p),
+        "heading_path": "", "char_start": 0, "char_end": 1, "text": "x"} for p in range(1, pool + 1)]))
+    full = ar.assign(doc_id="d", page=ar["chunk_id"].str.slice(2).astype("int32"),
+                     score=1.0 / ar["rank"], rank=ar["rank"].astype("int32"))
+    w.write_table("arm_ranks", full[["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]])
 
-    dense = DenseRanks.build(matrix, gold)
-    specs = [parse(m) for m in METRICS]
-    worst, pairs = 0.0, 0
-    for c in cfgs:
-        ours = compute(specs, page_lists_topk(dense, gold, c, 10))
-        top = -np.sort(-_scores(dense, c), axis=1)[:, :11]
-        clean = ~(np.diff(top, axis=1) == 0).any(axis=1)
-        fused = rfuse([runs[a] for a in c.arms], norm=None, method="rrf", params={"k": int(c.k)})
-        theirs = evaluate(qrels, fused, list(RANX.values()), return_mean=False)
-        for m in METRICS:
-            d = np.abs(ours[m] - np.asarray(theirs[RANX[m]]))[clean]
-            worst = max(worst, float(d.max(initial=0.0)))
-        pairs += int(clean.sum())
-    return worst, pairs
+    from harness.fusion.configs import RunConfig
 
-
-def ranx_sweep(runs, qrels, cfgs):
-    from ranx import evaluate
-    from ranx import fuse as rfuse
-
-    out = {}
-    for c in cfgs:
-        fused = rfuse([runs[a] for a in c.arms], norm=None, method="rrf", params={"k": int(c.k)})
-        res = evaluate(qrels, fused, list(RANX.values()))
-        out[c.config_id] = {m: float(res[RANX[m]]) for m in METRICS}
-    return out
+    arm_configs = tuple(FusionConfig(f"arm-{a}", f"arm-{a}", "arm", "rrf", 60.0, (a,), (1.0,), (100,))
+                        for a in ARMS)
+    w.write_table("configs", configs_frame(RunConfig("<generated>", "", {}, arm_configs, {})))
+    w.update_manifest({"status": "complete", "finished": now_iso()})
+    return w.path
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--questions", type=int, default=1000)
-    ap.add_argument("--ranx-configs", type=int, default=8)
-    ap.add_argument("--repeats", type=int, default=3)
-    args = ap.parse_args()
+def cli_run(source: Path, grid: Path, out: Path, run_id: str) -> float:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "160"}
+    harness = Path(sys.executable).with_name("harness")
+    t0 = time.perf_counter()
+    p = subprocess.run([str(harness), "run", "--from", str(source), "-c", str(grid), "-o", str(out),
+                        "--run-id", run_id, "--fused-config", "none"], env=env, capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise SystemExit(f"harness run --from failed ({p.returncode}):\n{p.stderr[-2000:]}")
+    return dt
+
+
+def ranx_runs(ar: pd.DataFrame, questions: list[Question]):
     from ranx import Qrels, Run
 
-    qids, questions, ar = make_data(args.questions)
-    cfgs = configs()
-    t0 = time.perf_counter()
-    matrix = RankMatrix.from_arm_ranks(ar, qids, ARMS)
-    gold = make_gold(questions, matrix, {c: ("d", int(c.split("#")[1])) for c in set(ar["chunk_id"])})
-    prep_h = time.perf_counter() - t0
-
-    t0 = time.perf_counter()
     runs = {}
     for arm in ARMS:
         sub = ar[ar["arm"] == arm]
@@ -138,33 +139,88 @@ def main() -> None:
             d.setdefault(qid, {})[doc] = 1.0 / rank
         runs[arm] = Run.from_dict(d, name=arm)
     qrels = Qrels.from_dict({x.question_id: {str(p[0]): 1 for p in x.requirements} for x in questions})
-    prep_r = time.perf_counter() - t0
+    return runs, qrels
 
+
+def ranx_sweep(runs, qrels, cfgs, *, per_question: bool = False):
+    from ranx import evaluate
+    from ranx import fuse as rfuse
+
+    out = {}
+    for c in cfgs:
+        fused = rfuse([runs[a] for a in c.arms], norm=None, method="rrf", params={"k": int(c.k)})
+        out[c.config_id] = evaluate(qrels, fused, list(RANX.values()), return_mean=not per_question)
+    return out
+
+
+def tie_free_difference(matrix, gold, theirs, cfgs):
+    """Largest per-question difference where no fused tie touches the top 11, and the
+    number of such question-configs (out of all compared)."""
+    dense = DenseRanks.build(matrix, gold)
+    specs = [parse(m) for m in METRICS]
+    worst, clean_n, total = 0.0, 0, 0
+    from harness.metrics.ranking import compute
+
+    for c in cfgs:
+        ours = compute(specs, page_lists_topk(dense, gold, c, 10))
+        top = -np.sort(-_scores(dense, c), axis=1)[:, :12]
+        clean = ~(np.abs(np.diff(top, axis=1)) <= 1e-15).any(axis=1)
+        for m in METRICS:
+            d = np.abs(ours[m] - np.asarray(theirs[c.config_id][RANX[m]]))[clean]
+            worst = max(worst, float(d.max(initial=0.0)))
+        clean_n += int(clean.sum())
+        total += len(clean)
+    return worst, clean_n, total
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--questions", type=int, default=1000)
+    ap.add_argument("--ranx-configs", type=int, default=8)
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+
+    qids, questions, ar, pool = make_data(args.questions)
+    cfgs = configs()
+    specs = [parse(m) for m in METRICS]
+    matrix = RankMatrix.from_arm_ranks(ar, qids, ARMS)
+    gold = make_gold(questions, matrix, {f"d#{p}": ("d", p) for p in range(1, pool + 1)})
+    runs, qrels = ranx_runs(ar, questions)
     ranx_cfgs = cfgs[:: max(1, len(cfgs) // args.ranx_configs)][: args.ranx_configs]
     ranx_sweep(runs, qrels, ranx_cfgs[:1])  # warm numba's JIT outside the timing
-    th, tr = [], []
-    for _ in range(args.repeats):
-        t0 = time.perf_counter()
-        ours = harness_sweep(matrix, gold, cfgs)
-        th.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        theirs = ranx_sweep(runs, qrels, ranx_cfgs)
-        tr.append(time.perf_counter() - t0)
-    rate_h = len(qids) * len(cfgs) / statistics.median(th)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        source = write_source_run(root, questions, ar, pool)
+        grid = grid_toml(root / "grid200.toml")
+        tc, ts, tr = [], [], []
+        for i in range(args.repeats):
+            tc.append(cli_run(source, grid, root / "out", f"r{i}"))
+            t0 = time.perf_counter()
+            score_configs(matrix, gold, cfgs, specs)
+            ts.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            ranx_sweep(runs, qrels, ranx_cfgs)
+            tr.append(time.perf_counter() - t0)
+        n_cfg = len(pd.read_parquet(root / "out" / "r0" / "configs.parquet"))
+    qc = len(qids) * len(cfgs)
+    rate_c = len(qids) * n_cfg / statistics.median(tc)
+    rate_s = qc / statistics.median(ts)
     rate_r = len(qids) * len(ranx_cfgs) / statistics.median(tr)
-    diff = max(abs(ours[c.config_id][m] - theirs[c.config_id][m]) for c in ranx_cfgs for m in METRICS)
-    print(f"data: {len(qids)} questions x {len(cfgs)} configs x {len(ARMS)} arms at depth 100")
-    print(f"one-time preparation: harness matrix {prep_h:.2f} s, ranx Run objects {prep_r:.2f} s")
-    print(f"harness: {len(cfgs)} configs, median {statistics.median(th):.2f} s "
-          f"-> {rate_h:,.0f} question-configs/s")
-    print(f"ranx:    {len(ranx_cfgs)} configs, median {statistics.median(tr):.2f} s "
+    print(f"data: {len(qids)} questions x {len(cfgs)} configs x {len(ARMS)} arms at depth 100 "
+          f"(the CLI also scores the 3 single-arm configs: {n_cfg})")
+    print(f"CLI `harness run --from SRC -c grid200.toml --fused-config none` (subprocess, start to exit): "
+          f"median {statistics.median(tc):.2f} s -> {rate_c:,.0f} question-configs/s")
+    print(f"in-process scoring step (score_configs, 4 metrics): median {statistics.median(ts):.3f} s "
+          f"-> {rate_s:,.0f} question-configs/s")
+    print(f"ranx fuse+evaluate ({len(ranx_cfgs)} configs): median {statistics.median(tr):.2f} s "
           f"-> {rate_r:,.0f} question-configs/s")
-    print(f"ratio harness/ranx: {rate_h / rate_r:.1f}x")
-    print(f"largest metric difference (mean over questions, {len(ranx_cfgs)} shared configs): {diff:.3g}"
-          " (ties: ranx orders tied fused scores its own way, the harness by page id)")
-    worst, pairs = tie_free_difference(matrix, gold, runs, qrels, ranx_cfgs)
+    print(f"ratios: CLI/ranx {rate_c / rate_r:.1f}x (target >= 25x); "
+          f"scoring step/ranx {rate_s / rate_r:.1f}x (target >= 100x)")
+    theirs = ranx_sweep(runs, qrels, ranx_cfgs, per_question=True)
+    worst, clean, total = tie_free_difference(matrix, gold, theirs, ranx_cfgs)
     print(f"largest per-question difference where no fused tie touches the top 11: {worst:.3g} "
-          f"({pairs} question-configs)")
+          f"({clean} of {total} question-configs tie-free)")
 
 
 if __name__ == "__main__":

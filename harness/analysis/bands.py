@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from harness.core.errors import Problem, ValidationError
+from harness.fusion.exact import rrf_tie_classes
 from harness.store.rundir import Run
 from harness.store.tables import CONFIGS, FUSED
 
@@ -290,10 +291,26 @@ def _boost(top: pd.DataFrame, a: Anchors, boost_arm: str) -> BoostAlone | None:
                       int(alone["question_id"].nunique()))
 
 
+def _exact_ties_share_floats(rows: pd.DataFrame, a: Anchors, config: pd.Series) -> pd.DataFrame:
+    """Rows whose scores are equal as rationals get one float score and ratio (the
+    largest of their floats), so thresholds never split an exact tie
+    (:func:`harness.fusion.exact.rrf_tie_classes`)."""
+    if rows.empty or any(_rank_col(x) not in rows for x in a.arms):
+        return rows
+    depths = [int(d) for d in config["depths"]] if "depths" in config else [2**31 - 1] * len(a.arms)
+    ranks = rows[[_rank_col(x) for x in a.arms]].astype("float64").fillna(0).to_numpy(np.int64)
+    cls = rrf_tie_classes(ranks, a.k, a.weights, depths, rows["fused_score"].to_numpy(float))
+    out = rows.copy()
+    for col in ("fused_score", "score_ratio"):
+        out[col] = pd.Series(rows[col].to_numpy(float)).groupby(cls).transform("max").to_numpy()
+    return out
+
+
 def band_table(config: pd.Series, rows: pd.DataFrame, n_questions: int, top_k: int = 5,
                band: tuple[float, float] = BAND, boost_arm: str = BOOST_ARM) -> BandTable:
     """:class:`BandTable` of one config from its (validated) fused rows."""
     a = _config_anchors(config)
+    rows = _exact_ties_share_floats(rows, a, config)
     top = rows[rows["fused_rank"] <= top_k]
     cells = tuple(
         BandCell(int(cast(int, m)), bool(rel), summarise(g["fused_score"]), summarise(g["score_ratio"]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from harness.metrics.info import aggregate, resolve
@@ -23,21 +24,24 @@ def summary_frame(metrics: pd.DataFrame, configs: pd.DataFrame) -> pd.DataFrame:
     """Per config: the aggregate (:mod:`harness.metrics.info`: mean, median for
     first_rel_rank) of each shown ranking metric over answerable questions, and the mean
     top score/ceiling for answerable and unanswerable questions when the run has it."""
-    names = list(dict.fromkeys(metrics["metric"]))
+    names = [str(n) for n in dict.fromkeys(metrics["metric"])]
     shown = summary_columns(names)
+    # one groupby over the table (a filter per config is quadratic in configs)
+    m = metrics[metrics["metric"].isin([*shown, "top_score_ratio"])]
+    groups = {key: vals.to_numpy(np.float64) for key, vals in m.groupby(
+        [m["config_id"].astype(str), m["metric"].astype(str), m["answerable"].astype(bool)],
+        sort=False)["value"]}
     rows = []
-    for cid in configs["config_id"]:
-        m = metrics[metrics["config_id"] == cid]
+    for cid in configs["config_id"].astype(str):
         row: dict[str, object] = {"config_id": cid}
         for name in shown:
-            vals = m[(m["metric"] == name) & m["answerable"]]["value"].to_numpy()
-            if not len(vals):
+            vals = groups.get((cid, name, True))
+            if vals is None or not len(vals):
                 continue
             row[name] = aggregate(name, vals)
         if "top_score_ratio" in names:
-            ratio = m[m["metric"] == "top_score_ratio"]
-            row["ratio (ans)"] = float(ratio[ratio["answerable"]]["value"].mean())
-            row["ratio (unans)"] = float(ratio[~ratio["answerable"]]["value"].mean()) \
-                if (~ratio["answerable"]).any() else float("nan")
+            ans, unans = groups.get((cid, "top_score_ratio", True)), groups.get((cid, "top_score_ratio", False))
+            row["ratio (ans)"] = float(ans.mean()) if ans is not None and len(ans) else float("nan")
+            row["ratio (unans)"] = float(unans.mean()) if unans is not None and len(unans) else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)

@@ -77,6 +77,12 @@ class RunInputs:
         if bad:
             raise HarnessError(f"unknown config(s) {', '.join(bad)}; "
                                f"choose from: {', '.join(known)}")
+        # the run's fused-row budget may have left a config's fused rows out (harness run --fused-config)
+        stored = set(self.fused["config_id"].astype(str))
+        absent = [c for c in config_ids if c not in stored]
+        if absent:
+            raise HarnessError(f"no fused rows stored for config(s) {', '.join(absent)}; re-score the run "
+                               f"with `harness run --from RUN -c GRID --fused-config ID` to store them")
 
     def arms(self, config_id: str) -> list[str]:
         row = self.configs[self.configs["config_id"] == config_id]

@@ -2,8 +2,9 @@
 
 Algorithm (one question, one fusion config)
 -------------------------------------------
-1. **Pool**: the config's fused rows ordered by fused score descending, chunk id
-   ascending (:func:`harness.core.ordering.order`; this is the ``fused_rank`` order),
+1. **Pool**: the config's fused rows in ``fused_rank`` order (decided on exact scores,
+   chunk id ascending: :func:`harness.fusion.exact.fused_row_order`; float scores of
+   exact ties may differ in the last bit),
    first ``pool`` (80) rows.
 2. **Re-rank**: the registered re-ranker (:mod:`harness.answering.rerankers`)
    scores the pool; ordering by that score (descending, chunk id ascending) gives
@@ -51,6 +52,7 @@ from harness.core.errors import HarnessError, Problem, ValidationError
 from harness.core.ordering import order
 from harness.core.registry import Registry
 from harness.corpus.records import Chunk, Document
+from harness.fusion.exact import fused_row_order
 from harness.goldset.records import Question
 
 BOOK_KINDS = ("rulebook", "expansion", "errata")
@@ -190,8 +192,8 @@ def build_pool(fused_rows: pd.DataFrame, chunks: Mapping[str, Chunk],
         return ()
     if arms is None:
         arms = [c[len("rank_"):] for c in fused_rows.columns if c.startswith("rank_")]
-    idx = order(fused_rows["fused_score"].to_numpy(np.float64),
-                fused_rows["chunk_id"].astype(str).to_numpy())[:size]
+    idx = fused_row_order(fused_rows["fused_rank"].to_numpy(np.int64),
+                          fused_rows["chunk_id"].astype(str).to_numpy())[:size]
     missing = sorted({str(fused_rows["chunk_id"].iloc[i]) for i in idx} - set(chunks))
     if missing:
         raise HarnessError(f"fused rows name chunks missing from the chunks table: "

@@ -17,6 +17,7 @@ from harness.core.errors import ConfigError
 
 ALLOW_OUTSIDE_HELP = ("Read documents outside the gold set's folder (its parent when the folder is "
                       "named goldsets/).")
+DEFAULT_MAX_FUSED_ROWS = 5_000_000  # harness.pipeline.grid_tables.DEFAULT_MAX_FUSED_ROWS (kept light to import)
 
 
 def register(app: typer.Typer) -> None:
@@ -36,12 +37,21 @@ def run_cmd(
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Model and embedding cache (default: $HARNESS_CACHE or ~/.cache/harness)."),
     metric: list[str] = typer.Option([], "--metric", "-m", help="Metric to compute (repeat; default: the grid's `metrics`, else the built-in list). ranx / ir_measures names are accepted: Success@5, RR@10, ndcg@10 (docs/metrics.md)."),
     allow_outside: bool = typer.Option(False, "--allow-outside", help=ALLOW_OUTSIDE_HELP),
+    source: str = typer.Option(None, "--from", help="Re-score the grid over this run's stored arm ranks (a run id, path or 'latest'); no corpus, no models."),
+    fused_depth: int = typer.Option(0, "--fused-depth", min=0, help="Fused rows stored per question and config (0 = the whole list)."),
+    fused_config: list[str] = typer.Option([], "--fused-config", help="Store fused rows only for these configs (ids or names; 'none' = no fused rows). Every config is scored either way."),
+    max_fused_rows: int = typer.Option(DEFAULT_MAX_FUSED_ROWS, "--max-fused-rows", min=0, help="Row budget of the fused table; a run that could exceed it is refused before anything is written."),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
+
+    Every config of the grid is scored (metrics table); fused rows are stored within
+    the row budget (--fused-config, --fused-depth); --from re-scores a new grid over a
+    run's stored arm ranks without the corpus or the models.
 
     Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive -m recall@3 -m nDCG@20
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
+    from harness.pipeline.grid_tables import StorePolicy
     from harness.pipeline.retrieval import RunOptions, run
 
     with bad_input_exits_2():
@@ -54,7 +64,9 @@ def run_cmd(
                           answerers=answerers, answer_configs=tuple(answer_config) or None,
                           cache_dir=cache_dir, arm_overrides=arm_overrides,
                           metrics=tuple(metric) or None,
-                          allow_outside=allow_outside)
+                          allow_outside=allow_outside,
+                          store=StorePolicy(tuple(fused_config) or None, fused_depth, max_fused_rows),
+                          source_run=Path(source) if source else None)
         with rich_progress() as progress:
             result = run(opts, progress=progress)
     print_summary(result.path)

@@ -3,7 +3,8 @@
 Modules, in pipeline order:
 
 * ``configs``  fusion grid file -> named configs (stable ids), the metric list
+* ``exact``    fused order on exact rational scores (ties by chunk id)
 * ``fuse``     fusion methods registry (weighted RRF), RankMatrix, Fused
 """
 
-__all__ = ["configs", "fuse"]
+__all__ = ["configs", "exact", "fuse"]

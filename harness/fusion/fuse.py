@@ -7,8 +7,9 @@ Weighted reciprocal-rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009)::
     ceiling  = sum over the config's arms of w_a / (k + 1)
 
 Ranks start at 1. A chunk that no arm of the config ranked within its depth is
-not in the fused list. Fused ties are broken by chunk id ascending
-(:mod:`harness.core.ordering`). Every arm runs once per question; each config is then
+not in the fused list. The fused order is decided on exact rational scores, ties
+by chunk id ascending (:mod:`harness.fusion.exact`: float sums equal as rationals
+may differ in the last bit). Every arm runs once per question; each config is then
 fused from the stored ranks without a Python loop per chunk.
 """
 
@@ -20,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from harness.core.ordering import grouped_order, id_ranks
 from harness.core.registry import Registry
 from harness.fusion.configs import FusionConfig
+from harness.fusion.exact import rrf_order, rrf_scores
 
 FusionFn = Callable[[np.ndarray, float, np.ndarray, np.ndarray], np.ndarray]
 FUSION_METHODS: Registry[FusionFn] = Registry("fusion method")
@@ -32,13 +33,15 @@ FUSION_METHODS: Registry[FusionFn] = Registry("fusion method")
 def rrf(ranks: np.ndarray, k: float, weights: np.ndarray, depths: np.ndarray) -> np.ndarray:
     """Weighted RRF over a (rows, arms) int matrix of ranks (0 = not ranked).
 
-    Returns float64 scores; 0.0 exactly where no arm voted.
+    Returns float64 scores (arms added in column order); 0.0 exactly where no arm
+    voted. The order of a fused list is decided exactly (:func:`rrf_order`).
     """
-    r = ranks.astype(np.float64)
-    votes = (ranks > 0) & (ranks <= depths[None, :])
-    contrib = np.where(votes, weights[None, :] / (k + np.where(votes, r, 1.0)), 0.0)
-    out: np.ndarray = contrib.sum(axis=1)
-    return out
+    return rrf_scores(ranks, k, weights, depths)
+
+
+#: exact orderings per fusion method: (groups, ranks, k, weights, depths, id_rank, scores) -> index
+FUSION_ORDERS: Registry[Callable[..., np.ndarray]] = Registry("fusion order")
+FUSION_ORDERS.register("rrf")(rrf_order)
 
 
 @dataclass(frozen=True)
@@ -58,25 +61,34 @@ class RankMatrix:
     @classmethod
     def from_arm_ranks(cls, arm_ranks: pd.DataFrame, question_ids: list[str],
                        arms: list[str] | tuple[str, ...]) -> RankMatrix:
-        """Pivot an ``arm_ranks`` table (question_id, arm, chunk_id, rank) into a matrix."""
-        qindex = {qid: i for i, qid in enumerate(question_ids)}
-        df = arm_ranks[arm_ranks["arm"].isin(arms)]
-        wide = df.pivot_table(index=["question_id", "chunk_id"], columns="arm", values="rank",
-                              aggfunc="min", fill_value=0)
-        wide = wide.reindex(columns=list(arms), fill_value=0).reset_index()
-        wide["_q"] = wide["question_id"].map(qindex)
-        if wide["_q"].isna().any():
-            unknown = sorted(set(wide.loc[wide["_q"].isna(), "question_id"]))
+        """Pivot an ``arm_ranks`` table (question_id, arm, chunk_id, rank) into a matrix
+        (hash-factorised codes, no per-row Python; a chunk ranked twice by one arm keeps its best rank)."""
+        df = arm_ranks[arm_ranks["arm"].isin(list(arms))]
+        qcode = pd.Categorical(df["question_id"], categories=list(question_ids)).codes.astype(np.int64)
+        if (qcode < 0).any():
+            unknown = sorted(set(df["question_id"][qcode < 0].astype(str)))
             raise ValueError(f"arm_ranks holds unknown question ids: {unknown[:5]}")
-        wide = wide.sort_values(["_q", "chunk_id"], kind="stable")
-        chunk_ids = wide["chunk_id"].to_numpy(dtype=object)
+        codes, uniques = pd.factorize(df["chunk_id"].astype(str), sort=False)
+        uniq = np.asarray(uniques, dtype=str)
+        by_id = np.argsort(uniq, kind="stable")
+        rank_of = np.empty(len(uniq), np.int64)
+        rank_of[by_id] = np.arange(len(uniq))
+        ccode = rank_of[codes]  # chunk code in ascending id order
+        acode = pd.Categorical(df["arm"], categories=list(arms)).codes.astype(np.int64)
+        key = qcode * max(len(uniq), 1) + ccode
+        ukey, row = np.unique(key, return_inverse=True)
+        big = np.iinfo(np.int32).max
+        ranks = np.full((len(ukey), len(arms)), big, np.int32)
+        np.minimum.at(ranks, (row, acode), df["rank"].to_numpy(np.int32))
+        ranks[ranks == big] = 0
+        chunk_code = ukey % max(len(uniq), 1)
         return cls(
             question_ids=np.asarray(question_ids, dtype=object),
-            question_index=wide["_q"].to_numpy(dtype=np.int64),
-            chunk_ids=chunk_ids,
-            chunk_rank=id_ranks(chunk_ids.astype(str)) if len(chunk_ids) else np.zeros(0, np.int64),
+            question_index=(ukey // max(len(uniq), 1)).astype(np.int64),
+            chunk_ids=uniq[by_id].astype(object)[chunk_code],
+            chunk_rank=chunk_code.astype(np.int64),
             arms=tuple(arms),
-            ranks=wide[list(arms)].to_numpy(dtype=np.int32),
+            ranks=ranks,
         )
 
     def arm_columns(self, arms: tuple[str, ...]) -> np.ndarray:
@@ -107,7 +119,8 @@ def fuse(matrix: RankMatrix, config: FusionConfig) -> Fused:
     scores = FUSION_METHODS.get(config.method)(sub, config.k, weights, depths)
     voted = ((sub > 0) & (sub <= depths[None, :])).sum(axis=1)
     keep = np.flatnonzero(voted > 0)
-    idx = keep[grouped_order(matrix.question_index[keep], scores[keep], matrix.chunk_rank[keep])]
+    idx = keep[FUSION_ORDERS.get(config.method)(matrix.question_index[keep], sub[keep], config.k, config.weights,
+                                                config.depths, matrix.chunk_rank[keep], scores[keep])]
     q = matrix.question_index[idx]
     starts = np.r_[0, np.flatnonzero(np.diff(q)) + 1] if len(q) else np.zeros(0, np.int64)
     fused_rank = np.arange(len(q)) - np.repeat(starts, np.diff(np.r_[starts, len(q)])) + 1

@@ -1,9 +1,11 @@
-"""The retrieval pipeline: `harness run` and fast metric sweeps.
+"""The retrieval pipeline: `harness run` and its scoring path.
 
 Modules, in pipeline order:
 
-* ``retrieval``  `harness run`: gold set -> corpus -> arms -> fusion -> metrics -> run dir
-* ``sweep``      metric-only sweeps over large config grids (exact, top-k)
+* ``sweep``        the scoring path: every config -> per-question metrics (exact, top-k)
+* ``grid_tables``  `metrics` and `fused` tables of a grid; grid-size limit, fused-row budget
+* ``retrieval``    `harness run`: gold set -> corpus -> arms -> fusion -> metrics -> run dir
+* ``rescore``      `harness run --from RUN`: a new grid over stored arm ranks
 """
 
-__all__ = ["retrieval", "sweep"]
+__all__ = ["grid_tables", "rescore", "retrieval", "sweep"]

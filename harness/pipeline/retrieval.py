@@ -1,5 +1,10 @@
 """``harness run``: gold set -> corpus -> arms -> fusion grid -> metrics -> run directory.
 
+Every config of the grid is scored through the vectorised scoring path
+(:mod:`harness.pipeline.sweep`); fused rows are stored within the row budget of
+:mod:`harness.pipeline.grid_tables`. ``RunOptions.source_run`` re-scores a grid over
+an existing run's stored arm ranks (:mod:`harness.pipeline.rescore`).
+
 Stages write their tables as they finish (atomically), and each arm's ranks are
 kept in ``.partial/`` until all arms are done, so an interrupted run resumed with
 the same ``run_id`` re-does only what is missing, after checking that the gold
@@ -23,17 +28,18 @@ from harness.answering.runner import answer_run
 from harness.arms import ARMS, ArmContext, load_builtin_arms
 from harness.arms.base import empty_counts
 from harness.core.atomic import atomic_path
-from harness.core.errors import HarnessError, Problem, RegistryError, ValidationError
+from harness.core.errors import ConfigError, HarnessError, Problem, RegistryError, ValidationError
 from harness.corpus.chunking import ChunkingOptions, build_corpus
 from harness.corpus.page_cache import PageCache
 from harness.corpus.records import Corpus
 from harness.embedding.models import cache_root
 from harness.fusion.configs import RunConfig, load_config
-from harness.fusion.fuse import FUSION_METHODS, RankMatrix, fuse
+from harness.fusion.fuse import FUSION_METHODS, RankMatrix
 from harness.goldset.parse import check_corpus, load_goldset
 from harness.goldset.records import GoldSet
-from harness.metrics.pages import fused_frame, make_gold, metrics_frame
+from harness.metrics.pages import make_gold
 from harness.metrics.ranking import DEFAULT_METRICS, MetricSpec, parse
+from harness.pipeline.grid_tables import StorePolicy, check_budget, check_grid_size, grid_tables
 from harness.store.provenance import base_manifest, check_inputs, inputs_section, now_iso
 from harness.store.rundir import RunWriter, check_run_id, new_run_id, run_path
 
@@ -60,13 +66,15 @@ class RunOptions:
     answer_configs: tuple[str, ...] | None = None
     arm_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
     allow_outside: bool = False  # documents outside the gold set's folder (load_goldset)
+    store: StorePolicy = field(default_factory=StorePolicy)
+    source_run: Path | None = None  # re-score this run's arm ranks (no corpus, no models)
 
 
 @dataclass(frozen=True)
 class RunResult:
     path: Path
-    goldset: GoldSet
-    corpus: Corpus
+    goldset: GoldSet | None  # None for a run re-scored from another run's arm ranks
+    corpus: Corpus | None
     config: RunConfig
     metrics: pd.DataFrame
 
@@ -75,6 +83,7 @@ def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
     """Load and validate gold set, corpus, config and parameters (all errors raised
     here, before any run folder exists)."""
     load_builtin_arms()
+    check_grid_size(options.config)
     cfg = load_config(options.config, known_arms=ARMS.names(), known_methods=FUSION_METHODS.names(),
                       arm_classes=dict(ARMS.items()))
     check_parameters(cfg, options.arm_overrides, options.answerers)
@@ -223,12 +232,48 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
 
 
+def check_answering(options: RunOptions, cfg: RunConfig, stored: list[Any]) -> None:
+    """Answering reads fused rows: its configs must be stored deep enough."""
+    if not options.answerers:
+        return
+    from harness.answering.read import ReadOptions
+
+    wanted = options.answer_configs or (cfg.configs[0].config_id,)
+    have = {c.config_id for c in stored} | {c.name for c in stored}
+    missing = [c for c in wanted if c not in have]
+    pool = ReadOptions().pool
+    if missing or 0 < options.store.depth < pool:
+        raise ConfigError(f"answering reads the fused rows of {list(wanted)}: store them "
+                          f"(--fused-config; missing {missing}) to a depth of at least {pool} "
+                          f"(--fused-depth 0 or >= {pool}; now {options.store.depth})")
+
+
+def score_and_write(writer: RunWriter, matrix: RankMatrix, gold: Any, cfg: RunConfig,
+                    specs: list[MetricSpec], stored: list[Any], depth: int,
+                    progress: Progress | None) -> pd.DataFrame:
+    with (progress(f"scoring {len(cfg.configs)} configs", 1) if progress else nullcontext()) as bar:
+        metrics, fused = grid_tables(matrix, gold, cfg, specs, stored, depth)
+        if bar is not None:
+            bar(1)
+    writer.write_table("fused", fused, {"rank_*": list(cfg.arm_names)})
+    writer.write_arrow("metrics", metrics)
+    writer.update_manifest({"fused_rows": {"configs": [c.config_id for c in stored],
+                                           "depth": depth, "rows": len(fused)}})
+    return metrics
+
+
 def run(options: RunOptions = RunOptions(), progress: Progress | None = None) -> RunResult:
     """Execute (or resume) a retrieval run; returns where it was written."""
     if options.run_id is not None:
         check_run_id(options.run_id)
+    if options.source_run is not None:
+        from harness.pipeline.rescore import rescore
+
+        return rescore(options, progress)
     gs, corpus, cfg = load_inputs(options)
     specs = metric_specs(options, cfg)
+    stored = check_budget(len(gs.questions), len(corpus.chunks), cfg, options.store)
+    check_answering(options, cfg, stored)
     run_id = options.run_id or new_run_id()
     writer = RunWriter(run_path(Path(options.runs_dir), run_id))
     try:
@@ -255,23 +300,12 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
         qids = [q.question_id for q in gs.questions]
         matrix = RankMatrix.from_arm_ranks(arm_ranks, qids, cfg.arm_names)
         gold = make_gold(gs.questions, matrix, {c.chunk_id: (c.doc_id, c.page) for c in corpus.chunks})
-        fused_parts, metric_parts = [], []
-        with (progress("fusing configs", len(cfg.configs)) if progress else nullcontext()) as bar:
-            for c in cfg.configs:
-                f = fuse(matrix, c)
-                fused_parts.append(fused_frame(f, matrix, gold, cfg.arm_names))
-                metric_parts.append(metrics_frame(f, gold, specs))
-                if bar is not None:
-                    bar(1)
-        families = {"rank_*": list(cfg.arm_names)}
-        writer.write_table("fused", pd.concat(fused_parts, ignore_index=True), families)
-        metrics = pd.concat(metric_parts, ignore_index=True)
-        writer.write_table("metrics", metrics)
+        metrics = score_and_write(writer, matrix, gold, cfg, specs, stored, options.store.depth, progress)
 
         if options.answerers:
             answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
         writer.update_manifest({"status": "complete", "finished": now_iso()})
-        return RunResult(writer.path, gs, corpus, cfg, metrics)
+        return RunResult(writer.path, gs, corpus, cfg, metrics.to_pandas())
     except HarnessError as exc:  # the manifest says the run failed, and why
         # the disk may be what failed: then the first error is the one to show
         with contextlib.suppress(HarnessError):

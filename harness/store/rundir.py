@@ -191,7 +191,14 @@ class RunWriter:
     def write_table(self, name: str, df: pd.DataFrame,
                     families: dict[str, list[str]] | None = None) -> Path:
         """Write ``df`` as ``<name>.parquet`` atomically and record its hash."""
-        table = to_arrow(name, df, families)
+        return self.write_arrow(name, to_arrow(name, df, families), families)
+
+    def write_arrow(self, name: str, table: pa.Table,
+                    families: dict[str, list[str]] | None = None) -> Path:
+        """Write an Arrow table (cast to the registered schema) atomically; large
+        tables are built in Arrow directly to avoid a Python object per cell."""
+        table = table.select(TABLES.get(name).schema(families).names).cast(
+            TABLES.get(name).schema(families))
         out = self.path / f"{name}.parquet"
         atomic_write(out, lambda tmp: pq.write_table(table, tmp))
         self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": table.num_rows}}})

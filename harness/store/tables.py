@@ -69,14 +69,21 @@ ARM_RANKS = table(
 )
 
 FUSED = table(
-    "fused", "Fused ranking per question and config: every chunk any of the config's arms ranked within its depth.",
+    "fused", "Fused ranking per question and config: every chunk any of the config's arms ranked within its "
+    "depth, in fused order. It grows as questions x configs x chunks, so it has a row budget: `harness run` "
+    "stores it for the configs of `--fused-config` (default all; `none` = no rows) to `--fused-depth` rows "
+    "per question and config (default 0 = the whole list), and refuses, before writing anything, a run "
+    "whose fused rows could exceed `--max-fused-rows` (default 5,000,000: 231k rows are 2.3 MB of Parquet, "
+    "and every reader loads the table whole). The `metrics` table always covers every config; rows "
+    "not stored are recomputable from `arm_ranks` with `harness run --from RUN -c GRID --fused-config ID`. "
+    "The manifest's `fused_rows` records what was stored (configs, depth, rows).",
     ("question_id", "config_id", "chunk_id"),
     Column("question_id", S, "gold question id"),
     Column("config_id", S, "fusion config id"),
     Column("chunk_id", S, "chunk id"),
     Column("doc_id", S, "document of the chunk"),
     Column("page", I32, "physical page of the chunk"),
-    Column("fused_rank", I32, "1-based rank in the fused list (score desc, chunk id asc)"),
+    Column("fused_rank", I32, "1-based rank in the fused list (exact rational score desc, chunk id asc)"),
     Column("fused_score", F64, "sum over voting arms of w_a / (k + rank_a)"),
     Column("ceiling", F64, "sum over the config's arms of w_a / (k + 1)"),
     Column("score_ratio", F64, "fused_score / ceiling"),

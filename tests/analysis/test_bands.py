@@ -226,3 +226,19 @@ def test_cli_bands_bad_run_exits_2(tmp_path: Path) -> None:
     result = CliRunner().invoke(_cli(), ["bands", str(tmp_path / "missing")])
     assert result.exit_code == 2
     assert "not a run directory" in result.output
+
+
+def test_exact_ties_share_one_float_before_thresholds():
+    # k=20: ranks (20, 8, 15) and (1, 4, -) both score exactly 5/56; their floats differ
+    from harness.analysis.bands import _config_anchors, _exact_ties_share_floats
+
+    config = pd.Series({"config_id": "c", "name": "c", "kind": "grid", "k": 20.0, "arms": ["a", "b", "c"],
+                        "weights": [1.0, 1.0, 1.0], "depths": [100, 100, 100], "ceiling": 3 / 21})
+    s1, s2 = 1 / 40 + 1 / 28 + 1 / 35, 1 / 21 + 1 / 24 + 0.0
+    assert s1 != s2
+    rows = pd.DataFrame({"fused_score": [s1, s2], "score_ratio": [s1 * 7, s2 * 7],
+                         "rank_a": pd.array([20, 1], dtype="Int32"), "rank_b": pd.array([8, 4], dtype="Int32"),
+                         "rank_c": pd.array([15, None], dtype="Int32")})
+    out = _exact_ties_share_floats(rows, _config_anchors(config), config)
+    assert out["fused_score"].nunique() == 1 and out["score_ratio"].nunique() == 1
+    assert rows["fused_score"].nunique() == 2  # input not modified

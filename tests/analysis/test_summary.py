@@ -30,3 +30,20 @@ def test_aggregates_follow_the_registry_and_ratio_columns_need_the_ratio():
     assert df.loc[0, "MAP@10"] == pytest.approx(13 / 3)
     df = summary_frame(_metrics(["hit@1", "top_score_ratio"]), pd.DataFrame({"config_id": ["c"]}))
     assert df.loc[0, "ratio (ans)"] == pytest.approx(13 / 3) and df.loc[0, "ratio (unans)"] == 0.5
+
+
+def test_summary_means_medians_ratio_split_and_configs_order():
+    rows = []
+    for cid, base in (("c1", 0.0), ("c2", 1.0)):
+        for qid, ans in (("q1", True), ("q2", True), ("q3", False)):
+            v = base + {"q1": 1.0, "q2": 3.0, "q3": 10.0}[qid]
+            rows += [(qid, cid, "hit@1", v, ans), (qid, cid, "first_rel_rank", v, ans),
+                     (qid, cid, "top_score_ratio", v / 10, ans)]
+    metrics = pd.DataFrame(rows, columns=["question_id", "config_id", "metric", "value", "answerable"])
+    df = summary_frame(metrics, pd.DataFrame({"config_id": ["c2", "c1"]})).set_index("config_id")
+    assert list(df.index) == ["c2", "c1"]  # configs table order
+    assert df.loc["c1", "hit@1"] == pytest.approx((1 + 3) / 2)
+    assert df.loc["c2", "first_rel_rank"] == pytest.approx((2 + 4) / 2)  # median of two
+    assert df.loc["c1", "ratio (ans)"] == pytest.approx((0.1 + 0.3) / 2)
+    assert df.loc["c2", "ratio (unans)"] == pytest.approx(1.1)
+    assert "nDCG@10" not in df.columns  # no rows: no column, never a plausible 0

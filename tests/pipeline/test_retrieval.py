@@ -113,7 +113,7 @@ def test_interrupted_run_resumes_without_redoing_arms(tmp_path, monkeypatch):
         raise KeyboardInterrupt
 
     with monkeypatch.context() as mp:
-        mp.setattr(pl, "fuse", boom)
+        mp.setattr(pl, "grid_tables", boom)
         with pytest.raises(KeyboardInterrupt):
             run(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="r"))
     assert calls == [1]

@@ -1,4 +1,4 @@
-"""The fast sweep path equals the full scoring path, ties and page collapse included."""
+"""The scoring path of `harness run` equals the full path on every metric, ties and page collapse included."""
 
 import numpy as np
 import pandas as pd
@@ -9,30 +9,37 @@ from harness.fusion.fuse import RankMatrix, fuse
 from harness.goldset.records import PageRef, Question
 from harness.metrics.pages import make_gold, metrics_frame, page_lists
 from harness.metrics.ranking import compute, parse
-from harness.pipeline.sweep import DenseRanks, page_lists_topk, sweep
+from harness.pipeline.sweep import DenseRanks, page_lists_topk, score_configs, sweep
 from tests.helpers.synthetic import synthetic
 
-METRICS = ["hit@1", "hit@5", "recall@10", "MRR@10", "nDCG@10", "MAP@10", "P@5", "top_score"]
+METRICS = ["hit@1", "hit@5", "recall@10", "MRR@10", "nDCG@10", "MAP@10", "P@5", "top_score",
+           "top_score_ratio", "first_rel_rank"]
 
 
 def configs():
     out = []
-    for k in (1.0, 2.0, 60.0):  # small k: many exact ties at the top-m boundary
+    for k in (1.0, 2.0, 20.0, 60.0):  # small k: many exact ties at the top-m boundary
         for arms, w, d in ((("a", "b", "c"), (1, 1, 1), (100, 100, 100)), (("a", "b"), (1, 1), (3, 3)),
-                           (("b", "c"), (0.5, 2.0), (10, 50))):
+                           (("b", "c"), (0.5, 2.0), (10, 50)), (("a", "b"), (1, 0.5), (60, 60)),
+                           (("a", "c"), (0.1, 0.3), (40, 40))):
             cid = f"k{k}-{'+'.join(arms)}-{d[0]}"
             out.append(FusionConfig(cid, cid, "grid", "rrf", k, arms, tuple(map(float, w)), d))
     return out
 
 
+def graded_questions(questions, seed):
+    """Grades 1-3 on every relevant page: graded nDCG on both paths."""
+    rng = np.random.default_rng(seed)
+    return [Question(x.question_id, x.question, x.language,
+                     tuple(tuple(PageRef(r.doc_id, r.page, int(rng.integers(1, 4))) for r in req)
+                           for req in x.requirements), game=x.game) for x in questions]
+
+
 @pytest.mark.parametrize(("seed", "graded"), [(3, False), (4, False), (3, True)])
 def test_topk_page_lists_equal_full_path(seed, graded):
     questions, ar, chunk_pages = synthetic(seed, chunks_per_page=3)
-    if graded:  # grades 1-3 on every relevant page: graded nDCG on both paths
-        rng = np.random.default_rng(seed)
-        questions = [Question(x.question_id, x.question, x.language,
-                              tuple(tuple(PageRef(r.doc_id, r.page, int(rng.integers(1, 4))) for r in req)
-                                    for req in x.requirements), game=x.game) for x in questions]
+    if graded:
+        questions = graded_questions(questions, seed)
     m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], ["a", "b", "c"])
     gold = make_gold(questions, m, chunk_pages)
     dense = DenseRanks.build(m, gold)
@@ -63,8 +70,36 @@ def test_sweep_means_equal_metrics_table_and_ignore_thread_count():
             assert row[name] == pytest.approx(means[name], abs=1e-15)
 
 
-def test_sweep_refuses_first_rel_rank():
-    questions, ar, chunk_pages = synthetic(6, n_q=3)
-    m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], ["a", "b", "c"])
-    with pytest.raises(ValueError, match="whole fused list"):
-        sweep(m, make_gold(questions, m, chunk_pages), configs()[:1], ["first_rel_rank"])
+def test_score_configs_equal_full_path_per_question_every_metric():
+    specs = [parse(x) for x in METRICS]
+    for seed, cpp, graded in ((5, 2, False), (8, 3, False), (9, 1, False), (8, 3, True)):
+        questions, ar, chunk_pages = synthetic(seed, chunks_per_page=cpp)
+        if graded:
+            questions = graded_questions(questions, seed)
+        m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], ["a", "b", "c"])
+        gold = make_gold(questions, m, chunk_pages)
+        cfgs = configs()
+        fast = score_configs(m, gold, cfgs, specs, workers=2)
+        for c, vals in zip(cfgs, fast, strict=True):
+            tab = metrics_frame(fuse(m, c), gold, specs)
+            for s in specs:
+                want = tab[tab["metric"] == s.name]["value"].to_numpy()
+                np.testing.assert_array_equal(vals[s.name], want, err_msg=f"{seed} {c.config_id} {s.name}")
+
+
+def test_exact_ties_not_exact_in_float_decide_the_page_list():
+    # k=20: chunk x2 has ranks (20, 8, 15), x1 has (1, 4, -): both exactly 5/56, floats differ;
+    # the tie goes to the smaller chunk id (x1) whichever float is larger
+    from tests.helpers.common import q
+
+    ar = pd.DataFrame([("q1", "a", "x2", 20), ("q1", "b", "x2", 8), ("q1", "c", "x2", 15),
+                       ("q1", "a", "x1", 1), ("q1", "b", "x1", 4)],
+                      columns=["question_id", "arm", "chunk_id", "rank"])
+    questions = [q("q1", "x", ("d#2",))]
+    m = RankMatrix.from_arm_ranks(ar, ["q1"], ["a", "b", "c"])
+    gold = make_gold(questions, m, {"x1": ("d", 1), "x2": ("d", 2)})
+    c = FusionConfig("k20", "k20", "grid", "rrf", 20.0, ("a", "b", "c"), (1.0, 1.0, 1.0), (100, 100, 100))
+    f = fuse(m, c)
+    assert m.chunk_ids[f.rows].tolist() == ["x1", "x2"]
+    vals = score_configs(m, gold, [c], [parse("first_rel_rank"), parse("MRR@10")], workers=1)[0]
+    assert vals["first_rel_rank"].tolist() == [2.0] and vals["MRR@10"].tolist() == [1 / 2]
