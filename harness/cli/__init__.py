@@ -26,6 +26,10 @@ GROUPS = ("core", "ingest", "goldset", "answer", "compare", "analysis", "rulings
 
 @app.callback()
 def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details.")) -> None:
+    from harness.cli.progress import silence_third_party
+
+    silence_third_party()
+    # logs go to stderr (logging's default stream), results to stdout
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
 

@@ -24,10 +24,15 @@ def run_cmd(
     param: list[str] = typer.Option([], "--param", "-p", help="Parameter NAME.KEY=VALUE for an arm or answerer, e.g. bm25.k1=1.2."),
     answer_config: list[str] = typer.Option([], "--answer-config", help="Configs to answer (default: the first grid config)."),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Model and embedding cache (default: $HARNESS_CACHE or ~/.cache/harness)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout (no tables, no progress)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress and no tables: print only the run directory."),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
+    Progress goes to stderr, the summary to stdout.
+
     Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive
+    Example: harness run --json | jq '.configs[0]'
     """
     from harness.cli.progress import rich_progress
     from harness.cli.summary import print_summary
@@ -42,9 +47,16 @@ def run_cmd(
         opts = RunOptions(goldset=goldset, config=config, runs_dir=out, run_id=run_id,
                           answerers=answerers, answer_configs=tuple(answer_config) or None,
                           cache_dir=cache_dir, arm_overrides=arm_overrides)
-        with rich_progress() as progress:
+        with rich_progress(quiet=quiet or as_json) as progress:
             result = run(opts, progress=progress)
-    print_summary(result.path)
+    if as_json:
+        from harness.cli.summary import summary_json
+
+        typer.echo(summary_json(result.path))
+    elif quiet:
+        typer.echo(str(result.path))
+    else:
+        print_summary(result.path)
 
 
 def _parse_params(items: list[str]) -> dict[str, dict[str, object]]:
@@ -69,16 +81,21 @@ def _coerce(value: str) -> object:
     return {"true": True, "false": False}.get(value.lower(), value)
 
 
-def list_cmd() -> None:
+def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print {registry: [names]} as JSON.")) -> None:
     """List registered arms, fusion methods, metrics, answerers, loaders and tables.
 
-    Example: harness list
+    Example: harness list --json
     """
     from rich.console import Console
     from rich.table import Table
 
     from harness.cli.catalog import all_registries
 
+    if as_json:
+        import json
+
+        typer.echo(json.dumps({k: list(v) for k, v in all_registries().items()}, indent=2))
+        return
     table = Table("registry", "names")
     for kind, names in all_registries().items():
         table.add_row(kind, ", ".join(names))

@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -74,6 +75,18 @@ class Loader(Protocol):
 
 
 LOADERS: Registry[Loader] = Registry("loader")
+
+
+PAGE_DONE: ContextVar[Callable[[int], object] | None] = ContextVar("page_done", default=None)
+"""Called with the number of pages a loader has just read (per page for PDFs, all at
+once for text formats); set by :func:`harness.corpus.ingest.ingest_report` to show
+progress per page. None: nobody is listening."""
+
+
+def _pages_done(n: int = 1) -> None:
+    hook = PAGE_DONE.get()
+    if hook is not None:
+        hook(n)
 
 
 def _fail(where: str, message: str) -> ValidationError:
@@ -120,6 +133,7 @@ class PdfLoader:
                 texts.append(normalise(page.extract_text() or ""))
             except Exception as exc:  # pypdf raises many types on damaged content streams
                 problems.append(Problem(f"{path}: page {i}", f"text extraction failed: {exc}"))
+            _pages_done()
         if problems:
             raise ValidationError(problems, summary="cannot load document")
         try:
@@ -303,6 +317,8 @@ def load_document(spec: DocumentSpec) -> tuple[Document, list[Page]]:
     """
     loader, path = _resolve(spec)
     loaded = loader.load(path)
+    if not isinstance(loader, PdfLoader):  # text formats load at once
+        _pages_done(len(loaded.texts))
     doc = Document(spec.doc_id, spec.kind, spec.game, spec.edition, spec.language,
                    spec.title or loaded.title or path.stem, spec.path, file_sha256(path))
     pages = [Page(spec.doc_id, i, text, label, headings)

@@ -3,8 +3,17 @@
 Each table name found in any run's manifest becomes one view over that table in
 every run that has it (``read_parquet([...], union_by_name=true)``, so columns
 missing from a run, e.g. an arm's ``rank_<arm>``, read as NULL), with a leading
-``run_id`` column taken from the run's directory name. A ``runs`` view lists the
-runs themselves (run_id, created, status, path).
+``run_id`` column taken from the run's directory name (the tables' own ``run_id``
+column is replaced by it, so views join on directory names even for baselines,
+whose rows carry their source run's id). Two more views:
+
+* ``runs``: one row per run: ``run_id``, ``kind`` (``retrieval``, ``rulings``, or
+  ``baseline`` for a saved baseline), ``goldset`` (name), ``commit`` (git),
+  ``model`` (the embedding models of the run's arms, comma-joined), ``created``,
+  ``status``, ``path``;
+* ``answerable_metrics``: ``metrics`` restricted to answerable questions, the rows
+  ranking-metric means are taken over (``avg(value)`` on it is the honest mean;
+  on ``metrics`` it silently counts unanswerable questions' defaults).
 
 Conventions: only directories with a ``manifest.json`` count (partial runs
 included: ``status`` tells them apart); a table counts when the manifest lists it
@@ -20,11 +29,29 @@ from collections import defaultdict
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 
 from harness.core.errors import HarnessError
 from harness.store.rundir import MANIFEST, list_runs
 
 RUNS_VIEW = "runs"
+ANSWERABLE_VIEW = "answerable_metrics"
+RUNS_COLUMNS = ("run_id", "kind", "goldset", "commit", "model", "created", "status", "path")
+
+
+def _run_row(path: Path, manifest: dict) -> dict[str, str | None]:
+    from harness.store.rundir import run_kind
+
+    arms = manifest.get("arms") or {}
+    models = sorted({str(a["model"]) for a in arms.values()
+                     if isinstance(a, dict) and a.get("model")})
+    return {"run_id": path.name,
+            "kind": "baseline" if "baseline" in manifest else run_kind(manifest),
+            "goldset": (manifest.get("goldset") or {}).get("name"),
+            "commit": (manifest.get("git") or {}).get("commit"),
+            "model": ",".join(models) or None,
+            "created": str(manifest.get("created", "")),
+            "status": str(manifest.get("status", "")), "path": str(path.resolve())}
 
 
 def _sql_str(s: str) -> str:
@@ -43,13 +70,12 @@ def table_files(runs_dir: Path) -> tuple[pd.DataFrame, dict[str, list[tuple[str,
             manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise HarnessError(f"{path / MANIFEST}: not valid JSON ({exc})") from exc
-        runs.append({"run_id": path.name, "created": str(manifest.get("created", "")),
-                     "status": str(manifest.get("status", "")), "path": str(path.resolve())})
+        runs.append(_run_row(path, manifest))
         for name in sorted(manifest.get("tables", {})):
             p = path / f"{name}.parquet"
             if p.exists():
                 files[name].append((path.name, p.resolve()))
-    return pd.DataFrame(runs, columns=["run_id", "created", "status", "path"]), dict(files)
+    return pd.DataFrame(runs, columns=list(RUNS_COLUMNS)), dict(files)
 
 
 def connect(runs_dir: Path):  # type: ignore[no-untyped-def]
@@ -63,21 +89,28 @@ def connect(runs_dir: Path):  # type: ignore[no-untyped-def]
     con.register("_runs_frame", runs)
     con.execute(f"create view {_ident(RUNS_VIEW)} as select * from _runs_frame")
     for name, entries in sorted(files.items()):
-        if name == RUNS_VIEW:
-            raise HarnessError(f"table name {name!r} clashes with the {RUNS_VIEW!r} view")
+        if name in (RUNS_VIEW, ANSWERABLE_VIEW):
+            raise HarnessError(f"table name {name!r} clashes with the {name!r} view")
         paths = "[" + ", ".join(_sql_str(str(p)) for _, p in entries) + "]"
         cases = " ".join(f"when {_sql_str(str(p))} then {_sql_str(r)}" for r, p in entries)
+        # runs written before run_id was a column lack it: exclude it only where present
+        stored = any("run_id" in pq.read_schema(p).names for _, p in entries)
+        exclude = "filename, run_id" if stored else "filename"
         con.execute(
             f"create view {_ident(name)} as select case filename {cases} end as run_id, "
-            f"* exclude (filename) from read_parquet({paths}, union_by_name = true, "
+            f"* exclude ({exclude}) from read_parquet({paths}, union_by_name = true, "
             "filename = true)")
+    if "metrics" in files:
+        con.execute(f"create view {_ident(ANSWERABLE_VIEW)} as "
+                    "select * from metrics where answerable")
     return con
 
 
 def views(runs_dir: Path) -> list[str]:
     """Names of the views :func:`query` offers (``runs`` first, then tables A-Z)."""
     _, files = table_files(runs_dir)
-    return [RUNS_VIEW, *sorted(files)]
+    extra = [ANSWERABLE_VIEW] if "metrics" in files else []
+    return [RUNS_VIEW, *sorted([*files, *extra])]
 
 
 def query(sql: str, runs_dir: Path = Path("runs")) -> pd.DataFrame:
