@@ -60,26 +60,28 @@ def interval_figure(frame: pd.DataFrame, service: str | None = None) -> Figure:
 
 
 def band_figure(fused: pd.DataFrame, tables: tuple[BandTable, ...]) -> Figure:
-    """Fused scores of the top-k chunks, one panel per number of arms in the config.
+    """Fused scores of the top-k chunks, one panel per number of arms and k.
 
     Per config: relevant (green) and non-relevant (grey) chunks as jittered dots, the
     healthy band (5th-95th percentile of the best relevant hit) as a shaded bar, and
     the config's anchors as ticks: m arms' #1 votes over (k+1) for m = 1..arms (for
     weights 1, k=60: 1/61 = 0.0164, 2/61 = 0.0328, 3/61 = 0.0492, the last the
-    ceiling). Jitter comes from a seeded local generator."""
+    ceiling), labelled at the panel's right edge. Each panel has its own score axis,
+    so k=60 configs are not squashed under k=20 ones (whose ceiling is 3/21).
+    Jitter comes from a seeded local generator."""
     rng = np.random.default_rng(0)
-    groups: dict[int, list[BandTable]] = {}
+    groups: dict[tuple[int, float], list[BandTable]] = {}
     for t in tables:
-        groups.setdefault(len(t.anchors.arms), []).append(t)
-    counts = sorted(groups, reverse=True)
-    widths = [max(len(groups[n]), 1) + 0.6 for n in counts]
+        n = len(t.anchors.arms)
+        groups.setdefault((n, t.anchors.k if n > 1 else 0.0), []).append(t)
+    keys = sorted(groups, key=lambda g: (g[0] == 1, -g[1], -g[0]))
+    widths = [len(groups[g]) + 0.9 for g in keys]
     fig = Figure(figsize=(MAX_WIDTH_IN, 5.2), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(1, len(counts), sharey=True, squeeze=False,
-                                      width_ratios=widths)).ravel()
+    axes = np.atleast_1d(fig.subplots(1, len(keys), squeeze=False, width_ratios=widths)).ravel()
     by_config = dict(iter(fused.groupby("config_id", sort=False)))
-    top_score = max((t.anchors.ceiling for t in tables), default=0.05)
-    for ax, n in zip(axes, counts, strict=True):
-        for x, t in enumerate(groups[n]):
+    for ax, key in zip(axes, keys, strict=True):
+        members, n = groups[key], key[0]
+        for x, t in enumerate(members):
             f = by_config.get(t.config_id, fused.iloc[:0])
             top = f[f["fused_rank"] <= t.top_k]
             for rel, colour, dx in ((False, NOT_REL, -0.12), (True, REL, 0.12)):
@@ -92,18 +94,19 @@ def band_figure(fused: pd.DataFrame, tables: tuple[BandTable, ...]) -> Figure:
             for m, anchor in enumerate(t.anchors.vote_tops, start=1):
                 ax.plot([x - 0.4, x + 0.4], [anchor, anchor], color="#333" if m == n else "#888",
                         lw=1.2 if m == n else 0.8, ls="-" if m == n else "--")
-                if x == len(groups[n]) - 1:
-                    label = "ceiling" if m == n else f"{m} arm{'s' if m > 1 else ''} #1"
-                    ax.annotate(f"{label} {anchor:.4f}", (x + 0.42, anchor), fontsize=8,
-                                va="center", color="#333")
-        ax.set_xticks(range(len(groups[n])), [t.name for t in groups[n]], rotation=30,
+        for m, anchor in enumerate(members[0].anchors.vote_tops, start=1):
+            label = "ceiling" if m == n else f"{m} arm{'s' if m > 1 else ''} #1"
+            ax.annotate(f"{label}\n{anchor:.4f}", (len(members) - 0.5, anchor), fontsize=8,
+                        va="center", color="#333", annotation_clip=False)
+        ax.set_xticks(range(len(members)), [t.name for t in members], rotation=30,
                       ha="right", fontsize=9)
-        ax.set_xlim(-0.6, len(groups[n]) - 0.4 + 0.6)
-        ax.set_title(f"{n}-arm configs", fontsize=11)
-        ax.tick_params(axis="y", labelsize=9)
+        ax.set_xlim(-0.6, len(members) + 0.55)
+        ax.set_ylim(0, max(t.anchors.ceiling for t in members) * 1.12)
+        title = f"{n} arm{'s' if n > 1 else ''}" + (f", k={key[1]:g}" if n > 1 else "")
+        ax.set_title(title, fontsize=11)
+        ax.tick_params(axis="y", labelsize=8)
         ax.grid(axis="y", color="#f0f0f0")
     axes[0].set_ylabel(f"fused score (top {tables[0].top_k if tables else 5})", fontsize=10)
-    axes[0].set_ylim(0, top_score * 1.08)
     handles = {h.get_label(): h for ax in axes for h in ax.get_legend_handles_labels()[0]}
     handles["healthy band (p5-p95 best relevant)"] = _rect(0, 0, 1, 1)
     fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=3,
@@ -208,20 +211,27 @@ def ratio_figure(fused: pd.DataFrame, tables: tuple[BandTable, ...]) -> Figure:
 
 
 def answers_figure(frame: pd.DataFrame) -> Figure:
-    """Grouped bars: one group per answer metric (0-1 scale), one bar per answerer.
-    ``frame`` columns: ``answerer``, ``metric``, ``value`` (NaN bars are left out)."""
+    """Horizontal grouped bars: one group per answer metric (0-1 scale), one bar per
+    answerer, the value written beside it. ``frame`` columns: ``answerer``,
+    ``metric``, ``value`` (NaN bars are left out)."""
     metrics = list(dict.fromkeys(frame["metric"]))
     answerers = list(dict.fromkeys(frame["answerer"]))
-    fig = Figure(figsize=(min(MAX_WIDTH_IN, 1.6 * len(metrics) + 3), 3.6), layout="constrained")
+    height = 0.28 * len(metrics) * max(len(answerers), 1) + 1.4
+    fig = Figure(figsize=(9, height), layout="constrained")
     ax = fig.subplots()
-    width = 0.8 / max(len(answerers), 1)
+    bar = 0.8 / max(len(answerers), 1)
+    y0 = np.arange(len(metrics))[::-1]
     for i, a in enumerate(answerers):
         f = frame[frame["answerer"] == a].set_index("metric").reindex(metrics)
-        x = np.arange(len(metrics)) + (i - (len(answerers) - 1) / 2) * width
-        ax.bar(x, f["value"].to_numpy(float), width * 0.95, label=a)
-    ax.set_xticks(range(len(metrics)), metrics, fontsize=10)
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("mean over the metric's scope", fontsize=10)
-    ax.legend(fontsize=9, ncols=min(len(answerers), 4))
-    ax.grid(axis="y", color="#eee")
+        y = y0 + ((len(answerers) - 1) / 2 - i) * bar
+        v = f["value"].to_numpy(float)
+        ax.barh(y, np.nan_to_num(v), bar * 0.92, label=a)
+        for yy, vv in zip(y, v, strict=True):
+            ax.annotate("-" if not math.isfinite(vv) else f"{vv:.2f}",
+                        (np.nan_to_num(vv) + 0.01, yy), va="center", fontsize=8)
+    ax.set_yticks(y0, metrics, fontsize=10)
+    ax.set_xlim(0, 1.1)
+    ax.set_xlabel("mean over the metric's scope", fontsize=10)
+    fig.legend(fontsize=9, loc="outside upper center", ncols=min(len(answerers), 3))
+    ax.grid(axis="x", color="#eee")
     return fig

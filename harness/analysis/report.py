@@ -224,12 +224,12 @@ def _answers_html(run: Run) -> list[str]:
     answers = run.table("answers")
     outcomes = pd.crosstab([answers["config_id"], answers["answerer"]], answers["outcome"])
     parts += ["<p class='note'>Outcomes per config and answerer.</p>",
-              _table(outcomes.reset_index())]
+              _table(outcomes.rename_axis(columns=None).reset_index())]
     if run.has_table("answer_metrics"):
         try:
-            from harness.answering.sidebyside import LABELS, SHOWN, side_by_side
-        except ImportError:
-            SHOWN, LABELS, side_by_side = (), {}, None
+            from harness.answering.sidebyside import LABELS, side_by_side
+        except ImportError:  # the answerers' module not there: the tables below still show
+            LABELS, side_by_side = {}, None
         if side_by_side is not None:
             sbs = side_by_side(run, n_resamples=1000)
             rows = pd.DataFrame([{"config_id": r.config_id, "answerer": r.answerer,
@@ -301,7 +301,7 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
         "k = 60). Shaded: the healthy band, the 5th-95th percentile of the best relevant "
         "hit. Gate: the score/ceiling threshold on the top hit maximising Youden's J.</p>",
         _img(band_figure(fused, tables), "fused scores per arm count against the anchors"),
-        _table(overview_frame(tables)),
+        _table(overview_frame(tables).drop(columns=["name", "kind"])),
         "<details><summary>score / ceiling by arms voted, per config; band cells</summary>",
         _img(ratio_figure(fused, tables), "score/ceiling by arms voted, relevant vs not"),
         _table(cells_frame(tables)), "</details>",
