@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from harness.analysis import report
 from harness.analysis.bands import run_band_tables
+from harness.analysis.figures import band_figure
 from harness.analysis.headline import SERVICE_CONFIG, headline, interval_frame, service_config
 from harness.cli.analysis import register
 from harness.core.errors import HarnessError
@@ -81,6 +82,13 @@ def test_figures_render_to_png(run: Run) -> None:
             report.heatmap_figure(run.table("metrics"), "recall@5")]
     for fig in figs:
         assert base64.b64decode(report.png_base64(fig)).startswith(PNG_MAGIC)
+    # no empty panels: one per config, one per (arms, k) group of the band chart
+    assert len(figs[0].axes) == len(tables)
+    band = band_figure(run.table("fused"), tables)
+    groups = {(len(t.anchors.arms), t.anchors.k if len(t.anchors.arms) > 1 else 0)
+              for t in tables}
+    assert len(band.axes) == len(groups)
+    assert all(fig.get_size_inches()[0] <= 13.4 for fig in (*figs, band))
 
 
 def test_write_report_is_self_contained(run: Run, tmp_path: Path) -> None:
