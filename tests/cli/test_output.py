@@ -78,3 +78,14 @@ def test_run_with_the_dense_arm_leaks_no_progress_bar(tmp_path: Path) -> None:
     json.loads(res.stdout)
     assert "Loading weights" not in res.stdout + res.stderr
     assert "%|" not in res.stdout + res.stderr  # no tqdm bar anywhere
+
+
+def test_answerers_json(tmp_path: Path) -> None:
+    from tests.helpers.analysis import write_synthetic_run
+
+    run = write_synthetic_run(tmp_path / "run-ans", seed=1, with_answers=True)
+    res = _harness("answerers", str(run), "--json")
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert data["baseline"] in {"extractive", "echo"}
+    assert {r["answerer"] for r in data["rows"]} == {"extractive", "echo"}
