@@ -49,7 +49,7 @@ def interval_frame(metrics: pd.DataFrame, names: tuple[str, ...] = HEADLINE_METR
                    seed: int = 0) -> pd.DataFrame:
     """Columns ``metric``, ``config_id``, ``value``, ``lo``, ``hi``, ``n``; the metrics
     of ``names`` the run has, configs ordered best first by the first of them."""
-    from harness.regression.compare import AGGREGATES, metric_info
+    from harness.metrics.info import AGGREGATES, SCOPES, metric_info
     from harness.regression.stats import bootstrap_ci
 
     rows = []
@@ -59,8 +59,7 @@ def interval_frame(metrics: pd.DataFrame, names: tuple[str, ...] = HEADLINE_METR
         if info is None:
             continue
         m = metrics[metrics["metric"] == info.name]
-        if info.scope == "answerable":
-            m = m[m["answerable"].astype(bool)]
+        m = m[SCOPES.get(info.scope)(m)]
         for cid, g in m.groupby("config_id", sort=True):
             v = g.sort_values("question_id")["value"].to_numpy(np.float64)
             lo = hi = math.nan

@@ -6,7 +6,7 @@ noise of these particular questions). :func:`tune` estimates what the selection
 procedure is worth on questions it has not seen:
 
 * the questions in the metric's scope (answerable ones for ranking metrics, see
-  :func:`harness.regression.compare.metric_info`) are split into ``folds`` folds,
+  :func:`harness.metrics.info.metric_info`) are split into ``folds`` folds,
   stratified by question language, shuffled with ``seed``
   (``sklearn.model_selection.StratifiedKFold``);
 * in each fold, every config is aggregated (mean, or median for ``first_rel_rank``)
@@ -107,15 +107,14 @@ def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEF
     tables (see the module docstring)."""
     from sklearn.model_selection import StratifiedKFold
 
-    from harness.regression.compare import metric_info
+    from harness.metrics.info import SCOPES, metric_info
 
     info = metric_info(metric)
     if info is None:
         raise HarnessError(f"metric {metric!r} has no known direction; metrics in the run: "
                            f"{', '.join(sorted(metrics['metric'].unique()))}")
     rows = metrics[metrics["metric"] == info.name]
-    if info.scope == "answerable":
-        rows = rows[rows["answerable"].astype(bool)]
+    rows = rows[SCOPES.get(info.scope)(rows)]
     if rows.empty:
         raise HarnessError(f"no {info.name} rows in scope ({info.scope}); metrics in the run: "
                            f"{', '.join(sorted(metrics['metric'].unique()))}")

@@ -46,8 +46,11 @@ from harness.answering.answerers.base import (
     AnswerRequest,
     AnswerResponse,
 )
+from harness.answering.fence import DEFAULT_PARAMS
 from harness.answering.frames import ReadSet, answer_frames, build_reads, load_inputs, reads_frame
 from harness.answering.journal import Journal, journal_path, valid_label
+from harness.answering.prompt import describe as prompt_describe
+from harness.answering.prompt import prompt_hash
 from harness.answering.read import ReadOptions
 from harness.core.errors import ConfigError, HarnessError
 from harness.store.rundir import Run, RunWriter
@@ -178,10 +181,6 @@ def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]
                max_workers: int = 2, retry_errors: bool = False,
                progress: Progress | None = None) -> AnswerSummary:
     """Read, ask, journal and consolidate (see module docstring)."""
-    from harness.answering.fence import DEFAULT_PARAMS
-    from harness.answering.prompt import describe as prompt_describe
-    from harness.answering.prompt import prompt_hash
-
     if max_workers < 1:
         raise HarnessError(f"max_workers must be >= 1, got {max_workers}")
     specs = parse_specs(answerers)

@@ -24,9 +24,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from rich.console import Console
+from rich.table import Table
 
-from harness.answering.answer_metrics import ANSWER_METRICS
 from harness.core.errors import HarnessError
+from harness.metrics.info import scope_mask
 from harness.regression.stats import bootstrap_ci
 from harness.store.rundir import Run
 
@@ -76,11 +78,7 @@ def _scoped(run: Run) -> pd.DataFrame:
     m = run.table("answer_metrics")
     a = run.table("answers")[["question_id", "config_id", "answerer", "outcome"]]
     df = m.merge(a, on=["question_id", "config_id", "answerer"], how="left", validate="m:1")
-    scope = df["metric"].map(
-        lambda n: ANSWER_METRICS.get(n).scope if n in ANSWER_METRICS else "all")
-    df["in_scope"] = ((scope == "all") | ((scope == "answerable") & df["answerable"])
-                      | ((scope == "answered") & (df["outcome"] == "answered"))
-                      | ((scope == "responded") & (df["outcome"] != "error")))
+    df["in_scope"] = scope_mask(df, df["metric"])
     return df
 
 
@@ -147,8 +145,6 @@ def render(sbs: SideBySide) -> list[Any]:
     """One rich table per config: a row per metric, a column per answerer, and for
     every other answerer a column of its paired difference against the baseline
     (``mean [low, high] n=shared``)."""
-    from rich.table import Table
-
     out: list[Any] = []
     for cid in dict.fromkeys(r.config_id for r in sbs.rows):
         rows = [r for r in sbs.rows if r.config_id == cid]
@@ -186,8 +182,6 @@ def _diff_cell(d: PairedDiff, digits: int) -> str:
 def print_side_by_side(run: Run, console: Any = None, config_id: str | None = None,
                        baseline: str | None = None, seed: int = 0) -> SideBySide:
     """Print :func:`render` of :func:`side_by_side` to ``console`` (a rich Console)."""
-    from rich.console import Console
-
     console = console or Console()
     sbs = side_by_side(run, config_id=config_id, baseline=baseline, seed=seed)
     for t in render(sbs):

@@ -5,8 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.console import Console
+from rich.table import Table
 
+from harness.cli.catalog import all_registries
 from harness.cli.errors import bad_input_exits_2
+from harness.cli.progress import rich_progress
+from harness.cli.summary import print_summary
+from harness.core.errors import ConfigError
 
 
 def register(app: typer.Typer) -> None:
@@ -26,16 +32,16 @@ def run_cmd(
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Model and embedding cache (default: $HARNESS_CACHE or ~/.cache/harness)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout (no tables, no progress)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress and no tables: print only the run directory."),
+    metric: list[str] = typer.Option([], "--metric", "-m", help="Metric to compute (repeat; default: the grid's `metrics`, else the built-in list). ranx / ir_measures names are accepted: Success@5, RR@10, ndcg@10 (docs/metrics.md)."),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
     Progress goes to stderr, the summary to stdout.
 
-    Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive
+    Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive -m recall@3 -m nDCG@20
     Example: harness run --json | jq '.configs[0]'
     """
-    from harness.cli.progress import rich_progress
-    from harness.cli.summary import print_summary
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.pipeline.retrieval import RunOptions, run
 
     with bad_input_exits_2():
@@ -46,7 +52,8 @@ def run_cmd(
         arm_overrides = {k: v for k, v in params.items() if k not in labels}
         opts = RunOptions(goldset=goldset, config=config, runs_dir=out, run_id=run_id,
                           answerers=answerers, answer_configs=tuple(answer_config) or None,
-                          cache_dir=cache_dir, arm_overrides=arm_overrides)
+                          cache_dir=cache_dir, arm_overrides=arm_overrides,
+                          metrics=tuple(metric) or None)
         with rich_progress(quiet=quiet or as_json) as progress:
             result = run(opts, progress=progress)
     if as_json:
@@ -60,8 +67,6 @@ def run_cmd(
 
 
 def _parse_params(items: list[str]) -> dict[str, dict[str, object]]:
-    from harness.core.errors import ConfigError
-
     out: dict[str, dict[str, object]] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -86,10 +91,6 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print {registry
 
     Example: harness list --json
     """
-    from rich.console import Console
-    from rich.table import Table
-
-    from harness.cli.catalog import all_registries
 
     if as_json:
         import json
@@ -107,8 +108,7 @@ def validate_cmd(goldset: Path = typer.Argument(..., help="Gold set YAML to chec
 
     Example: harness validate goldsets/sample.yaml
     """
-    from rich.console import Console
-
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.goldset.parse import load_goldset
 
     with bad_input_exits_2():
