@@ -190,7 +190,7 @@ def _table(df: pd.DataFrame) -> str:
     return f"<div class='scroll'>{body}</div>"
 
 
-def _f(x: float, digits: int = 3, sign: bool = False) -> str:
+def _f(x: float, digits: int = 3, *, sign: bool = False) -> str:
     return "-" if not math.isfinite(x) else f"{x:{'+' if sign else ''}.{digits}f}"
 
 
@@ -207,10 +207,10 @@ def _headline_html(h: Headline) -> str:
         if h.best == h.service:
             verdict = "The service config is the best config of this run."
         else:
-            verdict = (f"best - service: {_f(h.diff, 3, True)} (95% CI {_f(h.ci_lo, 3, True)} "
-                       f"to {_f(h.ci_hi, 3, True)}, p = {_f(h.p_value)}; better on {h.wins}, "
+            verdict = (f"best - service: {_f(h.diff, 3, sign=True)} (95% CI {_f(h.ci_lo, 3, sign=True)} "
+                       f"to {_f(h.ci_hi, 3, sign=True)}, p = {_f(h.p_value)}; better on {h.wins}, "
                        f"worse on {h.losses}, tied on {h.ties} of {h.n} questions)")
-        cards.append(f"<div class='card'>difference<b>{_f(h.diff, 3, True)}</b>{e(verdict)}</div>")
+        cards.append(f"<div class='card'>difference<b>{_f(h.diff, 3, sign=True)}</b>{e(verdict)}</div>")
     return "<div class='cards'>" + "".join(cards) + "</div>"
 
 

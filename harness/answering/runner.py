@@ -178,7 +178,7 @@ def _settle(previous: Mapping[str, Any], key: str, given: Any, default: Any) -> 
 
 def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]],
                configs: Sequence[str] | None = None, read_options: ReadOptions | None = None,
-               max_workers: int = 2, retry_errors: bool = False,
+               max_workers: int = 2, *, retry_errors: bool = False,
                progress: Progress | None = None) -> AnswerSummary:
     """Read, ask, journal and consolidate (see module docstring)."""
     if max_workers < 1:

@@ -44,14 +44,14 @@ class TableSpec:
     def schema(self, families: dict[str, list[str]] | None = None) -> pa.Schema:
         """Arrow schema; ``families`` expands ``prefix*`` columns, e.g.
         ``{"rank_*": ["bm25", "dense"]}`` -> ``rank_bm25, rank_dense``."""
-        fields: list[pa.Field] = [_field(RUN_ID.name, RUN_ID.type, False, RUN_ID.doc)]
+        fields: list[pa.Field] = [_field(RUN_ID.name, RUN_ID.type, RUN_ID.doc, nullable=False)]
         for c in self.columns:
             if c.name.endswith("*"):
                 for member in (families or {}).get(c.name, []):
-                    fields.append(_field(c.name[:-1] + member, c.type, True,
-                                         f"{c.doc} [{c.name[:-1]}{member}]"))
+                    fields.append(_field(c.name[:-1] + member, c.type,
+                                         f"{c.doc} [{c.name[:-1]}{member}]", nullable=True))
             else:
-                fields.append(_field(c.name, c.type, c.nullable, c.doc))
+                fields.append(_field(c.name, c.type, c.doc, nullable=c.nullable))
         return pa.schema(fields, metadata=self.file_metadata())
 
     def file_metadata(self) -> dict[bytes, bytes]:
@@ -61,7 +61,7 @@ class TableSpec:
                 b"harness.key": ",".join(self.key).encode()}
 
 
-def _field(name: str, type_: pa.DataType, nullable: bool, doc: str) -> pa.Field:
+def _field(name: str, type_: pa.DataType, doc: str, *, nullable: bool) -> pa.Field:
     return pa.field(name, type_, nullable=nullable, metadata={b"description": doc.encode()})
 
 
