@@ -36,11 +36,12 @@ def service_config(configs: pd.DataFrame) -> str | None:
     ids = [str(c) for c in configs["config_id"]]
     if SERVICE_CONFIG in ids:
         return SERVICE_CONFIG
-    for row in configs.itertuples(index=False):
-        weights = [float(w) for w in row.weights]
-        if (row.method == "rrf" and float(row.k) == 60.0
-                and tuple(sorted(row.arms)) == SERVICE_ARMS and all(w == 1.0 for w in weights)):
-            return str(row.config_id)
+    for row in configs.to_dict(orient="records"):
+        weights = [float(w) for w in row["weights"]]
+        arms = tuple(sorted(str(a) for a in row["arms"]))
+        if (row["method"] == "rrf" and float(row["k"]) == 60.0 and arms == SERVICE_ARMS
+                and all(w == 1.0 for w in weights)):
+            return str(row["config_id"])
     return None
 
 

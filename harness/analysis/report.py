@@ -215,31 +215,29 @@ def _headline_html(h: Headline) -> str:
 
 
 def _answers_html(run: Run) -> list[str]:
-    """The answers section: side by side when available, else what the tables hold."""
+    """The answers section: outcomes, the answerers side by side
+    (:func:`harness.answering.sidebyside.side_by_side`) and citations."""
     parts = ["<h2>Answers</h2>"]
     answers = run.table("answers")
     outcomes = pd.crosstab([answers["config_id"], answers["answerer"]], answers["outcome"])
     parts += ["<p class='note'>Outcomes per config and answerer.</p>",
               _table(outcomes.rename_axis(columns=None).reset_index())]
     if run.has_table("answer_metrics"):
-        try:
-            from harness.answering.sidebyside import LABELS, side_by_side
-        except ImportError:  # the answerers' module not there: the tables below still show
-            LABELS, side_by_side = {}, None
-        if side_by_side is not None:
-            sbs = side_by_side(run, n_resamples=1000)
-            rows = pd.DataFrame([{"config_id": r.config_id, "answerer": r.answerer,
-                                  "questions": r.questions, "errors": r.errors,
-                                  **{LABELS.get(m, m): v for m, v in r.means},
-                                  "latency p50": r.latency_p50, "latency p95": r.latency_p95}
-                                 for r in sbs.rows])
-            bars = pd.DataFrame([{"answerer": f"{r.answerer} ({r.config_id})",
-                                  "metric": LABELS.get(m, m), "value": v}
-                                 for r in sbs.rows for m, v in r.means if m != "latency_ms"])
-            parts += [f"<p class='note'>Means over each metric's scope; paired differences "
-                      f"against {html.escape(sbs.baseline)} in <code>harness answerers</code>."
-                      "</p>", _img(answers_figure(bars), "answer metrics per answerer"),
-                      _table(rows)]
+        from harness.answering.sidebyside import LABELS, side_by_side
+
+        sbs = side_by_side(run, n_resamples=1000)
+        rows = pd.DataFrame([{"config_id": r.config_id, "answerer": r.answerer,
+                              "questions": r.questions, "errors": r.errors,
+                              **{LABELS.get(m, m): v for m, v in r.means},
+                              "latency p50": r.latency_p50, "latency p95": r.latency_p95}
+                             for r in sbs.rows])
+        bars = pd.DataFrame([{"answerer": f"{r.answerer} ({r.config_id})",
+                              "metric": LABELS.get(m, m), "value": v}
+                             for r in sbs.rows for m, v in r.means if m != "latency_ms"])
+        parts += [f"<p class='note'>Means over each metric's scope; paired differences "
+                  f"against {html.escape(sbs.baseline)} in <code>harness answerers</code>."
+                  "</p>", _img(answers_figure(bars), "answer metrics per answerer"),
+                  _table(rows)]
     if run.has_table("citations"):
         c = run.table("citations")
         cit = c.groupby(["config_id", "answerer"]).agg(

@@ -38,9 +38,12 @@ def rich_progress(quiet: bool = False) -> Iterator[Callable[[str, int], object]]
     """Yields ``stage(description, total)``: a context manager giving ``advance(n)``.
     Drawn on standard error; nothing at all when ``quiet``."""
     if quiet:
+        def ignore(n: int = 1) -> None:
+            return None
+
         @contextmanager
         def silent(description: str, total: int) -> Iterator[Callable[[int], None]]:
-            yield lambda n=1: None
+            yield ignore
 
         yield silent
         return

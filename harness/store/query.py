@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -39,7 +40,7 @@ ANSWERABLE_VIEW = "answerable_metrics"
 RUNS_COLUMNS = ("run_id", "kind", "goldset", "commit", "model", "created", "status", "path")
 
 
-def _run_row(path: Path, manifest: dict) -> dict[str, str | None]:
+def _run_row(path: Path, manifest: dict[str, Any]) -> dict[str, str | None]:
     from harness.store.rundir import run_kind
 
     arms = manifest.get("arms") or {}
