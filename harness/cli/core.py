@@ -36,10 +36,9 @@ def run_cmd(
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
-    Progress goes to stderr, the summary to stdout.
+    Progress goes to stderr, the summary to stdout (--json: only JSON, e.g. for jq).
 
     Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive -m recall@3 -m nDCG@20
-    Example: harness run --json | jq '.configs[0]'
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.pipeline.retrieval import RunOptions, run
