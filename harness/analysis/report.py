@@ -1,8 +1,18 @@
-"""One self-contained HTML report of a run: summary, score bands, config comparison.
+"""One self-contained HTML report of a run, read top-down.
 
-The file embeds every figure as a base64 PNG (matplotlib ``Figure`` objects drawn
-with the Agg renderer, no pyplot state) and inline CSS, and references nothing
-outside itself, so it opens offline and can be mailed around.
+Sections: the headline (best config and the service config on the chosen metric, the
+paired difference with its interval, :mod:`harness.analysis.headline`); configs by
+metric with bootstrap intervals; the config comparison against the service config
+(forest plot and table); score bands per number of arms against the arms/(k+1)
+anchors; a per-language heat map; the answers side by side when the run has answers;
+the per-config summary; per-question details folded away. Figures come from
+:mod:`harness.analysis.figures`.
+
+The file embeds every figure as a base64 PNG (Agg renderer, no pyplot state), inline
+CSS and a few lines of inline script that sort a table by the clicked column, and
+references nothing outside itself, so it opens offline and can be mailed around.
+The layout fits a 1400 px window: wide tables scroll inside their own box, figures
+are at most 1340 px wide.
 
 Config comparison (also used by ``notebooks/compare_configs.ipynb``): for one
 metric, every config is compared with a *reference* config (default: the best by
@@ -30,6 +40,23 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from harness.analysis.bands import BandTable, run_band_tables
+from harness.analysis.figures import (
+    answers_figure,
+    band_figure,
+    comparison_figure,
+    interval_figure,
+    language_figure,
+    question_figure,
+    ratio_figure,
+)
+from harness.analysis.headline import (
+    HEADLINE_METRICS,
+    Headline,
+    headline,
+    interval_frame,
+    service_config,
+)
+from harness.analysis.languages import language_table
 from harness.analysis.summary import summary_frame
 from harness.core.errors import HarnessError
 from harness.core.ordering import order
@@ -38,10 +65,27 @@ from harness.regression.compare import compare_runs
 from harness.store.rundir import Run
 
 DEFAULT_METRIC = "recall@5"
-_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}
-table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}
-th,td{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#f2f2f2}
-td:first-child,th:first-child{text-align:left}img{max-width:100%}.note{color:#555}"""
+__all__ = ["DEFAULT_METRIC", "cells_frame", "comparison_figure", "config_comparison",
+           "heatmap_figure", "overview_frame", "png_base64", "ratio_figure", "render_html",
+           "write_report"]
+_CSS = """*{box-sizing:border-box}body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;
+max-width:1360px;padding:12px 16px;color:#222}h1{font-size:22px}h2{font-size:18px;
+margin-top:1.6em;border-bottom:1px solid #ddd}.scroll{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:12px;margin:.4em 0 1.2em}
+th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}
+th{background:#f2f2f2;cursor:pointer;user-select:none}th[data-dir=asc]::after{content:" ▲"}
+th[data-dir=desc]::after{content:" ▼"}td:first-child,th:first-child{text-align:left}
+img{max-width:100%;height:auto;display:block;margin:.4em 0}.note{color:#555;max-width:70em}
+.cards{display:flex;flex-wrap:wrap;gap:12px}.card{border:1px solid #ddd;border-radius:6px;
+padding:8px 14px;min-width:15em;max-width:32em}.card b{font-size:20px;display:block}
+.svc{color:#d1495b}details{margin:.5em 0}summary{cursor:pointer;color:#264653}"""
+# sort a table by the clicked header: numbers numerically, text after numbers
+_JS = """document.querySelectorAll('table.sortable th').forEach((th,i)=>th.onclick=()=>{
+const t=th.closest('table'),b=t.tBodies[0],up=th.dataset.dir!=='asc';
+t.querySelectorAll('th').forEach(h=>delete h.dataset.dir);th.dataset.dir=up?'asc':'desc';
+const key=r=>{const s=r.cells[i].textContent.trim(),n=parseFloat(s);return isNaN(n)?[1,s]:[0,n]};
+[...b.rows].sort((x,y)=>{const a=key(x),c=key(y);return (a[0]-c[0]||(a[1]>c[1]?1:a[1]<c[1]?-1:0))
+*(up?1:-1)}).forEach(r=>b.appendChild(r))});"""
 
 
 def _rows_in_scope(metrics: pd.DataFrame, metric: str) -> tuple[MetricInfo, pd.DataFrame]:
@@ -121,75 +165,16 @@ def cells_frame(tables: tuple[BandTable, ...]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def ratio_figure(fused: pd.DataFrame, tables: tuple[BandTable, ...]) -> Figure:
-    """Box plots of ``score_ratio`` in the top k by arm count, relevant (green)
-    against not (grey), one panel per config; dashed lines mark the anchors
-    (m arms' #1 votes over the ceiling)."""
-    n = max(len(tables), 1)
-    cols = min(n, 3)
-    rows_ = math.ceil(n / cols)
-    fig = Figure(figsize=(4.2 * cols, 3.2 * rows_), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(rows_, cols, squeeze=False)).ravel()
-    groups = dict(iter(fused.groupby("config_id", sort=False)))
-    for ax, t in zip(axes, tables, strict=False):
-        f = groups.get(t.config_id, fused.iloc[:0])
-        top = f[f["fused_rank"] <= t.top_k]
-        for m in range(1, len(t.anchors.arms) + 1):
-            ax.axhline(t.anchors.vote_tops[m - 1] / t.anchors.ceiling, color="#bbb", ls="--", lw=.8)
-            for rel, dx, colour in ((False, -0.18, "#999"), (True, 0.18, "#2a9d55")):
-                v = top[(top["arms_voted"] == m) & (top["relevant"] == rel)]["score_ratio"]
-                if len(v):
-                    ax.boxplot([v.to_numpy(float)], positions=[m + dx], widths=0.3,
-                               patch_artist=True, manage_ticks=False,
-                               boxprops={"facecolor": colour}, medianprops={"color": "k"},
-                               label="relevant" if rel else "not relevant")
-        ax.set_xticks(range(1, len(t.anchors.arms) + 1))
-        ax.set_xlim(0.5, len(t.anchors.arms) + 0.5)
-        ax.set_ylim(0, 1.05)
-        ax.set_title(f"{t.name} (top {t.top_k})", fontsize=9)
-        ax.set_xlabel("arms voted", fontsize=8)
-        ax.set_ylabel("score / ceiling", fontsize=8)
-    handles = {h.get_label(): h for ax in axes for h in ax.get_legend_handles_labels()[0]}
-    if handles:
-        fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=2)
-    for ax in axes[len(tables):]:
-        ax.set_visible(False)
-    return fig
-
-
-def comparison_figure(comparison: pd.DataFrame, metric: str) -> Figure:
-    """Forest plot: mean paired difference to the reference with its interval."""
-    c = comparison.iloc[::-1]
-    fig = Figure(figsize=(7, 0.35 * len(c) + 1.2), layout="constrained")
-    ax = fig.subplots()
-    y = np.arange(len(c))
-    ok = np.isfinite(c["ci_lo"].to_numpy(float)) & np.isfinite(c["diff"].to_numpy(float))
-    ax.errorbar(c["diff"][ok], y[ok], xerr=[(c["diff"] - c["ci_lo"])[ok],
-                                            (c["ci_hi"] - c["diff"])[ok]],
-                fmt="o", color="#264653", capsize=3)
-    ax.axvline(0, color="#999", lw=.8)
-    ax.set_yticks(y, list(c["config_id"]), fontsize=8)
-    ref = comparison.loc[comparison["reference"], "config_id"].iloc[0]
-    ax.set_xlabel(f"{metric}: config - {ref} (bootstrap CI of the mean paired difference)",
-                  fontsize=8)
-    return fig
-
-
 def heatmap_figure(metrics: pd.DataFrame, metric: str = DEFAULT_METRIC) -> Figure:
-    """Questions (rows) by configs (columns) of one metric's per-question values."""
+    """Questions (rows) by configs (columns) of one metric's per-question values
+    (the questions in the metric's scope)."""
     _, rows = _rows_in_scope(metrics, metric)
     wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
-    fig = Figure(figsize=(0.5 * wide.shape[1] + 3, 0.22 * wide.shape[0] + 2), layout="constrained")
-    ax = fig.subplots()
-    im = ax.imshow(wide.to_numpy(float), aspect="auto", cmap="viridis", interpolation="nearest")
-    ax.set_xticks(range(wide.shape[1]), list(wide.columns), rotation=60, ha="right", fontsize=7)
-    ax.set_yticks(range(wide.shape[0]), list(wide.index), fontsize=6)
-    fig.colorbar(im, ax=ax, label=metric)
-    return fig
+    return question_figure(wide, metric)
 
 
 def png_base64(fig: Figure) -> str:
-    """The figure as a base64 PNG string."""
+    """The figure as a base64 PNG string (100 dpi: inches x 100 = pixels)."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)
     return base64.b64encode(buf.getvalue()).decode("ascii")
@@ -200,7 +185,67 @@ def _img(fig: Figure, alt: str) -> str:
 
 
 def _table(df: pd.DataFrame) -> str:
-    return df.to_html(index=False, border=0, na_rep="-", float_format=lambda x: f"{x:.4g}")
+    body = df.to_html(index=False, border=0, na_rep="-", classes="sortable",
+                      float_format=lambda x: f"{x:.4g}")
+    return f"<div class='scroll'>{body}</div>"
+
+
+def _f(x: float, digits: int = 3, *, sign: bool = False) -> str:
+    return "-" if not math.isfinite(x) else f"{x:{'+' if sign else ''}.{digits}f}"
+
+
+def _headline_html(h: Headline) -> str:
+    e = html.escape
+    cards = [f"<div class='card'>best on {e(h.metric)}<b>{_f(h.best_value)}</b>"
+             f"{e(h.best)}</div>"]
+    if h.service is None:
+        cards.append("<div class='card'>service config<b>-</b>no config of this run is "
+                     "rrf k=60 over bm25+dense+boost with weights 1</div>")
+    else:
+        cards.append(f"<div class='card svc'>service config<b>{_f(h.service_value)}</b>"
+                     f"{e(h.service)}</div>")
+        if h.best == h.service:
+            verdict = "The service config is the best config of this run."
+        else:
+            verdict = (f"best - service: {_f(h.diff, 3, sign=True)} (95% CI {_f(h.ci_lo, 3, sign=True)} "
+                       f"to {_f(h.ci_hi, 3, sign=True)}, p = {_f(h.p_value)}; better on {h.wins}, "
+                       f"worse on {h.losses}, tied on {h.ties} of {h.n} questions)")
+        cards.append(f"<div class='card'>difference<b>{_f(h.diff, 3, sign=True)}</b>{e(verdict)}</div>")
+    return "<div class='cards'>" + "".join(cards) + "</div>"
+
+
+def _answers_html(run: Run) -> list[str]:
+    """The answers section: outcomes, the answerers side by side
+    (:func:`harness.answering.sidebyside.side_by_side`) and citations."""
+    parts = ["<h2>Answers</h2>"]
+    answers = run.table("answers")
+    outcomes = pd.crosstab([answers["config_id"], answers["answerer"]], answers["outcome"])
+    parts += ["<p class='note'>Outcomes per config and answerer.</p>",
+              _table(outcomes.rename_axis(columns=None).reset_index())]
+    if run.has_table("answer_metrics"):
+        from harness.answering.sidebyside import LABELS, side_by_side
+
+        sbs = side_by_side(run, n_resamples=1000)
+        rows = pd.DataFrame([{"config_id": r.config_id, "answerer": r.answerer,
+                              "questions": r.questions, "errors": r.errors,
+                              **{LABELS.get(m, m): v for m, v in r.means},
+                              "latency p50": r.latency_p50, "latency p95": r.latency_p95}
+                             for r in sbs.rows])
+        bars = pd.DataFrame([{"answerer": f"{r.answerer} ({r.config_id})",
+                              "metric": LABELS.get(m, m), "value": v}
+                             for r in sbs.rows for m, v in r.means if m != "latency_ms"])
+        parts += [f"<p class='note'>Means over each metric's scope; paired differences "
+                  f"against {html.escape(sbs.baseline)} in <code>harness answerers</code>."
+                  "</p>", _img(answers_figure(bars), "answer metrics per answerer"),
+                  _table(rows)]
+    if run.has_table("citations"):
+        c = run.table("citations")
+        cit = c.groupby(["config_id", "answerer"]).agg(
+            markers=("n", "size"), dangling=("dangling", "mean"),
+            relevant=("relevant", "mean")).reset_index()
+        parts += ["<p class='note'>Citation markers: share dangling (no passage read at "
+                  "that number) and share citing a relevant page.</p>", _table(cit)]
+    return parts
 
 
 def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int = 0,
@@ -209,37 +254,68 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
     metrics, configs, fused = run.table("metrics"), run.table("configs"), run.table("fused")
     metric = metric or (DEFAULT_METRIC if (metrics["metric"] == DEFAULT_METRIC).any()
                         else str(sorted(metrics["metric"].unique())[0]))
+    service = service_config(configs)
     tables = run_band_tables(run, top_k=top_k)
-    comparison = config_comparison(run, metric, seed=seed, n_resamples=n_resamples)
-    m = run.manifest
-    esc = html.escape
+    comparison = config_comparison(run, metric, reference=service, seed=seed,
+                                   n_resamples=n_resamples)
+    top = headline(comparison, service, metric)
+    names = tuple(dict.fromkeys((metric, *HEADLINE_METRICS)))
+    intervals = interval_frame(metrics, names, n_resamples=min(n_resamples, 2000), seed=seed)
+    questions = run.table("questions") if run.has_table("questions") else None
+    m, esc = run.manifest, html.escape
+    goldset = (m.get("goldset") or {}).get("name", "?")
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width'>",
         f"<title>harness report {esc(run.run_id)}</title><style>{_CSS}</style></head><body>",
         f"<h1>Run {esc(run.run_id)}</h1>",
-        f"<p class='note'>created {esc(str(m.get('created', '?')))} · status "
-        f"{esc(str(m.get('status', '?')))} · {len(configs)} configs · "
-        f"{run.table('questions').shape[0] if run.has_table('questions') else '?'} questions</p>",
+        f"<p class='note'>gold set {esc(str(goldset))} · created {esc(str(m.get('created', '?')))}"
+        f" · status {esc(str(m.get('status', '?')))} · {len(configs)} configs · "
+        f"{len(questions) if questions is not None else '?'} questions · commit "
+        f"{esc(str((m.get('git') or {}).get('commit') or '?')[:12])}</p>",
+        _headline_html(top),
+        "<h2>Configs by metric</h2>",
+        "<p class='note'>Mean over answerable questions with a 95% percentile bootstrap "
+        "interval of the mean (medians have none). Red: the service config.</p>",
+        _img(interval_figure(intervals, service), "configs by metric with intervals")
+        if not intervals.empty else "",
+        f"<h2>Against the {'service config' if service else 'best config'}: {esc(metric)}</h2>",
+        f"<p class='note'>Mean paired difference to {esc(str(service or top.best))}, 95% "
+        f"percentile bootstrap interval ({n_resamples} resamples, seed {seed}), paired "
+        "permutation p-value. Click a column header to sort.</p>",
+        _img(comparison_figure(comparison, metric), f"{metric} differences"),
+        _table(comparison),
+        f"<h2>Score bands (top {top_k})</h2>",
+        "<p class='note'>Fused scores of the top-k chunks per config, grouped by the number "
+        "of arms in the config, against the anchors arms/(k+1): one arm's #1 vote 1/61 = "
+        "0.0164, two arms' 2/61 = 0.0328, the three-arm ceiling 3/61 = 0.0492 (weights 1, "
+        "k = 60). Shaded: the healthy band, the 5th-95th percentile of the best relevant "
+        "hit. Gate: the score/ceiling threshold on the top hit maximising Youden's J.</p>",
+        _img(band_figure(fused, tables), "fused scores per arm count against the anchors"),
+        _table(overview_frame(tables).drop(columns=["name", "kind"])),
+        "<details><summary>score / ceiling by arms voted, per config; band cells</summary>",
+        _img(ratio_figure(fused, tables), "score/ceiling by arms voted, relevant vs not"),
+        _table(cells_frame(tables)), "</details>",
+    ]
+    if questions is not None and "language" in questions:
+        lang = language_table(metrics, questions, metric, also=())
+        if not lang.empty:
+            parts += [f"<h2>Per question language: {esc(metric)}</h2>",
+                      "<p class='note'>Answerable questions; n per language in the header.</p>",
+                      _img(language_figure(lang, metric), f"{metric} per language")]
+    if run.has_table("answers"):
+        parts += _answers_html(run)
+    parts += [
         "<h2>Summary per config</h2>",
         "<p class='note'>Ranking metrics: mean over answerable questions (median for "
         "first_rel_rank); ratio = top score / ceiling.</p>",
         _table(summary_frame(metrics, configs)),
-        f"<h2>Score bands (top {top_k})</h2>",
-        "<p class='note'>Anchors: one arm's #1 vote w/(k+1), two arms' #1 votes, the "
-        "ceiling sum(w)/(k+1). Band: 5th-95th percentile of the best relevant hit. Gate: "
-        "score/ceiling threshold on the top hit maximising Youden's J.</p>",
-        _table(overview_frame(tables)),
-        _img(ratio_figure(fused, tables), "score/ceiling by arms voted, relevant vs not"),
-        _table(cells_frame(tables)),
-        f"<h2>Config comparison: {esc(metric)}</h2>",
-        f"<p class='note'>Mean paired difference to the reference, 95% percentile "
-        f"bootstrap interval ({n_resamples} resamples, seed {seed}).</p>",
-        _table(comparison),
-        _img(comparison_figure(comparison, metric), f"{metric} differences"),
+        f"<details><summary>{esc(metric)} per question and config</summary>",
         _img(heatmap_figure(metrics, metric), f"{metric} per question and config"),
-        "</body></html>",
+        "</details>",
+        f"<script>{_JS}</script></body></html>",
     ]
-    return "\n".join(parts)
+    return "\n".join(p for p in parts if p)
 
 
 def write_report(run: Run, out: Path, **options: object) -> Path:

@@ -34,6 +34,10 @@ __all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", 
 
 @app.callback()
 def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details.")) -> None:
+    from harness.cli.progress import silence_third_party
+
+    silence_third_party()
+    # logs go to stderr (logging's default stream), results to stdout
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
 

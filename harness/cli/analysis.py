@@ -1,4 +1,5 @@
-"""Analysis commands: ``harness bands``, ``harness report``, ``harness query``."""
+"""Analysis commands: ``harness bands``, ``harness report``, ``harness query``,
+``harness tune``."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from harness.analysis.bands import BandTable
+    from harness.analysis.tune import TuneResult
 
 RunRef = Annotated[str, typer.Argument(help="Run directory, run id under --runs-dir, or 'latest'.")]
 RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Folder that holds run directories.")]
@@ -33,6 +35,7 @@ def register(app: typer.Typer) -> None:
     app.command("bands")(bands_cmd)
     app.command("report")(report_cmd)
     app.command("query")(query_cmd)
+    app.command("tune")(tune_cmd)
 
 
 def _fmt(x: object, digits: int = 5) -> str:
@@ -180,3 +183,54 @@ def query_cmd(
         write = OUTPUT_FORMATS.get(fmt)
         df = query(sql, runs_dir)
     write(df)
+
+
+def tune_cmd(
+    run: RunRef = "latest",
+    metric: Annotated[str, typer.Option("--metric", "-m", help="Metric to choose on.")] = "recall@5",
+    folds: Annotated[int, typer.Option("--folds", help="Number of folds (k).")] = 5,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the fold shuffle.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    runs_dir: RunsDir = Path("runs"),
+) -> None:
+    """Choose a config by k-fold cross-validation over questions (stratified by language).
+
+    Reports the held-out score of choosing on training folds, how often each config
+    wins, and the gap between the in-sample best score and the held-out one.
+
+    Example: harness tune latest --metric nDCG@10 --folds 5 --seed 0
+    """
+    from harness.analysis.tune import tune
+    from harness.store.rundir import open_run
+
+    with bad_input_exits_2():
+        result = tune(open_run(run, runs_dir), metric, folds, seed)
+    if as_json:
+        typer.echo(json.dumps(_json_safe(asdict(result)), indent=2, allow_nan=False))
+        return
+    _print_tune(result)
+
+
+def _print_tune(r: TuneResult) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    better = "higher" if r.higher_is_better else "lower"
+    console.print(f"{r.metric} ({r.aggregate}, {better} is better) over {r.n_questions} "
+                  f"questions, {r.n_configs} configs, {r.n_folds} folds stratified by "
+                  f"language, seed {r.seed}", highlight=False)
+    folds = Table("fold", "train", "test", "chosen on train", "train", "held-out",
+                  title="per fold")
+    for f in r.folds:
+        folds.add_row(str(f.fold), str(f.n_train), str(f.n_test), f.chosen,
+                      _fmt(f.train_value, 4), _fmt(f.test_value, 4))
+    console.print(folds)
+    wins = Table("config", "folds won", title="wins")
+    for c, n in r.wins.items():
+        wins.add_row(c, f"{n}/{r.n_folds}")
+    console.print(wins)
+    console.print(f"in-sample: {r.best_in_sample} scores {_fmt(r.in_sample, 4)} on all "
+                  f"questions (chosen and scored on the same questions)", highlight=False)
+    console.print(f"held-out: {_fmt(r.held_out, 4)} (each question scored by a config chosen "
+                  f"without it); gap in-sample - held-out: {_fmt(r.gap, 4)}", highlight=False)

@@ -119,6 +119,8 @@ def answerers_cmd(
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap resampling.")] = 0,
     runs_dir: Annotated[Path, typer.Option(help="Folder holding run directories.")] = RUNS_DIR,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the side-by-side records as JSON (NaN as null).")] = False,
 ) -> None:
     """Side-by-side table of a run's answerers with paired differences against the first.
 
@@ -130,4 +132,22 @@ def answerers_cmd(
 
     with bad_input_exits_2():
         r = open_run(run, runs_dir)
+        if as_json:
+            import math
+            from dataclasses import asdict
+
+            from harness.answering.sidebyside import side_by_side
+
+            def strict(x: object) -> object:
+                if isinstance(x, float) and math.isnan(x):
+                    return None
+                if isinstance(x, dict):
+                    return {k: strict(v) for k, v in x.items()}
+                if isinstance(x, list | tuple):
+                    return [strict(v) for v in x]
+                return x
+
+            sbs = side_by_side(r, config_id=config, baseline=baseline, seed=seed)
+            typer.echo(json.dumps(strict(asdict(sbs)), indent=2, allow_nan=False))
+            return
         print_side_by_side(r, Console(), config_id=config, baseline=baseline, seed=seed)

@@ -35,6 +35,8 @@ def run_cmd(
     param: list[str] = typer.Option([], "--param", "-p", help="Parameter NAME.KEY=VALUE for an arm or answerer, e.g. bm25.k1=1.2."),
     answer_config: list[str] = typer.Option([], "--answer-config", help="Configs to answer (default: the first grid config)."),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Model and embedding cache (default: $HARNESS_CACHE or ~/.cache/harness)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout (no tables, no progress)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress and no tables: print only the run directory."),
     metric: list[str] = typer.Option([], "--metric", "-m", help="Metric to compute (repeat; default: the grid's `metrics`, else the built-in list). ranx / ir_measures names are accepted: Success@5, RR@10, ndcg@10 (docs/metrics.md)."),
     allow_outside: bool = typer.Option(False, "--allow-outside", help=ALLOW_OUTSIDE_HELP),
     source: str = typer.Option(None, "--from", help="Re-score the grid over this run's stored arm ranks (a run id, path or 'latest'); no corpus, no models."),
@@ -47,6 +49,7 @@ def run_cmd(
     Every config of the grid is scored (metrics table); fused rows are stored within
     the row budget (--fused-config, --fused-depth); --from re-scores a new grid over a
     run's stored arm ranks without the corpus or the models.
+    Progress goes to stderr, the summary to stdout (--json: only JSON, e.g. for jq).
 
     Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive -m recall@3 -m nDCG@20
     """
@@ -67,9 +70,16 @@ def run_cmd(
                           allow_outside=allow_outside,
                           store=StorePolicy(tuple(fused_config) or None, fused_depth, max_fused_rows),
                           source_run=Path(source) if source else None)
-        with rich_progress() as progress:
+        with rich_progress(quiet=quiet or as_json) as progress:
             result = run(opts, progress=progress)
-    print_summary(result.path)
+    if as_json:
+        from harness.cli.summary import summary_json
+
+        typer.echo(summary_json(result.path))
+    elif quiet:
+        typer.echo(str(result.path))
+    else:
+        print_summary(result.path)
 
 
 def _parse_params(items: list[str]) -> dict[str, dict[str, object]]:
@@ -92,12 +102,17 @@ def _coerce(value: str) -> object:
     return {"true": True, "false": False}.get(value.lower(), value)
 
 
-def list_cmd() -> None:
+def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print {registry: [names]} as JSON.")) -> None:
     """List registered arms, fusion methods, metrics, answerers, loaders and tables.
 
-    Example: harness list
+    Example: harness list --json
     """
 
+    if as_json:
+        import json
+
+        typer.echo(json.dumps({k: list(v) for k, v in all_registries().items()}, indent=2))
+        return
     table = Table("registry", "names")
     for kind, names in all_registries().items():
         table.add_row(kind, ", ".join(names))

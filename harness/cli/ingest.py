@@ -32,8 +32,12 @@ def ingest_cmd(
         "--language", help="Language code of bare files (default: guessed from the text).")] = None,
     allow_outside: Annotated[bool, typer.Option(
         "--allow-outside", help="Gold sets may name documents outside their folder.")] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="No progress on stderr.")] = False,
 ) -> None:
     """Report pages, headings, chunks and warnings for each document.
+
+    Progress per document and page goes to stderr; the report to stdout.
 
     Example: harness ingest ../shared/corpora/secret-hitler/Secret_Hitler_Rules.pdf --boilerplate
     """
@@ -73,8 +77,12 @@ def ingest_cmd(
                                       min_chars=min(80, max_chars // 4))
         except ConfigError as exc:
             raise ConfigError(f"--chunking/--max-chars: {exc}") from None
-        report = ingest_report(sources, options,
-                               BoilerplateOptions() if boilerplate else None, language)
+        from harness.cli.progress import rich_progress
+
+        with rich_progress(quiet=quiet) as progress:
+            report = ingest_report(sources, options,
+                                   BoilerplateOptions() if boilerplate else None, language,
+                                   progress=progress)
     if as_json:
         typer.echo(report.to_json())
     else:

@@ -128,7 +128,7 @@ def score_cmd(run: RunRef, goldset: GoldReq, mapping: MappingOpt = None,
     from harness.store.rundir import open_run
 
     with _bad_input():
-        path = open_run(run, runs_dir).path
+        path = open_run(run, runs_dir, kind="rulings").path
     _score(path, goldset, mapping)
 
 

@@ -1,4 +1,4 @@
-"""The per-config summary printed after ``harness run``."""
+"""The per-config summary printed after ``harness run`` (tables, or JSON with ``--json``)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,25 @@ from harness.analysis.summary import summary_frame
 from harness.arms.base import empty_warning
 from harness.metrics.info import resolve
 from harness.store.rundir import Run
+
+
+def summary_json(run_path: Path) -> str:
+    """The summary as strict JSON: run id and directory, question counts, and one
+    record per config (the columns of :func:`summary_frame`, NaN as null, full
+    precision)."""
+    import json
+    import math
+
+    from harness.store.rundir import Run
+
+    run = Run(run_path)
+    df = summary_frame(run.table("metrics"), run.table("configs"))
+    q = run.table("questions")
+    records = [{k: (None if isinstance(v, float) and math.isnan(v) else v)
+                for k, v in row.items()} for row in df.to_dict(orient="records")]
+    return json.dumps({"run_id": run.run_id, "path": str(run.path),
+                       "questions": len(q), "unanswerable": int((~q["answerable"]).sum()),
+                       "configs": records}, indent=2, allow_nan=False)
 
 
 def print_summary(run_path: Path, console: Console | None = None) -> None:

@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -170,12 +171,32 @@ def document_report(spec: DocumentSpec, built: BuiltDocument, options: ChunkingO
         SizeStats.of([len(p.text) for p in pages]), tuple(warnings), built.boilerplate)
 
 
+def _build_with_progress(spec: DocumentSpec, options: ChunkingOptions,
+                         boilerplate: BoilerplateOptions | None,
+                         progress: Callable[[str, int], Any] | None, label: str) -> Any:
+    if progress is None:
+        return build_document(spec, options, boilerplate)
+    from harness.corpus.loaders import PAGE_DONE, count_pages
+
+    with progress(label, count_pages(spec)) as advance:
+        token = PAGE_DONE.set(advance)
+        try:
+            return build_document(spec, options, boilerplate)
+        finally:
+            PAGE_DONE.reset(token)
+
+
 def ingest_report(sources: Sequence[DocumentSpec | str | Path],
                   options: ChunkingOptions = DEFAULT_CHUNKING,
                   boilerplate: BoilerplateOptions | None = None,
                   language: str | None = None,
-                  thresholds: IngestThresholds | None = None) -> IngestReport:
+                  thresholds: IngestThresholds | None = None,
+                  progress: Callable[[str, int], Any] | None = None) -> IngestReport:
     """Load, clean (when ``boilerplate`` is given) and chunk every source; report.
+
+    ``progress(description, total)``, when given, is a context manager factory (as
+    ``harness.cli.progress.rich_progress`` yields) opened once per document with its
+    page count and advanced per page read (:data:`harness.corpus.loaders.PAGE_DONE`).
 
     Sources are gold-set document specs or bare paths (:func:`spec_from_path`;
     a bare path's language is ``language`` or guessed from its text with
@@ -185,9 +206,11 @@ def ingest_report(sources: Sequence[DocumentSpec | str | Path],
     th = thresholds or IngestThresholds()
     reports: list[DocumentReport] = []
     problems: list[Problem] = []
-    for spec in _specs(sources, language):
+    specs = list(_specs(sources, language))
+    for i, spec in enumerate(specs, start=1):
         try:
-            built = build_document(spec, options, boilerplate)
+            built = _build_with_progress(spec, options, boilerplate, progress,
+                                         f"[{i}/{len(specs)}] {spec.doc_id}")
         except ValidationError as exc:
             problems += exc.problems
             continue

@@ -45,7 +45,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -92,6 +93,18 @@ LOADERS: Registry[Loader] = Registry("loader")
 
 LOADER_OPTIONS = ("format",)
 """Document options a loader reads (gold-set keys beyond the document fields)."""
+
+
+PAGE_DONE: ContextVar[Callable[[int], object] | None] = ContextVar("page_done", default=None)
+"""Called with the number of pages a loader has just read (per page for PDFs, all at
+once for text formats); set by :func:`harness.corpus.ingest.ingest_report` to show
+progress per page. None: nobody is listening."""
+
+
+def _pages_done(n: int = 1) -> None:
+    hook = PAGE_DONE.get()
+    if hook is not None:
+        hook(n)
 
 
 def _fail(where: str, message: str) -> ValidationError:
@@ -144,6 +157,7 @@ class PdfLoader:
                 texts.append(normalise(page.extract_text() or ""))
             except Exception as exc:  # pypdf raises many types on damaged content streams
                 problems.append(Problem(f"{path}: page {i}", f"text extraction failed: {exc}"))
+            _pages_done()
         if problems:
             raise ValidationError(problems, summary="cannot load document")
         try:
@@ -352,9 +366,16 @@ def load_document(spec: DocumentSpec, pages: Any = None) -> tuple[Document, list
     """
     loader, path = _resolve(spec)
     sha = file_sha256(path)
-    loaded = (loader.load(path) if pages is None else
-              pages.load(format_of(path, dict(spec.options)), path, sha, dict(spec.options),
-                         lambda: loader.load(path)))
+    parsed: list[bool] = []  # whether the loader ran: a PDF loader reports its own pages as it goes
+
+    def parse() -> Loaded:
+        parsed.append(True)
+        return loader.load(path)
+
+    loaded = (parse() if pages is None else
+              pages.load(format_of(path, dict(spec.options)), path, sha, dict(spec.options), parse))
+    if not (parsed and isinstance(loader, PdfLoader)):  # text formats and cached pages load at once
+        _pages_done(len(loaded.texts))
     doc = Document(spec.doc_id, spec.kind, spec.game, spec.edition, spec.language,
                    spec.title or loaded.title or path.stem, spec.path, sha)
     pages = [Page(spec.doc_id, i, text, label, headings)

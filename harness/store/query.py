@@ -3,8 +3,17 @@
 Each table name found in any run's manifest becomes one view over that table in
 every run that has it (``read_parquet([...], union_by_name=true)``, so columns
 missing from a run, e.g. an arm's ``rank_<arm>``, read as NULL), with a leading
-``run_id`` column taken from the run's directory name. A ``runs`` view lists the
-runs themselves (run_id, created, status, path).
+``run_id`` column taken from the run's directory name (the tables' own ``run_id``
+column is replaced by it, so views join on directory names even for baselines,
+whose rows carry their source run's id). Two more views:
+
+* ``runs``: one row per run: ``run_id``, ``kind`` (``retrieval``, ``rulings``, or
+  ``baseline`` for a saved baseline), ``goldset`` (name), ``commit`` (git),
+  ``model`` (the embedding models of the run's arms, comma-joined), ``created``,
+  ``status``, ``path``;
+* ``answerable_metrics``: ``metrics`` restricted to answerable questions, the rows
+  ranking-metric means are taken over (``avg(value)`` on it is the honest mean;
+  on ``metrics`` it silently counts unanswerable questions' defaults).
 
 Conventions: only directories with a ``manifest.json`` count (partial runs
 included: ``status`` tells them apart); a table counts when the manifest lists it
@@ -31,6 +40,7 @@ import logging
 import re
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -40,6 +50,23 @@ from harness.core.errors import HarnessError
 from harness.store.rundir import MANIFEST, list_runs
 
 RUNS_VIEW = "runs"
+ANSWERABLE_VIEW = "answerable_metrics"
+RUNS_COLUMNS = ("run_id", "kind", "goldset", "commit", "model", "created", "status", "path")
+
+
+def _run_row(path: Path, manifest: dict[str, Any]) -> dict[str, str | None]:
+    from harness.store.rundir import run_kind
+
+    arms = manifest.get("arms") or {}
+    models = sorted({str(a["model"]) for a in arms.values()
+                     if isinstance(a, dict) and a.get("model")})
+    return {"run_id": path.name,
+            "kind": "baseline" if "baseline" in manifest else run_kind(manifest),
+            "goldset": (manifest.get("goldset") or {}).get("name"),
+            "commit": (manifest.get("git") or {}).get("commit"),
+            "model": ",".join(models) or None,
+            "created": str(manifest.get("created", "")),
+            "status": str(manifest.get("status", "")), "path": str(path.resolve())}
 
 
 def _ident(s: str) -> str:
@@ -58,13 +85,12 @@ def table_files(runs_dir: Path) -> tuple[pd.DataFrame, dict[str, list[tuple[str,
             continue
         if not isinstance(manifest, dict):
             continue
-        runs.append({"run_id": path.name, "created": str(manifest.get("created", "")),
-                     "status": str(manifest.get("status", "")), "path": str(path.resolve())})
+        runs.append(_run_row(path, manifest))
         for name in sorted(manifest.get("tables", {})):
             p = path / f"{name}.parquet"
             if p.exists():
                 files[name].append((path.name, p.resolve()))
-    return pd.DataFrame(runs, columns=["run_id", "created", "status", "path"]), dict(files)
+    return pd.DataFrame(runs, columns=list(RUNS_COLUMNS)), dict(files)
 
 
 LOCKDOWN = ("set autoinstall_known_extensions = false",
@@ -83,6 +109,8 @@ def _read_table(entries: list[tuple[str, Path]], skipped: list[str]) -> pa.Table
         except (pa.ArrowException, OSError) as exc:
             skipped.append(f"{path}: not readable Parquet, run {run_id} left out ({exc})")
             continue
+        if "run_id" in t.column_names:  # tables written since schema 2 carry it; the folder name wins
+            t = t.drop_columns(["run_id"])
         parts.append(t.add_column(0, "run_id", pa.array([run_id] * t.num_rows, pa.string())))
     if not parts:
         return None
@@ -110,9 +138,12 @@ def connect(runs_dir: Path, sql: str | None = None,
     con.register("_runs_frame", runs)
     con.execute(f"create view {_ident(RUNS_VIEW)} as select * from _runs_frame")
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", sql.lower())) if sql is not None else None
+    if words is not None and ANSWERABLE_VIEW in words:
+        words.add("metrics")  # the view reads the metrics table
+    loaded: set[str] = set()
     for name, entries in sorted(files.items()):
-        if name == RUNS_VIEW:
-            raise HarnessError(f"table name {name!r} clashes with the {RUNS_VIEW!r} view")
+        if name in (RUNS_VIEW, ANSWERABLE_VIEW):
+            raise HarnessError(f"table name {name!r} clashes with the {name!r} view")
         if words is not None and name.lower() not in words:
             continue
         table = _read_table(entries, skipped)
@@ -120,6 +151,9 @@ def connect(runs_dir: Path, sql: str | None = None,
             continue
         con.register(f"_arrow_{name}", table)
         con.execute(f"create view {_ident(name)} as select * from {_ident('_arrow_' + name)}")
+        loaded.add(name)
+    if "metrics" in loaded:
+        con.execute(f"create view {_ident(ANSWERABLE_VIEW)} as select * from metrics where answerable")
     for statement in LOCKDOWN:
         con.execute(statement)
     return con
@@ -128,7 +162,8 @@ def connect(runs_dir: Path, sql: str | None = None,
 def views(runs_dir: Path) -> list[str]:
     """Names of the views :func:`query` offers (``runs`` first, then tables A-Z)."""
     _, files = table_files(runs_dir)
-    return [RUNS_VIEW, *sorted(files)]
+    extra = [ANSWERABLE_VIEW] if "metrics" in files else []
+    return [RUNS_VIEW, *sorted([*files, *extra])]
 
 
 def query(sql: str, runs_dir: Path = Path("runs")) -> pd.DataFrame:

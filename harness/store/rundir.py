@@ -44,6 +44,7 @@ import pyarrow.parquet as pq
 from harness.core.atomic import atomic_path, temp_name  # noqa: F401 (temp_name: re-exported)
 from harness.core.digest import file_sha256
 from harness.core.errors import HarnessError, ProvenanceError
+from harness.store.schema import RUN_ID
 from harness.store.tables import TABLES
 
 MANIFEST = "manifest.json"
@@ -146,15 +147,24 @@ class _RunLock:
             return cls._manifest_locks.setdefault(key, threading.Lock())
 
 
-def to_arrow(name: str, df: pd.DataFrame, families: dict[str, list[str]] | None = None) -> pa.Table:
+def to_arrow(name: str, df: pd.DataFrame, families: dict[str, list[str]] | None = None,
+             run_id: str | None = None) -> pa.Table:
     """Cast ``df`` to the registered schema of table ``name`` (column order from the
-    schema; missing or extra columns raise)."""
-    schema = TABLES.get(name).schema(families)
+    schema; missing or extra columns raise). ``run_id`` fills the leading ``run_id``
+    column (replacing any the frame carries, e.g. when copied from another run). The
+    result carries the schema's field descriptions and file metadata."""
+    spec = TABLES.get(name)
+    schema = spec.schema(families)
+    if run_id is not None:
+        df = df.assign(**{RUN_ID.name: run_id})
     missing = [f.name for f in schema if f.name not in df.columns]
     extra = [c for c in df.columns if c not in schema.names]
     if missing or extra:
         raise HarnessError(f"table {name}: missing columns {missing}, unexpected columns {extra}")
-    return pa.Table.from_pandas(df[schema.names], schema=schema, preserve_index=False)
+    table = pa.Table.from_pandas(df[schema.names], schema=schema, preserve_index=False)
+    # from_pandas adds its own b"pandas" key; keep it and ours
+    return table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                          **spec.file_metadata()})
 
 
 class RunWriter:
@@ -188,17 +198,29 @@ class RunWriter:
     def has_table(self, name: str) -> bool:
         return (self.path / f"{name}.parquet").exists()
 
+    def table_run_id(self) -> str:
+        """The ``run_id`` written into every row: the manifest's run id (a baseline
+        keeps its source run's), else the directory name."""
+        return str(self.read_manifest().get("run_id") or self.run_id)
+
     def write_table(self, name: str, df: pd.DataFrame,
                     families: dict[str, list[str]] | None = None) -> Path:
         """Write ``df`` as ``<name>.parquet`` atomically and record its hash."""
-        return self.write_arrow(name, to_arrow(name, df, families), families)
+        return self.write_arrow(name, to_arrow(name, df, families, run_id=self.table_run_id()), families)
 
     def write_arrow(self, name: str, table: pa.Table,
                     families: dict[str, list[str]] | None = None) -> Path:
         """Write an Arrow table (cast to the registered schema) atomically; large
-        tables are built in Arrow directly to avoid a Python object per cell."""
-        table = table.select(TABLES.get(name).schema(families).names).cast(
-            TABLES.get(name).schema(families))
+        tables are built in Arrow directly to avoid a Python object per cell. The
+        ``run_id`` column is (re)filled with this run's id; the file carries the
+        schema's field descriptions and file metadata."""
+        spec = TABLES.get(name)
+        schema = spec.schema(families)
+        if RUN_ID.name in table.column_names:
+            table = table.drop_columns([RUN_ID.name])
+        table = table.append_column(RUN_ID.name, pa.array([self.table_run_id()] * table.num_rows, pa.string()))
+        table = table.select(schema.names).cast(schema)
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **spec.file_metadata()})
         out = self.path / f"{name}.parquet"
         atomic_write(out, lambda tmp: pq.write_table(table, tmp))
         self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": table.num_rows}}})
@@ -302,12 +324,26 @@ def list_runs(runs_dir: Path) -> list[Path]:
     return [p for p, _ in _manifests(runs_dir)]
 
 
-def open_run(ref: str | Path, runs_dir: Path = Path("runs"), *, verify: bool = True) -> Run:
-    """Open a run by path, by id under ``runs_dir``, or ``latest``."""
+def run_kind(manifest: dict[str, Any]) -> str:
+    """The kind of run a manifest describes: ``retrieval`` (``harness run``; also
+    manifests older than the ``kind`` field) or ``rulings`` (``harness rulings import``)."""
+    return str(manifest.get("kind") or "retrieval")
+
+
+def open_run(ref: str | Path, runs_dir: Path = Path("runs"), *, verify: bool = True,
+             kind: str | None = "retrieval") -> Run:
+    """Open a run by path, by id under ``runs_dir``, or ``latest``.
+
+    ``latest`` is the newest complete run *of the kind the caller reads*
+    (``kind``; ``None`` for any kind): a ``rulings import`` never becomes the
+    ``latest`` that ``bands`` or ``report`` open. A path or an id opens that run
+    whatever its kind."""
     if str(ref) == "latest":
-        runs = [p for p, m in _manifests(runs_dir) if m.get("status") == "complete"]
+        runs = [p for p, m in _manifests(runs_dir) if m.get("status") == "complete"
+                and (kind is None or run_kind(m) == kind)]
         if not runs:
-            raise HarnessError(f"no complete run under {runs_dir}")
+            what = f"complete {kind} run" if kind else "complete run"
+            raise HarnessError(f"no {what} under {runs_dir}")
         return Run(runs[-1], verify=verify)
     p = Path(ref)
     if not (p / MANIFEST).exists() and (Path(runs_dir) / str(ref) / MANIFEST).exists():

@@ -4,6 +4,13 @@ Each stage's tables are declared with :func:`table` in a module of this package
 (``tables`` for the retrieval run, ``answer_tables``, ``ruling_tables``);
 :mod:`harness.store.tables` imports them all, so every table is registered as soon as
 anything in the store is used, whichever command runs first.
+
+Self-explaining files: every table's Arrow schema starts with a ``run_id`` column
+(:data:`RUN_ID`, filled by the writer) and carries its documentation as Parquet
+metadata: each field's ``description`` is its :class:`Column` doc, and the schema
+(file) metadata holds ``harness.table``, ``harness.table_doc``,
+``harness.schema_version`` (:data:`SCHEMA_VERSION`) and ``harness.key``, so
+``pyarrow.parquet.read_schema(path)`` explains a file with no harness installed.
 """
 
 from __future__ import annotations
@@ -23,6 +30,10 @@ class Column:
     nullable: bool = False
 
 
+SCHEMA_VERSION = "2"
+"""Bumped when a table's columns change meaning (2: ``run_id`` and descriptions)."""
+
+
 @dataclass(frozen=True)
 class TableSpec:
     name: str
@@ -33,14 +44,25 @@ class TableSpec:
     def schema(self, families: dict[str, list[str]] | None = None) -> pa.Schema:
         """Arrow schema; ``families`` expands ``prefix*`` columns, e.g.
         ``{"rank_*": ["bm25", "dense"]}`` -> ``rank_bm25, rank_dense``."""
-        fields: list[pa.Field] = []
+        fields: list[pa.Field] = [_field(RUN_ID.name, RUN_ID.type, RUN_ID.doc, nullable=False)]
         for c in self.columns:
             if c.name.endswith("*"):
                 for member in (families or {}).get(c.name, []):
-                    fields.append(pa.field(c.name[:-1] + member, c.type, nullable=True))
+                    fields.append(_field(c.name[:-1] + member, c.type,
+                                         f"{c.doc} [{c.name[:-1]}{member}]", nullable=True))
             else:
-                fields.append(pa.field(c.name, c.type, nullable=c.nullable))
-        return pa.schema(fields)
+                fields.append(_field(c.name, c.type, c.doc, nullable=c.nullable))
+        return pa.schema(fields, metadata=self.file_metadata())
+
+    def file_metadata(self) -> dict[bytes, bytes]:
+        """Schema-level Parquet metadata: table name and doc, schema version, key."""
+        return {b"harness.table": self.name.encode(), b"harness.table_doc": self.doc.encode(),
+                b"harness.schema_version": SCHEMA_VERSION.encode(),
+                b"harness.key": ",".join(self.key).encode()}
+
+
+def _field(name: str, type_: pa.DataType, doc: str, *, nullable: bool) -> pa.Field:
+    return pa.field(name, type_, nullable=nullable, metadata={b"description": doc.encode()})
 
 
 TABLES: Registry[TableSpec] = Registry("table")
@@ -52,3 +74,7 @@ def table(name: str, doc: str, key: tuple[str, ...], *columns: Column) -> TableS
 
 
 S, I32, F64, B = pa.string(), pa.int32(), pa.float64(), pa.bool_()
+
+RUN_ID = Column("run_id", S, "id of the run that wrote the row (its directory name when written)")
+"""The leading column of every table; not part of ``TableSpec.columns`` so that
+readers of runs written before it existed still find every declared column."""

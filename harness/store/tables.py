@@ -13,7 +13,18 @@ from __future__ import annotations
 import pyarrow as pa
 
 from harness.store import answer_tables, ruling_tables
-from harness.store.schema import F64, I32, TABLES, B, Column, S, TableSpec, table
+from harness.store.schema import (
+    F64,
+    I32,
+    RUN_ID,
+    SCHEMA_VERSION,
+    TABLES,
+    B,
+    Column,
+    S,
+    TableSpec,
+    table,
+)
 
 __all__ = ["TABLES", "Column", "TableSpec", "answer_tables", "markdown", "ruling_tables", "table"]
 
@@ -122,11 +133,16 @@ CONFIGS = table(
 def markdown() -> str:
     """Render every registered table as Markdown (the content of docs/schemas.md)."""
     out = ["# Parquet tables", "",
-           "Generated from `harness/store/tables.py` by `python -m harness.store`; do not edit by hand.", ""]
+           "Generated from `harness/store/tables.py` by `python -m harness.store`; do not edit by hand.", "",
+           f"Schema version {SCHEMA_VERSION}. Every file explains itself: each Parquet field's "
+           "metadata holds its `description` (the meaning below) and the file metadata holds "
+           "`harness.table`, `harness.table_doc`, `harness.schema_version` and `harness.key` "
+           "(`pyarrow.parquet.read_schema(path)` shows them). Every table starts with "
+           "`run_id`.", ""]
     for name, spec in TABLES.items():
         out += [f"## `{name}`", "", spec.doc, "", f"Key: {', '.join(spec.key)}", "",
                 "| column | type | nullable | meaning |", "|---|---|---|---|"]
-        for c in spec.columns:
+        for c in (RUN_ID, *spec.columns):
             out.append(f"| `{c.name}` | {c.type} | {'yes' if c.nullable or c.name.endswith('*') else 'no'} | {c.doc} |")
         out.append("")
     return "\n".join(out)

@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 
 from harness.analysis import report
 from harness.analysis.bands import run_band_tables
+from harness.analysis.figures import band_figure
+from harness.analysis.headline import SERVICE_CONFIG, headline, interval_frame, service_config
 from harness.cli.analysis import register
 from harness.core.errors import HarnessError
 from harness.store.rundir import Run, open_run
@@ -80,6 +82,13 @@ def test_figures_render_to_png(run: Run) -> None:
             report.heatmap_figure(run.table("metrics"), "recall@5")]
     for fig in figs:
         assert base64.b64decode(report.png_base64(fig)).startswith(PNG_MAGIC)
+    # no empty panels: one per config, one per (arms, k) group of the band chart
+    assert len(figs[0].axes) == len(tables)
+    band = band_figure(run.table("fused"), tables)
+    groups = {(len(t.anchors.arms), t.anchors.k if len(t.anchors.arms) > 1 else 0)
+              for t in tables}
+    assert len(band.axes) == len(groups)
+    assert all(fig.get_size_inches()[0] <= 13.4 for fig in (*figs, band))
 
 
 def test_write_report_is_self_contained(run: Run, tmp_path: Path) -> None:
@@ -89,10 +98,75 @@ def test_write_report_is_self_contained(run: Run, tmp_path: Path) -> None:
     assert len(images) >= 3
     assert all(base64.b64decode(i).startswith(PNG_MAGIC) for i in images)
     assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", html, re.I)
-    assert "<link" not in html and "<script" not in html
+    assert not re.search(r"https?://", html)
+    # one inline script (table sorting), nothing loaded from anywhere
+    assert "<link" not in html and html.count("<script>") == 1 and "<script src" not in html
     for cid in run.table("configs")["config_id"]:
         assert cid in html
-    assert "Score bands" in html and "Config comparison" in html and "Summary per config" in html
+    assert "Score bands" in html and "Summary per config" in html
+    # read top-down: headline, intervals, comparison, bands, summary
+    order = [html.index(x) for x in ("class='cards'", "Configs by metric",
+                                      "Against the service config", "Score bands",
+                                      "Summary per config")]
+    assert order == sorted(order)
+    assert html.count('class="dataframe sortable"') >= 4
+
+
+def test_service_config_by_id_or_parameters(run: Run) -> None:
+    configs = run.table("configs")
+    assert service_config(configs) == "rrf-3"  # k=60, bm25+dense+boost, weights 1
+    renamed = configs.assign(config_id=configs["config_id"].replace("rrf-3", SERVICE_CONFIG))
+    assert service_config(renamed) == SERVICE_CONFIG
+    assert service_config(configs[configs["config_id"] != "rrf-3"]) is None
+
+
+def test_headline_best_against_service_is_a_paired_difference(run: Run) -> None:
+    comp = report.config_comparison(run, "recall@5", reference="rrf-3", n_resamples=300)
+    h = headline(comp, "rrf-3", "recall@5")
+    m = run.table("metrics")
+    m = m[(m["metric"] == "recall@5") & m["answerable"]]
+    means = m.groupby("config_id")["value"].mean()
+    best = sorted(means.index, key=lambda c: (-means[c], c))[0]
+    assert h.best == best and h.best_value == pytest.approx(means[best])
+    assert h.service_value == pytest.approx(means["rrf-3"])
+    assert h.diff == pytest.approx(means[best] - means["rrf-3"])
+    assert h.ci_lo <= h.diff + 1e-12 <= h.ci_hi + 2e-12
+    assert h.wins + h.ties + h.losses == h.n
+
+
+def test_interval_frame_holds_means_with_bootstrap_intervals(run: Run) -> None:
+    f = interval_frame(run.table("metrics"), ("recall@5", "first_rel_rank"), n_resamples=300)
+    r5 = f[f["metric"] == "recall@5"]
+    assert list(r5["value"]) == sorted(r5["value"], reverse=True)
+    assert ((r5["lo"] <= r5["value"] + 1e-12) & (r5["value"] <= r5["hi"] + 1e-12)).all()
+    assert f[f["metric"] == "first_rel_rank"]["lo"].isna().all()  # a median: no interval
+    again = interval_frame(run.table("metrics"), ("recall@5",), n_resamples=300)
+    assert again.equals(r5.reset_index(drop=True))
+
+
+def test_report_with_answers_has_an_answers_section(tmp_path: Path) -> None:
+    r = open_run(write_synthetic_run(tmp_path / "run-ans", seed=4, with_answers=True))
+    html = report.render_html(r, n_resamples=200)
+    assert "<h2>Answers</h2>" in html and "extractive" in html and "echo" in html
+    plain = report.render_html(open_run(write_synthetic_run(tmp_path / "run-plain", seed=4)),
+                               n_resamples=200)
+    assert "<h2>Answers</h2>" not in plain
+
+
+@pytest.mark.slow
+def test_report_renders_in_chromium_within_1400px(tmp_path: Path) -> None:
+    from tests.helpers.browser import ARTEFACTS, chromium, screenshot, scroll_width
+
+    exe = chromium()
+    if exe is None:
+        pytest.skip("no Chromium found (apt-get install chromium; scripts/setup tries)")
+    r = open_run(write_synthetic_run(tmp_path / "run-browser", seed=5, n_questions=30,
+                                     with_answers=True))
+    page = report.write_report(r, tmp_path / "report.html", n_resamples=300)
+    width, client = scroll_width(exe, page, tmp_path / "profile-a")
+    assert client <= 1400 and width <= client, f"page is {width} px wide in a 1400 px window"
+    png = screenshot(exe, page, ARTEFACTS / "report.png", tmp_path / "profile-b")
+    assert png.read_bytes().startswith(PNG_MAGIC) and png.stat().st_size > 20_000
 
 
 def _cli() -> typer.Typer:

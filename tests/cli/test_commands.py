@@ -229,6 +229,13 @@ def _report(fx: Fixture, tmp: Path) -> None:
     assert (tmp / "r.html").read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype")
 
 
+def _tune(fx: Fixture, tmp: Path) -> None:
+    import json
+
+    out = json.loads(_ok(harness("tune", "fx", "--folds", "3", "--json", "--runs-dir", fx.runs)))
+    assert out["n_folds"] == 3 and sum(out["wins"].values()) == 3
+
+
 def _query(fx: Fixture, tmp: Path) -> None:
     out = _ok(harness("query", "select count(distinct question_id) as n from metrics",
                       "--format", "csv", "--runs-dir", fx.runs))
@@ -265,7 +272,7 @@ CASES: dict[tuple[str, ...], Case] = {
     ("goldset", "parallel"): _parallel, ("answer",): _answer_and_answerers,
     ("answerers",): _answer_and_answerers, ("compare",): _compare, ("gate",): _gate,
     ("baseline", "save"): _baseline_save, ("bands",): _bands, ("report",): _report,
-    ("query",): _query, ("rulings", "import"): _rulings, ("rulings", "score"): _rulings_score,
+    ("query",): _query, ("tune",): _tune, ("rulings", "import"): _rulings, ("rulings", "score"): _rulings_score,
     ("rulings", "decode"): _rulings_decode, ("export",): _export,
 }
 

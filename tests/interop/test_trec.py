@@ -67,9 +67,10 @@ arms = [["bm25x", "boost"]]
 """)
     again = Run(run(RunOptions(config=cfg, runs_dir=tmp_path, run_id="ext")).path)
     a = base_run.table("fused")
-    a = a[a["config_id"] == CID].drop(columns=["config_id"]).reset_index(drop=True)
+    a = a[a["config_id"] == CID].drop(columns=["config_id", "run_id"]).reset_index(drop=True)
     b = again.table("fused")
-    b = b[b["config_id"] == "rrf_k60_bm25x+boost"].drop(columns=["config_id"]).reset_index(drop=True)
+    b = b[b["config_id"] == "rrf_k60_bm25x+boost"].drop(
+        columns=["config_id", "run_id"]).reset_index(drop=True)
     b = b.rename(columns={"rank_bm25x": "rank_bm25"})[a.columns]
     pd.testing.assert_frame_equal(a, b)
     assert again.manifest["arms"]["bm25x"]["kind"] == "external"

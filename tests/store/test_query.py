@@ -105,3 +105,34 @@ def test_cli_query_bad_input_exits_2(runs_dir: Path) -> None:
     assert bad_fmt.exit_code == 2 and "table, csv, json" in bad_fmt.output
     bad_sql = runner.invoke(_cli(), ["query", "selec 1", "--runs-dir", str(runs_dir)])
     assert bad_sql.exit_code == 2 and "query failed" in bad_sql.output
+
+
+def test_runs_view_says_kind_goldset_commit_and_model(tmp_path: Path) -> None:
+    write_synthetic_run(tmp_path / "run-r", seed=0, created="2025-01-01T00:00:00Z")
+    w = RunWriter(tmp_path / "run-r")
+    w.update_manifest({"goldset": {"name": "sample"}, "git": {"commit": "abc123"},
+                       "arms": {"dense": {"model": "e5-small"}, "bm25": {"k1": 1.5}}})
+    w = RunWriter(tmp_path / "rulings-1")
+    w.update_manifest({"run_id": "rulings-1", "created": "2025-01-02T00:00:00Z",
+                       "status": "complete", "kind": "rulings"})
+    w = RunWriter(tmp_path / "base")
+    w.update_manifest({"run_id": "run-r", "created": "2025-01-03T00:00:00Z",
+                       "status": "complete", "kind": "retrieval", "baseline": {"name": "base"}})
+    got = query("select run_id, kind, goldset, commit, model from runs order by created",
+                tmp_path)
+    rows = [tuple(None if pd.isna(v) else v for v in r)
+            for r in got.itertuples(index=False, name=None)]
+    assert rows == [("run-r", "retrieval", "sample", "abc123", "e5-small"),
+                    ("rulings-1", "rulings", None, None, None),
+                    ("base", "baseline", None, None, None)]
+
+
+def test_answerable_metrics_view_gives_the_honest_mean(runs_dir: Path) -> None:
+    sql = ("select config_id, avg(value) as v from answerable_metrics "
+           "where metric = 'recall@5' and run_id = 'run-a' group by 1 order by 1")
+    got = query(sql, runs_dir).set_index("config_id")["v"]
+    m = open_run(runs_dir / "run-a").table("metrics")
+    m = m[(m["metric"] == "recall@5") & m["answerable"]]
+    expect = m.groupby("config_id")["value"].mean().sort_index()
+    pd.testing.assert_series_equal(got, expect, check_names=False)
+    assert "answerable_metrics" in views(runs_dir)

@@ -1,0 +1,64 @@
+"""Headless Chromium for rendering tests: a screenshot and the page's scroll width.
+
+Uses Debian's ``chromium`` (``.ci/run`` installs it through ``scripts/setup`` when
+missing; tests skip, saying why, where none can be found). Every launch gets a fresh
+profile directory and no network-facing features.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from tests.helpers.common import REPO
+
+ARTEFACTS = REPO / "test-artefacts"
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--hide-scrollbars")
+_PROBE = ("<script>addEventListener('load',()=>{const d=document.documentElement;"
+          "document.body.setAttribute('data-probe-scroll-width',d.scrollWidth);"
+          "document.body.setAttribute('data-probe-client-width',d.clientWidth)})</script>")
+
+
+def chromium() -> str | None:
+    """Path of a Chromium executable, or None."""
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def _run(exe: str, profile: Path, *args: str, timeout: int = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([exe, *FLAGS, f"--user-data-dir={profile}", *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def screenshot(exe: str, page: Path, out: Path, profile: Path, width: int = 1400,
+               height: int = 2400) -> Path:
+    """A PNG of ``page`` in a ``width`` x ``height`` window."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    res = _run(exe, profile, f"--window-size={width},{height}", f"--screenshot={out}",
+               page.resolve().as_uri())
+    if not out.exists():
+        raise RuntimeError(f"chromium wrote no screenshot: {res.stderr[-2000:]}")
+    return out
+
+
+def scroll_width(exe: str, page: Path, profile: Path, width: int = 1400) -> tuple[int, int]:
+    """(document scrollWidth, clientWidth) of ``page`` in a ``width`` px window, read from
+    the DOM of a copy that records them on load."""
+    probe = page.with_name(f".probe-{page.name}")
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", _PROBE + "</body>"),
+                     encoding="utf-8")
+    res = _run(exe, profile, f"--window-size={width},900", "--virtual-time-budget=5000",
+               "--dump-dom", probe.resolve().as_uri())
+    probe.unlink()
+    sw = re.search(r'data-probe-scroll-width="(\d+)"', res.stdout)
+    cw = re.search(r'data-probe-client-width="(\d+)"', res.stdout)
+    if not (sw and cw):
+        raise RuntimeError(f"no scroll width in the dumped DOM: {res.stderr[-2000:]}")
+    return int(sw.group(1)), int(cw.group(1))
