@@ -14,6 +14,8 @@ from harness.cli.errors import bad_input_exits_2, plain_console
 from harness.cli.progress import rich_progress
 from harness.cli.summary import print_summary
 from harness.core.errors import ConfigError
+from harness.corpus.records import Corpus
+from harness.goldset.records import GoldSet
 
 ALLOW_OUTSIDE_HELP = ("Read documents outside the gold set's folder (its parent when the folder is "
                       "named goldsets/).")
@@ -140,7 +142,7 @@ def validate_cmd(
         f"{len(corpus.chunks)} chunks"))
 
 
-def _corpus(gs):  # type: ignore[no-untyped-def]
+def _corpus(gs: GoldSet) -> Corpus:
     """The corpus ``harness run`` would search (what validate must check it can build)."""
     from harness.corpus.chunking import ChunkingOptions, build_corpus
 

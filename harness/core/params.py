@@ -34,13 +34,13 @@ _KIND = {float: "a number", int: "an integer", bool: "true or false", str: "a st
 
 def accepted(target: Callable[..., Any]) -> list[str]:
     """Keyword parameter names of ``target`` (a class: its ``__init__``)."""
-    fn = target.__init__ if isinstance(target, type) else target
+    fn = getattr(target, "__init__") if isinstance(target, type) else target  # noqa: B009 (the class's own)
     return [p.name for p in inspect.signature(fn).parameters.values()
             if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
 def _hints(target: Callable[..., Any]) -> dict[str, Any]:
-    fn = target.__init__ if isinstance(target, type) else target
+    fn = getattr(target, "__init__") if isinstance(target, type) else target  # noqa: B009 (the class's own)
     try:
         return typing.get_type_hints(fn)
     except Exception:  # an unresolvable annotation: leave the value checks to the constructor

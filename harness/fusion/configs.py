@@ -272,7 +272,7 @@ def expand(raw: dict[str, Any], where: str = "<config>", sha256: str = "",
                 ck.add(f"[arms.{a}]", f"must be a table of parameters, got {v!r}")
                 continue
             arm_params[str(a)] = dict(v)
-            kind = v.get("kind", a)
+            kind = str(v.get("kind", a))
             if arm_classes is not None and kind in arm_classes:
                 for msg in check_params(arm_classes[kind], v, f"arm {a}", skip=("kind",)):
                     ck.add(f"[arms.{a}]", msg)

@@ -37,7 +37,8 @@ import numpy as np
 EPS = np.finfo(np.float64).eps
 
 
-def rrf_scores(ranks: np.ndarray, k: float, weights: Sequence[float], depths: Sequence[int]) -> np.ndarray:
+def rrf_scores(ranks: np.ndarray, k: float, weights: Sequence[float] | np.ndarray,
+               depths: Sequence[int] | np.ndarray) -> np.ndarray:
     """Float weighted RRF of a (rows, arms) rank matrix (0 = unranked), arms summed in
     column order (a fixed order, so the float is the same in every process)."""
     ranks = np.asarray(ranks)

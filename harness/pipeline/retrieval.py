@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from harness.answering.runner import answer_run
@@ -250,7 +251,7 @@ def check_answering(options: RunOptions, cfg: RunConfig, stored: list[Any]) -> N
 
 def score_and_write(writer: RunWriter, matrix: RankMatrix, gold: Any, cfg: RunConfig,
                     specs: list[MetricSpec], stored: list[Any], depth: int,
-                    progress: Progress | None) -> pd.DataFrame:
+                    progress: Progress | None) -> pa.Table:
     with (progress(f"scoring {len(cfg.configs)} configs", 1) if progress else nullcontext()) as bar:
         metrics, fused = grid_tables(matrix, gold, cfg, specs, stored, depth)
         if bar is not None:
@@ -267,9 +268,10 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     if options.run_id is not None:
         check_run_id(options.run_id)
     if options.source_run is not None:
-        from harness.pipeline.rescore import rescore
+        from harness.pipeline.rescore import rescore  # rescore builds on this module's tables
 
-        return rescore(options, progress)
+        rescored: RunResult = rescore(options, progress)
+        return rescored
     gs, corpus, cfg = load_inputs(options)
     specs = metric_specs(options, cfg)
     stored = check_budget(len(gs.questions), len(corpus.chunks), cfg, options.store)

@@ -40,7 +40,7 @@ import logging
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pyarrow as pa
@@ -48,6 +48,9 @@ import pyarrow.parquet as pq
 
 from harness.core.errors import HarnessError
 from harness.store.rundir import MANIFEST, list_runs
+
+if TYPE_CHECKING:
+    import duckdb
 
 RUNS_VIEW = "runs"
 ANSWERABLE_VIEW = "answerable_metrics"
@@ -121,7 +124,7 @@ def _read_table(entries: list[tuple[str, Path]], skipped: list[str]) -> pa.Table
 
 
 def connect(runs_dir: Path, sql: str | None = None,
-            skipped: list[str] | None = None):  # type: ignore[no-untyped-def]
+            skipped: list[str] | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory, read-only DuckDB connection with one view per table across runs.
 
     With ``sql`` only the tables it names are read (a word match, case-insensitive);
