@@ -28,6 +28,9 @@ metric                        definition (default where undefined)              
 ``letter_density``            the fence's letters / non-space chars (0.0 if empty)   responded
 ``latency_ms``                wall time of the call                                  all
 ``error``                     1 if the outcome is error                              all
+``fact_recall``               reference facts stated / facts                         responded
+                              (NaN for a question without facts: left out of means;
+                              :mod:`harness.answering.facts`)
 ============================  =====================================================  ==========
 
 References: context recall and citation precision/recall follow Gao et al.,
@@ -48,6 +51,7 @@ from harness.answering.citations import (
     parse_markers,
     resolve,
 )
+from harness.answering.facts import fact_recall
 from harness.answering.fence import DEFAULT_PARAMS, FenceParams, FenceResult, check
 from harness.answering.read import ReadRow, context_recall
 from harness.core.registry import Registry
@@ -112,6 +116,8 @@ _metric("letter_density", "responded", "letters / non-space characters of the te
         lambda c: c.fence.letter_density)
 _metric("latency_ms", "all", "wall time of the call in ms", lambda c: float(c.latency_ms))
 _metric("error", "all", "1 if the call failed", lambda c: _flag(c.outcome == "error"))
+_metric("fact_recall", "responded", "reference facts stated / facts (NaN without facts)",
+        lambda c: fact_recall(c.text, c.question.facts, c.question.language))
 
 
 def in_scope(scope: str, answerable: bool, outcome: str) -> bool:

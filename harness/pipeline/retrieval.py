@@ -86,6 +86,13 @@ def questions_frame(gs: GoldSet) -> pd.DataFrame:
     } for q in gs.questions])
 
 
+def question_facts_frame(gs: GoldSet) -> pd.DataFrame:
+    """One row per reference fact of a gold question (``answer: {facts: ...}``)."""
+    return pd.DataFrame([{"question_id": q.question_id, "fact": i, "phrasings": list(fact)}
+                         for q in gs.questions for i, fact in enumerate(q.facts, start=1)],
+                        columns=["question_id", "fact", "phrasings"])
+
+
 def documents_frame(corpus: Corpus) -> pd.DataFrame:
     return pd.DataFrame([{
         "doc_id": d.doc_id, "kind": d.kind, "game": d.game, "edition": d.edition,
@@ -164,6 +171,7 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
         writer.update_manifest({**base_manifest(run_id), **inputs,
                                 "metrics": [s.name for s in specs]})
     for name, make in (("questions", lambda: questions_frame(gs)),
+                       ("question_facts", lambda: question_facts_frame(gs)),
                        ("documents", lambda: documents_frame(corpus)),
                        ("chunks", lambda: chunks_frame(corpus)),
                        ("configs", lambda: configs_frame(cfg))):

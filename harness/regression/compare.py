@@ -51,7 +51,8 @@ from harness.store.baseline import (
 _ANSWER_DIRECTIONS: dict[str, bool] = {
     "context_recall": True, "citation_precision": True, "citation_recall": True,
     "dangling_markers": False, "no_citation": False, "abstention_correct": True,
-    "fence_pass": True, "latency_ms": False, "error": False}
+    "fence_pass": True, "latency_ms": False, "error": False, "fact_recall": True,
+    "judge_fact_recall": True}
 # The manifest fields that must agree for two runs to be comparable.
 IDENTITY: tuple[tuple[str, str, str], ...] = (
     ("gold set sha256", "goldset", "sha256"), ("corpus content hash", "corpus", "content_hash"))

@@ -11,6 +11,10 @@ Every key of a metric's policy is one check (:data:`CHECKS`, in this order):
   worsening -> OK. A worsening that cannot be tested (e.g. +inf values) -> FAIL.
 * ``pinned``: one check per question: not worse than in the base -> OK, worse -> FAIL.
 
+With ``base_answerer``/``candidate_answerer`` in the policy the answer metrics
+compare one answerer with another, in one run or across runs
+(:mod:`harness.regression.answerer_view`), never over error rows.
+
 Floors and drop limits are met up to :data:`EPS` (1e-9) of floating-point slack.
 
 "Worse" follows the metric's direction. FAIL messages name the questions that got
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from harness.core.errors import HarnessError
@@ -243,7 +247,30 @@ def run_gate(policy: Policy, base: Side, candidate: Side, force: bool = False,
     """Compare ``candidate`` with ``base`` on the policy's metrics and evaluate the
     policy. Raises :class:`HarnessError` on bad input (exit code 2)."""
     selector = gate_pair(policy, base, candidate, config, candidate_config)
+    pair = policy.answerer_pair
+    if pair is None and policy.answerer and _has_answer_metric(policy):
+        pair = (policy.answerer, policy.answerer)
+    excluded = 0
+    if pair is not None:  # answerer against answerer: views under one label, errors left out
+        from harness.regression.answerer_view import GATED, answerer_views
+
+        base, candidate, excluded = answerer_views(base, pair[0], candidate, pair[1])
+        policy = replace(policy, answerer=GATED)
     comparison = compare_runs(base, candidate, configs=[selector],
                               metrics=list(policy.metric_names()), force=force, seed=policy.seed,
                               n_resamples=policy.n_resamples, confidence=policy.confidence)
+    if pair is not None:
+        shown = pair[1] if pair[0] == pair[1] else f"{pair[1]} vs {pair[0]}"
+        note = (f"{excluded} question(s) with an error row on either side left out"
+                if excluded else "")
+        comparison = replace(comparison, metrics=tuple(
+            replace(m, answerer=shown, note="; ".join(x for x in (m.note, note) if x))
+            if m.answerer == GATED else m for m in comparison.metrics))
+        policy = replace(policy, answerer=shown)
     return evaluate(policy, comparison)
+
+
+def _has_answer_metric(policy: Policy) -> bool:
+    from harness.answering.answer_metrics import ANSWER_METRICS
+
+    return any(m in ANSWER_METRICS or m == "judge_fact_recall" for m in policy.metric_names())
