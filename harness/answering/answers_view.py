@@ -18,6 +18,7 @@ order, answerers in answering order.
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from typing import Any
@@ -114,3 +115,45 @@ def answers_view(run: Run, config_id: str | None = None, disagreement_only: bool
 
 def to_json(records: list[dict[str, Any]]) -> str:
     return json.dumps(records, indent=2, ensure_ascii=False)
+
+
+def _cite(c: dict[str, Any]) -> str:
+    where = "dangling" if c["dangling"] else f"{c['doc_id']} p.{c['page']}"
+    mark = "right" if c["right"] else "wrong"
+    return f"<span class='cite {mark}'>[{c['n']}] {html.escape(where)} ({mark})</span>"
+
+
+def answers_html(records: list[dict[str, Any]]) -> str:
+    """The answers section of the HTML report: one block per question (read, answers with
+    citations marked right/wrong, fence and fact verdicts) and a checkbox that shows only
+    the questions the answerers disagree on."""
+    e = html.escape
+    out = ["<div class='answers-view'>",
+           "<label><input type='checkbox' onclick=\"document.querySelectorAll("
+           "'.answers-view .agree').forEach(x => x.style.display = this.checked ? 'none' : '')\">"
+           " only questions the answerers disagree on</label>"]
+    for r in records:
+        cls = "disagree" if r["disagree"] else "agree"
+        out.append(f"<details class='{cls}'><summary>{e(r['question_id'])} "
+                   f"[{e(r['config_id'])}] {e(r['question'])}"
+                   f"{' — answerers disagree' if r['disagree'] else ''}</summary>")
+        out.append("<p class='note'>relevant: " + e(", ".join(r["relevant_pages"]) or "none "
+                   "(unanswerable)") + "; facts: "
+                   + e("; ".join(" / ".join(f) for f in r["facts"]) or "none") + "</p>")
+        out.append("<table><tr><th>n</th><th>document</th><th>page</th><th>heading</th></tr>"
+                   + "".join(f"<tr class='{'right' if x['relevant'] else ''}'><td>{x['n']}</td>"
+                             f"<td>{e(x['doc_id'])}</td><td>{x['page']}</td>"
+                             f"<td>{e(x['heading'])}</td></tr>" for x in r["read"])
+                   + "</table>")
+        for a in r["answers"]:
+            facts = ", ".join("stated" if x else "missing" for x in a["facts_stated"])
+            judge = ("" if a["judge"] is None else "; judge: " + ", ".join(
+                "-" if x is None else ("yes" if x else "no") for x in a["judge"]))
+            fence = "passed" if a["fence_passed"] else f"failed ({a['fence_reason']})"
+            body = e(a["text"]) if a["outcome"] != "error" else e(f"error: {a['error']}")
+            out.append(f"<div class='answer'><b>{e(a['answerer'])}</b> ({e(a['outcome'])}, "
+                       f"fence {e(fence)}; facts: {e(facts) or 'none'}{e(judge)})"
+                       f"<pre>{body}</pre>{' '.join(_cite(c) for c in a['citations'])}</div>")
+        out.append("</details>")
+    out.append("</div>")
+    return "\n".join(out)

@@ -41,8 +41,8 @@ _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 
 def sentences(text: str) -> list[str]:
     """The answer's sentences, markers and emphasis removed (module docstring)."""
-    t = _EMPHASIS.sub(" ", _MARKER.sub(" ", text or ""))
-    return [s.strip() for s in _SENTENCE.split(t) if s.strip()]
+    t = _EMPHASIS.sub("", _MARKER.sub("", text or ""))
+    return [" ".join(s.split()) for s in _SENTENCE.split(t) if s.strip()]
 
 
 def _tokenizer(phrasing: str, default_language: str) -> Tokenizer:

@@ -205,6 +205,20 @@ def _settle(previous: Mapping[str, Any], key: str, given: Any, default: Any) -> 
     return given
 
 
+def check_answerers(answerers: Sequence[tuple[str, Mapping[str, Any]]],
+                    timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    """Construct and preflight ``answerers`` without a run (``harness run -a`` calls it
+    before retrieval, so a dead endpoint fails before any work); raises like
+    :func:`answer_run`."""
+    instances = {s.label: _instantiate(s) for s in parse_specs(answerers)}
+    try:
+        problems = preflight_all(instances, timeout_s)
+    finally:
+        _close_all(instances)
+    if problems:
+        raise ValidationError(problems, "answerer preflight failed; nothing was asked")
+
+
 def suite_specs(suite: Suite) -> tuple[AnswererSpec, ...]:
     """The answerers a suite declares, as specs (labels from the suite's tables)."""
     return tuple(AnswererSpec(a.label, a.provider, a.params, a.concurrency)
@@ -213,26 +227,27 @@ def suite_specs(suite: Suite) -> tuple[AnswererSpec, ...]:
 
 def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]] = (),
                configs: Sequence[str] | None = None, read_options: ReadOptions | None = None,
-               max_workers: int = 2, retry_errors: bool = False,
+               max_workers: int | None = None, retry_errors: bool = False,
                progress: Progress | None = None, suite: Suite | None = None,
                preflight: bool = True, preflight_timeout_s: float = DEFAULT_TIMEOUT_S,
                max_error_rate: float | None = None, judge: str | None = None) -> AnswerSummary:
     """Read, preflight, ask, journal, consolidate and judge (see module docstring).
 
     ``answerers`` (CLI flags) and ``suite`` may both be given; their labels must
-    differ. ``max_error_rate`` defaults to the suite's, else 5%; ``judge`` (default
-    the suite's ``[judge]``) names the label that judges reference facts."""
+    differ. ``max_workers`` defaults to the suite's ``workers``, else 2;
+    ``max_error_rate`` to the suite's, else 5%; ``judge`` (default the suite's
+    ``[judge]``) names the label that judges reference facts (it answers too)."""
     from harness.answering.fence import DEFAULT_PARAMS
     from harness.answering.prompt import describe as prompt_describe
     from harness.answering.prompt import prompt_hash
 
+    if max_workers is None:
+        max_workers = (suite.workers if suite is not None else None) or 2
     if max_workers < 1:
         raise HarnessError(f"max_workers must be >= 1, got {max_workers}")
     specs = parse_specs(answerers) if answerers or suite is None else ()
     if suite is not None:
         specs = _merge_specs(specs, suite_specs(suite))
-        if suite.workers and max_workers == 2:
-            max_workers = suite.workers
     rate = max_error_rate if max_error_rate is not None else (
         suite.max_error_rate if suite is not None else DEFAULT_MAX_ERROR_RATE)
     judge = judge or (suite.judge if suite is not None else None)

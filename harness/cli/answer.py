@@ -73,8 +73,9 @@ def answer_cmd(
     errata_arm: Annotated[str | None, typer.Option(
         help="Arm whose carried errata survive for the errata floor (default boost; 'any' "
              "for every pooled errata chunk).")] = None,
-    workers: Annotated[int, typer.Option("--workers", "-w",
-                                         help="Calls in flight per answerer.")] = 2,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", "-w", help="Calls in flight per answerer (default: the suite's, else 2).")
+    ] = None,
     retry_errors: Annotated[bool, typer.Option(
         help="Ask again the questions whose answer was an error.")] = False,
     runs_dir: Annotated[Path, typer.Option(help="Folder holding run directories.")] = RUNS_DIR,

@@ -161,6 +161,10 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     """Execute (or resume) a retrieval run; returns where it was written."""
     gs, corpus, cfg = load_inputs(options)
     specs = [parse(m) for m in options.metrics]
+    if options.answerers:  # a dead answerer endpoint fails here, before any retrieval work
+        from harness.answering.runner import check_answerers
+
+        check_answerers(list(options.answerers))
     run_id = options.run_id or new_run_id()
     writer = RunWriter(Path(options.runs_dir) / run_id)
     inputs = inputs_section(gs, corpus, cfg)

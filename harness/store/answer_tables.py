@@ -76,7 +76,8 @@ ANSWER_METRICS = table(
     Column("config_id", S, "fusion config"),
     Column("answerer", S, "answerer label"),
     Column("metric", S, "canonical answer-metric name (harness.answering.answer_metrics.ANSWER_METRICS)"),
-    Column("value", F64, "value at full precision (documented default when undefined)"),
+    Column("value", F64, "value at full precision (documented default when undefined; null where "
+           "a metric has no value, e.g. fact_recall of a question without facts)", nullable=True),
     Column("answerable", B, "false for questions nothing in the corpus answers"),
 )
 
