@@ -112,3 +112,15 @@ def test_cli_exits_1_above_the_error_rate_and_0_within_it(run_dir: Path) -> None
         assert "excluded 1 (1 with an error row" in " ".join(res.output.split())
         res = CliRunner().invoke(app, [*args, "--max-error-rate", "0.5"])
         assert res.exit_code == 0, res.output
+
+
+def test_run_with_a_dead_answerer_fails_before_retrieval(tmp_path: Path) -> None:
+    from harness.pipeline.retrieval import RunOptions, run
+    from tests.helpers.common import FIXTURES, LEXICAL
+
+    opts = RunOptions(goldset=FIXTURES / "goldsets" / "sample-three.yaml", config=LEXICAL,
+                      runs_dir=tmp_path / "runs", run_id="r",
+                      answerers=(("small=ollama", {"model": "m", "base_url": dead_url()}),))
+    with pytest.raises(ValidationError, match="answerer small"):
+        run(opts)
+    assert not (tmp_path / "runs" / "r").exists()
