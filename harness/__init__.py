@@ -8,6 +8,7 @@ Public API (stable names; everything else is internal)::
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 __version__ = "0.1.0"
@@ -18,7 +19,7 @@ _LAZY = {
     "RunOptions": ("harness.pipeline.retrieval", "RunOptions"),
     "run": ("harness.pipeline.retrieval", "run"),
     "open_run": ("harness.store.rundir", "open_run"),
-    "load_goldset": ("harness.goldset.records", "load_goldset"),
+    "load_goldset": ("harness.goldset.parse", "load_goldset"),
     "load_config": ("harness.fusion.configs", "load_config"),
 }
 
@@ -26,8 +27,6 @@ _LAZY = {
 def __getattr__(name: str) -> Any:
     # lazy so that `import harness` (and `harness --help`) stays fast
     if name in _LAZY:
-        import importlib
-
         mod, attr = _LAZY[name]
         return getattr(importlib.import_module(mod), attr)
     raise AttributeError(f"module 'harness' has no attribute {name!r}")

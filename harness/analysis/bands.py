@@ -184,7 +184,7 @@ class BandTable:
 def separation(scores: np.ndarray | pd.Series, labels: np.ndarray | pd.Series,
                population: str) -> Separation:
     """ROC AUC and Youden-optimal threshold of ``scores`` for boolean ``labels``."""
-    from sklearn.metrics import roc_auc_score, roc_curve
+    from sklearn.metrics import roc_auc_score, roc_curve  # deferred: heavy import
 
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels, dtype=bool)

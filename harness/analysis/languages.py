@@ -27,8 +27,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from rich.console import Console
+from rich.table import Table
 
 from harness.core.errors import HarnessError
+from harness.metrics.info import aggregate
+from harness.store.rundir import Run
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -46,8 +50,6 @@ def language_table(metrics_df: pd.DataFrame, questions_df: pd.DataFrame,
     Columns: ``config_id``, ``language``, ``n``, ``metric``, then the ``also``
     metrics present; values at full precision (round only when printing).
     """
-    from harness.metrics.ranking import parse
-
     names = sorted(set(metrics_df["metric"]))
     if metric not in names:
         raise HarnessError(f"the run has no metric {metric!r}; it has: {', '.join(names)}")
@@ -69,8 +71,7 @@ def language_table(metrics_df: pd.DataFrame, questions_df: pd.DataFrame,
                                       "n": int(cell["question_id"].nunique())}
             for name in wanted:
                 vals = cell.loc[cell["metric"] == name, "value"].to_numpy(dtype=np.float64)
-                agg = parse(name).family.aggregate
-                row[name] = float(np.median(vals) if agg == "median" else vals.mean())
+                row[name] = aggregate(name, vals)
             rows.append(row)
     return pd.DataFrame(rows, columns=["config_id", "language", "n", *wanted])
 
@@ -78,8 +79,6 @@ def language_table(metrics_df: pd.DataFrame, questions_df: pd.DataFrame,
 def run_language_table(run: str | Path, metric: str = "recall@5",
                        also: Sequence[str] = DEFAULT_ALSO) -> pd.DataFrame:
     """:func:`language_table` of a run directory (``harness.store.rundir.Run``)."""
-    from harness.store.rundir import Run
-
     r = Run(Path(run))
     return language_table(r.table("metrics"), r.table("questions"), metric, also)
 
@@ -88,9 +87,6 @@ def print_language_table(table: pd.DataFrame, console: Console | None = None,
                          title: str | None = None) -> None:
     """Render a :func:`language_table` with rich: one row per config, one column per
     language (header ``lang (n=…)``), cells ``metric/also…`` to 3 decimals."""
-    from rich.console import Console
-    from rich.table import Table
-
     console = console or Console()
     metrics = [c for c in table.columns if c not in ("config_id", "language", "n")]
     languages = sorted(set(table["language"]))

@@ -10,7 +10,7 @@ the metric's aggregate, ties by config id through :mod:`harness.core.ordering`) 
 :func:`harness.regression.compare.compare_runs` with the run on both sides: aggregate
 difference, percentile bootstrap interval of the mean paired difference, paired
 permutation p-value, wins/ties/losses. Scopes and aggregates are those of
-:func:`harness.regression.compare.metric_info` (ranking metrics: answerable questions only).
+:func:`harness.metrics.info.metric_info` (ranking metrics: answerable questions only).
 A metric with infinite values (``first_rel_rank`` when nothing relevant was
 found) gets no interval and says so in ``note``. Reference: Efron & Tibshirani,
 "An Introduction to the Bootstrap" (1993), ch. 13.
@@ -24,19 +24,18 @@ import io
 import math
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from harness.analysis.bands import BandTable, run_band_tables
+from harness.analysis.summary import summary_frame
 from harness.core.errors import HarnessError
 from harness.core.ordering import order
+from harness.metrics.info import AGGREGATES, SCOPES, MetricInfo, metric_info
+from harness.regression.compare import compare_runs
 from harness.store.rundir import Run
-
-if TYPE_CHECKING:
-    from harness.regression.compare import MetricInfo
 
 DEFAULT_METRIC = "recall@5"
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}
@@ -46,14 +45,12 @@ td:first-child,th:first-child{text-align:left}img{max-width:100%}.note{color:#55
 
 
 def _rows_in_scope(metrics: pd.DataFrame, metric: str) -> tuple[MetricInfo, pd.DataFrame]:
-    from harness.regression.compare import metric_info
-
     info = metric_info(metric)
     if info is None:
         raise HarnessError(f"metric {metric!r} has no known direction; choose one of: "
                            f"{', '.join(sorted(metrics['metric'].unique()))}")
     rows = metrics[metrics["metric"] == info.name]
-    rows = rows[rows["answerable"].astype(bool)] if info.scope == "answerable" else rows
+    rows = rows[SCOPES.get(info.scope)(rows)]
     if rows.empty:
         raise HarnessError(f"no {info.name} rows in scope ({info.scope}); metrics present: "
                            f"{', '.join(sorted(metrics['metric'].unique()))}")
@@ -70,8 +67,6 @@ def config_comparison(run: Run, metric: str = DEFAULT_METRIC, reference: str | N
     value), ``ci_lo``/``ci_hi`` (bootstrap CI of the mean paired difference),
     ``p_value`` (paired permutation test), ``wins``/``ties``/``losses``, ``n``,
     ``reference`` and ``note`` (why a CI is missing, e.g. infinite values)."""
-    from harness.regression.compare import AGGREGATES, compare_runs
-
     info, rows = _rows_in_scope(run.table("metrics"), metric)
     agg = AGGREGATES.get(info.aggregate)
     value = {str(c): agg(g["value"].to_numpy(np.float64)) for c, g in rows.groupby("config_id")}
@@ -211,8 +206,6 @@ def _table(df: pd.DataFrame) -> str:
 def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int = 0,
                 n_resamples: int = 10_000) -> str:
     """The report of ``run`` as one HTML string (see module docstring)."""
-    from harness.analysis.summary import summary_frame
-
     metrics, configs, fused = run.table("metrics"), run.table("configs"), run.table("fused")
     metric = metric or (DEFAULT_METRIC if (metrics["metric"] == DEFAULT_METRIC).any()
                         else str(sorted(metrics["metric"].unique())[0]))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
+
+from harness.metrics.info import aggregate
 
 SUMMARY_METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10", "first_rel_rank")
 
@@ -11,8 +12,6 @@ SUMMARY_METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10", "first_rel
 def summary_frame(metrics: pd.DataFrame, configs: pd.DataFrame) -> pd.DataFrame:
     """Per config: means of ranking metrics over answerable questions (median for
     first_rel_rank), and the mean top score/ceiling for answerable and unanswerable."""
-    from harness.metrics.ranking import parse
-
     rows = []
     for cid in configs["config_id"]:
         m = metrics[metrics["config_id"] == cid]
@@ -21,8 +20,7 @@ def summary_frame(metrics: pd.DataFrame, configs: pd.DataFrame) -> pd.DataFrame:
             vals = m[(m["metric"] == name) & m["answerable"]]["value"].to_numpy()
             if not len(vals):
                 continue
-            agg = parse(name).family.aggregate
-            row[name] = float(np.median(vals)) if agg == "median" else float(vals.mean())
+            row[name] = aggregate(name, vals)
         ratio = m[m["metric"] == "top_score_ratio"]
         row["ratio (ans)"] = float(ratio[ratio["answerable"]]["value"].mean())
         row["ratio (unans)"] = float(ratio[~ratio["answerable"]]["value"].mean()) \

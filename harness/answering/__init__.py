@@ -1,0 +1,22 @@
+"""The answering read and the answerers: read, re-rank, answer, cite, fence, score.
+
+Modules, in pipeline order:
+
+* ``read``            candidate pool, floors: the passages answered from
+* ``rerankers``       re-rankers of the read (registry)
+* ``answerers``       answerer registry and the built-in answerers
+* ``prompt``          the versioned answer prompt
+* ``citations``       citation markers -> passages read
+* ``fence``           the answer fence (garbage check)
+* ``answer_metrics``  answer metric computations (facts in harness.metrics.info)
+* ``runner``          answer a run: reads -> answerers -> journal -> tables
+* ``journal``         append-only answer journal (resumable answering)
+* ``frames``          run tables <-> answering records
+* ``sidebyside``      answerers side by side with paired differences
+* ``gguf``            assemble the packaged GGUF model from its parts
+"""
+
+__all__ = [
+    "answer_metrics", "answerers", "citations", "fence", "frames",
+    "gguf", "journal", "prompt", "read", "rerankers", "runner", "sidebyside",
+]

@@ -1,9 +1,10 @@
 """Answer metrics: registered by canonical name, one value per question, config
 and answerer, every metric for every question.
 
-Each metric has a *scope*: the questions its mean is taken over. The value is
-always stored (a documented default where the metric is undefined), and means
-(``harness.answering.sidebyside``) filter rows by scope:
+Each metric has a *scope*: the questions its mean is taken over, declared with its
+direction and description in :mod:`harness.metrics.info` (the table below is a
+summary). The value is always stored (a documented default where the metric is
+undefined), and means (``harness.answering.sidebyside``) filter rows by scope:
 
 * ``all``: every question;
 * ``answerable``: questions with at least one requirement;
@@ -54,10 +55,10 @@ from harness.answering.citations import (
 from harness.answering.facts import fact_recall
 from harness.answering.fence import DEFAULT_PARAMS, FenceParams, FenceResult, check
 from harness.answering.read import ReadRow, context_recall
+from harness.core.errors import RegistryError
 from harness.core.registry import Registry
 from harness.goldset.records import Question
-
-SCOPES = ("all", "answerable", "answered", "responded")
+from harness.metrics.info import FAMILIES, MetricFamily
 
 
 @dataclass(frozen=True)
@@ -76,54 +77,52 @@ class AnswerContext:
 
 @dataclass(frozen=True)
 class AnswerMetric:
-    name: str
-    scope: str
-    doc: str
+    """A computable answer metric: its declared facts and its compute function."""
+
+    info: MetricFamily
     compute: Callable[[AnswerContext], float]
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def scope(self) -> str:
+        return self.info.scope
+
+    @property
+    def doc(self) -> str:
+        return self.info.description
 
 
 ANSWER_METRICS: Registry[AnswerMetric] = Registry("answer metric")
 
 
-def _metric(name: str, scope: str, doc: str, compute: Callable[[AnswerContext], float]) -> None:
-    if scope not in SCOPES:
-        raise ValueError(f"metric {name}: unknown scope {scope!r}; choose one of {SCOPES}")
-    ANSWER_METRICS.add(name, AnswerMetric(name, scope, doc, compute))
+def _metric(name: str, compute: Callable[[AnswerContext], float]) -> None:
+    """Register the compute function of the declared answer metric ``name``."""
+    info = FAMILIES.get(name)
+    if info.kind != "answer":
+        raise RegistryError(f"metric {name} is declared as {info.kind}, not answer")
+    ANSWER_METRICS.add(name, AnswerMetric(info, compute))
 
 
 def _flag(b: bool) -> float:
     return 1.0 if b else 0.0
 
 
-_metric("context_recall", "answerable", "requirements with a page in the read / requirements",
-        lambda c: context_recall(c.reads, c.question))
-_metric("citation_precision", "answerable", "relevant cited pages / cited pages",
-        lambda c: c.stats.precision)
-_metric("citation_recall", "answerable", "requirements with a cited page / requirements",
-        lambda c: c.stats.recall)
-_metric("dangling_markers", "all", "distinct cited numbers with no passage read",
-        lambda c: float(c.stats.dangling))
-_metric("no_citation", "answered", "1 if an answered answer cites no passage read",
-        lambda c: _flag(c.outcome == "answered" and c.stats.resolved == 0))
-_metric("abstained", "all", "1 if the answerer abstained",
-        lambda c: _flag(c.outcome == "abstained"))
-_metric("abstention_correct", "all", "1 if abstained exactly when unanswerable (error: 0)",
-        lambda c: _flag(c.outcome != "error"
-                        and (c.outcome == "abstained") == (not c.question.answerable)))
-_metric("fence_pass", "responded", "1 if the answer fence passes the text",
-        lambda c: _flag(c.fence.passed))
-_metric("letter_density", "responded", "letters / non-space characters of the text",
-        lambda c: c.fence.letter_density)
-_metric("latency_ms", "all", "wall time of the call in ms", lambda c: float(c.latency_ms))
-_metric("error", "all", "1 if the call failed", lambda c: _flag(c.outcome == "error"))
-_metric("fact_recall", "responded", "reference facts stated / facts (NaN without facts)",
-        lambda c: fact_recall(c.text, c.question.facts, c.question.language))
-
-
-def in_scope(scope: str, answerable: bool, outcome: str) -> bool:
-    """Whether a question/answer belongs to the mean of a metric with ``scope``."""
-    return {"all": True, "answerable": answerable, "answered": outcome == "answered",
-            "responded": outcome != "error"}[scope]
+_metric("context_recall", lambda c: context_recall(c.reads, c.question))
+_metric("citation_precision", lambda c: c.stats.precision)
+_metric("citation_recall", lambda c: c.stats.recall)
+_metric("dangling_markers", lambda c: float(c.stats.dangling))
+_metric("no_citation", lambda c: _flag(c.outcome == "answered" and c.stats.resolved == 0))
+_metric("abstained", lambda c: _flag(c.outcome == "abstained"))
+_metric("abstention_correct",
+        lambda c: _flag(c.outcome != "error" and (c.outcome == "abstained") == (not c.question.answerable)))
+_metric("fence_pass", lambda c: _flag(c.fence.passed))
+_metric("letter_density", lambda c: c.fence.letter_density)
+_metric("latency_ms", lambda c: float(c.latency_ms))
+_metric("error", lambda c: _flag(c.outcome == "error"))
+_metric("fact_recall", lambda c: fact_recall(c.text, c.question.facts, c.question.language))
 
 
 def answer_context(question: Question, reads: Sequence[ReadRow], outcome: str, text: str,

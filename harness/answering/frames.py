@@ -20,7 +20,7 @@ from harness.answering.answer_metrics import answer_context, score_answer
 from harness.answering.answerers.base import AnswerRequest, Passage
 from harness.answering.read import ReadOptions, ReadRow, answering_read
 from harness.core.errors import HarnessError
-from harness.corpus.records import HEADING_SEP, Chunk, Document, page_key
+from harness.corpus.records import HEADING_SEP, Chunk, Document, page_key, split_page_key
 from harness.goldset.records import PageRef, Question
 from harness.store.rundir import Run
 
@@ -28,8 +28,8 @@ Key = tuple[str, str]  # (question_id, config_id)
 
 
 def _ref(s: str) -> PageRef:
-    doc, _, page = s.rpartition("#")
-    return PageRef(doc, int(page))
+    doc, page = split_page_key(s)
+    return PageRef(doc, page)
 
 
 def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None

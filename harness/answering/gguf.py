@@ -29,6 +29,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.core.atomic import atomic_path
 from harness.core.digest import file_sha256
 from harness.core.errors import HarnessError
 
@@ -83,11 +84,10 @@ def concatenate_verified(parts: Sequence[Path], dest: Path, *, size: int, sha256
     if file_matches(dest, size, sha256):
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.tmp-{os.getpid()}")
     h = hashlib.sha256()
     written = 0
     head = b""
-    try:
+    with atomic_path(dest) as tmp:
         with open(tmp, "wb") as out:
             for part in parts:
                 with open(part, "rb") as f:
@@ -106,9 +106,6 @@ def concatenate_verified(parts: Sequence[Path], dest: Path, *, size: int, sha256
             problems.append(f"sha256 {h.hexdigest()}, expected {sha256}")
         if problems:
             raise HarnessError(f"assembled model {dest.name} is wrong: " + "; ".join(problems))
-        os.replace(tmp, dest)
-    finally:
-        tmp.unlink(missing_ok=True)
     return dest
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness.core.errors import Problem, ValidationError
+from harness.core.jsonl import iter_records
 
 JOURNAL_DIR = "answers-journal"
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -59,16 +60,13 @@ class Journal:
                 f.flush()
                 os.fsync(f.fileno())
         out: dict[Key, dict[str, Any]] = {}
-        problems = []
-        for lineno, line in enumerate(raw[:cut].decode("utf-8").splitlines(), start=1):
-            if not line.strip():
+        problems: list[Problem] = []
+        for r in iter_records(raw[:cut].decode("utf-8").splitlines(), self.path, problems):
+            if "question_id" not in r.record or "config_id" not in r.record:
+                problems.append(Problem(r.where, "unreadable journal line (needs question_id "
+                                                 "and config_id)"))
                 continue
-            try:
-                rec = json.loads(line)
-                out[(rec["question_id"], rec["config_id"])] = rec
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                problems.append(Problem(f"{self.path}:{lineno}",
-                                        f"unreadable journal line ({exc})"))
+            out[(r.record["question_id"], r.record["config_id"])] = r.record
         if problems:
             raise ValidationError(problems, "answer journal is damaged")
         return out

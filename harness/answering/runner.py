@@ -60,9 +60,12 @@ from harness.answering.answerers.base import (
     AnswerRequest,
     AnswerResponse,
 )
+from harness.answering.fence import DEFAULT_PARAMS
 from harness.answering.frames import Key, ReadSet, answer_frames, build_reads, load_inputs, reads_frame
 from harness.answering.journal import Journal, journal_path, valid_label
 from harness.answering.preflight import DEFAULT_TIMEOUT_S, preflight_all
+from harness.answering.prompt import describe as prompt_describe
+from harness.answering.prompt import prompt_hash
 from harness.answering.read import ReadOptions
 from harness.answering.suite import DEFAULT_MAX_ERROR_RATE, Suite
 from harness.core.errors import ConfigError, HarnessError, ValidationError
@@ -237,10 +240,6 @@ def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]
     differ. ``max_workers`` defaults to the suite's ``workers``, else 2;
     ``max_error_rate`` to the suite's, else 5%; ``judge`` (default the suite's
     ``[judge]``) names the label that judges reference facts (it answers too)."""
-    from harness.answering.fence import DEFAULT_PARAMS
-    from harness.answering.prompt import describe as prompt_describe
-    from harness.answering.prompt import prompt_hash
-
     if max_workers is None:
         max_workers = (suite.workers if suite is not None else None) or 2
     if max_workers < 1:

@@ -30,9 +30,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from rich.console import Console
+from rich.table import Table
 
-from harness.answering.answer_metrics import ANSWER_METRICS
 from harness.core.errors import HarnessError
+from harness.metrics.info import scope_mask
 from harness.regression.stats import bootstrap_ci
 from harness.store.rundir import Run
 
@@ -100,11 +102,7 @@ def _scoped(run: Run) -> pd.DataFrame:
     m = run.table("answer_metrics")
     a = run.table("answers")[["question_id", "config_id", "answerer", "outcome"]]
     df = m.merge(a, on=["question_id", "config_id", "answerer"], how="left", validate="m:1")
-    scope = df["metric"].map(
-        lambda n: ANSWER_METRICS.get(n).scope if n in ANSWER_METRICS else "all")
-    df["in_scope"] = ((scope == "all") | ((scope == "answerable") & df["answerable"])
-                      | ((scope == "answered") & (df["outcome"] == "answered"))
-                      | ((scope == "responded") & (df["outcome"] != "error")))
+    df["in_scope"] = scope_mask(df, df["metric"])
     return df
 
 
@@ -197,8 +195,6 @@ def render(sbs: SideBySide) -> list[Any]:
     """One rich table per config: a row per metric, a column per answerer, and for
     every other answerer a column of its paired difference against the baseline
     (``mean [low, high] n=shared``)."""
-    from rich.table import Table
-
     out: list[Any] = []
     for cid in dict.fromkeys(r.config_id for r in sbs.rows):
         rows = [r for r in sbs.rows if r.config_id == cid]
@@ -290,8 +286,6 @@ def print_side_by_side(run: Run, console: Any = None, config_id: str | None = No
                        answerers: list[str] | None = None) -> SideBySide:
     """Print :func:`side_by_side` to ``console`` (a rich Console) as ``fmt``."""
     import json
-
-    from rich.console import Console
 
     if fmt not in FORMATS:
         raise HarnessError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")

@@ -1,18 +1,29 @@
 """Search arms, registered by name in :data:`ARMS`.
 
 Importing this package registers the built-in arms (``bm25``, ``dense``,
-``boost``, ``external``).
+``boost``, ``external``) on :func:`load_builtin_arms`.
+
+Modules, in pipeline order:
+
+* ``base``      the Arm interface, ArmResult / Hit records, the ARMS registry
+* ``bm25``      Okapi BM25 over chunks
+* ``dense``     cosine similarity of sentence embeddings (faiss, exact)
+* ``boost``     the service's doc-priority arm
+* ``external``  ranked lists captured elsewhere (TREC / Parquet / JSONL)
 """
+
+import importlib
 
 from harness.arms.base import ARMS, Arm, ArmContext, ArmResult, Hit, hits_from_scores
 
-__all__ = ["ARMS", "Arm", "ArmContext", "ArmResult", "Hit", "hits_from_scores", "load_builtin_arms"]
+__all__ = [  # noqa: RUF022 - modules first, then the re-exported names
+    "base", "bm25", "boost", "dense", "external",
+    "ARMS", "Arm", "ArmContext", "ArmResult", "Hit", "hits_from_scores", "load_builtin_arms",
+]
 
 
 def load_builtin_arms() -> None:
     """Import the modules that register the built-in arms (idempotent)."""
-    import importlib
-
     for mod in ("bm25", "boost", "dense", "external"):
         try:
             importlib.import_module(f"harness.arms.{mod}")

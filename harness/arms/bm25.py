@@ -17,10 +17,12 @@ Only chunks with a positive score are returned (a full-text arm returns matches)
 
 from __future__ import annotations
 
+import importlib.metadata as md
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+from rank_bm25 import BM25Okapi
 
 from harness.arms.base import ARMS, ArmContext, ArmResult, hits_from_scores
 from harness.core.errors import ConfigError
@@ -52,8 +54,6 @@ class BM25Arm:
         return Tokenizer(stem_language=language if self.stem else None)
 
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
-        from rank_bm25 import BM25Okapi
-
         lang = {d.doc_id: d.language for d in corpus.documents}
         docs = [self._tokenizer(lang[c.doc_id])(c.text) or ["\u2205"] for c in corpus.chunks]
         self._ids = [c.chunk_id for c in corpus.chunks]
@@ -84,8 +84,6 @@ class BM25Arm:
         return out
 
     def describe(self) -> dict[str, Any]:
-        import importlib.metadata as md
-
         return {"arm": self.name, "package": "rank-bm25", "version": md.version("rank-bm25"),
                 "k1": self.k1, "b": self.b, "epsilon": self.epsilon, "idf_floor": self.idf_floor,
                 "stem": self.stem, "floored_terms": self.floored_terms}

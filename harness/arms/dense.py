@@ -69,7 +69,7 @@ class DenseArm:
 
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
         """Load the model, embed every chunk (passage role) and build the index."""
-        import faiss
+        import faiss  # deferred: heavy import
 
         root = self.cache_dir if self.cache_dir is not None else Path(context.cache_dir)
         self._model = load_model(self.model_name, root)
@@ -105,7 +105,7 @@ class DenseArm:
 
     def describe(self) -> dict[str, Any]:
         """Parameters, the model's provenance, the faiss version and cache counts."""
-        import faiss
+        import faiss  # deferred: heavy import
 
         out: dict[str, Any] = {"arm": self.name, "model": self.model_name,
                                "batch_size": self.batch_size, "extra": self.extra,

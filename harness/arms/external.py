@@ -20,7 +20,6 @@ Ranks are renumbered 1..n after matching.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -30,17 +29,18 @@ import pandas as pd
 
 from harness.arms.base import ARMS, ArmContext, ArmResult, Hit
 from harness.core.errors import ConfigError, Problem, ValidationError
+from harness.core.jsonl import read_records
 from harness.core.ordering import order
 from harness.corpus.records import Corpus, page_key
 from harness.goldset.records import Question
+from harness.interop.trec import read_run
+from harness.store.rundir import file_sha256
 
 UNMATCHED = ("error", "warn")
 
 
 def read_ranked(path: Path, fmt: str | None = None) -> pd.DataFrame:
     """Rows (question_id, id, id_kind, rank, score, line) from a TREC/Parquet/JSONL file."""
-    from harness.interop.trec import read_run
-
     fmt = fmt or {".parquet": "parquet", ".jsonl": "jsonl"}.get(path.suffix.lower(), "trec")
     if fmt == "trec":
         lines = read_run(path)
@@ -51,13 +51,8 @@ def read_ranked(path: Path, fmt: str | None = None) -> pd.DataFrame:
         df = pd.read_parquet(path)
         df["line"] = np.arange(1, len(df) + 1)
     elif fmt == "jsonl":
-        recs, problems = [], []
-        for i, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if raw.strip():
-                try:
-                    recs.append({**json.loads(raw), "line": i})
-                except json.JSONDecodeError as exc:
-                    problems.append(Problem(f"{path}:{i}", f"invalid JSON ({exc.msg})"))
+        problems: list[Problem] = []
+        recs = [{**r.record, "line": r.line} for r in read_records(path, problems)]
         if problems:
             raise ValidationError(problems, f"{path}: malformed JSONL")
         df = pd.DataFrame(recs)
@@ -134,8 +129,6 @@ class ExternalArm:
         return out
 
     def describe(self) -> dict[str, Any]:
-        from harness.store.rundir import file_sha256
-
         return {"arm": self.name, "path": str(self.path), "sha256": file_sha256(self.path),
                 "format": self.format, "on_unmatched": self.on_unmatched,
                 "unmatched": self.unmatched[:100], "unmatched_count": len(self.unmatched)}

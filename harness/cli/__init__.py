@@ -3,6 +3,12 @@
 Each command group lives in its own module exposing ``register(app)``; heavy
 imports happen inside the command functions so ``harness --help`` is fast.
 Only the CLI configures logging.
+
+Modules, in help order: ``core`` (run, list, validate), ``ingest``, ``goldset``,
+``answer`` (answer, answerers), ``compare`` (compare, gate, baseline), ``analysis``
+(bands, report, query), ``rulings``, ``interop`` (export); helpers: ``catalog``
+(every registry for ``harness list``), ``errors`` (messages and exit codes),
+``progress`` (progress bars), ``summary`` (the summary after ``harness run``).
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ app = typer.Typer(
 
 # command-group modules, in help order; each exposes register(app)
 GROUPS = ("core", "ingest", "goldset", "answer", "compare", "analysis", "rulings", "interop")
+__all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "goldset", "ingest",
+           "interop", "main", "progress", "rulings", "summary"]
 
 
 @app.callback()

@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import pandas as pd
 import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
 
 from harness.cli.errors import bad_input_exits_2
 from harness.core.registry import Registry
@@ -38,9 +41,6 @@ def _fmt(x: object, digits: int = 5) -> str:
 
 
 def _print_band_table(t: BandTable, console: Console) -> None:
-    from rich.markup import escape
-    from rich.table import Table
-
     a, band = t.anchors, t.bands[0]
     lines = [
         f"anchors: one arm #1 {_fmt(a.one_arm_top, 4)} · two arms #1 {_fmt(a.two_arm_top, 4)} · "
@@ -109,8 +109,7 @@ def bands_cmd(
 
     Example: harness bands latest --top-k 5
     """
-    from rich.console import Console
-
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.analysis.bands import run_band_tables
     from harness.store.rundir import open_run
 
@@ -137,6 +136,7 @@ def report_cmd(
 
     Example: harness report latest -o report.html
     """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.analysis.report import write_report
     from harness.store.rundir import open_run
 
@@ -146,9 +146,6 @@ def report_cmd(
 
 
 def _rich_table(df: pd.DataFrame) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
     table = Table(*[str(c) for c in df.columns], caption=f"{len(df)} row(s)")
     for row in df.itertuples(index=False):
         table.add_row(*(_fmt(x, 6) if isinstance(x, float) else str(x) for x in row))
@@ -174,6 +171,7 @@ def query_cmd(
     Example: harness query "select config_id, avg(value) from metrics
     where metric = 'recall@5' group by 1"
     """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.store.query import query
 
     with bad_input_exits_2():

@@ -7,8 +7,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
 from harness.cli.errors import bad_input_exits_2
+from harness.cli.progress import rich_progress
+from harness.core.errors import ConfigError
 
 RUNS_DIR = Path("runs")
 RUN_HELP = "Run directory, run id under --runs-dir, or 'latest'."
@@ -23,8 +26,6 @@ def parse_answerer_params(items: list[str]) -> dict[str, dict[str, Any]]:
     """``LABEL.KEY=VALUE`` items -> ``{label: {key: value}}``; values are read as
     JSON when they parse (``0.2``, ``true``, ``3``), else kept as strings
     (``gemma4:26b``)."""
-    from harness.core.errors import ConfigError
-
     out: dict[str, dict[str, Any]] = {}
     bad = []
     for item in items:
@@ -88,14 +89,11 @@ def answer_cmd(
     Example: harness answer latest --suite docs/examples/answerers.toml
     Example: harness answer latest -a extractive -a ollama -p ollama.model=gemma4:26b
     """
-    from rich.console import Console
-
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.answering.read import ReadOptions
     from harness.answering.runner import answer_run
     from harness.answering.sidebyside import print_side_by_side
     from harness.answering.suite import load_suite
-    from harness.cli.progress import rich_progress
-    from harness.core.errors import ConfigError
     from harness.store.rundir import Run, open_run
 
     answerer = answerer or []
@@ -168,8 +166,7 @@ def answerers_cmd(
     Example: harness answerers latest --format markdown
     Example: harness answerers latest --answers --disagreement
     """
-    from rich.console import Console
-
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.answering.answers_view import answers_view, to_json
     from harness.answering.sidebyside import print_side_by_side
     from harness.store.rundir import open_run

@@ -24,7 +24,7 @@ _PLUGINS = ("harness.arms.bm25", "harness.arms.boost", "harness.arms.dense", "ha
 
 def load_plugins() -> None:
     """Import the modules that register built-in components."""
-    from harness.answering.answerers import load_builtin_answerers
+    from harness.answering.answerers import load_builtin_answerers  # deferred: plugin loading
 
     load_builtin_answerers()
     for mod in _PLUGINS:
@@ -45,6 +45,7 @@ def all_registries() -> dict[str, list[str]]:
             continue
         names = reg.names()
         if label == "metrics":
+            # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
             from harness.metrics.ranking import METRICS
 
             names = [n + ("@k" if METRICS.get(n).takes_cutoff else "") for n in names]

@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
-from harness.cli.errors import bad_input_exits_2
+from harness.cli.errors import bad_input_exits_2, err_console
+from harness.core.errors import HarnessError
 
 baseline_app = typer.Typer(help="Compact, committable baselines of runs.", no_args_is_help=True)
 
@@ -25,8 +27,6 @@ def register(app: typer.Typer) -> None:
 
 
 def _selectors(config: list[str], candidate_config: str | None) -> list[str | tuple[str, str]]:
-    from harness.core.errors import HarnessError
-
     if candidate_config is None:
         return list(config)
     if len(config) != 1:
@@ -54,8 +54,7 @@ def compare_cmd(
 
     Example: harness compare sample latest --config rrf_k60_bm25+dense+boost --format markdown
     """
-    from rich.console import Console
-
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.regression.compare import compare_runs
     from harness.regression.gate_report import COMPARISON_FORMATS, comparison_renderables
     from harness.store.baseline import load_side
@@ -97,10 +96,7 @@ def gate_cmd(
 
     Example: harness gate --baseline sample --run latest --policy gate.toml --junit gate.xml
     """
-    from rich.console import Console
-
-    from harness.cli.errors import err_console
-    from harness.core.errors import HarnessError
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.regression.gate import EXIT_BAD_INPUT, run_gate
     from harness.regression.gate_report import GATE_FORMATS, gate_renderables, render_error
     from harness.regression.policy import load_policy
@@ -136,9 +132,7 @@ def baseline_save_cmd(
 
     Example: harness baseline save latest sample --dir runs/baselines
     """
-    from rich.console import Console
-
-    from harness.core.errors import HarnessError
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.store.baseline import save_baseline
     from harness.store.rundir import open_run
 

@@ -5,8 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.console import Console
+from rich.table import Table
 
+from harness.cli.catalog import all_registries
 from harness.cli.errors import bad_input_exits_2
+from harness.cli.progress import rich_progress
+from harness.cli.summary import print_summary
+from harness.core.errors import ConfigError
 
 
 def register(app: typer.Typer) -> None:
@@ -24,13 +30,13 @@ def run_cmd(
     param: list[str] = typer.Option([], "--param", "-p", help="Parameter NAME.KEY=VALUE for an arm or answerer, e.g. bm25.k1=1.2."),
     answer_config: list[str] = typer.Option([], "--answer-config", help="Configs to answer (default: the first grid config)."),
     cache_dir: Path = typer.Option(None, "--cache-dir", help="Model and embedding cache (default: $HARNESS_CACHE or ~/.cache/harness)."),
+    metric: list[str] = typer.Option([], "--metric", "-m", help="Metric to compute (repeat; default: the grid's `metrics`, else the built-in list). ranx / ir_measures names are accepted: Success@5, RR@10, ndcg@10 (docs/metrics.md)."),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
-    Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive
+    Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive -m recall@3 -m nDCG@20
     """
-    from harness.cli.progress import rich_progress
-    from harness.cli.summary import print_summary
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.pipeline.retrieval import RunOptions, run
 
     with bad_input_exits_2():
@@ -41,15 +47,14 @@ def run_cmd(
         arm_overrides = {k: v for k, v in params.items() if k not in labels}
         opts = RunOptions(goldset=goldset, config=config, runs_dir=out, run_id=run_id,
                           answerers=answerers, answer_configs=tuple(answer_config) or None,
-                          cache_dir=cache_dir, arm_overrides=arm_overrides)
+                          cache_dir=cache_dir, arm_overrides=arm_overrides,
+                          metrics=tuple(metric) or None)
         with rich_progress() as progress:
             result = run(opts, progress=progress)
     print_summary(result.path)
 
 
 def _parse_params(items: list[str]) -> dict[str, dict[str, object]]:
-    from harness.core.errors import ConfigError
-
     out: dict[str, dict[str, object]] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -74,10 +79,6 @@ def list_cmd() -> None:
 
     Example: harness list
     """
-    from rich.console import Console
-    from rich.table import Table
-
-    from harness.cli.catalog import all_registries
 
     table = Table("registry", "names")
     for kind, names in all_registries().items():
@@ -90,8 +91,7 @@ def validate_cmd(goldset: Path = typer.Argument(..., help="Gold set YAML to chec
 
     Example: harness validate goldsets/sample.yaml
     """
-    from rich.console import Console
-
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.goldset.parse import load_goldset
 
     with bad_input_exits_2():

@@ -6,8 +6,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.console import Console
 
 from harness.cli.errors import bad_input_exits_2
+from harness.core.errors import Problem, ValidationError
 
 if TYPE_CHECKING:
     from harness.goldset.derive import Derivation
@@ -38,8 +40,7 @@ def from_qrels_cmd(
 
     Example: harness goldset from-qrels qrels.txt qs.tsv --documents goldsets/sample.yaml -o g.yaml
     """
-    from rich.console import Console
-
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.goldset.parse import load_goldset
     from harness.interop.qrels import goldset_from_qrels
 
@@ -51,8 +52,6 @@ def from_qrels_cmd(
 
 def _by_language(values: list[str], option: str) -> dict[str, Path]:
     """Parse repeated ``LANG=PATH`` options; malformed ones raise (exit 2)."""
-    from harness.core.errors import Problem, ValidationError
-
     out: dict[str, Path] = {}
     problems = []
     for v in values:
@@ -70,8 +69,7 @@ def _by_language(values: list[str], option: str) -> dict[str, Path]:
 
 def _report(result: Derivation, kind: str) -> None:
     """Validate the written gold set (harness.goldset.parse.load_goldset) and say what it holds."""
-    from rich.console import Console
-
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.goldset.parse import load_goldset
 
     gs = load_goldset(result.path)
@@ -106,6 +104,7 @@ def from_outline_cmd(
 
     Example: harness goldset from-outline srd.pdf -o srd-outline.yaml --doc-id srd --max 40
     """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.goldset.derive import from_outline
 
     with bad_input_exits_2():
@@ -141,6 +140,7 @@ def parallel_cmd(
 
     Example: harness goldset parallel --doc en=en.txt --doc ru=ru.txt --ask ru -o p.yaml --max 30
     """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.goldset.derive import parallel
 
     with bad_input_exits_2():

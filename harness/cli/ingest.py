@@ -6,8 +6,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
 from harness.cli.errors import bad_input_exits_2
+from harness.core.errors import ConfigError, HarnessError
 
 _GOLDSET_SUFFIXES = (".yaml", ".yml")
 
@@ -33,9 +35,7 @@ def ingest_cmd(
 
     Example: harness ingest ../shared/corpora/secret-hitler/Secret_Hitler_Rules.pdf --boilerplate
     """
-    from rich.console import Console
-
-    from harness.core.errors import ConfigError, HarnessError
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.corpus.boilerplate import BoilerplateOptions
     from harness.corpus.chunking import ChunkingOptions
     from harness.corpus.ingest import ingest_report, render

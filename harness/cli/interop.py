@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.console import Console
 
 from harness.cli.errors import bad_input_exits_2
+from harness.core.errors import ConfigError
 
 
 def register(app: typer.Typer) -> None:
@@ -26,10 +28,12 @@ def export_cmd(
 
     Example: harness export latest --format trec --level page -o /tmp/trec
     """
-    from rich.console import Console
-
-    from harness.core.errors import ConfigError
-    from harness.interop.trec import LEVELS, SCORE_MODES, export_run
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
+    from harness.interop.trec import (
+        LEVELS,
+        SCORE_MODES,
+        export_run,
+    )
     from harness.store.rundir import open_run
 
     with bad_input_exits_2():

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.table import Table
 
 from harness.cli.errors import bad_input_exits_2, err_console
 
@@ -47,6 +49,7 @@ def _bad_input() -> Iterator[None]:
 
 def _na(x: Any) -> Any:
     """None for null cells (None, NaN, pandas NA), else the value."""
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     import pandas as pd
 
     return None if x is None or (not isinstance(x, list | tuple) and pd.isna(x)) else x
@@ -67,9 +70,7 @@ def import_cmd(files: Files, out: Out = Path("runs"), run_id: RunId = None, dept
 
     Example: harness rulings import ../shared/rulings/ --out runs/
     """
-    from rich.console import Console
-    from rich.table import Table
-
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.rulings.decode import ROUNDINGS
     from harness.rulings.importer import import_rulings
 
@@ -97,9 +98,7 @@ def import_cmd(files: Files, out: Out = Path("runs"), run_id: RunId = None, dept
 
 
 def _score(run_path: Path, goldset: Path, mapping: Path | None) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.rulings.evaluate import score_run
 
     with _bad_input():
@@ -124,6 +123,7 @@ def score_cmd(run: RunRef, goldset: GoldReq, mapping: MappingOpt = None,
 
     Example: harness rulings score rulings-20260101-120000-ab12 --goldset goldsets/sample.yaml
     """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.store.rundir import open_run
 
     with _bad_input():
@@ -147,8 +147,7 @@ def decode_cmd(
 
     Example: harness rulings decode 0.048916 --k 60 --arms 3 --depth 100
     """
-    from rich.console import Console
-
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.rulings.decode import decode_score
 
     with _bad_input():

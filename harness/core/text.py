@@ -43,6 +43,8 @@ import threading
 import unicodedata
 from dataclasses import dataclass, field
 
+import snowballstemmer
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0d-\x1f\x7f-\x9f]")
 _CR_SEPARATOR = re.compile(r"(?<=[ \t\u00a0])\r(?!\n)|\r(?=[ \t\u00a0])")
 _SOFT_HYPHEN = "\u00ad"
@@ -118,8 +120,6 @@ def _stemmer(language: str):  # type: ignore[no-untyped-def]
     if cache is None:
         cache = _LOCAL.stemmers = {}
     if language not in cache:
-        import snowballstemmer
-
         name = STEMMERS.get(language)
         cache[language] = snowballstemmer.stemmer(name) if name else None
     return cache[language]

@@ -1,1 +1,15 @@
-"""corpus."""
+"""Documents to pages to chunks: loading, structure, cleaning, chunking, the ingest report.
+
+Modules, in pipeline order:
+
+* ``records``      Document, Page, Chunk, Corpus, DocumentSpec; page_key / chunk_key ids
+* ``loaders``      PDF / text / Markdown / JSONL loaders (registry by format)
+* ``outline``      PDF outline and markup -> heading paths, page labels
+* ``headings``     heading detection in plain text
+* ``boilerplate``  repeated-line and web-noise filter
+* ``glyphs``       glyph-index token patterns
+* ``chunking``     chunkers (heading, page, size-with-overlap)
+* ``ingest``       the ingestion report of `harness ingest`
+"""
+
+__all__ = ["boilerplate", "chunking", "glyphs", "headings", "ingest", "loaders", "outline", "records"]

@@ -38,6 +38,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.console import Console
+from rich.table import Table
+
 from harness.core.errors import Problem, ValidationError
 from harness.core.registry import Registry
 from harness.core.text import guess_language, letters_ratio
@@ -279,9 +282,6 @@ def ingest_report(sources: Sequence[DocumentSpec | str | Path],
 
 def render(report: IngestReport, console: Console | None = None) -> None:
     """Print ``report`` as rich tables (documents, warnings, boilerplate removed)."""
-    from rich.console import Console
-    from rich.table import Table
-
     con = console or Console()
     docs = Table(title="documents")
     for col in ("doc", "format", "lang", "pages", "empty", "chars", "headings", "chunks",

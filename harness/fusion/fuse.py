@@ -48,7 +48,7 @@ class RankMatrix:
     """
 
     question_ids: np.ndarray  # question index -> id
-    q: np.ndarray  # row -> question index
+    question_index: np.ndarray  # row -> question index
     chunk_ids: np.ndarray  # row -> chunk id (object)
     chunk_rank: np.ndarray  # row -> rank of the chunk id in ascending id order
     arms: tuple[str, ...]
@@ -71,7 +71,7 @@ class RankMatrix:
         chunk_ids = wide["chunk_id"].to_numpy(dtype=object)
         return cls(
             question_ids=np.asarray(question_ids, dtype=object),
-            q=wide["_q"].to_numpy(dtype=np.int64),
+            question_index=wide["_q"].to_numpy(dtype=np.int64),
             chunk_ids=chunk_ids,
             chunk_rank=id_ranks(chunk_ids.astype(str)) if len(chunk_ids) else np.zeros(0, np.int64),
             arms=tuple(arms),
@@ -92,7 +92,7 @@ class Fused:
 
     config: FusionConfig
     rows: np.ndarray
-    q: np.ndarray
+    question_index: np.ndarray
     fused_rank: np.ndarray
     score: np.ndarray
     arms_voted: np.ndarray
@@ -106,8 +106,8 @@ def fuse(matrix: RankMatrix, config: FusionConfig) -> Fused:
     scores = FUSION_METHODS.get(config.method)(sub, config.k, weights, depths)
     voted = ((sub > 0) & (sub <= depths[None, :])).sum(axis=1)
     keep = np.flatnonzero(voted > 0)
-    idx = keep[grouped_order(matrix.q[keep], scores[keep], matrix.chunk_rank[keep])]
-    q = matrix.q[idx]
+    idx = keep[grouped_order(matrix.question_index[keep], scores[keep], matrix.chunk_rank[keep])]
+    q = matrix.question_index[idx]
     starts = np.r_[0, np.flatnonzero(np.diff(q)) + 1] if len(q) else np.zeros(0, np.int64)
     fused_rank = np.arange(len(q)) - np.repeat(starts, np.diff(np.r_[starts, len(q)])) + 1
     return Fused(config, idx, q, fused_rank.astype(np.int64), scores[idx], voted[idx])

@@ -46,13 +46,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from pypdf import PdfReader
+from pypdf.errors import PyPdfError
 
 from harness.core.errors import Problem, ValidationError
 from harness.core.registry import Registry
 from harness.core.text import fold
 from harness.corpus.loaders import count_pages, load_document
 from harness.corpus.outline import OutlineEntry, read_outline
-from harness.corpus.records import DocumentSpec
+from harness.corpus.records import DocumentSpec, page_key
 from harness.goldset.parse import load_goldset
 from harness.goldset.write import DraftQuestion, write_goldset
 
@@ -114,9 +116,6 @@ def _slug(text: str) -> str:
 # ---------------------------------------------------------------------------
 
 def _read_bookmarks(pdf: Path) -> tuple[list[OutlineEntry], int]:
-    from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
-
     try:
         reader = PdfReader(pdf)
         return read_outline(reader), len(reader.pages)
@@ -171,9 +170,9 @@ def from_outline(pdf: str | Path, out: str | Path, *, doc_id: str | None = None,
     for j in _sample(len(candidates), max_questions, seed):
         i = candidates[j]
         e = entries[i]
-        req: tuple[str, ...] = (f"{doc_id}#{e.page}",)
+        req: tuple[str, ...] = (page_key(doc_id, e.page),)
         if continuation and e.page < _section_end(entries, i, n_pages):
-            req = (*req, f"{doc_id}#{e.page + 1}")
+            req = (*req, page_key(doc_id, e.page + 1))
         questions.append(DraftQuestion(
             f"{doc_id}-o{i:04d}", template.format(title=e.title), language, (req,),
             ("from-outline", f"depth-{e.level + 1}")))
@@ -363,7 +362,7 @@ def parallel(docs_by_language: Mapping[str, str | Path], ask: Sequence[str], out
                 else:
                     questions.append(DraftQuestion(
                         f"{lang}-{m}-p{target.page:03d}", text, lang,
-                        ((f"{doc_id}#{target.page}",),), ("parallel", f"mode-{m}",
+                        ((page_key(doc_id, target.page),),), ("parallel", f"mode-{m}",
                                                            f"source-{lang}")))
     if not questions:
         raise ValidationError([Problem(str(out), f"no question could be made ({dict(skipped)})")],

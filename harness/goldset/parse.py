@@ -275,6 +275,20 @@ def _defaults(docs: dict[str, _Doc]) -> tuple[str | None, str | None]:
     return next(iter(games)), (next(iter(editions)) if len(editions) == 1 else None)
 
 
+def _graded(entry: Any, node: yaml.Node, src: _Source, qid: str | None) -> tuple[Any, int | None]:
+    """(ref, grade) of a page ref: ``doc#page`` or ``{ref: doc#page, grade: n}``, n >= 1.
+    (None, None) after reporting a malformed graded ref."""
+    if not isinstance(entry, dict):
+        return entry, None
+    grade = entry.get("grade")
+    if set(entry) != {"ref", "grade"} or not isinstance(grade, int) or isinstance(grade, bool) \
+            or grade < 1:
+        src.add(node, f"bad graded page ref {entry!r}: expected {{ref: doc#page, grade: n}} "
+                      "with an integer grade >= 1", qid)
+        return None, None
+    return entry["ref"], grade
+
+
 def _requirements(raw: Any, node: yaml.Node, src: _Source, qid: str | None,
                   docs: dict[str, _Doc], pages: _PageBook) -> tuple[Requirement, ...]:
     if not isinstance(raw, list):
@@ -287,15 +301,18 @@ def _requirements(raw: Any, node: yaml.Node, src: _Source, qid: str | None,
         if not group:
             src.add(node, "empty any-of list inside 'pages' (pages: [] marks unanswerable)", qid)
         refs: list[PageRef] = []
-        for ref in group:
+        for entry in group:
+            ref, grade = _graded(entry, node, src, qid)
             m = _REF.match(ref) if isinstance(ref, str) else None
+            if ref is None:
+                continue
             if m is None:
                 src.add(node, f"bad page ref {ref!r}: expected 'doc#page' or a list of them", qid)
             elif m["doc"] not in docs:
                 src.add(node, f"unknown document {m['doc']!r} in {ref!r}; documents: "
                         + ", ".join(docs), qid)
             elif (page := pages.resolve(m["doc"], m["page"], node, qid)) is not None:
-                refs.append(PageRef(m["doc"], page))
+                refs.append(PageRef(m["doc"], page, grade))
         if len(set(refs)) < len(refs) or (refs and set(refs) in [set(r) for r in reqs]):
             src.add(node, f"page ref listed twice in {item!r}: a requirement counts once", qid)
         elif refs:

@@ -13,7 +13,9 @@ Format (see ``goldsets/README.md``)::
       - {id: q1, language: en, question: "...", pages: [doc#2, [doc#4, doc#5]], tags: [...]}
 
 Each element of ``pages`` is one *requirement*: a page ref ``doc#page`` or a list
-of refs of which any one satisfies it. A question is fully covered when every
+of refs of which any one satisfies it. A ref may carry a relevance grade,
+``{ref: doc#page, grade: 2}`` (an integer >= 1; refs without one have grade 1), used
+by graded nDCG; every other metric treats a graded page as relevant. A question is fully covered when every
 requirement is met; every listed page is relevant. ``pages: []`` means nothing
 in the corpus answers the question (unanswerable).
 
@@ -54,6 +56,9 @@ class PageRef:
 
     doc_id: str
     page: int
+    grade: int | None = field(default=None, compare=False)
+    """Graded relevance (>= 1) when the gold set gives one; None means 1 (binary).
+    Not part of equality: the same page with two grades is the same ref."""
 
     def __str__(self) -> str:
         return page_key(self.doc_id, self.page)
@@ -87,6 +92,21 @@ class Question:
     def relevant_pages(self) -> frozenset[str]:
         """Every listed page id (``doc#page``) is relevant."""
         return frozenset(str(r) for req in self.requirements for r in req)
+
+    @cached_property
+    def page_grades(self) -> dict[str, int]:
+        """Relevant page id -> grade (1 where the gold set gives none; the highest
+        where a page is listed with several)."""
+        out: dict[str, int] = {}
+        for req in self.requirements:
+            for r in req:
+                out[str(r)] = max(out.get(str(r), 0), r.grade or 1)
+        return out
+
+    @property
+    def graded(self) -> bool:
+        """True when any page ref carries an explicit grade."""
+        return any(r.grade is not None for req in self.requirements for r in req)
 
 
 @dataclass(frozen=True)

@@ -1,1 +1,9 @@
-"""interop."""
+"""Formats of other IR tools: TREC run files and qrels, in and out.
+
+Modules, in pipeline order:
+
+* ``trec``   TREC run / qrels read, write and export; ranx / ir_measures adapters
+* ``qrels``  a gold set from a qrels file plus a questions file
+"""
+
+__all__ = ["qrels", "trec"]

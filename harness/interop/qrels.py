@@ -14,28 +14,30 @@ Unknown question ids in the qrels, and malformed lines, are all reported.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import yaml
 
 from harness.core.errors import Problem, ValidationError
+from harness.core.jsonl import read_records
 from harness.goldset.write import DraftQuestion, write_goldset
 from harness.interop.trec import read_qrels
 
 
 def read_questions(path: Path, default_language: str = "en") -> list[tuple[str, str, str, int]]:
     """(qid, question, language, line) from TSV or JSONL."""
-    out, problems = [], []
+    out: list[tuple[str, str, str, int]] = []
+    problems: list[Problem] = []
+    if path.suffix.lower() == ".jsonl":
+        for r in read_records(path, problems):
+            if "id" not in r.record or "question" not in r.record:
+                problems.append(Problem(r.where, "need a JSON object with id and question"))
+                continue
+            out.append((str(r.record["id"]), str(r.record["question"]),
+                        str(r.record.get("language", default_language)), r.line))
     for i, raw in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not raw.strip():
+        if not raw.strip() or path.suffix.lower() == ".jsonl":
             continue
-        if path.suffix.lower() == ".jsonl":
-            try:
-                rec = json.loads(raw)
-                out.append((str(rec["id"]), str(rec["question"]), str(rec.get("language", default_language)), i))
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                problems.append(Problem(f"{path}:{i}", f"need a JSON object with id and question ({exc})"))
         else:
             parts = raw.split("\t")
             if len(parts) < 2 or not parts[1].strip():

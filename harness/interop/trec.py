@@ -17,6 +17,7 @@ the list) and that chunk's score; ranks are renumbered 1..n over pages.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.core.errors import Problem, ValidationError
+from harness.corpus.records import page_keys
 
 LEVELS = ("page", "chunk")
 SCORE_MODES = ("rank", "original")
@@ -100,7 +102,7 @@ def ranked_rows(df: pd.DataFrame, rank_col: str, score_col: str, level: str, sco
         raise ValueError(f"level must be one of {LEVELS} and scores one of {SCORE_MODES}")
     d = df.sort_values(["question_id", rank_col], kind="stable")
     if level == "page":
-        d = d.assign(docid=d["doc_id"] + "#" + d["page"].astype(str)).drop_duplicates(["question_id", "docid"])
+        d = d.assign(docid=page_keys(d["doc_id"], d["page"])).drop_duplicates(["question_id", "docid"])
     else:
         d = d.assign(docid=d["chunk_id"])
     rank = d.groupby("question_id").cumcount() + 1
@@ -111,8 +113,6 @@ def ranked_rows(df: pd.DataFrame, rank_col: str, score_col: str, level: str, sco
 
 def qrels_rows(questions: pd.DataFrame) -> list[tuple[str, str, int]]:
     """Page-level qrels from a run's ``questions`` table: every listed page is relevant (1)."""
-    import json
-
     rows = set()
     for q in questions.itertuples():
         for req in json.loads(q.requirements):
@@ -150,7 +150,7 @@ def to_ir_measures(run, config_id: str, level: str = "page") -> tuple[pd.DataFra
 
 def to_ranx(run, config_id: str, level: str = "page"):  # type: ignore[no-untyped-def]
     """(ranx.Qrels, ranx.Run) for one config."""
-    from ranx import Qrels, Run
+    from ranx import Qrels, Run  # deferred: heavy import
 
     qrels, rows = to_ir_measures(run, config_id, level)
     qd: dict[str, dict[str, int]] = {}

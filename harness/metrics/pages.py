@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from harness.corpus.records import page_key, page_keys
 from harness.fusion.fuse import Fused, RankMatrix
 from harness.goldset.records import Question
 from harness.metrics.ranking import MetricSpec, PageLists, compute, depth_needed, requirement_masks
@@ -32,6 +33,8 @@ class Gold:
     gold_mask: np.ndarray  # requirement bitmask aligned with gold_keys
     n_req: np.ndarray
     n_rel: np.ndarray
+    gold_gain: np.ndarray | None = None  # grade aligned with gold_keys; None: binary
+    ideal_gain: np.ndarray | None = None  # (Q, max relevant) grades sorted descending
 
     @property
     def n_pages(self) -> int:
@@ -41,23 +44,47 @@ class Gold:
 def make_gold(questions: Sequence[Question], matrix: RankMatrix,
               chunk_pages: dict[str, tuple[str, int]]) -> Gold:
     """``chunk_pages`` maps chunk id -> (doc id, page)."""
-    page_ids = {f"{d}#{p}" for d, p in chunk_pages.values()}
+    page_ids = {page_key(d, p) for d, p in chunk_pages.values()}
     page_ids |= {p for q in questions for p in q.relevant_pages}
     code = {p: i for i, p in enumerate(sorted(page_ids))}
     docs = np.array([chunk_pages[c][0] for c in matrix.chunk_ids], dtype=object)
     pnos = np.array([chunk_pages[c][1] for c in matrix.chunk_ids], dtype=np.int64)
-    pcode = np.array([code[f"{d}#{p}"] for d, p in zip(docs, pnos, strict=True)], dtype=np.int64)
+    pcode = np.array([code[k] for k in page_keys(docs, pnos)], dtype=np.int64)
     n_pages = max(len(code), 1)
-    keys, masks = [], []
+    keys, masks, gains = [], [], []
     for qi, q in enumerate(questions):
+        grades = q.page_grades
         for page, mask in requirement_masks(q).items():
             keys.append(qi * n_pages + code[page])
             masks.append(mask)
+            gains.append(grades[page])
     order = np.argsort(np.asarray(keys, dtype=np.int64), kind="stable")
+    graded = any(q.graded for q in questions)
     return Gold(tuple(questions), code, pcode, docs, pnos,
                 np.asarray(keys, dtype=np.int64)[order], np.asarray(masks, dtype=np.int64)[order],
                 np.array([len(q.requirements) for q in questions]),
-                np.array([len(q.relevant_pages) for q in questions]))
+                np.array([len(q.relevant_pages) for q in questions]),
+                np.asarray(gains, dtype=np.float64)[order] if graded else None,
+                ideal_gains(questions) if graded else None)
+
+
+def ideal_gains(questions: Sequence[Question]) -> np.ndarray:
+    """(Q, max relevant pages) grades of each question sorted descending, 0-padded."""
+    width = max([len(q.page_grades) for q in questions] + [1])
+    out = np.zeros((len(questions), width))
+    for i, q in enumerate(questions):
+        g = sorted(q.page_grades.values(), reverse=True)
+        out[i, : len(g)] = g
+    return out
+
+
+def gain_lookup(gold: Gold, keys: np.ndarray) -> np.ndarray | None:
+    """Grade of each (question, page) key (0 where not relevant); None when binary."""
+    if gold.gold_gain is None:
+        return None
+    pos = np.minimum(np.searchsorted(gold.gold_keys, keys), max(len(gold.gold_keys) - 1, 0))
+    hit = gold.gold_keys[pos] == keys
+    return np.where(hit, gold.gold_gain[pos], 0.0)
 
 
 def _lookup(gold: Gold, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -69,12 +96,12 @@ def _lookup(gold: Gold, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def page_ranks(fused: Fused, gold: Gold) -> tuple[np.ndarray, np.ndarray]:
     """(page_rank per fused row, True where the row is its page's first chunk)."""
-    keys = fused.q * gold.n_pages + gold.chunk_page[fused.rows]
+    keys = fused.question_index * gold.n_pages + gold.chunk_page[fused.rows]
     first = np.zeros(len(keys), bool)
     _, first_idx, inverse = np.unique(keys, return_index=True, return_inverse=True)
     first[first_idx] = True
     csum = np.cumsum(first)
-    starts = np.r_[0, np.flatnonzero(np.diff(fused.q)) + 1] if len(keys) else np.zeros(0, np.int64)
+    starts = np.r_[0, np.flatnonzero(np.diff(fused.question_index)) + 1] if len(keys) else np.zeros(0, np.int64)
     base = np.repeat(np.r_[0, csum][starts], np.diff(np.r_[starts, len(keys)]))
     rank_at = csum - base  # page rank of each first-occurrence row
     return rank_at[first_idx][inverse], first
@@ -85,31 +112,37 @@ def page_lists(fused: Fused, gold: Gold, depth: int) -> tuple[PageLists, np.ndar
     return them with the per-row relevance flags."""
     nq = len(gold.questions)
     prank, first = page_ranks(fused, gold)
-    keys = fused.q * gold.n_pages + gold.chunk_page[fused.rows]
+    keys = fused.question_index * gold.n_pages + gold.chunk_page[fused.rows]
     rel_row, mask_row = _lookup(gold, keys)
     rel = np.zeros((nq, depth), bool)
     req = np.zeros((nq, depth), np.int64)
     sel = first & (prank <= depth)
-    rel[fused.q[sel], prank[sel] - 1] = rel_row[sel]
-    req[fused.q[sel], prank[sel] - 1] = mask_row[sel]
+    rel[fused.question_index[sel], prank[sel] - 1] = rel_row[sel]
+    req[fused.question_index[sel], prank[sel] - 1] = mask_row[sel]
+    gain_row = gain_lookup(gold, keys)
+    gain = None
+    if gain_row is not None:
+        gain = np.zeros((nq, depth))
+        gain[fused.question_index[sel], prank[sel] - 1] = gain_row[sel]
     first_rel = np.full(nq, np.inf)
     rsel = first & rel_row
-    np.minimum.at(first_rel, fused.q[rsel], prank[rsel].astype(np.float64))
+    np.minimum.at(first_rel, fused.question_index[rsel], prank[rsel].astype(np.float64))
     top = np.zeros(nq)
     top_sel = fused.fused_rank == 1
-    top[fused.q[top_sel]] = fused.score[top_sel]
+    top[fused.question_index[top_sel]] = fused.score[top_sel]
     ceiling = np.full(nq, fused.config.ceiling)
-    return PageLists(rel, req, gold.n_req, gold.n_rel, first_rel, top, ceiling), rel_row
+    return (PageLists(rel, req, gold.n_req, gold.n_rel, first_rel, top, ceiling, gain, gold.ideal_gain),
+            rel_row)
 
 
 def fused_frame(fused: Fused, matrix: RankMatrix, gold: Gold, run_arms: Sequence[str]) -> pd.DataFrame:
     """The ``fused`` table rows of one config."""
     c = fused.config
     prank, _ = page_ranks(fused, gold)
-    keys = fused.q * gold.n_pages + gold.chunk_page[fused.rows]
+    keys = fused.question_index * gold.n_pages + gold.chunk_page[fused.rows]
     rel_row, _ = _lookup(gold, keys)
     df = pd.DataFrame({
-        "question_id": matrix.question_ids[fused.q].astype(str),
+        "question_id": matrix.question_ids[fused.question_index].astype(str),
         "config_id": c.config_id,
         "chunk_id": matrix.chunk_ids[fused.rows].astype(str),
         "doc_id": gold.chunk_doc[fused.rows].astype(str),

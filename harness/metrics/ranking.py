@@ -8,14 +8,21 @@ Chunks collapse to their page in fused order (first occurrence wins), then:
                  single-page requirements it equals ir_measures ``R@k``.
 * ``P@k``        relevant pages in the top k, divided by k.
 * ``MRR@k``      1 / rank of the first relevant page if it is within k, else 0 (``RR@k``).
-* ``nDCG@k``     binary gains: sum over relevant pages in the top k of 1/log2(rank+1), over
-                 the ideal sum_{i=1..min(R,k)} 1/log2(i+1), R = relevant pages (trec_eval
-                 ``ndcg_cut``; Jarvelin & Kekalainen 2002).
+* ``nDCG@k``     sum over the top k pages of gain/log2(rank+1), over the same sum of the
+                 ideal order (the question's grades sorted descending, cut at k); gain =
+                 the page's grade, 1 for every relevant page when the gold set gives no
+                 grades (trec_eval ``ndcg_cut``, linear gains; Jarvelin & Kekalainen 2002).
+* ``MAP@k``      average precision at k: sum of P@i over ranks i <= k holding a relevant
+                 page, over R (relevant pages); binary: grades do not matter (trec_eval
+                 ``map_cut``, ir_measures ``AP@k``).
 * ``first_rel_rank``  rank of the first relevant page; +inf when none was retrieved
                  (lower is better; aggregate with the median).
 * ``top_score``  fused score of the rank-1 chunk; 0.0 when nothing was retrieved.
 * ``top_score_ratio`` top_score / ceiling; defined for every question, answerable or not:
                  for unanswerable questions it is the evidence an answer gate would use.
+
+Direction, scope, aggregate and the names other tools use are declared once in
+:mod:`harness.metrics.info`; this module only computes.
 
 Every question gets a row for every metric. Ranking metrics of unanswerable
 questions (no relevant page) take the metric's default and are left out of means
@@ -24,7 +31,6 @@ questions (no relevant page) take the metric's default and are left out of means
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -33,6 +39,7 @@ import numpy as np
 from harness.core.errors import RegistryError
 from harness.core.registry import Registry
 from harness.goldset.records import Question
+from harness.metrics.info import FAMILIES, MetricFamily, resolve
 
 
 @dataclass(frozen=True)
@@ -43,7 +50,9 @@ class PageLists:
     requirements it meets; ``n_req``/``n_rel``: requirements / relevant pages of the
     question; ``first_rel``: rank of the first relevant page over the *whole* list
     (inf if none); ``top_score``/``ceiling``: fused score of the first chunk and the
-    config's ceiling.
+    config's ceiling. ``gain[g, i]``: the grade of the page at rank i+1 (0 if not
+    relevant) and ``ideal_gain[g]``: the question's grades sorted descending, padded
+    with 0; both None for binary relevance (every relevant page has grade 1).
     """
 
     rel: np.ndarray
@@ -53,18 +62,45 @@ class PageLists:
     first_rel: np.ndarray
     top_score: np.ndarray
     ceiling: np.ndarray
+    gain: np.ndarray | None = None
+    ideal_gain: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
 class Family:
-    name: str
-    takes_cutoff: bool
-    higher_is_better: bool
-    default: float
-    kind: str  # "ranking" (answerable questions only in means) or "score"
+    """A computable metric family: its declared facts (:mod:`harness.metrics.info`)
+    and the function computing it from page lists."""
+
+    info: MetricFamily
     compute: Callable[[PageLists, int], np.ndarray]
-    aggregate: str = "mean"
-    doc: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def takes_cutoff(self) -> bool:
+        return self.info.takes_cutoff
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.info.direction == "higher"
+
+    @property
+    def default(self) -> float:
+        return self.info.default
+
+    @property
+    def kind(self) -> str:
+        return self.info.kind
+
+    @property
+    def aggregate(self) -> str:
+        return self.info.aggregate
+
+    @property
+    def doc(self) -> str:
+        return self.info.description
 
 
 @dataclass(frozen=True)
@@ -95,102 +131,100 @@ class MetricSpec:
 
 
 METRICS: Registry[Family] = Registry("metric")
-_ALIASES: dict[str, str] = {}
 
 
-def _family(name: str, takes_cutoff: bool, higher: bool, default: float, kind: str,
-            aggregate: str = "mean") -> Callable[[Callable[[PageLists, int], np.ndarray]], Family]:
+def _family(name: str) -> Callable[[Callable[[PageLists, int], np.ndarray]], Family]:
+    """Register the compute function of the declared ranking or score family ``name``."""
     def deco(fn: Callable[[PageLists, int], np.ndarray]) -> Family:
-        fam = METRICS.add(name, Family(name, takes_cutoff, higher, default, kind, fn, aggregate,
-                                       (fn.__doc__ or "").strip()))
-        _ALIASES[name.lower()] = name
-        return fam
+        info = FAMILIES.get(name)
+        if info.kind not in _KINDS:
+            raise RegistryError(f"metric {name} is declared as {info.kind}, not ranking or score")
+        return METRICS.add(name, Family(info, fn))
 
     return deco
+
+
+_KINDS = ("ranking", "score")
 
 
 def _popcount(x: np.ndarray) -> np.ndarray:
     return np.bitwise_count(x.astype(np.uint64)).astype(np.float64)
 
 
-@_family("hit", True, True, 0.0, "ranking")
+@_family("hit")
 def _hit(p: PageLists, k: int) -> np.ndarray:
-    """1 if a relevant page is in the top k."""
     return p.rel[:, :k].any(axis=1).astype(np.float64)
 
 
-@_family("recall", True, True, 0.0, "ranking")
+@_family("recall")
 def _recall(p: PageLists, k: int) -> np.ndarray:
-    """Fraction of requirements met by the top k pages."""
     met = np.bitwise_or.reduce(p.req[:, :k], axis=1) if k else np.zeros(len(p.req), np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(p.n_req > 0, _popcount(met) / np.maximum(p.n_req, 1), 0.0)
 
 
-@_family("P", True, True, 0.0, "ranking")
+@_family("P")
 def _precision(p: PageLists, k: int) -> np.ndarray:
-    """Relevant pages in the top k over k."""
     return p.rel[:, :k].sum(axis=1) / float(k)
 
 
-@_family("MRR", True, True, 0.0, "ranking")
+@_family("MRR")
 def _mrr(p: PageLists, k: int) -> np.ndarray:
-    """Reciprocal rank of the first relevant page within k."""
     return np.where(p.first_rel <= k, 1.0 / np.where(np.isfinite(p.first_rel), p.first_rel, 1.0), 0.0)
 
 
-@_family("nDCG", True, True, 0.0, "ranking")
+def _discounts(k: int) -> np.ndarray:
+    """1 / log2(rank + 1) for ranks 1..k."""
+    return 1.0 / np.log2(np.arange(2, k + 2))
+
+
+@_family("nDCG")
 def _ndcg(p: PageLists, k: int) -> np.ndarray:
-    """Binary-gain nDCG over the top k pages."""
-    disc = 1.0 / np.log2(np.arange(2, k + 2))
-    dcg = (p.rel[:, :k] * disc[None, : p.rel[:, :k].shape[1]]).sum(axis=1)
-    ideal_cum = np.r_[0.0, np.cumsum(disc)]
-    idcg = ideal_cum[np.minimum(p.n_rel, k).astype(np.int64)]
+    gains = (p.gain if p.gain is not None else p.rel.astype(np.float64))[:, :k]
+    disc = _discounts(k)
+    dcg = (gains * disc[None, : gains.shape[1]]).sum(axis=1)
+    if p.ideal_gain is None:
+        ideal_cum = np.r_[0.0, np.cumsum(disc)]
+        idcg = ideal_cum[np.minimum(p.n_rel, k).astype(np.int64)]
+    else:
+        ideal = p.ideal_gain[:, :k]
+        idcg = (ideal * disc[None, : ideal.shape[1]]).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
 
 
-@_family("first_rel_rank", False, False, float("inf"), "ranking", aggregate="median")
+@_family("MAP")
+def _average_precision(p: PageLists, k: int) -> np.ndarray:
+    rel = p.rel[:, :k].astype(np.float64)
+    precision_at = np.cumsum(rel, axis=1) / np.arange(1, rel.shape[1] + 1)[None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(p.n_rel > 0, (precision_at * rel).sum(axis=1) / np.maximum(p.n_rel, 1), 0.0)
+
+
+@_family("first_rel_rank")
 def _first_rel(p: PageLists, k: int) -> np.ndarray:
-    """Rank of the first relevant page (inf if none)."""
     return p.first_rel.astype(np.float64)
 
 
-@_family("top_score", False, True, 0.0, "score")
+@_family("top_score")
 def _top_score(p: PageLists, k: int) -> np.ndarray:
-    """Fused score of the rank-1 chunk."""
     return p.top_score.astype(np.float64)
 
 
-@_family("top_score_ratio", False, True, 0.0, "score")
+@_family("top_score_ratio")
 def _top_ratio(p: PageLists, k: int) -> np.ndarray:
-    """Top fused score over the config's ceiling."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(p.ceiling > 0, p.top_score / np.where(p.ceiling > 0, p.ceiling, 1.0), 0.0)
 
 
-_NAME = re.compile(r"^([A-Za-z_]+)(?:@(\d+))?$")
-
-
 def parse(name: str) -> MetricSpec:
-    """Parse a metric name (case-insensitive family) into its canonical spec.
+    """Parse a metric name (canonical or an alias, any case) into its canonical spec.
 
-    >>> parse("ndcg@10").name
-    'nDCG@10'
+    >>> parse("ndcg@10").name, parse("Success@5").name
+    ('nDCG@10', 'hit@5')
     """
-    m = _NAME.match(name.strip())
-    fam_name = _ALIASES.get(m.group(1).lower()) if m else None
-    if m is None or fam_name is None:
-        raise RegistryError(f"unknown metric {name!r}; families: "
-                            + ", ".join(f + ("@k" if METRICS.get(f).takes_cutoff else "")
-                                        for f in METRICS.names()))
-    fam = METRICS.get(fam_name)
-    cutoff = int(m.group(2)) if m.group(2) else None
-    if fam.takes_cutoff and (cutoff is None or cutoff < 1):
-        raise RegistryError(f"metric {name!r} needs a cutoff >= 1, e.g. {fam.name}@10")
-    if not fam.takes_cutoff and cutoff is not None:
-        raise RegistryError(f"metric {fam.name!r} takes no cutoff")
-    return MetricSpec(fam, cutoff)
+    info = resolve(name, kinds=_KINDS)
+    return MetricSpec(METRICS.get(info.family.name), info.cutoff)
 
 
 DEFAULT_METRICS = ("hit@1", "hit@5", "recall@5", "recall@10", "MRR@10", "nDCG@10",
@@ -233,9 +267,13 @@ def score_ranking(pages_in_order: Sequence[str], question: Question, metrics: Se
     for i, p in enumerate(pages):
         rel[0, i] = p in question.relevant_pages
         req[0, i] = masks.get(p, 0)
+    grades = question.page_grades
+    gain = np.array([[float(grades.get(p, 0)) for p in pages] + [0.0] * (d - len(pages))])
+    ideal = np.array([sorted(grades.values(), reverse=True) or [0.0]], dtype=np.float64)
     hits = np.flatnonzero(rel[0])
     lists = PageLists(rel, req, np.array([len(question.requirements)]),
                       np.array([len(question.relevant_pages)]),
                       np.array([hits[0] + 1.0 if len(hits) else np.inf]),
-                      np.array([top_score]), np.array([ceiling]))
+                      np.array([top_score]), np.array([ceiling]),
+                      gain if question.graded else None, ideal if question.graded else None)
     return {k: float(v[0]) for k, v in compute(specs, lists).items()}

@@ -18,13 +18,19 @@ from typing import Any
 import pandas as pd
 import pyarrow.parquet as pq
 
+from harness.answering.runner import answer_run
 from harness.arms import ARMS, ArmContext, load_builtin_arms
+from harness.core.atomic import atomic_path
+from harness.core.errors import Problem, RegistryError, ValidationError
+from harness.corpus.chunking import ChunkingOptions, build_corpus
 from harness.corpus.records import Corpus
+from harness.embedding.models import cache_root
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix, fuse
+from harness.goldset.parse import load_goldset
 from harness.goldset.records import GoldSet
 from harness.metrics.pages import fused_frame, make_gold, metrics_frame
-from harness.metrics.ranking import DEFAULT_METRICS, parse
+from harness.metrics.ranking import DEFAULT_METRICS, MetricSpec, parse
 from harness.store.provenance import base_manifest, check_inputs, inputs_section, now_iso
 from harness.store.rundir import RunWriter, new_run_id
 
@@ -35,8 +41,6 @@ Progress = Callable[[str, int], Any]  # (description, total) -> context manager 
 
 
 def default_cache_dir() -> Path:
-    from harness.embedding.models import cache_root
-
     return cache_root()
 
 
@@ -46,7 +50,7 @@ class RunOptions:
     config: Path | None = None
     runs_dir: Path = Path("runs")
     run_id: str | None = None
-    metrics: tuple[str, ...] = DEFAULT_METRICS
+    metrics: tuple[str, ...] | None = None  # None: the grid's `metrics = [...]`, else DEFAULT_METRICS
     cache_dir: Path | None = None
     chunking: Any = None  # harness.corpus.chunking.ChunkingOptions; None = defaults
     answerers: tuple[tuple[str, dict[str, Any]], ...] = ()
@@ -65,9 +69,6 @@ class RunResult:
 
 def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
     """Load and validate gold set, corpus and config (all errors raised here)."""
-    from harness.corpus.chunking import ChunkingOptions, build_corpus
-    from harness.goldset.parse import load_goldset
-
     load_builtin_arms()
     gs = load_goldset(options.goldset or SAMPLE_GOLDSET)
     corpus = build_corpus(gs.documents, options.chunking or ChunkingOptions())
@@ -75,6 +76,30 @@ def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
     if options.arm_overrides:
         cfg = cfg.with_arm_params(options.arm_overrides)
     return gs, corpus, cfg
+
+
+def metric_specs(options: RunOptions, cfg: RunConfig) -> list[MetricSpec]:
+    """The metrics of a run: ``-m`` names, else the grid file's top-level ``metrics``
+    list, else :data:`DEFAULT_METRICS`; aliases (ranx, ir_measures) map to canonical
+    names, repeats after mapping are dropped, every unknown name is reported."""
+    where = "--metric" if options.metrics else f"{cfg.path}: metrics"
+    names: Any = options.metrics or cfg.raw.get("metrics") or DEFAULT_METRICS
+    if isinstance(names, str) or not isinstance(names, list | tuple) \
+            or not all(isinstance(n, str) for n in names):
+        raise ValidationError([Problem(where, f"must be a list of metric names, got {names!r}")],
+                              "invalid metric list")
+    specs: dict[str, MetricSpec] = {}
+    problems = []
+    for n in names:
+        try:
+            s = parse(n)
+        except RegistryError as exc:
+            problems.append(Problem(where, str(exc)))
+            continue
+        specs.setdefault(s.name, s)
+    if problems:
+        raise ValidationError(problems, "invalid metric list")
+    return list(specs.values())
 
 
 def questions_frame(gs: GoldSet) -> pd.DataFrame:
@@ -148,9 +173,8 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
             if bar is not None:
                 bar(len(gs.questions))
         df = _arm_frame(results, corpus)
-        tmp = out.with_suffix(".tmp")
-        df.to_parquet(tmp, index=False)
-        tmp.replace(out)
+        with atomic_path(out) as tmp:
+            df.to_parquet(tmp, index=False)
         writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe()}}})
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
@@ -160,7 +184,7 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
 def run(options: RunOptions = RunOptions(), progress: Progress | None = None) -> RunResult:
     """Execute (or resume) a retrieval run; returns where it was written."""
     gs, corpus, cfg = load_inputs(options)
-    specs = [parse(m) for m in options.metrics]
+    specs = metric_specs(options, cfg)
     if options.answerers:  # a dead answerer endpoint fails here, before any retrieval work
         from harness.answering.runner import check_answerers
 
@@ -204,8 +228,6 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     writer.write_table("metrics", metrics)
 
     if options.answerers:
-        from harness.answering.runner import answer_run
-
         answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
     writer.update_manifest({"status": "complete", "finished": now_iso()})
     return RunResult(writer.path, gs, corpus, cfg, metrics)

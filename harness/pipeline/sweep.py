@@ -27,7 +27,7 @@ import pandas as pd
 
 from harness.fusion.configs import FusionConfig
 from harness.fusion.fuse import RankMatrix
-from harness.metrics.pages import Gold, _lookup
+from harness.metrics.pages import Gold, _lookup, gain_lookup
 from harness.metrics.ranking import MetricSpec, PageLists, compute, depth_needed, parse
 
 
@@ -40,25 +40,31 @@ class DenseRanks:
     page: np.ndarray  # (Q, U) int64 page code, -1 for padding
     rel: np.ndarray  # (Q, U) bool
     req: np.ndarray  # (Q, U) int64 requirement mask
+    gain: np.ndarray | None = None  # (Q, U) float grade; None: binary relevance
 
     @classmethod
     def build(cls, matrix: RankMatrix, gold: Gold) -> DenseRanks:
         nq = len(matrix.question_ids)
-        counts = np.bincount(matrix.q, minlength=nq)
+        counts = np.bincount(matrix.question_index, minlength=nq)
         u = int(counts.max(initial=0)) or 1
         starts = np.r_[0, np.cumsum(counts)[:-1]]
-        col = np.arange(len(matrix.q)) - starts[matrix.q]
+        col = np.arange(len(matrix.question_index)) - starts[matrix.question_index]
         ranks = np.zeros((len(matrix.arms), nq, u), np.int32)
         for a in range(len(matrix.arms)):
-            ranks[a, matrix.q, col] = matrix.ranks[:, a]
+            ranks[a, matrix.question_index, col] = matrix.ranks[:, a]
         page = np.full((nq, u), -1, np.int64)
-        page[matrix.q, col] = gold.chunk_page
-        rel_row, mask_row = _lookup(gold, matrix.q * gold.n_pages + gold.chunk_page)
+        page[matrix.question_index, col] = gold.chunk_page
+        rel_row, mask_row = _lookup(gold, matrix.question_index * gold.n_pages + gold.chunk_page)
         rel = np.zeros((nq, u), bool)
         req = np.zeros((nq, u), np.int64)
-        rel[matrix.q, col] = rel_row
-        req[matrix.q, col] = mask_row
-        return cls(matrix.arms, ranks, page, rel, req)
+        rel[matrix.question_index, col] = rel_row
+        req[matrix.question_index, col] = mask_row
+        gain_row = gain_lookup(gold, matrix.question_index * gold.n_pages + gold.chunk_page)
+        gain = None
+        if gain_row is not None:
+            gain = np.zeros((nq, u))
+            gain[matrix.question_index, col] = gain_row
+        return cls(matrix.arms, ranks, page, rel, req, gain)
 
 
 def _scores(d: DenseRanks, c: FusionConfig) -> np.ndarray:
@@ -127,10 +133,15 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int, m: i
     chosen = cand[qi, pos]
     rel[qi, slot] = d.rel[qi, chosen]
     req[qi, slot] = d.req[qi, chosen]
+    gain = None
+    if d.gain is not None:
+        gain = np.zeros((nq, depth))
+        gain[qi, slot] = d.gain[qi, chosen]
     hits = rel.any(axis=1)
     first_rel = np.where(hits, np.argmax(rel, axis=1) + 1.0, np.inf)
     top = cs[:, 0]
-    return PageLists(rel, req, gold.n_req, gold.n_rel, first_rel, top, np.full(nq, c.ceiling))
+    return PageLists(rel, req, gold.n_req, gold.n_rel, first_rel, top, np.full(nq, c.ceiling),
+                     gain, gold.ideal_gain)
 
 
 def _first_pages_long(p: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:

@@ -12,9 +12,9 @@ metric registry says so), their difference, a paired sign-flip permutation test
 and a bootstrap CI of the mean per-question difference (``harness.regression.stats``), Holm
 adjustment across the metrics of one config pair, and wins/ties/losses from the
 candidate's point of view. Each metric counts the questions of its scope
-(:data:`SCOPES`): ranking metrics answerable ones, score metrics all, answer
-metrics their registered scope (``harness.answering.answer_metrics``); NaN values of
-answer metrics count as not applicable.
+declared in :mod:`harness.metrics.info` (with its direction and aggregate): ranking
+metrics answerable ones, score metrics all, answer metrics their declared scope; NaN
+values of answer metrics count as not applicable.
 
 Per question: the changes named by :data:`CHANGE_RULES` (lost hit@k, first
 relevant page moved down, citation lost, fence failed) with the question's
@@ -31,8 +31,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from harness.core.errors import HarnessError, RegistryError
-from harness.core.registry import Registry
+from harness.core.errors import HarnessError
+from harness.metrics.info import AGGREGATES, SCOPES, MetricInfo, metric_info
 from harness.regression.changes import CHANGE_RULES
 from harness.regression.stats import bootstrap_ci, holm, permutation_test, wins_ties_losses
 from harness.store.baseline import (
@@ -46,58 +46,9 @@ from harness.store.baseline import (
     side_label,
 )
 
-# Answer metrics are registered (harness.answering.answer_metrics) without a direction;
-# those missing here (abstained, letter_density) have no better side and are skipped.
-_ANSWER_DIRECTIONS: dict[str, bool] = {
-    "context_recall": True, "citation_precision": True, "citation_recall": True,
-    "dangling_markers": False, "no_citation": False, "abstention_correct": True,
-    "fence_pass": True, "latency_ms": False, "error": False, "fact_recall": True,
-    "judge_fact_recall": True}
 # The manifest fields that must agree for two runs to be comparable.
 IDENTITY: tuple[tuple[str, str, str], ...] = (
     ("gold set sha256", "goldset", "sha256"), ("corpus content hash", "corpus", "content_hash"))
-AGGREGATES: Registry[Callable[[np.ndarray], float]] = Registry("aggregate")
-AGGREGATES.add("mean", lambda v: float(np.mean(v)))
-AGGREGATES.add("median", lambda v: float(np.median(v)))
-
-
-@dataclass(frozen=True)
-class MetricInfo:
-    """Direction, scope (which questions count: answerable, all, answered,
-    responded; see ``harness.answering.answer_metrics``) and aggregate of a metric."""
-
-    name: str
-    higher_is_better: bool
-    scope: str
-    aggregate: str
-
-
-def metric_info(name: str) -> MetricInfo | None:
-    """Look ``name`` up in ``harness.metrics.ranking``, then among answer metrics; None if
-    it has no known direction."""
-    from harness.metrics.ranking import parse
-
-    try:
-        spec = parse(name)
-    except RegistryError:
-        hib = _ANSWER_DIRECTIONS.get(name)
-        if hib is None:
-            return None
-        from harness.answering.answer_metrics import ANSWER_METRICS
-
-        scope = ANSWER_METRICS.get(name).scope if name in ANSWER_METRICS else "all"
-        return MetricInfo(name, hib, scope, "mean")
-    return MetricInfo(spec.name, spec.higher_is_better,
-                      "answerable" if spec.kind == "ranking" else "all", spec.family.aggregate)
-
-
-def known_metric_names() -> list[str]:
-    """Every metric with a direction: ranking families (``hit@k``) and answer metrics."""
-    from harness.metrics.ranking import METRICS
-
-    return ([f + ("@k" if METRICS.get(f).takes_cutoff else "") for f in METRICS.names()]
-            + list(_ANSWER_DIRECTIONS))
-
 
 @dataclass(frozen=True)
 class SideSummary:
@@ -299,20 +250,6 @@ def _long_metrics(side: Side) -> pd.DataFrame:
     return out
 
 
-def _outcomes(f: pd.DataFrame) -> pd.Series:
-    if f["outcome"].isna().any():
-        raise HarnessError("this metric's scope needs answer outcomes (the answers table)")
-    return f["outcome"].astype(str)
-
-
-# Which rows count for a metric's scope; the definitions of harness.answering.answer_metrics.in_scope.
-SCOPES: Registry[Callable[[pd.DataFrame], np.ndarray]] = Registry("metric scope")
-SCOPES.add("all", lambda f: np.ones(len(f), bool))
-SCOPES.add("answerable", lambda f: f["answerable"].to_numpy(bool))
-SCOPES.add("answered", lambda f: (_outcomes(f) == "answered").to_numpy(bool))
-SCOPES.add("responded", lambda f: (_outcomes(f) != "error").to_numpy(bool))
-
-
 def _pairs_for(b: pd.DataFrame, c: pd.DataFrame, info: MetricInfo, where: str
                ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, int]:
     """(paired rows in scope on both sides, base rows in scope, candidate rows in
@@ -434,8 +371,8 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
             info = metric_info(metric)
             if info is None:
                 if wanted is not None:
-                    raise HarnessError(f"metric {metric!r} has no known direction: register it in "
-                                       "harness.metrics.ranking or compare other metrics")
+                    raise HarnessError(f"metric {metric!r} has no known direction: declare it in "
+                                       "harness.metrics.info or compare other metrics")
                 skipped.add(metric)
                 continue
             where = f"config {pair.label}, metric {metric}"

@@ -271,6 +271,7 @@ def run_gate(policy: Policy, base: Side, candidate: Side, force: bool = False,
 
 
 def _has_answer_metric(policy: Policy) -> bool:
-    from harness.answering.answer_metrics import ANSWER_METRICS
+    from harness.metrics.info import metric_info
 
-    return any(m in ANSWER_METRICS or m == "judge_fact_recall" for m in policy.metric_names())
+    return any((i := metric_info(m)) is not None and i.kind == "answer"
+               for m in policy.metric_names())

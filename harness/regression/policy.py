@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigError, Problem, ValidationError
+from harness.metrics.info import known_metric_names, metric_info
 
 GATE_KEYS = ("config", "candidate_config", "answerer", "base_answerer", "candidate_answerer",
              "alpha", "seed", "n_resamples", "confidence")
@@ -150,8 +151,6 @@ class _Reader:
 
 
 def _metric_name(name: str, r: _Reader) -> str | None:
-    from harness.regression.compare import known_metric_names, metric_info
-
     info = metric_info(name)
     if info is None:
         r.bad(f"metrics.{name}", "unknown metric (or one without a better direction); choose "

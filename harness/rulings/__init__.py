@@ -4,7 +4,7 @@ Modules: ``segment`` / ``top`` / ``cells`` / ``rows`` / ``labels`` / ``merge`` /
 ``parse`` (page -> :class:`~harness.rulings.records.Ruling`), ``decode`` (one
 fused score -> rank tuples), ``joint`` (a ruling's scores together), ``tables``
 and ``frames`` (Parquet shapes), ``importer`` (files -> rulings run),
-``mapping`` / ``match`` / ``score`` (production against a gold set).
+``mapping`` / ``match`` / ``evaluate`` (production against a gold set).
 See ``docs/rulings.md``.
 
 The names below are imported lazily, so ``import harness.store.ruling_tables`` stays
@@ -31,7 +31,9 @@ _EXPORTS = {
     "rulings_as_run_tables": "harness.rulings.evaluate",
 }
 
-__all__ = sorted(_EXPORTS)
+MODULES = ("cells", "decode", "evaluate", "frames", "importer", "joint", "labels", "mapping",
+           "match", "merge", "parse", "records", "rows", "segment", "top")
+__all__ = [*MODULES, *sorted(_EXPORTS)]
 
 
 def __getattr__(name: str) -> Any:

@@ -36,10 +36,19 @@ from typing import Any
 
 import pandas as pd
 
+from harness.answering.answer_metrics import AnswerContext, score_answer
+from harness.answering.citations import CitedPassage, citation_stats, parse_markers, resolve
+from harness.answering.fence import DEFAULT_PARAMS, SERVICE_PARAMS, check
+from harness.answering.read import ReadRow
 from harness.core.errors import HarnessError
+from harness.corpus.records import page_key, split_page_key
+from harness.goldset.parse import load_goldset
 from harness.goldset.records import GoldSet, Question
-from harness.rulings.mapping import DocTarget, Mapping
+from harness.metrics.ranking import DEFAULT_METRICS, score_ranking
+from harness.rulings.mapping import DocTarget, Mapping, load_mapping
 from harness.rulings.match import Match, ProdDoc, RulingKey, map_documents, match_rulings
+from harness.store.rundir import Run, RunWriter, file_sha256
+from harness.store.tables import TABLES
 
 CONFIG_ID = "production"
 ANSWERER = "production"
@@ -65,13 +74,12 @@ def _page_id(doc_id: Any, page: Any, docs: dict[str, DocTarget]) -> str | None:
     if _none(page) is None or _none(doc_id) is None:
         return None
     t = docs.get(str(doc_id))
-    return f"{t.doc_id}#{int(page) + t.page_offset}" if t else f"production:{doc_id}#{int(page)}"
+    return (page_key(t.doc_id, int(page) + t.page_offset) if t
+            else page_key(f"production:{doc_id}", int(page)))
 
 
 def fence_columns(text: Any, reported: dict[str, Any]) -> dict[str, Any]:
     """Reported and recomputed fence figures of one answer text (module docstring)."""
-    from harness.answering.fence import SERVICE_PARAMS, check
-
     out = {"fence_reported_passed": _none(reported.get("fence_passed")),
            "fence_reported_density": _none(reported.get("fence_letter_density")),
            "fence_reported_nonspace": _none(reported.get("fence_nonspace_chars")),
@@ -92,14 +100,8 @@ def fence_columns(text: Any, reported: dict[str, Any]) -> dict[str, Any]:
 
 def _answer_metrics(q: Question, r: dict[str, Any], reads: pd.DataFrame, cits: pd.DataFrame,
                     docs: dict[str, DocTarget]) -> dict[str, float]:
-    from harness.answering.answer_metrics import AnswerContext, score_answer
-    from harness.answering.citations import CitedPassage, citation_stats, parse_markers, resolve
-    from harness.answering.fence import DEFAULT_PARAMS, check
-    from harness.answering.read import ReadRow
-
     def split(pid: str | None) -> tuple[str, int]:
-        doc, _, page = (pid or "production:?#0").rpartition("#")
-        return doc, int(page)
+        return split_page_key(pid or page_key("production:?", 0))
 
     rows = []
     for x in reads.itertuples():
@@ -126,7 +128,6 @@ def score_rulings(tables: dict[str, pd.DataFrame], gs: GoldSet, mapping: Mapping
                   metrics: Sequence[str] | None = None) -> Scored:
     """Score the ruling tables of a rulings run on ``gs`` (see the module docstring)."""
     mapping = mapping or Mapping()
-    from harness.metrics.ranking import DEFAULT_METRICS, score_ranking
 
     wanted = tuple(metrics or DEFAULT_METRICS)
     rulings = tables["rulings"]
@@ -182,8 +183,6 @@ def score_rulings(tables: dict[str, pd.DataFrame], gs: GoldSet, mapping: Mapping
 
 def _frames(match_rows: list, metric_rows: list, answer_rows: list, gs: GoldSet,
             matches: Sequence[Match]) -> tuple[tuple[str, pd.DataFrame], ...]:
-    from harness.store.tables import TABLES
-
     def frame(name: str, rows: list) -> pd.DataFrame:
         return pd.DataFrame(rows, columns=[c.name for c in TABLES.get(name).columns])
 
@@ -205,10 +204,6 @@ def score_run(run_path: Path, goldset_path: Path, mapping_path: Path | None = No
     """Score a rulings run in place: write its ``ruling_matches``, ``metrics``,
     ``answer_metrics`` and ``questions`` tables and record the gold set (name,
     path, SHA-256) and mapping file in the manifest."""
-    from harness.goldset.parse import load_goldset
-    from harness.rulings.mapping import load_mapping
-    from harness.store.rundir import Run, RunWriter, file_sha256
-
     run = Run(Path(run_path))
     if run.manifest.get("kind") != "rulings":
         raise HarnessError(f"{run_path} is a {run.manifest.get('kind')!r} run, not a rulings run "

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from harness.answering.citations import parse_markers
 from harness.rulings.decode import fused_value, rounds_to
 from harness.rulings.joint import RowDecoding, ScoredRow, decode_ranking
 from harness.rulings.records import DocCell, Ruling
@@ -145,8 +146,6 @@ def reads_frame(rulings: Sequence[Ruling]) -> pd.DataFrame:
 
 
 def citations_frame(rulings: Sequence[Ruling]) -> pd.DataFrame:
-    from harness.answering.citations import parse_markers
-
     rows = []
     for r in rulings:
         text = r.get("answer_text")

@@ -24,6 +24,7 @@ from harness.rulings import frames
 from harness.rulings.joint import RowDecoding
 from harness.rulings.parse import parse_bytes, ruling_id
 from harness.rulings.records import ParseFailure, Ruling
+from harness.store.provenance import base_manifest, now_iso
 from harness.store.rundir import RunWriter, new_run_id
 
 
@@ -79,8 +80,6 @@ def import_rulings(paths: Sequence[Path], runs_dir: Path = Path("runs"), run_id:
     Raises :class:`HarnessError` when no page could be imported (nothing is
     written then) or when the run directory already exists.
     """
-    from harness.store.provenance import base_manifest, now_iso
-
     rulings, failures = parse_files(paths)
     if not rulings:
         detail = "; ".join(str(f) for f in failures) or "no files given"

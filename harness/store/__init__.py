@@ -1,1 +1,15 @@
-"""store."""
+"""The run store: table declarations and schemas, run directories, provenance, baselines, SQL.
+
+Modules, in pipeline order:
+
+* ``schema``         Column, TableSpec and the TABLES registry
+* ``tables``         retrieval table schemas (questions, arm_ranks, fused, metrics ...)
+* ``answer_tables``  answering table schemas (reads, answers, citations, answer_metrics)
+* ``ruling_tables``  imported-rulings table schemas
+* ``rundir``         Run, RunWriter, open_run: runs/<id>/ with manifest.json
+* ``provenance``     manifest contents: hashes, versions, git commit
+* ``baseline``       sides of a comparison; compact committable baselines
+* ``query``          DuckDB views over every run (`harness query`)
+"""
+
+__all__ = ["answer_tables", "baseline", "provenance", "query", "ruling_tables", "rundir", "schema", "tables"]

@@ -19,8 +19,6 @@ This module also reads the "why" evidence from a side's ``fused`` table.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,9 +29,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from harness.core.atomic import atomic_dir
 from harness.core.errors import HarnessError
 from harness.core.ordering import order
-from harness.corpus.records import page_key
+from harness.corpus.records import page_key, page_keys
+from harness.store.provenance import now_iso
 from harness.store.rundir import MANIFEST, Run, RunWriter, file_sha256, open_run
 from harness.store.tables import TABLES
 
@@ -124,8 +124,6 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
     save never leaves a half-written baseline. An existing baseline is replaced
     only with ``overwrite``. Returns ``path``.
     """
-    from harness.store.provenance import now_iso
-
     path = Path(path)
     if run.manifest.get("status") != "complete":
         raise HarnessError(f"run {run.run_id} is not complete (status "
@@ -139,22 +137,16 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
         cfg = side_configs(run)
         keep = {resolve_config(c, cfg, f"run {run.run_id}") for c in configs}
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    writer = RunWriter(tmp)
-    manifest = {k: v for k, v in run.manifest.items() if k != "tables"}
-    manifest["baseline"] = {"name": path.name, "source_run": run.run_id, "saved": now_iso(),
-                            "configs": sorted(keep) if keep is not None else "all",
-                            "fused": "rows of relevant pages only", "answers": "text blanked"}
-    writer.update_manifest(manifest)
-    for name in _KEPT:
-        if run.has_table(name):
-            _write(writer, name, _compact(run, name, keep))
-    old = path.with_name(f".{path.name}.old-{os.getpid()}")
-    if path.exists():
-        os.replace(path, old)
-    os.replace(tmp, path)
-    shutil.rmtree(old, ignore_errors=True)
+    with atomic_dir(path, replace=True) as tmp:
+        writer = RunWriter(tmp)
+        manifest = {k: v for k, v in run.manifest.items() if k != "tables"}
+        manifest["baseline"] = {"name": path.name, "source_run": run.run_id, "saved": now_iso(),
+                                "configs": sorted(keep) if keep is not None else "all",
+                                "fused": "rows of relevant pages only", "answers": "text blanked"}
+        writer.update_manifest(manifest)
+        for name in _KEPT:
+            if run.has_table(name):
+                _write(writer, name, _compact(run, name, keep))
     return path
 
 
@@ -230,7 +222,7 @@ class SideEvidence:
             f = side.table("fused")
             f = f[f["config_id"].isin(config_ids)]
             self.arms = tuple(c[len("rank_"):] for c in f.columns if c.startswith("rank_"))
-            f = f.assign(page_id=f["doc_id"].astype(str) + "#" + f["page"].astype(str))
+            f = f.assign(page_id=page_keys(f["doc_id"].astype(str), f["page"]))
             self._groups = {(str(k[0]), str(k[1])): g
                             for k, g in f.groupby(["question_id", "config_id"], sort=False)}
 

@@ -54,7 +54,7 @@ def table_files(runs_dir: Path) -> tuple[pd.DataFrame, dict[str, list[tuple[str,
 
 def connect(runs_dir: Path):  # type: ignore[no-untyped-def]
     """An in-memory DuckDB connection with one view per table across runs."""
-    import duckdb
+    import duckdb  # deferred: heavy import
 
     runs, files = table_files(runs_dir)
     if runs.empty:
@@ -86,7 +86,7 @@ def query(sql: str, runs_dir: Path = Path("runs")) -> pd.DataFrame:
     >>> query("select config_id, avg(value) from metrics "
     ...       "where metric = 'recall@5' group by 1")  # doctest: +SKIP
     """
-    import duckdb
+    import duckdb  # deferred: heavy import
 
     con = connect(runs_dir)
     try:

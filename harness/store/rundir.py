@@ -9,7 +9,6 @@ run is opened (:class:`harness.core.errors.ProvenanceError` on mismatch).
 from __future__ import annotations
 
 import json
-import os
 import secrets
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from harness.core.atomic import atomic_path, write_bytes
 from harness.core.digest import file_sha256
 from harness.core.errors import HarnessError, ProvenanceError
 from harness.store.tables import TABLES
@@ -30,12 +30,6 @@ def new_run_id(prefix: str = "run") -> str:
     """``run-YYYYmmdd-HHMMSS-xxxx``: sortable by time, unique by a random suffix."""
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return f"{prefix}-{stamp}-{secrets.token_hex(2)}"
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 def to_arrow(name: str, df: pd.DataFrame, families: dict[str, list[str]] | None = None) -> pa.Table:
@@ -68,9 +62,8 @@ class RunWriter:
         """Write ``df`` as ``<name>.parquet`` atomically and record its hash."""
         table = to_arrow(name, df, families)
         out = self.path / f"{name}.parquet"
-        tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-        pq.write_table(table, tmp)
-        os.replace(tmp, out)
+        with atomic_path(out) as tmp:
+            pq.write_table(table, tmp)
         self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": table.num_rows}}})
         return out
 
@@ -81,8 +74,8 @@ class RunWriter:
     def update_manifest(self, patch: dict[str, Any]) -> dict[str, Any]:
         """Deep-merge ``patch`` into the manifest and write it atomically."""
         m = _merge(self.read_manifest(), patch)
-        _atomic_write_bytes(self.path / MANIFEST,
-                            json.dumps(m, indent=2, sort_keys=True, ensure_ascii=False).encode())
+        write_bytes(self.path / MANIFEST,
+                    json.dumps(m, indent=2, sort_keys=True, ensure_ascii=False).encode())
         return m
 
 

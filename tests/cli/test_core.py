@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
+import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
+from harness.store.rundir import Run
 from tests.helpers.common import LEXICAL, REPO
 
 runner = CliRunner()
@@ -52,3 +57,29 @@ def test_run_bad_param_and_bad_config_exit_2(tmp_path):
     bad.write_text("[grid]\narms = [['nosuch']]\n")
     res = runner.invoke(app, ["run", "--config", str(bad), "--out", str(tmp_path)])
     assert res.exit_code == 2 and "unknown arm 'nosuch'" in res.output
+
+
+@pytest.mark.slow
+def test_run_metrics_of_the_users_choice_with_other_tools_names(tmp_path):
+    """`-m` in a fresh process: aliases map to canonical names, repeats collapse."""
+    res = subprocess.run([sys.executable, "-c", "from harness.cli import main; main()", "run", "--config", str(LEXICAL),
+                          "--out", str(tmp_path), "--run-id", "m", "-m", "recall@3", "-m", "nDCG@20",
+                          "-m", "RR@10", "-m", "Success@5", "-m", "hit_rate@5", "-m", "AP@10"],
+                         capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert res.returncode == 0, res.stderr
+    run = Run(tmp_path / "m")
+    assert run.manifest["metrics"] == ["recall@3", "nDCG@20", "MRR@10", "hit@5", "MAP@10"]
+    assert list(dict.fromkeys(run.table("metrics")["metric"])) == run.manifest["metrics"]
+
+
+def test_grid_file_metrics_and_bad_names_exit_2(tmp_path):
+    grid = tmp_path / "grid.toml"
+    grid.write_text('metrics = ["P@3", "ndcg@5"]\n' + LEXICAL.read_text(encoding="utf-8"))
+    res = runner.invoke(app, ["run", "--config", str(grid), "--out", str(tmp_path), "--run-id", "g"])
+    assert res.exit_code == 0, res.output
+    assert Run(tmp_path / "g").manifest["metrics"] == ["P@3", "nDCG@5"]
+    res = runner.invoke(app, ["run", "--config", str(LEXICAL), "--out", str(tmp_path), "--run-id", "bad",
+                              "-m", "recall@5", "-m", "hits@5", "-m", "nDCG"])
+    assert res.exit_code == 2
+    assert "unknown metric 'hits@5'" in res.output and "needs a cutoff" in res.output
+    assert not (tmp_path / "bad").exists()

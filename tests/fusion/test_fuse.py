@@ -41,7 +41,7 @@ def test_fuse_orders_by_score_then_chunk_id_with_deliberate_ties():
     ])
     m = RankMatrix.from_arm_ranks(df, ["q1", "q2", "q3"], ["a", "b"])
     f = fuse(m, cfg(["a", "b"]))
-    got = list(zip(m.question_ids[f.q], m.chunk_ids[f.rows], f.fused_rank.tolist(), strict=True))
+    got = list(zip(m.question_ids[f.question_index], m.chunk_ids[f.rows], f.fused_rank.tolist(), strict=True))
     assert got == [("q1", "x3", 1), ("q1", "x1", 2), ("q1", "x2", 3), ("q2", "y1", 1)]
     assert f.score[0] == pytest.approx(2 / (60 + 2))
     assert f.arms_voted.tolist() == [2, 1, 1, 1]

@@ -310,3 +310,32 @@ def test_shared_secret_hitler_goldset_loads() -> None:
     sh03 = gs.question_by_id["sh-03"]
     assert sh03.requirements == ((PageRef("sh-rules", 2), PageRef("sh-rules", 4)),)
     assert all(q.game == "Secret Hitler" and q.edition == "en-1" for q in gs.questions)
+
+
+# --- graded page refs ------------------------------------------------------------------
+
+
+def test_graded_refs_load_and_ungraded_refs_have_grade_one(tmp_path: Path) -> None:
+    path = write(tmp_path, """questions:
+  - {id: q1, language: en, question: "G?",
+     pages: [{ref: pr-rules#1, grade: 3}, [pr-rules#2, {ref: pr-rules#3, grade: 2}]]}
+  - {id: q2, language: en, question: "Binary?", pages: [pr-rules#1]}
+""")
+    gs = load_goldset(path)
+    q1, q2 = gs.questions
+    assert q1.requirements[0] == (PageRef("pr-rules", 1),)  # the grade is not part of equality
+    assert q1.requirements[0][0].grade == 3
+    assert q1.page_grades == {"pr-rules#1": 3, "pr-rules#2": 1, "pr-rules#3": 2}
+    assert q1.graded and not q2.graded
+    assert q2.page_grades == {"pr-rules#1": 1}
+
+
+@pytest.mark.parametrize("bad", ["{ref: pr-rules#1, grade: 0}", "{ref: pr-rules#1, grade: true}",
+                                 "{ref: pr-rules#1, grade: 1.5}", "{ref: pr-rules#1}",
+                                 "{ref: pr-rules#1, grade: 2, note: x}"])
+def test_bad_grades_are_reported_with_the_question(tmp_path: Path, bad: str) -> None:
+    path = write(tmp_path, f"""questions:
+  - {{id: q1, language: en, question: "Bad grade?", pages: [{bad}]}}
+""")
+    found = messages(path)
+    assert any("question q1: bad graded page ref" in m and "integer grade >= 1" in m for m in found), found

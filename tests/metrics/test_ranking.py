@@ -5,6 +5,7 @@ import math
 import pytest
 
 from harness.core.errors import RegistryError
+from harness.goldset.records import PageRef, Question
 from harness.metrics.ranking import DEFAULT_METRICS, METRICS, parse, score_ranking
 from tests.helpers.common import q
 
@@ -52,3 +53,55 @@ def test_no_hits_scores_defaults():
 def test_directions_come_from_registry():
     assert not METRICS.get("first_rel_rank").higher_is_better
     assert parse("recall@5").higher_is_better
+
+
+def _graded(qid: str, *reqs: tuple[tuple[str, int | None], ...]) -> Question:
+    """A question whose refs carry grades: each req is ((doc#page, grade or None), ...)."""
+    parsed = tuple(tuple(PageRef(r.split("#")[0], int(r.split("#")[1]), g) for r, g in req)
+                   for req in reqs)
+    return Question(qid, "x", "en", parsed, game="G")
+
+
+def test_map_follows_the_trec_eval_formula():
+    question = q("q", "x", ("d#2",), ("d#4", "d#5"))  # 3 relevant pages
+    pages = ["d#1", "d#5", "d#1", "d#2", "d#9"]  # distinct: d#1 d#5 d#2 d#9, relevant at 2 and 3
+    v = score_ranking(pages, question, ["MAP@1", "MAP@2", "MAP@10", "AP@10", "map@10"])
+    assert v["MAP@1"] == 0.0
+    assert v["MAP@2"] == pytest.approx((1 / 2) / 3, abs=1e-15)
+    assert v["MAP@10"] == pytest.approx((1 / 2 + 2 / 3) / 3, abs=1e-15)  # divided by R, not min(R, k)
+    assert set(v) == {"MAP@1", "MAP@2", "MAP@10"}  # AP@10 and map@10 are MAP@10
+
+
+def test_graded_ndcg_uses_linear_gains_and_the_ideal_order():
+    question = _graded("q", (("d#2", 3),), (("d#4", None), ("d#5", 2)))
+    pages = ["d#1", "d#5", "d#2", "d#9"]
+    v = score_ranking(pages, question, ["nDCG@2", "nDCG@10", "hit@2", "MAP@10"])
+    ideal = [3, 2, 1]  # d#4 has no grade: 1
+    dcg10 = 2 / math.log2(3) + 3 / math.log2(4)
+    idcg10 = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    assert v["nDCG@10"] == pytest.approx(dcg10 / idcg10, abs=1e-15)
+    assert v["nDCG@2"] == pytest.approx((2 / math.log2(3)) / (3 + 2 / math.log2(3)), abs=1e-15)
+    # grades matter to nDCG only
+    assert v["hit@2"] == 1.0 and v["MAP@10"] == pytest.approx((1 / 2 + 2 / 3) / 3, abs=1e-15)
+
+
+def test_all_grades_one_equals_binary_ndcg():
+    binary = q("q", "x", ("d#2",), ("d#4", "d#5"))
+    ones = _graded("q", (("d#2", 1),), (("d#4", 1), ("d#5", 1)))
+    pages = ["d#1", "d#5", "d#2", "d#9"]
+    assert score_ranking(pages, ones, ["nDCG@3", "nDCG@10"]) == \
+        pytest.approx(score_ranking(pages, binary, ["nDCG@3", "nDCG@10"]), abs=1e-15)
+
+
+@pytest.mark.parametrize(("alias", "canonical"), [
+    ("Success@5", "hit@5"), ("hit_rate@5", "hit@5"), ("RR@10", "MRR@10"), ("mrr@10", "MRR@10"),
+    ("recip_rank@3", "MRR@3"), ("R@5", "recall@5"), ("recall@5", "recall@5"), ("P@5", "P@5"),
+    ("precision@5", "P@5"), ("nDCG@10", "nDCG@10"), ("ndcg_cut@10", "nDCG@10"), ("map@10", "MAP@10"),
+    ("AP@10", "MAP@10"), ("map_cut@10", "MAP@10")])
+def test_other_tools_names_map_to_canonical_names(alias, canonical):
+    assert parse(alias).name == canonical
+
+
+def test_answer_metrics_are_not_ranking_metrics():
+    with pytest.raises(RegistryError, match="unknown metric 'fence_pass'"):
+        parse("fence_pass")

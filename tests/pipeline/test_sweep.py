@@ -6,12 +6,13 @@ import pytest
 
 from harness.fusion.configs import FusionConfig
 from harness.fusion.fuse import RankMatrix, fuse
+from harness.goldset.records import PageRef, Question
 from harness.metrics.pages import make_gold, metrics_frame, page_lists
 from harness.metrics.ranking import compute, parse
 from harness.pipeline.sweep import DenseRanks, page_lists_topk, sweep
 from tests.helpers.synthetic import synthetic
 
-METRICS = ["hit@1", "hit@5", "recall@10", "MRR@10", "nDCG@10", "P@5", "top_score"]
+METRICS = ["hit@1", "hit@5", "recall@10", "MRR@10", "nDCG@10", "MAP@10", "P@5", "top_score"]
 
 
 def configs():
@@ -24,9 +25,14 @@ def configs():
     return out
 
 
-@pytest.mark.parametrize("seed", [3, 4])
-def test_topk_page_lists_equal_full_path(seed):
+@pytest.mark.parametrize(("seed", "graded"), [(3, False), (4, False), (3, True)])
+def test_topk_page_lists_equal_full_path(seed, graded):
     questions, ar, chunk_pages = synthetic(seed, chunks_per_page=3)
+    if graded:  # grades 1-3 on every relevant page: graded nDCG on both paths
+        rng = np.random.default_rng(seed)
+        questions = [Question(x.question_id, x.question, x.language,
+                              tuple(tuple(PageRef(r.doc_id, r.page, int(rng.integers(1, 4))) for r in req)
+                                    for req in x.requirements), game=x.game) for x in questions]
     m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], ["a", "b", "c"])
     gold = make_gold(questions, m, chunk_pages)
     dense = DenseRanks.build(m, gold)

@@ -23,8 +23,9 @@ from harness.answering.answerers.base import (
 )
 from harness.core.errors import ConfigError
 
-__all__ = ["ANSWERERS", "OUTCOMES", "AnswerRequest", "AnswerResponse", "Answerer", "Passage",
-           "load_builtin_answerers", "make_answerer"]
+MODULES = ("base", "extractive", "http", "llama_cpp", "ollama", "openai", "replay")
+__all__ = [*MODULES, "ANSWERERS", "OUTCOMES", "AnswerRequest", "AnswerResponse", "Answerer",
+           "Passage", "load_builtin_answerers", "make_answerer"]
 
 _BUILTIN = ("extractive", "ollama", "openai", "replay", "llama_cpp", "production")
 

@@ -31,8 +31,10 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
+from harness.answering import gguf
 from harness.answering.answerers.base import ANSWERERS, AnswerRequest, AnswerResponse
 from harness.answering.answerers.http import count
+from harness.answering.gguf import MODEL_ID, assemble_gguf
 from harness.answering.prompt import parse_outcome, render
 from harness.core.errors import ConfigError
 
@@ -68,18 +70,13 @@ class LlamaCppAnswerer:
         if self.model_path is not None and not self.model_path.is_file():
             raise ConfigError(f"llama-cpp: model_path {self.model_path} does not exist")
         self._packaged = self.model_path is None
-        if self._packaged:
-            from harness.answering import gguf
-
-            if not gguf.default_model_path().is_file():
-                gguf.part_files()  # fail now, listing missing parts, not on every answer
+        if self._packaged and not gguf.default_model_path().is_file():
+            gguf.part_files()  # fail now, listing missing parts, not on every answer
         if model_id:
             self.model_id = model_id
         elif self.model_path is not None:
             self.model_id = self.model_path.stem
         else:
-            from harness.answering.gguf import MODEL_ID
-
             self.model_id = MODEL_ID
         self.n_ctx = int(n_ctx)
         self.n_threads = int(n_threads)
@@ -92,8 +89,6 @@ class LlamaCppAnswerer:
     def _model(self) -> Any:
         if self._llm is None:
             if self.model_path is None:
-                from harness.answering.gguf import assemble_gguf
-
                 self.model_path = assemble_gguf()
             self._llm = self._llama_cpp.Llama(
                 model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads,
@@ -123,8 +118,6 @@ class LlamaCppAnswerer:
                               tokens_out=count(usage.get("completion_tokens")))
 
     def describe(self) -> dict[str, Any]:
-        from harness.answering import gguf
-
         return {"answerer": self.name, "model_id": self.model_id,
                 "model_path": str(self.model_path) if self.model_path else None,
                 "model_sha256": gguf.GGUF_SHA256 if self._packaged else None,

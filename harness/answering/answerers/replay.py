@@ -35,16 +35,19 @@ VCR.py (https://vcrpy.readthedocs.io).
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pyarrow.parquet as pq
+
 from harness.answering.answerers.base import ANSWERERS, OUTCOMES, AnswerRequest, AnswerResponse
 from harness.answering.prompt import parse_outcome
 from harness.core.errors import ConfigError, Problem, ValidationError
+from harness.core.jsonl import read_records
+from harness.store.rundir import file_sha256
 
 REQUIRED = ("question_id", "text")
 OPTIONAL = ("config_id", "outcome", "model_id", "latency_ms", "tokens_in", "tokens_out", "error")
@@ -71,25 +74,11 @@ def _read_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
     """``(where, row)`` pairs; ``where`` names the line (JSONL) or row (Parquet)."""
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
         rows = pq.read_table(path).to_pylist()
         return [(f"{path}: row {i + 1}", r) for i, r in enumerate(rows)]
     if suffix in (".jsonl", ".ndjson"):
-        out, problems = [], []
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            where = f"{path}: line {lineno}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(where, f"not valid JSON ({exc.msg})"))
-                continue
-            if not isinstance(row, dict):
-                problems.append(Problem(where, "expected a JSON object"))
-                continue
-            out.append((where, row))
+        problems: list[Problem] = []
+        out = [(r.where, r.record) for r in read_records(path, problems)]
         if problems:
             raise ValidationError(problems, f"replay recording {path} is invalid")
         return out
@@ -202,8 +191,6 @@ class ReplayAnswerer:
             tokens_in=rec.tokens_in, tokens_out=rec.tokens_out, error=rec.error)
 
     def describe(self) -> dict[str, Any]:
-        from harness.store.rundir import file_sha256
-
         return {"answerer": self.name, "path": str(self.path), "config_id": self.config_id,
                 "filter_answerer": self.answerer, "sha256": file_sha256(self.path),
                 "answers": len(self.records),

@@ -100,17 +100,17 @@ def test_every_problem_is_reported_with_its_line(tmp_path: Path) -> None:
     with pytest.raises(ValidationError) as exc:
         load_recording(p)
     # the JSON error is reported first, on its own
-    assert len(exc.value.problems) == 1 and "line 2" in str(exc.value)
+    assert len(exc.value.problems) == 1 and "bad.jsonl:2: invalid JSON" in str(exc.value)
     lines = p.read_text(encoding="utf-8").splitlines()
     p.write_text("\n".join(lines[:1] + lines[2:]) + "\n", encoding="utf-8")
     with pytest.raises(ValidationError) as exc:
         load_recording(p)
     msg = str(exc.value)
     assert len(exc.value.problems) == 4
-    assert "line 2: question_id is missing" in msg
-    assert "line 3: question q2: outcome 'maybe'" in msg
-    assert "line 4: question q3: tokens_in=-1" in msg
-    assert "line 5: question q1: second recorded answer" in msg
+    assert "bad.jsonl:2: question_id is missing" in msg
+    assert "bad.jsonl:3: question q2: outcome 'maybe'" in msg
+    assert "bad.jsonl:4: question q3: tokens_in=-1" in msg
+    assert "bad.jsonl:5: question q1: second recorded answer" in msg
 
 
 def test_bad_files_and_filters(tmp_path: Path) -> None:
