@@ -157,8 +157,11 @@ def own_read_rows(own: Sequence[Sequence[Any]], inputs: RunInputs) -> tuple[Read
 
 
 def answer_frames(records: Mapping[str, Sequence[Mapping[str, Any]]], rs: ReadSet,
-                  inputs: RunInputs) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(answers, citations, answer_metrics) from journal records per answerer label."""
+                  inputs: RunInputs,
+                  judged: Mapping[tuple[str, str, str], tuple[bool | None, ...]] | None = None
+                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(answers, citations, answer_metrics) from journal records per answerer label;
+    ``judged`` maps (question, config, label) to the judge's verdict per fact."""
     answers, cits, metrics = [], [], []
     for label, recs in records.items():
         for rec in recs:
@@ -166,7 +169,8 @@ def answer_frames(records: Mapping[str, Sequence[Mapping[str, Any]]], rs: ReadSe
             q = inputs.questions[key[0]]
             own = rec.get("own_read")
             read = rs.reads[key] if own is None else own_read_rows(own, inputs)
-            ctx = answer_context(q, read, rec["outcome"], rec["text"], float(rec["latency_ms"]))
+            ctx = answer_context(q, read, rec["outcome"], rec["text"], float(rec["latency_ms"]),
+                                 judged=(judged or {}).get((key[0], key[1], label)))
             base = {"question_id": key[0], "config_id": key[1], "answerer": label}
             answers.append({**base, "answerer_name": rec["answerer_name"],
                             "model_id": rec["model_id"], "prompt_hash": rec["prompt_hash"],

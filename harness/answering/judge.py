@@ -10,8 +10,8 @@ anything else, or a failed call, is no verdict (``stated`` null, ``error`` says
 why). Verdicts go to the ``judge_verdicts`` table with the judge's label, model
 and :func:`judge_prompt_hash`.
 
-``judge_fact_recall`` (an ``answer_metrics`` row per judged answer) = facts the
-judge said are stated / facts; NaN when any fact of the answer has no verdict.
+``judge_fact_recall`` (:mod:`harness.answering.answer_metrics`) = facts the judge
+said are stated / facts; NaN when the answer was not judged or a verdict is missing.
 Calls are made one at a time, in answers-table order, so the table is the same
 whatever the thread scheduling.
 
@@ -22,7 +22,6 @@ LLM-as-a-Judge with MT-Bench and Chatbot Arena" (NeurIPS 2023).
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
@@ -104,7 +103,8 @@ def chat_function(judge: Any) -> Callable[[list[dict[str, str]], str], tuple[str
 
 def judge_answers(judge: Any, label: str, answers: pd.DataFrame,
                   questions: Mapping[str, Question], progress: Any = None) -> pd.DataFrame:
-    """The ``judge_verdicts`` frame for every non-error answer of a question with facts."""
+    """The ``judge_verdicts`` frame for every non-error answer of a question with facts;
+    ``answers`` has columns question_id, config_id, answerer, outcome, text."""
     chat = chat_function(judge)
     model = str(judge.describe().get("model_id", ""))
     phash = judge_prompt_hash()
@@ -132,18 +132,11 @@ def judge_answers(judge: Any, label: str, answers: pd.DataFrame,
     return df.astype({"stated": "boolean"})
 
 
-def judged_metric_rows(verdicts: pd.DataFrame, metrics: pd.DataFrame) -> pd.DataFrame:
-    """``judge_fact_recall`` rows (answer_metrics shape), one per judged answer."""
-    cols = ["question_id", "config_id", "answerer", "metric", "value", "answerable"]
-    if verdicts.empty:
-        return pd.DataFrame(columns=cols)
-    answerable = {(q, c, a): bool(x) for q, c, a, x in
-                  metrics[["question_id", "config_id", "answerer", "answerable"]]
-                  .drop_duplicates().itertuples(index=False)}
-    rows = []
+def verdicts_by_answer(verdicts: pd.DataFrame
+                       ) -> dict[tuple[str, str, str], tuple[bool | None, ...]]:
+    """(question, config, answerer) -> the verdict per fact, in fact order (None: none)."""
+    out: dict[tuple[str, str, str], tuple[bool | None, ...]] = {}
     for key, g in verdicts.groupby(["question_id", "config_id", "answerer"], sort=False):
-        stated = g["stated"]
-        value = math.nan if stated.isna().any() else int(stated.astype(bool).sum()) / len(g)
-        rows.append({"question_id": key[0], "config_id": key[1], "answerer": key[2],
-                     "metric": METRIC, "value": value, "answerable": answerable[key]})
-    return pd.DataFrame(rows, columns=cols)
+        out[(str(key[0]), str(key[1]), str(key[2]))] = tuple(
+            None if pd.isna(x) else bool(x) for x in g.sort_values("fact")["stated"])
+    return out

@@ -344,19 +344,24 @@ def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]
     writer.update_manifest({"answering": {"coverage": {
         label: sorted(f"{q}|{c}" for q, c in coverage[label])
         for label in order_labels if len(coverage[label]) < len(reads.requests)}}})
-    answers, citations, metrics = answer_frames(records, reads, inputs)
+    judged = None
     if judge is not None:
         from harness.answering.judge import describe as judge_describe
-        from harness.answering.judge import judge_answers, judged_metric_rows
+        from harness.answering.judge import judge_answers, verdicts_by_answer
 
-        verdicts = judge_answers(instances[judge], judge, answers, inputs.questions,
+        flat = pd.DataFrame([{"question_id": r["question_id"], "config_id": r["config_id"],
+                              "answerer": label, "outcome": r["outcome"], "text": r["text"]}
+                             for label in order_labels for r in records[label]],
+                            columns=["question_id", "config_id", "answerer", "outcome", "text"])
+        verdicts = judge_answers(instances[judge], judge, flat, inputs.questions,
                                  progress=progress)
         _close(instances[judge])
         writer.write_table("judge_verdicts", verdicts)
-        metrics = pd.concat([metrics, judged_metric_rows(verdicts, metrics)], ignore_index=True)
+        judged = verdicts_by_answer(verdicts)
         writer.update_manifest({"answering": {"judge": {
             "answerer": judge, "describe": instances[judge].describe(),
             "prompt": judge_describe()}}})
+    answers, citations, metrics = answer_frames(records, reads, inputs, judged)
     writer.write_table("answers", answers)
     writer.write_table("citations", citations)
     writer.write_table("answer_metrics", metrics)
