@@ -229,11 +229,16 @@ def evaluate(policy: Policy, comparison: Comparison, pair: ConfigPair | None = N
 def gate_pair(policy: Policy, base: Side, candidate: Side, config: str | None = None,
               candidate_config: str | None = None) -> tuple[str, str]:
     """The (base, candidate) config selectors to gate: arguments, else the policy's
-    ``[gate] config``, else the sole grid config of each side."""
+    ``[gate] config``, else (for a policy with answer metrics) the one config each side
+    answered, else the sole grid config of each side."""
     b = config or policy.config
     c = candidate_config or (policy.candidate_config if not config else None) or b
     if b is not None and c is not None:
         return b, c
+    answered = [list((side.manifest.get("answering") or {}).get("configs") or [])
+                for side in (base, candidate)]
+    if _has_answer_metric(policy) and all(len(a) == 1 for a in answered):
+        return answered[0][0], answered[1][0]  # the one config each side answered
     gp = grid_pair(side_configs(base), side_configs(candidate))
     if gp is None:
         raise HarnessError("name the config to gate ([gate] config in the policy, or --config): "
