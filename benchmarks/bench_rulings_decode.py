@@ -21,7 +21,8 @@ import statistics
 import time
 from fractions import Fraction
 
-from harness.rulings.decode import decode_score, rounds_to
+from harness.rulings.decode import decode_score
+from harness.rulings.rounding import rounds_to
 
 SCORES = ("0.048916", "0.03125", "0.029412", "0.016393", "0.01", "0.005357", "0.004", "0.002")
 DEPTHS = (100, 1000)

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from harness.analysis.languages import language_table
-from harness.goldset.derive import OUTLINE_TEMPLATES, from_outline, parallel
+from harness.goldset.derive import OUTLINE_TEMPLATES, from_outline
+from harness.goldset.parallel import parallel
 from harness.goldset.parse import load_goldset
 from harness.pipeline.retrieval import RunOptions, RunResult, questions_frame, run
 from tests.helpers.common import SHARED

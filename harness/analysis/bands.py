@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -295,12 +296,12 @@ def band_table(config: pd.Series, rows: pd.DataFrame, n_questions: int, top_k: i
     a = _config_anchors(config)
     top = rows[rows["fused_rank"] <= top_k]
     cells = tuple(
-        BandCell(int(m), bool(rel), summarise(g["fused_score"]), summarise(g["score_ratio"]))
+        BandCell(int(cast(int, m)), bool(rel), summarise(g["fused_score"]), summarise(g["score_ratio"]))
         for (m, rel), g in top.groupby(["arms_voted", "relevant"], sort=True))
     rel = top[top["relevant"].astype(bool)]
     best = rel.loc[rel.groupby("question_id")["fused_rank"].idxmin()] if len(rel) else rel
     bands = (_healthy(best, None, band),
-             *(_healthy(g, int(m), band) for m, g in best.groupby("arms_voted", sort=True)))
+             *(_healthy(g, int(cast(int, m)), band) for m, g in best.groupby("arms_voted", sort=True)))
     first = rows[rows["fused_rank"] == 1]
     return BandTable(
         config_id=str(config["config_id"]), name=str(config["name"]), kind=str(config["kind"]),

@@ -111,7 +111,7 @@ def _metric(name: str, compute: Callable[[AnswerContext], float]) -> None:
     ANSWER_METRICS.add(name, AnswerMetric(info, compute))
 
 
-def _flag(b: bool) -> float:
+def _flag(b: bool) -> float:  # noqa: FBT001 - converts a value, not a flag
     return 1.0 if b else 0.0
 
 

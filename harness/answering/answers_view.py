@@ -42,7 +42,7 @@ def _signature(a: dict[str, Any]) -> tuple[Any, ...]:
     return (a["outcome"], wrong, tuple(a["facts_stated"]))
 
 
-def answers_view(run: Run, config_id: str | None = None, disagreement_only: bool = False,
+def answers_view(run: Run, config_id: str | None = None, *, disagreement_only: bool = False,
                  answerers: list[str] | None = None) -> list[dict[str, Any]]:
     """Per question and config: read, answers, citations, fence and fact verdicts."""
     if not run.has_table("answers"):

@@ -20,6 +20,7 @@ from harness.answering.answer_metrics import answer_context, score_answer
 from harness.answering.answerers.base import AnswerRequest, Passage
 from harness.answering.read import ReadOptions, ReadRow, answering_read
 from harness.core.errors import HarnessError
+from harness.core.tablerows import rows
 from harness.corpus.records import HEADING_SEP, Chunk, Document, page_key, split_page_key
 from harness.goldset.records import PageRef, Question
 from harness.store.rundir import Run
@@ -41,7 +42,7 @@ def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None
         for f in facts.itertuples(index=False):
             by_q.setdefault(str(f.question_id), []).append((int(f.fact), tuple(f.phrasings)))
     out = {}
-    for r in df.itertuples(index=False):
+    for r in rows(df):
         reqs = tuple(tuple(_ref(x) for x in req) for req in json.loads(r.requirements))
         game = r.game if isinstance(r.game, str) and r.game else None
         qf = tuple(p for _, p in sorted(by_q.get(r.question_id, [])))
@@ -53,14 +54,14 @@ def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None
 
 def documents_from_frame(df: pd.DataFrame) -> dict[str, Document]:
     return {r.doc_id: Document(r.doc_id, r.kind, r.game, r.edition, r.language, r.title,
-                               r.path, r.source_sha256) for r in df.itertuples(index=False)}
+                               r.path, r.source_sha256) for r in rows(df)}
 
 
 def chunks_from_frame(df: pd.DataFrame) -> dict[str, Chunk]:
     return {r.chunk_id: Chunk(r.chunk_id, r.doc_id, int(r.page),
                               tuple(r.heading_path.split(HEADING_SEP)) if r.heading_path else (),
                               r.text, int(r.char_start), int(r.char_end), r.page_label)
-            for r in df.itertuples(index=False)}
+            for r in rows(df)}
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ import hashlib
 import importlib.metadata as md
 import os
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 from harness.core.atomic import atomic_path
@@ -91,7 +92,7 @@ def concatenate_verified(parts: Sequence[Path], dest: Path, *, size: int, sha256
         with open(tmp, "wb") as out:
             for part in parts:
                 with open(part, "rb") as f:
-                    for block in iter(lambda f=f: f.read(_BLOCK), b""):
+                    for block in iter(partial(f.read, _BLOCK), b""):
                         if len(head) < len(magic):
                             head += block[: len(magic) - len(head)]
                         h.update(block)

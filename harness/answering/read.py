@@ -172,9 +172,14 @@ def question_game(question: Question, documents: Mapping[str, Document],
     return pool[0].game if pool else None
 
 
+def _is_null(x: object) -> bool:
+    """None, NaN and pandas' NA/NaT (what a nullable rank column holds when unranked)."""
+    return x is None or x is pd.NA or x is pd.NaT or (isinstance(x, float) and x != x)
+
+
 def carried_by(row: Mapping[str, object], arms: Sequence[str]) -> str:
     """Arms (in config order) whose ``rank_<arm>`` is not null, joined with ``+``."""
-    return "+".join(a for a in arms if pd.notna(row.get(f"rank_{a}")))
+    return "+".join(a for a in arms if not _is_null(row.get(f"rank_{a}")))
 
 
 def build_pool(fused_rows: pd.DataFrame, chunks: Mapping[str, Chunk],

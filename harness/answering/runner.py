@@ -230,7 +230,7 @@ def suite_specs(suite: Suite) -> tuple[AnswererSpec, ...]:
 
 def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]] = (),
                configs: Sequence[str] | None = None, read_options: ReadOptions | None = None,
-               max_workers: int | None = None, retry_errors: bool = False,
+               max_workers: int | None = None, *, retry_errors: bool = False,
                progress: Progress | None = None, suite: Suite | None = None,
                preflight: bool = True, preflight_timeout_s: float = DEFAULT_TIMEOUT_S,
                max_error_rate: float | None = None, judge: str | None = None) -> AnswerSummary:

@@ -185,7 +185,7 @@ def _paired(dc: pd.DataFrame, cid: str, label: str, baseline: str, metric: str, 
     return PairedDiff(cid, label, baseline, metric, len(shared), float(d.mean()), low, high)
 
 
-def _fmt(x: float, digits: int = 3, sign: bool = False) -> str:
+def _fmt(x: float, digits: int = 3, *, sign: bool = False) -> str:
     if math.isnan(x):
         return "-"
     return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
@@ -277,8 +277,8 @@ def to_records(sbs: SideBySide) -> dict[str, Any]:
 def _diff_cell(d: PairedDiff, digits: int) -> str:
     if d.shared == 0:
         return "-"
-    return (f"{_fmt(d.mean_diff, digits, True)} [{_fmt(d.ci_low, digits, True)}, "
-            f"{_fmt(d.ci_high, digits, True)}] n={d.shared}")
+    return (f"{_fmt(d.mean_diff, digits, sign=True)} [{_fmt(d.ci_low, digits, sign=True)}, "
+            f"{_fmt(d.ci_high, digits, sign=True)}] n={d.shared}")
 
 
 def print_side_by_side(run: Run, console: Any = None, config_id: str | None = None,

@@ -40,7 +40,7 @@ class BM25Arm:
     name: ClassVar[str] = "bm25"
 
     def __init__(self, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25,
-                 idf_floor: str = "epsilon", stem: bool = False) -> None:
+                 idf_floor: str = "epsilon", *, stem: bool = False) -> None:
         if idf_floor not in IDF_FLOORS:
             raise ConfigError(f"bm25: idf_floor must be one of {', '.join(IDF_FLOORS)}, got {idf_floor!r}")
         if k1 < 0 or not 0 <= b <= 1 or epsilon < 0:

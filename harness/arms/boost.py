@@ -40,7 +40,7 @@ class BoostArm:
 
     name: ClassVar[str] = "boost"
 
-    def __init__(self, match_threshold: float = 4.0, errata_first: bool = True) -> None:
+    def __init__(self, match_threshold: float = 4.0, *, errata_first: bool = True) -> None:
         if match_threshold < 0:
             raise ConfigError(f"boost: match_threshold must be >= 0, got {match_threshold}")
         self.match_threshold = match_threshold

@@ -28,13 +28,14 @@ import numpy as np
 import pandas as pd
 
 from harness.arms.base import ARMS, ArmContext, ArmResult, Hit
+from harness.core.digest import file_sha256
 from harness.core.errors import ConfigError, Problem, ValidationError
 from harness.core.jsonl import read_records
 from harness.core.ordering import order
+from harness.core.tablerows import rows
 from harness.corpus.records import Corpus, page_key
 from harness.goldset.records import Question
 from harness.interop.trec import read_run
-from harness.store.rundir import file_sha256
 
 UNMATCHED = ("error", "warn")
 
@@ -105,9 +106,9 @@ class ExternalArm:
         df = self._rows
         known = {q.question_id for q in questions}
         problems = [Problem(f"{self.path}:{r.line}", f"id {r.id!r} matches no chunk or page of the corpus")
-                    for r in df[df["chunk_id"].isna()].itertuples()]
+                    for r in rows(df[df["chunk_id"].isna()], index=True)]
         problems += [Problem(f"{self.path}:{r.line}", f"question {r.question_id!r} is not in the gold set")
-                     for r in df[~df["question_id"].isin(known)].itertuples()]
+                     for r in rows(df[~df["question_id"].isin(known)], index=True)]
         self.unmatched = [str(p) for p in problems]
         if problems and self.on_unmatched == "error":
             raise ValidationError(problems, f"external arm {self.path}: unmatched ids")

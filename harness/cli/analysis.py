@@ -17,6 +17,7 @@ from rich.table import Table
 
 from harness.cli.errors import bad_input_exits_2
 from harness.core.registry import Registry
+from harness.core.tablerows import rows
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -147,7 +148,7 @@ def report_cmd(
 
 def _rich_table(df: pd.DataFrame) -> None:
     table = Table(*[str(c) for c in df.columns], caption=f"{len(df)} row(s)")
-    for row in df.itertuples(index=False):
+    for row in rows(df):
         table.add_row(*(_fmt(x, 6) if isinstance(x, float) else str(x) for x in row))
     Console().print(table)
 

@@ -9,6 +9,7 @@ REGISTRIES = (
     ("arms", "harness.arms", "ARMS"),
     ("fusion methods", "harness.fusion.fuse", "FUSION_METHODS"),
     ("metrics", "harness.metrics.ranking", "METRICS"),
+    ("answer metrics", "harness.answering.answer_metrics", "ANSWER_METRICS"),
     ("loaders", "harness.corpus.loaders", "LOADERS"),
     ("chunkers", "harness.corpus.chunking", "CHUNKERS"),
     ("embedding models", "harness.embedding.models", "EMBEDDING_MODELS"),
@@ -50,4 +51,9 @@ def all_registries() -> dict[str, list[str]]:
 
             names = [n + ("@k" if METRICS.get(n).takes_cutoff else "") for n in names]
         out[label] = names
+    from harness.metrics.info import OTHER_NAMES  # deferred: like the registries above
+
+    names_seen = {a.name.lower(): f"{a.name}->{a.family}" for a in reversed(OTHER_NAMES)
+                  if a.name.lower() != a.family.lower()}
+    out["metric names of ranx / ir_measures / trec_eval (docs/metrics.md)"] = list(reversed(names_seen.values()))
     return out

@@ -48,25 +48,43 @@ def compare_cmd(
     seed: Annotated[int, typer.Option(help="Seed of the permutation test and bootstrap.")] = 0,
     n_resamples: Annotated[int, typer.Option(help="Resamples per test.")] = 10_000,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json.")] = "table",
+    policy: Annotated[Path | None, typer.Option(
+        "--policy", "-p", help="Gate policy TOML: compare its config and metrics with its seed, "
+                               "resamples and CI level (the gate's Holm family).")] = None,
     runs_dir: RunsDir = Path("runs"),
 ) -> None:
     """Compare CANDIDATE with BASE per metric and per question (exit 2 on bad input).
+
+    Holm's adjustment covers one family: every metric and config pair compared here
+    (printed under the table); --policy compares exactly what `harness gate` does.
 
     Example: harness compare sample latest --config rrf_k60_bm25+dense+boost --format markdown
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.regression.compare import compare_runs
+    from harness.regression.gate import gate_pair
     from harness.regression.gate_report import COMPARISON_FORMATS, comparison_renderables
+    from harness.regression.policy import load_policy
     from harness.store.baseline import load_side
 
     with bad_input_exits_2():
         render = COMPARISON_FORMATS.get(fmt)
-        comparison = compare_runs(load_side(base, runs_dir), load_side(candidate, runs_dir),
-                                  configs=_selectors(config or [], candidate_config) or None,
-                                  metrics=metric or None, force=force, seed=seed,
-                                  n_resamples=n_resamples)
+        b, c = load_side(base, runs_dir), load_side(candidate, runs_dir)
+        metrics, confidence = metric or None, 0.95
+        if policy is None:
+            selectors = _selectors(config or [], candidate_config) or None
+        else:
+            if metric or len(config or []) > 1:
+                raise HarnessError("--policy sets the metrics and the config pair; drop --metric "
+                                   "and give at most one --config")
+            pol = load_policy(policy)
+            selectors = [gate_pair(pol, b, c, config[0] if config else None, candidate_config)]
+            metrics = list(pol.metric_names())
+            seed, n_resamples, confidence = pol.seed, pol.n_resamples, pol.confidence
+        comparison = compare_runs(b, c, configs=selectors, metrics=metrics, force=force,
+                                  seed=seed, n_resamples=n_resamples, confidence=confidence)
     if fmt == "table":
-        Console().print(*comparison_renderables(comparison))
+        Console().print(*comparison_renderables(comparison), sep="\n")
     else:
         typer.echo(render(comparison), nl=False)
 
@@ -113,7 +131,7 @@ def gate_cmd(
         err_console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     _write_outputs(outputs, lambda f: GATE_FORMATS.get(f)(result))
-    Console().print(*gate_renderables(result))
+    Console().print(*gate_renderables(result), sep="\n")
     raise typer.Exit(result.exit_code)
 
 

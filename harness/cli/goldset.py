@@ -141,7 +141,7 @@ def parallel_cmd(
     Example: harness goldset parallel --doc en=en.txt --doc ru=ru.txt --ask ru -o p.yaml --max 30
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
-    from harness.goldset.derive import parallel
+    from harness.goldset.parallel import parallel
 
     with bad_input_exits_2():
         result = parallel(_by_language(doc, "--doc"), ask, out, answer=answer,

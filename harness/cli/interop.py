@@ -22,18 +22,20 @@ def export_cmd(
     level: str = typer.Option("page", "--level", help="docid granularity: page (doc#page) or chunk."),
     scores: str = typer.Option("rank", "--scores", help="rank: 1/rank (trec_eval keeps the harness order); original: arm/fused scores."),
     config: list[str] = typer.Option(None, "--config", help="Only these configs (default: all)."),
+    questions: str = typer.Option(
+        "answerable", "--questions",
+        help="answerable: the questions metrics average over, empty lists padded (ranx/ir-measures "
+             "read it as is); retrieved: every question with a list (to re-import as an arm)."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run ids are looked up."),
 ) -> None:
-    """Write TREC run files per arm and per fused config, and page-level qrels.
+    """Write TREC runs per fused config (<config_id>.trec) and per arm (arms/<arm>.trec),
+    page qrels (qrels.txt) and one query per requirement (qrels-requirements.txt).
 
     Example: harness export latest --format trec --level page -o /tmp/trec
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
-    from harness.interop.trec import (
-        LEVELS,
-        SCORE_MODES,
-        export_run,
-    )
+    from harness.interop.export import QUESTION_SETS, export_run
+    from harness.interop.trec import LEVELS, SCORE_MODES
     from harness.store.rundir import open_run
 
     with bad_input_exits_2():
@@ -41,7 +43,14 @@ def export_cmd(
             raise ConfigError(f"--format {fmt!r}: only trec is supported")
         if level not in LEVELS or scores not in SCORE_MODES:
             raise ConfigError(f"--level must be one of {', '.join(LEVELS)}; --scores one of {', '.join(SCORE_MODES)}")
+        QUESTION_SETS.get(questions)
         r = open_run(run, runs_dir)
-        files = export_run(r, out or r.path / "export-trec", level=level, scores=scores,
-                           configs=list(config or []) or None)
-    Console().print(f"wrote {len(files)} files to {files[0].parent}")
+        result = export_run(r, out or r.path / "export-trec", level=level, scores=scores,
+                            configs=list(config or []) or None, questions=questions)
+    padded = [f"{name} ({n})" for name, n in result.padded if n]
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(f"wrote {len(result.files)} files to {result.out_dir} "
+                  f"({result.questions} questions per run)", markup=False)
+    if padded:
+        console.print("questions with no result, written as one 'harness:no-result' line: "
+                      + ", ".join(padded), markup=False)

@@ -17,7 +17,10 @@ def rich_progress() -> Iterator[Callable[[str, int], object]]:
         @contextmanager
         def stage(description: str, total: int) -> Iterator[Callable[[int], None]]:
             task = prog.add_task(description, total=total)
-            yield lambda n=1: prog.advance(task, n)
+            def advance(n: int = 1) -> None:
+                prog.advance(task, n)
+
+            yield advance
             prog.update(task, completed=total)
 
         yield stage

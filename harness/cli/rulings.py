@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.cli.errors import bad_input_exits_2, err_console
+from harness.core.tablerows import records
 
 Files = Annotated[list[Path], typer.Argument(help="Ruling page files, or folders of *.txt pages.")]
 Out = Annotated[Path, typer.Option("--out", "-o", help="Folder that holds run directories.")]
@@ -71,8 +72,8 @@ def import_cmd(files: Files, out: Out = Path("runs"), run_id: RunId = None, dept
     Example: harness rulings import ../shared/rulings/ --out runs/
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
-    from harness.rulings.decode import ROUNDINGS
     from harness.rulings.importer import import_rulings
+    from harness.rulings.rounding import ROUNDINGS
 
     with _bad_input():
         ROUNDINGS.get(rounding)
@@ -106,7 +107,7 @@ def _score(run_path: Path, goldset: Path, mapping: Path | None) -> None:
     matches, metrics = scored.table("ruling_matches"), scored.table("metrics")
     table = Table("ruling", "gold question", "hit@5", "citation P / R", "fence recomputed",
                   "agrees with page", title="production against gold")
-    for row in matches.to_dict("records"):
+    for row in records(matches):
         gq, cp, cr = _na(row["gold_question_id"]), _na(row["citation_precision"]), _na(
             row["citation_recall"])
         hit = metrics[(metrics["question_id"] == gq) & (metrics["metric"] == "hit@5")]["value"]

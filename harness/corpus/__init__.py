@@ -9,7 +9,8 @@ Modules, in pipeline order:
 * ``boilerplate``  repeated-line and web-noise filter
 * ``glyphs``       glyph-index token patterns
 * ``chunking``     chunkers (heading, page, size-with-overlap)
+* ``page_checks``  page warnings of the ingestion report (registry of checks, thresholds)
 * ``ingest``       the ingestion report of `harness ingest`
 """
 
-__all__ = ["boilerplate", "chunking", "glyphs", "headings", "ingest", "loaders", "outline", "records"]
+__all__ = ["boilerplate", "chunking", "glyphs", "headings", "ingest", "loaders", "outline", "page_checks", "records"]

@@ -193,7 +193,7 @@ def dominant_path(bounds: Sequence[Boundary], start: int, end: int) -> tuple[str
     return best[1]
 
 
-def page_boundaries(pages: Sequence[Page], detect: bool = True) -> tuple[str, list[list[Boundary]]]:
+def page_boundaries(pages: Sequence[Page], *, detect: bool = True) -> tuple[str, list[list[Boundary]]]:
     """Heading source (``outline``, ``detected`` or ``none``) and each page's boundaries."""
     if any(p.outline_headings for p in pages):
         return "outline", [sections(p.text, p.outline_headings) for p in pages]
@@ -209,7 +209,7 @@ def chunk_pages(document: Document, pages: Sequence[Page],
     """Chunk one document's pages (see the module docstring for the rules)."""
     opt = options or ChunkingOptions()
     chunker = CHUNKERS.get(opt.method)
-    _, bounds = page_boundaries(pages, opt.detect)
+    _, bounds = page_boundaries(pages, detect=opt.detect)
     out: list[Chunk] = []
     for page, page_bounds in zip(pages, bounds, strict=True):
         for i, (s, e) in enumerate(chunker(page.text, page_bounds, opt)):

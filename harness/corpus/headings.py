@@ -60,7 +60,7 @@ def _capital_or_uncased(ch: str | None) -> bool:
     return ch is not None and (ch.isupper() or ch.lower() == ch.upper())
 
 
-def heading_kind(line: str, blank_before: bool, blank_after: bool) -> str | None:
+def heading_kind(line: str, *, blank_before: bool, blank_after: bool) -> str | None:
     """The kind of ``line`` as a heading (``numbered-N``, ``caps``, ``title``,
     ``isolated``), or ``None``; the context test is the caller's."""
     s = line.strip()
@@ -109,7 +109,7 @@ def find_headings(text: str) -> list[tuple[int, str, str]]:
         next_first = _first_letter(after[:1])
         context = ((not before.strip() or before.rstrip().endswith(_GOOD_PREV_END)
                     or prev_heading) and not (next_first is not None and next_first.islower()))
-        kind = heading_kind(line, not before.strip(), not after.strip()) if context else None
+        kind = heading_kind(line, blank_before=not before.strip(), blank_after=not after.strip()) if context else None
         if kind is not None:
             out.append((offsets[i], kind, line.strip()))
         prev_heading = kind is not None

@@ -6,20 +6,8 @@ from (``outline``: PDF bookmarks or Markdown/JSONL markup; ``detected``:
 outline, how many bookmark titles were found in their page's text; chunk count and size
 statistics; what the boilerplate filter removed; and warnings.
 
-Page warnings (:data:`PAGE_CHECKS`, thresholds in :class:`IngestThresholds`)
--------------------------------------------------------------------------------
-``empty``               no visible character (blank or image-only page)
-``near_empty``          fewer than ``near_empty_letters`` letters (a cover, a
-                        page number, an image with a caption)
-``short``               fewer than ``short_page_chars`` characters otherwise
-``long``                more than ``long_page_chars`` characters
-``glyph_debris``        glyph-index tokens (``(cid:12)``, ``/g123``, ``glyph12``,
-                        ``/uni00E9``): a font without a usable ToUnicode map
-``low_letter_density``  letters / non-space characters below
-                        ``min_letter_density`` (the answer fence's 0.45) on a
-                        page with at least ``near_empty_letters`` letters
-``mostly_boilerplate``  the filter removed at least ``boilerplate_share`` of
-                        the page's non-space characters
+Page warnings: :mod:`harness.corpus.page_checks` (:data:`PAGE_CHECKS`, thresholds in
+:class:`IngestThresholds`).
 
 Document warnings (page ``None``): ``no_headings`` (a multi-page document with
 none), ``no_chunks``.
@@ -33,17 +21,15 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
 from harness.core.errors import Problem, ValidationError
-from harness.core.registry import Registry
-from harness.core.text import guess_language, letters_ratio
+from harness.core.text import guess_language
 from harness.corpus.boilerplate import BoilerplateOptions, BoilerplateReport
 from harness.corpus.chunking import (
     DEFAULT_CHUNKING,
@@ -53,23 +39,11 @@ from harness.corpus.chunking import (
     corpus_settings,
     page_boundaries,
 )
-from harness.corpus.glyphs import glyph_tokens
 from harness.corpus.headings import find_headings
 from harness.corpus.loaders import format_of
 from harness.corpus.outline import locate
-from harness.corpus.records import DocumentSpec, Page
-
-if TYPE_CHECKING:
-    from rich.console import Console
-
-
-@dataclass(frozen=True)
-class IngestThresholds:
-    short_page_chars: int = 200
-    long_page_chars: int = 15000
-    near_empty_letters: int = 40
-    min_letter_density: float = 0.45
-    boilerplate_share: float = 0.5
+from harness.corpus.page_checks import PAGE_CHECKS, IngestThresholds
+from harness.corpus.records import DocumentSpec
 
 
 @dataclass(frozen=True)
@@ -135,59 +109,6 @@ class IngestReport:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
 
 
-PageCheck = Callable[[Page, IngestThresholds, float], str | None]
-PAGE_CHECKS: Registry[PageCheck] = Registry("page check")
-
-
-def _counts(page: Page) -> tuple[int, int]:
-    return letters_ratio(page.text)
-
-
-@PAGE_CHECKS.register("empty")
-def _empty(page: Page, th: IngestThresholds, removed: float) -> str | None:
-    return "no text (blank or image-only page)" if not page.text.strip() else None
-
-
-@PAGE_CHECKS.register("near_empty")
-def _near_empty(page: Page, th: IngestThresholds, removed: float) -> str | None:
-    letters, _ = _counts(page)
-    if page.text.strip() and letters < th.near_empty_letters:
-        return f"only {letters} letters (cover, image-only or page-number page?)"
-    return None
-
-
-@PAGE_CHECKS.register("short")
-def _short(page: Page, th: IngestThresholds, removed: float) -> str | None:
-    letters, _ = _counts(page)
-    if letters >= th.near_empty_letters and len(page.text) < th.short_page_chars:
-        return f"{len(page.text)} characters"
-    return None
-
-
-@PAGE_CHECKS.register("long")
-def _long(page: Page, th: IngestThresholds, removed: float) -> str | None:
-    return f"{len(page.text)} characters" if len(page.text) > th.long_page_chars else None
-
-
-@PAGE_CHECKS.register("glyph_debris")
-def _glyphs(page: Page, th: IngestThresholds, removed: float) -> str | None:
-    found = glyph_tokens(page.text)
-    return f"{len(found)} glyph-index tokens, e.g. {found[0]}" if found else None
-
-
-@PAGE_CHECKS.register("low_letter_density")
-def _density(page: Page, th: IngestThresholds, removed: float) -> str | None:
-    letters, nonspace = _counts(page)
-    if letters >= th.near_empty_letters and letters / nonspace < th.min_letter_density:
-        return f"letter density {letters / nonspace:.2f} < {th.min_letter_density}"
-    return None
-
-
-@PAGE_CHECKS.register("mostly_boilerplate")
-def _boiler(page: Page, th: IngestThresholds, removed: float) -> str | None:
-    return f"{removed:.0%} removed as boilerplate" if removed >= th.boilerplate_share else None
-
-
 _SLUG = re.compile(r"[^0-9A-Za-z._-]+")
 
 
@@ -220,7 +141,7 @@ def document_report(spec: DocumentSpec, built: BuiltDocument, options: ChunkingO
                     thresholds: IngestThresholds) -> DocumentReport:
     """The report of one built document (see the module docstring)."""
     pages, doc = built.pages, built.document
-    source, _ = page_boundaries(pages, options.detect)
+    source, _ = page_boundaries(pages, detect=options.detect)
     fmt = format_of(spec.path, dict(spec.options))
     located: int | None = None
     headings = 0

@@ -100,7 +100,7 @@ def _split_pages(raw: str, breaks: re.Pattern[str]) -> list[str]:
 
 
 class PdfLoader:
-    suffixes = (".pdf",)
+    suffixes: tuple[str, ...] = (".pdf",)
 
     def _reader(self, path: Path) -> Any:
         try:
@@ -144,7 +144,7 @@ class PdfLoader:
 
 
 class TextLoader:
-    suffixes = (".txt",)
+    suffixes: tuple[str, ...] = (".txt",)
     _BREAK = re.compile(r"\f")
 
     def _pages(self, path: Path) -> list[str]:
@@ -162,7 +162,7 @@ class TextLoader:
 
 
 class MarkdownLoader(TextLoader):
-    suffixes = (".md", ".markdown")
+    suffixes: tuple[str, ...] = (".md", ".markdown")
     _BREAK = re.compile(r"\f|^[ \t]*<!-- pagebreak -->[ \t]*(?:\r?\n|$)", re.MULTILINE)
     _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
     _FENCE = re.compile(r"^ {0,3}(```|~~~)")
@@ -196,7 +196,7 @@ _JSONL_KEYS = ("page", "text", "label", "heading")
 
 
 class JsonlLoader:
-    suffixes = (".jsonl",)
+    suffixes: tuple[str, ...] = (".jsonl",)
 
     def _records(self, path: Path) -> dict[int, dict[str, Any]]:
         records: dict[int, dict[str, Any]] = {}

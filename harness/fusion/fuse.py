@@ -37,7 +37,8 @@ def rrf(ranks: np.ndarray, k: float, weights: np.ndarray, depths: np.ndarray) ->
     r = ranks.astype(np.float64)
     votes = (ranks > 0) & (ranks <= depths[None, :])
     contrib = np.where(votes, weights[None, :] / (k + np.where(votes, r, 1.0)), 0.0)
-    return contrib.sum(axis=1)
+    out: np.ndarray = contrib.sum(axis=1)
+    return out
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ class _Source:
         self.problems.append(Problem(where if qid is None else f"{where}: question {qid}", message))
 
 
-def read_goldset(path: Path, check_pages: bool) -> tuple[GoldSet | None, list[Problem]]:
+def read_goldset(path: Path, *, check_pages: bool) -> tuple[GoldSet | None, list[Problem]]:
     src = _Source(path)
     try:
         data = path.read_bytes()
@@ -68,7 +68,7 @@ def read_goldset(path: Path, check_pages: bool) -> tuple[GoldSet | None, list[Pr
         loader.dispose()
     if not isinstance(raw, dict) or not isinstance(root, yaml.MappingNode):
         return None, [Problem(str(path), "the top level must be a mapping (goldset, version, ...)")]
-    goldset = _build(raw, root, src, hashlib.sha256(data).hexdigest(), check_pages)
+    goldset = _build(raw, root, src, hashlib.sha256(data).hexdigest(), check_pages=check_pages)
     return (None if src.problems else goldset), src.problems
 
 
@@ -90,7 +90,7 @@ def _child(node: yaml.Node, key: str) -> yaml.Node:
     """The value node of ``key`` in a mapping node, or the node itself when absent."""
     if isinstance(node, yaml.MappingNode):
         for k, v in node.value:
-            if k.value == key:
+            if k.value == key and isinstance(v, yaml.Node):
                 return v
     return node
 
@@ -100,7 +100,7 @@ def _items(node: yaml.Node, n: int) -> list[yaml.Node]:
 
 
 def _text(raw: dict[str, Any], key: str, node: yaml.Node, src: _Source, what: str,
-          qid: str | None = None, required: bool = True) -> str | None:
+          qid: str | None = None, *, required: bool = True) -> str | None:
     """A non-empty string field; records a problem when missing, empty or not a string.
     ``what`` prefixes the message unless the question id already says where it is."""
     value = raw.get(key)
@@ -117,7 +117,7 @@ def _text(raw: dict[str, Any], key: str, node: yaml.Node, src: _Source, what: st
 
 
 def _build(raw: dict[str, Any], root: yaml.MappingNode, src: _Source, sha256: str,
-           check_pages: bool) -> GoldSet | None:
+           *, check_pages: bool) -> GoldSet | None:
     name = _text(raw, "goldset", root, src, "gold set")
     version = raw.get("version")
     if version is None:
@@ -136,7 +136,7 @@ def _build(raw: dict[str, Any], root: yaml.MappingNode, src: _Source, sha256: st
     if not isinstance(derived, bool):
         src.add(_child(root, "derived"), f"'derived' must be true or false, got {derived!r}")
     docs = _documents(raw.get("documents"), _child(root, "documents"), src)
-    pages = _PageBook(docs, src, check_pages, basis == "label")
+    pages = _PageBook(docs, src, check_pages=check_pages, labels=basis == "label")
     questions = _questions(raw.get("questions"), _child(root, "questions"), src, docs, pages)
     known = {"goldset", "version", "description", "pages", "derived", "documents", "questions"}
     extra = {k: v for k, v in raw.items() if k not in known}
@@ -211,7 +211,7 @@ def _documents(raw: Any, node: yaml.Node, src: _Source) -> dict[str, _Doc]:
 class _PageBook:
     """Resolves the page part of a ref to a physical page, reading each document once."""
 
-    def __init__(self, docs: dict[str, _Doc], src: _Source, check_pages: bool,
+    def __init__(self, docs: dict[str, _Doc], src: _Source, *, check_pages: bool,
                  labels: bool) -> None:
         self.docs, self.src, self.check_pages, self.labels = docs, src, check_pages, labels
         self._count: dict[str, int | None] = {}
@@ -421,7 +421,7 @@ def answer_facts(raw: Any, node: yaml.Node, src: _Source, qid: str | None
     return tuple(out)
 
 
-def load_goldset(path: str | Path, check_pages: bool = True) -> GoldSet:
+def load_goldset(path: str | Path, *, check_pages: bool = True) -> GoldSet:
     """Load and validate a v1 gold set; raise one :class:`ValidationError` with every problem.
 
     Document paths are resolved against the YAML file's folder. With
@@ -432,15 +432,15 @@ def load_goldset(path: str | Path, check_pages: bool = True) -> GoldSet:
     file and line (``sample.yaml:41``), plus the question id when there is one
     (``sample.yaml:41: question bw-07``). Reference: ``goldsets/README.md``.
     """
-    goldset, problems = read_goldset(Path(path), check_pages)
+    goldset, problems = read_goldset(Path(path), check_pages=check_pages)
     if problems or goldset is None:
         raise ValidationError(problems, summary=f"{path}: invalid gold set")
     return goldset
 
 
-def validate_goldset(path: str | Path, check_pages: bool = True) -> list[Problem]:
+def validate_goldset(path: str | Path, *, check_pages: bool = True) -> list[Problem]:
     """Every problem :func:`load_goldset` would raise, in the order found; ``[]`` when clean.
 
     For ``harness validate``: the caller prints the problems and chooses the exit code.
     """
-    return read_goldset(Path(path), check_pages)[1]
+    return read_goldset(Path(path), check_pages=check_pages)[1]

@@ -27,7 +27,7 @@ class DraftQuestion:
 
 
 def write_goldset(path: Path, name: str, description: str, documents: Sequence[dict[str, Any]],
-                  questions: Sequence[DraftQuestion], derived: bool = False,
+                  questions: Sequence[DraftQuestion], *, derived: bool = False,
                   page_basis: str = "physical", header: str = "") -> Path:
     """Write a gold set; ``documents`` are dicts with an absolute or cwd-relative ``path``."""
     path = Path(path)

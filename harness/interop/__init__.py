@@ -2,8 +2,9 @@
 
 Modules, in pipeline order:
 
-* ``trec``   TREC run / qrels read, write and export; ranx / ir_measures adapters
-* ``qrels``  a gold set from a qrels file plus a questions file
+* ``trec``    TREC run / qrels files, read and written
+* ``export``  a run exported (question set, padding, requirements qrels); ranx / ir_measures adapters
+* ``qrels``   a gold set from a qrels file plus a questions file
 """
 
-__all__ = ["qrels", "trec"]
+__all__ = ["export", "qrels", "trec"]

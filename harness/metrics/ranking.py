@@ -153,7 +153,7 @@ def _popcount(x: np.ndarray) -> np.ndarray:
 
 @_family("hit")
 def _hit(p: PageLists, k: int) -> np.ndarray:
-    return p.rel[:, :k].any(axis=1).astype(np.float64)
+    return np.asarray(p.rel[:, :k].any(axis=1), dtype=np.float64)
 
 
 @_family("recall")
@@ -165,7 +165,8 @@ def _recall(p: PageLists, k: int) -> np.ndarray:
 
 @_family("P")
 def _precision(p: PageLists, k: int) -> np.ndarray:
-    return p.rel[:, :k].sum(axis=1) / float(k)
+    hits: np.ndarray = p.rel[:, :k].sum(axis=1)
+    return hits / float(k)
 
 
 @_family("MRR")
@@ -269,7 +270,7 @@ def score_ranking(pages_in_order: Sequence[str], question: Question, metrics: Se
         req[0, i] = masks.get(p, 0)
     grades = question.page_grades
     gain = np.array([[float(grades.get(p, 0)) for p in pages] + [0.0] * (d - len(pages))])
-    ideal = np.array([sorted(grades.values(), reverse=True) or [0.0]], dtype=np.float64)
+    ideal = np.array([sorted(map(float, grades.values()), reverse=True) or [0.0]], dtype=np.float64)
     hits = np.flatnonzero(rel[0])
     lists = PageLists(rel, req, np.array([len(question.requirements)]),
                       np.array([len(question.relevant_pages)]),

@@ -198,11 +198,12 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     else:
         writer.update_manifest({**base_manifest(run_id), **inputs,
                                 "metrics": [s.name for s in specs]})
-    for name, make in (("questions", lambda: questions_frame(gs)),
-                       ("question_facts", lambda: question_facts_frame(gs)),
-                       ("documents", lambda: documents_frame(corpus)),
-                       ("chunks", lambda: chunks_frame(corpus)),
-                       ("configs", lambda: configs_frame(cfg))):
+    makers: tuple[tuple[str, Callable[[], pd.DataFrame]], ...] = (
+        ("questions", lambda: questions_frame(gs)),
+        ("question_facts", lambda: question_facts_frame(gs)),
+        ("documents", lambda: documents_frame(corpus)),
+        ("chunks", lambda: chunks_frame(corpus)), ("configs", lambda: configs_frame(cfg)))
+    for name, make in makers:
         if not writer.has_table(name):
             writer.write_table(name, make())
 

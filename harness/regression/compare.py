@@ -9,12 +9,15 @@ whose id changed can still be compared with the one it replaces.
 
 Per (config pair, metric): both sides' aggregates (mean, or median where the
 metric registry says so), their difference, a paired sign-flip permutation test
-and a bootstrap CI of the mean per-question difference (``harness.regression.stats``), Holm
-adjustment across the metrics of one config pair, and wins/ties/losses from the
-candidate's point of view. Each metric counts the questions of its scope
-declared in :mod:`harness.metrics.info` (with its direction and aggregate): ranking
-metrics answerable ones, score metrics all, answer metrics their declared scope; NaN
-values of answer metrics count as not applicable.
+and a BCa bootstrap CI of the mean per-question difference (``harness.regression.stats``,
+scipy underneath), and wins/ties/losses from the candidate's point of view. Holm's
+adjustment runs over ONE family per call: every tested (config pair, answerer, metric)
+of the comparison (:class:`CorrectionFamily`, printed by every report). The gate calls
+this with its policy's metrics and config, so ``harness compare --policy P`` and
+``harness gate --policy P`` adjust over the same family and print the same p_holm.
+Each metric counts the questions of its scope declared in :mod:`harness.metrics.info`
+(with its direction and aggregate): ranking metrics answerable ones, score metrics all,
+answer metrics their declared scope; NaN values of answer metrics count as not applicable.
 
 Per question: the changes named by :data:`CHANGE_RULES` (lost hit@k, first
 relevant page moved down, citation lost, fence failed) with the question's
@@ -34,7 +37,7 @@ import pandas as pd
 from harness.core.errors import HarnessError
 from harness.metrics.info import AGGREGATES, SCOPES, MetricInfo, metric_info
 from harness.regression.changes import CHANGE_RULES
-from harness.regression.stats import bootstrap_ci, holm, permutation_test, wins_ties_losses
+from harness.regression.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
 from harness.store.baseline import (
     PageMove,
     Side,
@@ -207,6 +210,38 @@ class QuestionChange:
 
 
 @dataclass(frozen=True)
+class CorrectionFamily:
+    """The tests whose p-values one Holm adjustment covers: ``members`` are the
+    (config pair label, metric label) of every test with a p-value, in report order;
+    ``untested`` those without one (e.g. +inf values), which do not count."""
+
+    method: str
+    members: tuple[tuple[str, str], ...]
+    untested: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def size(self) -> int:
+        return len(self.members)
+
+    def describe(self) -> str:
+        """``holm over 5 tests: rrf_k60 (hit@5, recall@5, ...)`` (one line)."""
+        def grouped(items: tuple[tuple[str, str], ...]) -> str:
+            by: dict[str, list[str]] = {}
+            for pair, metric in items:
+                by.setdefault(pair, []).append(metric)
+            return "; ".join(f"{p} ({', '.join(ms)})" for p, ms in by.items())
+
+        out = f"{self.method} over {self.size} test(s): {grouped(self.members) or '(none)'}"
+        if self.untested:
+            out += f"; untested, not counted: {grouped(self.untested)}"
+        return out
+
+
+def _family_label(m: MetricComparison) -> tuple[str, str]:
+    return m.config.label, m.label
+
+
+@dataclass(frozen=True)
 class Comparison:
     base: SideSummary
     candidate: SideSummary
@@ -219,6 +254,7 @@ class Comparison:
     n_resamples: int
     confidence: float
     skipped_metrics: tuple[str, ...] = ()
+    family: CorrectionFamily = CorrectionFamily("holm", ())  # the Holm family of p_holm
 
     def regressions(self) -> tuple[QuestionChange, ...]:
         return tuple(c for c in self.changes if c.direction == "regression")
@@ -297,7 +333,11 @@ def _metric_comparison(pair: ConfigPair, answerer: str, info: MetricInfo,
         d = c - b
         p = permutation_test(d, n_resamples, seed).p_value
         lo, hi = bootstrap_ci(d, confidence, n_resamples, seed)
-    wtl = wins_ties_losses(b, c, info.higher_is_better)
+        if not agree(p, (lo, hi), confidence):
+            notes.append(f"p {p:.3g} and the {confidence:.0%} CI [{lo:.3g}, {hi:.3g}] disagree "
+                         f"({int(np.count_nonzero(d))} of {n} questions differ): "
+                         "the gate uses p")
+    wtl = wins_ties_losses(b, c, higher_is_better=info.higher_is_better)
     with np.errstate(invalid="ignore"):
         delta = np.where(b == c, 0.0, c - b)
     sign = 1.0 if info.higher_is_better else -1.0
@@ -324,7 +364,7 @@ def _changes(pair: ConfigPair, answerer: str, metric: str, j: pd.DataFrame,
 
 
 def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] | None = None,
-                 metrics: Sequence[str] | None = None, force: bool = False, seed: int = 0,
+                 metrics: Sequence[str] | None = None, *, force: bool = False, seed: int = 0,
                  n_resamples: int = 10_000, confidence: float = 0.95) -> Comparison:
     """Compare ``candidate`` against ``base`` (see the module docstring).
 
@@ -343,13 +383,14 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     ev_b = SideEvidence(base, {p.base for p in pairs})
     ev_c = SideEvidence(candidate, {p.candidate for p in pairs})
     wanted = list(dict.fromkeys(metrics)) if metrics else None
-    results: list[MetricComparison] = []
+    tested: list[MetricComparison] = []
     changes: list[QuestionChange] = []
     skipped: set[str] = set()
     for pair in pairs:
         cache: dict[str, tuple[PageMove, ...]] = {}
 
-        def moves(qid: str, p: ConfigPair = pair, cache: dict = cache) -> tuple[PageMove, ...]:
+        def moves(qid: str, p: ConfigPair = pair,
+                  cache: dict[str, tuple[PageMove, ...]] = cache) -> tuple[PageMove, ...]:
             if qid not in cache:
                 cache[qid] = page_moves(qid, rel.get(qid, ()), ev_b, p.base, ev_c, p.candidate)
             return cache[qid]
@@ -366,7 +407,6 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
                 raise HarnessError(f"config {pair.label}: metric(s) {', '.join(missing)} not on "
                                    f"both sides; both have: {', '.join(have) or '(none)'}")
             keys = [k for m in wanted for k in keys if k[1] == m]
-        family: list[MetricComparison] = []
         for answerer, metric in keys:
             info = metric_info(metric)
             if info is None:
@@ -379,13 +419,17 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
             sel_b = gb[(gb["answerer"] == answerer) & (gb["metric"] == metric)]
             sel_c = gc[(gc["answerer"] == answerer) & (gc["metric"] == metric)]
             rows = _pairs_for(sel_b, sel_c, info, where)
-            family.append(_metric_comparison(pair, answerer, info, rows, seed, n_resamples,
+            tested.append(_metric_comparison(pair, answerer, info, rows, seed, n_resamples,
                                              confidence))
             changes += _changes(pair, answerer, metric, rows[0], moves)
-        adjusted = holm([m.p_value for m in family])
-        results += [replace(m, p_holm=float(a)) for m, a in zip(family, adjusted, strict=True)]
+    # one Holm family for the whole call (every config pair, answerer and metric)
+    adjusted = holm([m.p_value for m in tested])
+    results = [replace(m, p_holm=float(a)) for m, a in zip(tested, adjusted, strict=True)]
+    family = CorrectionFamily("holm", tuple(_family_label(m) for m in results
+                                            if not np.isnan(m.p_value)),
+                              tuple(_family_label(m) for m in results if np.isnan(m.p_value)))
     changes.sort(key=lambda c: (pairs.index(c.config), c.direction != "regression",
                                 c.question_id, c.answerer or "", c.metric))
     return Comparison(summarise_side(base), summarise_side(candidate), pairs, tuple(results),
                       tuple(changes), diffs, bool(diffs), seed, n_resamples, confidence,
-                      tuple(sorted(skipped)))
+                      tuple(sorted(skipped)), family)

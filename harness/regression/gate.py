@@ -10,6 +10,10 @@ Every key of a metric's policy is one check (:data:`CHECKS`, in this order):
   below alpha -> FAIL; a worsening that is not significant -> WITHIN_TOLERANCE; no
   worsening -> OK. A worsening that cannot be tested (e.g. +inf values) -> FAIL.
 * ``pinned``: one check per question: not worse than in the base -> OK, worse -> FAIL.
+  A question pinned on ``hit@k`` that has several requirements gets a note
+  (:func:`pin_notes`): its hit survives on any one relevant page, so an errata page
+  can be lost while the pin holds (the errata trap, ``docs/gate.md``); pin
+  ``recall@k`` to keep every requirement.
 
 With ``base_answerer``/``candidate_answerer`` in the policy the answer metrics
 compare one answerer with another, in one run or across runs
@@ -24,6 +28,7 @@ input (malformed policy, unknown config, metric or question: :class:`HarnessErro
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -31,6 +36,7 @@ from enum import Enum
 
 from harness.core.errors import HarnessError
 from harness.core.registry import Registry
+from harness.metrics.ranking import parse
 from harness.regression.compare import Comparison, ConfigPair, MetricComparison, compare_runs, grid_pair
 from harness.regression.policy import MetricPolicy, Policy
 from harness.store.baseline import Side, side_configs
@@ -71,6 +77,7 @@ class GateResult:
     pair: ConfigPair
     checks: tuple[Check, ...]
     comparison: Comparison
+    notes: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -226,6 +233,30 @@ def evaluate(policy: Policy, comparison: Comparison, pair: ConfigPair | None = N
     return GateResult(policy.path, pair, tuple(checks), comparison)
 
 
+def pin_notes(policy: Policy, base: Side) -> tuple[str, ...]:
+    """A note for every question pinned on ``hit@k`` with more than one requirement
+    (from the base's ``questions`` table; none without it)."""
+    if not base.has_table("questions"):
+        return ()
+    q = base.table("questions")
+    n_req = {str(i): len(json.loads(r)) for i, r in zip(q["question_id"], q["requirements"],
+                                                        strict=True)}
+    out = []
+    for mp in policy.metrics:
+        try:
+            spec = parse(mp.metric)
+        except HarnessError:  # an answer metric: no requirements involved
+            continue
+        if spec.family.name != "hit":
+            continue
+        for qid in mp.pinned:
+            if n_req.get(qid, 0) > 1:
+                out.append(f"pinned {qid} on {mp.metric} has {n_req[qid]} requirements: its hit "
+                           f"holds with any one relevant page, so losing the others (an errata "
+                           f"page) passes; pin it on recall@{spec.cutoff} to keep them all")
+    return tuple(out)
+
+
 def gate_pair(policy: Policy, base: Side, candidate: Side, config: str | None = None,
               candidate_config: str | None = None) -> tuple[str, str]:
     """The (base, candidate) config selectors to gate: arguments, else the policy's
@@ -247,7 +278,7 @@ def gate_pair(policy: Policy, base: Side, candidate: Side, config: str | None = 
     return gp.base, gp.candidate
 
 
-def run_gate(policy: Policy, base: Side, candidate: Side, force: bool = False,
+def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False,
              config: str | None = None, candidate_config: str | None = None) -> GateResult:
     """Compare ``candidate`` with ``base`` on the policy's metrics and evaluate the
     policy. Raises :class:`HarnessError` on bad input (exit code 2)."""
@@ -272,7 +303,9 @@ def run_gate(policy: Policy, base: Side, candidate: Side, force: bool = False,
             replace(m, answerer=shown, note="; ".join(x for x in (m.note, note) if x))
             if m.answerer == GATED else m for m in comparison.metrics))
         policy = replace(policy, answerer=shown)
-    return evaluate(policy, comparison)
+    result = evaluate(policy, comparison)
+    return GateResult(result.policy, result.pair, result.checks, result.comparison,
+                      pin_notes(policy, base))
 
 
 def _has_answer_metric(policy: Policy) -> bool:

@@ -54,7 +54,7 @@ def _f(x: float, digits: int = 4) -> str:
     return {math.inf: "inf", -math.inf: "-inf"}.get(x, f"{x:.{digits}g}")
 
 
-def _rank(r: int | None, known: bool) -> str:
+def _rank(r: int | None, *, known: bool) -> str:
     return str(r) if r is not None else ("—" if known else "?")
 
 
@@ -63,8 +63,8 @@ def _why(change: QuestionChange, c: Comparison) -> str:
     kb, kc = c.base.has_fused, c.candidate.has_fused
     parts = []
     for p in change.pages:
-        arms = ", ".join(f"{a.arm} {_rank(a.before, kb)} → {_rank(a.after, kc)}" for a in p.arms)
-        parts.append(f"{p.page}: {_rank(p.before, kb)} → {_rank(p.after, kc)}"
+        arms = ", ".join(f"{a.arm} {_rank(a.before, known=kb)} → {_rank(a.after, known=kc)}" for a in p.arms)
+        parts.append(f"{p.page}: {_rank(p.before, known=kb)} → {_rank(p.after, known=kc)}"
                      + (f" ({arms})" if arms else ""))
     return "; ".join(parts) or "(no relevant page listed)"
 
@@ -104,6 +104,8 @@ def _md_metrics(c: Comparison) -> list[str]:
                    f"{_f(m.candidate_value)} | {_f(m.difference)} | "
                    f"[{_f(m.ci_low)}, {_f(m.ci_high)}] | {_f(m.p_value, 3)} | "
                    f"{_f(m.p_holm, 3)} | {m.wins}/{m.ties}/{m.losses} |")
+    out += ["", f"p (Holm) family: {_md(c.family.describe())}"]
+    out += [f"* {_md(m.config.label)} {_md(m.label)}: {_md(m.note)}" for m in c.metrics if m.note]
     return out
 
 
@@ -133,6 +135,8 @@ def gate_markdown(r: GateResult) -> str:
            "| status | check | expected | measured | message |", "|---|---|---|---|---|"]
     out += [f"| {_MARK[k.status]} | {_md(k.name)} | {_md(k.expected)} | {_md(k.measured)} | "
             f"{_md(k.message)} |" for k in r.checks]
+    if r.notes:
+        out += ["", *[f"> note: {_md(n)}" for n in r.notes]]
     regressions = _md_changes(c, "regression")
     if regressions:
         out += ["", "### Regressions", "", *regressions]
@@ -168,8 +172,17 @@ def _rich_metrics(c: Comparison) -> Table:
     return t
 
 
+def _rich_notes(c: Comparison) -> list[RenderableType]:
+    """The correction family, then each metric's note (plain text: ids are not markup)."""
+    from rich.text import Text
+
+    out: list[RenderableType] = [Text(f"p (Holm) family: {c.family.describe()}")]
+    out += [Text(f"  {m.config.label} {m.label}: {m.note}") for m in c.metrics if m.note]
+    return out
+
+
 def comparison_renderables(c: Comparison) -> list[RenderableType]:
-    out: list[RenderableType] = [_rich_metrics(c)]
+    out: list[RenderableType] = [_rich_metrics(c), *_rich_notes(c)]
     if c.differences:
         out.insert(0, "[yellow]forced comparison:[/yellow] " + "; ".join(c.differences))
     out += [t for d in ("regression", "improvement") if (t := _rich_changes(c, d)) is not None]
@@ -186,6 +199,10 @@ def gate_renderables(r: GateResult) -> list[RenderableType]:
                   k.message)
     verdict = "[bold green]PASS[/]" if r.passed else "[bold red]FAIL[/]"
     out: list[RenderableType] = [t]
+    from rich.text import Text
+
+    out.append(Text(f"p (Holm) family: {r.comparison.family.describe()}"))
+    out += [Text(f"note: {n}", style="yellow") for n in r.notes]
     reg = _rich_changes(r.comparison, "regression")
     if reg is not None:
         out.append(reg)
@@ -208,17 +225,18 @@ def gate_junit(r: GateResult) -> str:
                           failures=str(r.count(Status.FAIL)), errors="0", skipped="0", time="0")
     props = ET.SubElement(suite, "properties")
     for k, v in (("base", r.comparison.base.label), ("candidate", r.comparison.candidate.label),
-                 ("config", r.pair.label), ("policy", r.policy)):
+                 ("config", r.pair.label), ("policy", r.policy),
+                 ("correction", r.comparison.family.describe())):
         ET.SubElement(props, "property", name=k, value=v)
-    for k in r.checks:
-        case = ET.SubElement(suite, "testcase", classname=f"gate.{k.metric}", name=k.name,
+    for check in r.checks:
+        case = ET.SubElement(suite, "testcase", classname=f"gate.{check.metric}", name=check.name,
                              time="0")
-        detail = f"expected: {k.expected}\nmeasured: {k.measured}\n" + (
-            f"questions: {', '.join(k.questions)}\n" if k.questions else "")
-        if k.status is Status.FAIL:
-            ET.SubElement(case, "failure", message=k.message, type="regression").text = detail
+        detail = f"expected: {check.expected}\nmeasured: {check.measured}\n" + (
+            f"questions: {', '.join(check.questions)}\n" if check.questions else "")
+        if check.status is Status.FAIL:
+            ET.SubElement(case, "failure", message=check.message, type="regression").text = detail
         else:
-            ET.SubElement(case, "system-out").text = f"{k.status.value}: {k.message}\n{detail}"
+            ET.SubElement(case, "system-out").text = f"{check.status.value}: {check.message}\n{detail}"
     return _xml(root)
 
 
@@ -229,7 +247,7 @@ def _xml(root: ET.Element) -> str:
 
 def gate_json(r: GateResult) -> str:
     d = {"passed": r.passed, "exit_code": r.exit_code, "policy": r.policy,
-         "config": to_jsonable(r.pair), "checks": to_jsonable(r.checks),
+         "config": to_jsonable(r.pair), "checks": to_jsonable(r.checks), "notes": list(r.notes),
          "comparison": to_jsonable(r.comparison)}
     return json.dumps(d, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 

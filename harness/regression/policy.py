@@ -126,7 +126,7 @@ class _Reader:
         return v
 
     def number(self, table: dict[str, Any], key: str, prefix: str, low: float | None = None,
-               high: float | None = None, open_low: bool = False) -> float | None:
+               high: float | None = None, *, open_low: bool = False) -> float | None:
         v = table.get(key)
         if v is None:
             return None

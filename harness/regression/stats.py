@@ -2,54 +2,73 @@
 
 All functions are pure: they take arrays of per-question differences
 (``candidate - base``, one value per question present in both runs) and never
-mutate them. Randomness comes from a local :class:`numpy.random.Generator`
-seeded by the caller, so the same seed and data give the same numbers.
+mutate them. The resampling itself is scipy's (the house rule: a well-kept
+library where one has it); randomness comes from a local
+:class:`numpy.random.Generator` built from the caller's ``seed``, so the same seed
+and data give the same numbers, in any process.
 
 * :func:`permutation_test`: paired (sign-flip) permutation test of the mean
-  difference, two-sided, Monte-Carlo with ``p = (count + 1) / (n_resamples + 1)``
-  (Phipson & Smyth 2010, "Permutation p-values should never be zero").
-* :func:`bootstrap_ci`: percentile bootstrap confidence interval of the mean
-  difference (Efron & Tibshirani 1993, ch. 13).
-* :func:`holm`: Holm-Bonferroni step-down adjustment (Holm 1979).
+  difference, two-sided: ``scipy.stats.permutation_test`` with one sample and
+  ``permutation_type="samples"`` (each difference's sign flipped at random). With
+  ``2**n <= n_resamples`` scipy enumerates every sign pattern (an exact test,
+  ``p = count / 2**n``); otherwise it draws ``n_resamples`` patterns and
+  ``p = (count + 1) / (n_resamples + 1)`` (Phipson & Smyth 2010, never zero).
+* :func:`bootstrap_ci`: BCa (bias-corrected and accelerated) bootstrap confidence
+  interval of the mean difference, ``scipy.stats.bootstrap(method="BCa")``
+  (Efron & Tibshirani 1993, ch. 14).
+* :func:`holm`: Holm-Bonferroni step-down adjustment (Holm 1979), hand-written:
+  scipy has no Holm (``scipy.stats.false_discovery_control`` is BH/BY only) and
+  the five lines are checked against hand-computed values.
 
-Each test builds its own generator from ``seed``; callers that test several
+Consistency. The permutation p and the bootstrap CI answer different questions
+and can disagree when few questions differ: three losses and no win give an exact
+sign-flip p of 2/8 = 0.25, while more than 97.5% of bootstrap resamples contain
+at least one of the three losses, so any bootstrap interval sits below 0.
+:func:`agree` says whether they agree; the comparison reports a disagreement
+(the permutation p is the one the gate uses).
+
+Each call builds its own generator from ``seed``; callers that test several
 metrics with one seed therefore get results that do not depend on which other
 metrics were tested, or in what order.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.stats
 
 from harness.core.errors import HarnessError
 
 # Resampled means closer than this (relative to the observed magnitude) count as
-# equal: sign flips reorder the summation, and exact-zero float differences
-# would otherwise make ties depend on rounding. scipy uses the same idea.
+# equal when counting "as extreme" nulls: sign flips reorder the summation. scipy's
+# permutation_test uses the same relative tolerance internally.
 _REL_TIE = 1e-12
-# Rows per resampling batch are chosen so one batch holds at most this many values.
-_BATCH_VALUES = 2_000_000
+# scipy evaluates the statistic on batches of at most this many resamples (memory bound).
+_BATCH = 10_000
 
 
 @dataclass(frozen=True)
 class PermutationResult:
     """Outcome of :func:`permutation_test`.
 
-    ``statistic`` is the observed mean difference; ``count`` the number of
-    resampled means at least as extreme (in absolute value).
+    ``statistic`` is the observed mean difference; ``count`` the number of null
+    means at least as extreme in absolute value; ``n_resamples`` the size of the
+    null distribution (``2**n`` when ``exact``).
     """
 
     statistic: float
     p_value: float
     count: int
     n_resamples: int
+    exact: bool = False
 
 
 def _checked(diffs: Sequence[float] | np.ndarray, what: str) -> np.ndarray:
-    d = np.asarray(diffs, dtype=np.float64)
+    d = np.array(diffs, dtype=np.float64)  # a copy: callers' arrays are never touched
     if d.ndim != 1:
         raise HarnessError(f"{what}: differences must be one-dimensional, got shape {d.shape}")
     if d.size == 0:
@@ -60,16 +79,14 @@ def _checked(diffs: Sequence[float] | np.ndarray, what: str) -> np.ndarray:
     return d
 
 
-def _batches(n_resamples: int, n: int) -> list[int]:
-    size = max(1, _BATCH_VALUES // max(n, 1))
-    full, rest = divmod(n_resamples, size)
-    return [size] * full + ([rest] if rest else [])
-
-
 def _check_resamples(n_resamples: int, what: str) -> None:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) \
             or n_resamples < 1:
         raise HarnessError(f"{what}: n_resamples must be a positive integer, got {n_resamples!r}")
+
+
+def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.asarray(np.mean(x, axis=axis))
 
 
 def permutation_test(diffs: Sequence[float] | np.ndarray, n_resamples: int = 10_000,
@@ -77,13 +94,15 @@ def permutation_test(diffs: Sequence[float] | np.ndarray, n_resamples: int = 10_
     """Two-sided paired permutation (sign-flip) test of ``mean(diffs) == 0``.
 
     Under the null hypothesis the two runs are exchangeable within each
-    question, so each difference's sign is equally likely to be + or -. Each
-    resample flips every sign independently with probability 1/2 and records the
-    mean; ``count`` is the number of resampled means with
-    ``|mean| >= |observed mean|`` and ``p = (count + 1) / (n_resamples + 1)``
-    (the observed labelling counts as one of the permutations, so p is never 0).
+    question, so each difference's sign is equally likely to be + or -.
+    ``scipy.stats.permutation_test((diffs,), mean, permutation_type="samples")``
+    flips the signs (every pattern when ``2**n <= n_resamples``, else
+    ``n_resamples`` random ones from ``numpy.random.default_rng(seed)``); the
+    two-sided p is ``min(1, 2 * min(P(null <= obs), P(null >= obs)))``, which for
+    the symmetric sign-flip null equals the share of nulls with
+    ``|mean| >= |observed|``.
 
-    Edge cases: all differences zero -> every resample ties the observation and
+    Edge cases: all differences zero -> every null ties the observation and
     p = 1. Empty or non-finite input raises :class:`HarnessError` (a p-value of
     an undefined mean would be a plausible-looking lie).
 
@@ -92,45 +111,61 @@ def permutation_test(diffs: Sequence[float] | np.ndarray, n_resamples: int = 10_
     """
     d = _checked(diffs, "permutation test")
     _check_resamples(n_resamples, "permutation test")
-    rng = np.random.default_rng(seed)
     observed = float(d.mean())
-    threshold = abs(observed) * (1.0 - _REL_TIE)
-    count = 0
-    for rows in _batches(n_resamples, d.size):
-        signs = rng.integers(0, 2, size=(rows, d.size), dtype=np.int8) * 2 - 1
-        means = (signs * d).mean(axis=1)
-        count += int(np.count_nonzero(np.abs(means) >= threshold))
-    return PermutationResult(observed, (count + 1) / (n_resamples + 1), count, n_resamples)
+    if not np.any(d):
+        exact = 2.0 ** d.size <= n_resamples
+        size = 2 ** d.size if exact else int(n_resamples)
+        return PermutationResult(0.0, 1.0, size, size, exact)
+    res = scipy.stats.permutation_test(
+        (d,), _mean, permutation_type="samples", vectorized=True, n_resamples=int(n_resamples),
+        alternative="two-sided", batch=_BATCH, rng=np.random.default_rng(seed))
+    null = np.asarray(res.null_distribution, dtype=np.float64)
+    count = int(np.count_nonzero(np.abs(null) >= abs(observed) * (1.0 - _REL_TIE)))
+    return PermutationResult(observed, float(res.pvalue), count, int(null.size),
+                             bool(null.size < n_resamples or 2.0 ** d.size <= n_resamples))
 
 
 def bootstrap_ci(diffs: Sequence[float] | np.ndarray, confidence: float = 0.95,
                  n_resamples: int = 10_000, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap confidence interval of the mean paired difference.
+    """BCa bootstrap confidence interval of the mean paired difference.
 
-    Questions are resampled with replacement (the pair stays together); the
-    interval is the ``(1-confidence)/2`` and ``(1+confidence)/2`` quantiles
-    (numpy's default linear interpolation) of the resampled means.
+    ``scipy.stats.bootstrap((diffs,), mean, method="BCa")``: questions are
+    resampled with replacement (the pair stays together) with a generator from
+    ``seed``; the percentile interval is corrected for bias (the share of
+    resampled means below the observed one) and skew (the jackknife acceleration).
 
     Edge cases: a single question or identical differences give a zero-width
-    interval at that value. Empty or non-finite input raises
-    :class:`HarnessError`; ``confidence`` must lie strictly between 0 and 1.
+    interval at that value (the bootstrap distribution is degenerate and BCa is
+    undefined there). Empty or non-finite input raises :class:`HarnessError`;
+    ``confidence`` must lie strictly between 0 and 1.
 
-    Reference: Efron & Tibshirani, "An Introduction to the Bootstrap" (1993), ch. 13.
+    Reference: Efron & Tibshirani, "An Introduction to the Bootstrap" (1993), ch. 14.
     """
     d = _checked(diffs, "bootstrap")
     _check_resamples(n_resamples, "bootstrap")
     if not 0.0 < confidence < 1.0:
         raise HarnessError(f"bootstrap: confidence must be in (0, 1), got {confidence!r}")
-    rng = np.random.default_rng(seed)
-    means = np.empty(n_resamples, dtype=np.float64)
-    start = 0
-    for rows in _batches(n_resamples, d.size):
-        idx = rng.integers(0, d.size, size=(rows, d.size))
-        means[start:start + rows] = d[idx].mean(axis=1)
-        start += rows
-    tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [tail, 1.0 - tail])
-    return float(low), float(high)
+    if np.all(d == d[0]):
+        return float(d[0]), float(d[0])
+    with warnings.catch_warnings():
+        # a near-degenerate resample distribution (e.g. one non-zero difference in many)
+        # makes BCa warn and return NaN; the percentile interval is then reported instead
+        warnings.simplefilter("ignore", scipy.stats.DegenerateDataWarning)
+        res = scipy.stats.bootstrap((d,), _mean, vectorized=True, confidence_level=confidence,
+                                    n_resamples=int(n_resamples), method="BCa", batch=_BATCH,
+                                    rng=np.random.default_rng(seed))
+    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if np.isnan(low) or np.isnan(high):
+        tail = (1.0 - confidence) / 2.0
+        low, high = (float(x) for x in np.quantile(res.bootstrap_distribution, [tail, 1 - tail]))
+    return low, high
+
+
+def agree(p_value: float, ci: tuple[float, float], confidence: float) -> bool:
+    """True when the test and the interval tell the same story at level
+    ``1 - confidence``: p below it exactly when the interval excludes 0."""
+    excludes_zero = ci[0] > 0.0 or ci[1] < 0.0
+    return (p_value < 1.0 - confidence) == excludes_zero
 
 
 def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -174,7 +209,7 @@ class WinsTiesLosses:
 
 
 def wins_ties_losses(base: Sequence[float] | np.ndarray, candidate: Sequence[float] | np.ndarray,
-                     higher_is_better: bool, atol: float = 1e-12) -> WinsTiesLosses:
+                     *, higher_is_better: bool, atol: float = 1e-12) -> WinsTiesLosses:
     """Count questions where the candidate is better, equal, or worse.
 
     Values within ``atol`` of each other tie (so do two infinities of the same

@@ -1,9 +1,9 @@
 """Production ruling pages: parse them, decode per-arm ranks, score them against gold.
 
 Modules: ``segment`` / ``top`` / ``cells`` / ``rows`` / ``labels`` / ``merge`` /
-``parse`` (page -> :class:`~harness.rulings.records.Ruling`), ``decode`` (one
-fused score -> rank tuples), ``joint`` (a ruling's scores together), ``tables``
-and ``frames`` (Parquet shapes), ``importer`` (files -> rulings run),
+``parse`` (page -> :class:`~harness.rulings.records.Ruling`), ``rounding`` (rounding rules,
+exact sums), ``decode`` (one fused score -> rank tuples), ``joint`` (a ruling's scores together), ``records``
+(frozen records), ``frames`` (Parquet shapes), ``importer`` (files -> rulings run),
 ``mapping`` / ``match`` / ``evaluate`` (production against a gold set).
 See ``docs/rulings.md``.
 
@@ -32,7 +32,7 @@ _EXPORTS = {
 }
 
 MODULES = ("cells", "decode", "evaluate", "frames", "importer", "joint", "labels", "mapping",
-           "match", "merge", "parse", "records", "rows", "segment", "top")
+           "match", "merge", "parse", "records", "rounding", "rows", "segment", "top")
 __all__ = [*MODULES, *sorted(_EXPORTS)]
 
 

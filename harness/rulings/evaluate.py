@@ -40,14 +40,17 @@ from harness.answering.answer_metrics import AnswerContext, score_answer
 from harness.answering.citations import CitedPassage, citation_stats, parse_markers, resolve
 from harness.answering.fence import DEFAULT_PARAMS, SERVICE_PARAMS, check
 from harness.answering.read import ReadRow
+from harness.core.digest import file_sha256
 from harness.core.errors import HarnessError
+from harness.core.tablerows import records
+from harness.core.tablerows import rows as table_rows
 from harness.corpus.records import page_key, split_page_key
 from harness.goldset.parse import load_goldset
 from harness.goldset.records import GoldSet, Question
 from harness.metrics.ranking import DEFAULT_METRICS, score_ranking
 from harness.rulings.mapping import DocTarget, Mapping, load_mapping
 from harness.rulings.match import Match, ProdDoc, RulingKey, map_documents, match_rulings
-from harness.store.rundir import Run, RunWriter, file_sha256
+from harness.store.rundir import Run, RunWriter
 from harness.store.tables import TABLES
 
 CONFIG_ID = "production"
@@ -103,22 +106,23 @@ def _answer_metrics(q: Question, r: dict[str, Any], reads: pd.DataFrame, cits: p
     def split(pid: str | None) -> tuple[str, int]:
         return split_page_key(pid or page_key("production:?", 0))
 
-    rows = []
-    for x in reads.itertuples():
+    read_rows: list[ReadRow] = []
+    for x in table_rows(reads, index=True):
         doc, page = split(_page_id(x.doc_id, x.page, docs))
-        rows.append(ReadRow(int(x.read_at), f"production:{x.question_id}:{x.read_at}", doc,
+        read_rows.append(ReadRow(int(x.read_at), f"production:{x.question_id}:{x.read_at}", doc,
                             str(_none(x.doc_kind) or ""), page, str(_none(x.heading) or ""),
                             int(_none(x.fused_rank) or 0), float(_none(x.fused_score) or math.nan),
                             int(x.read_at), math.nan, str(_none(x.carried_by) or ""),
                             str(_none(x.slot) or "")))
     passages = []
-    for c in cits.itertuples():
+    for c in table_rows(cits, index=True):
         doc, page = split(_page_id(c.doc_id, c.page, docs))
         passages.append(CitedPassage(int(c.n), f"production:{c.question_id}:[{c.n}]", doc, page))
-    text = r.get("answer_text") if isinstance(r.get("answer_text"), str) else ""
+    answer_text = r.get("answer_text")
+    text = answer_text if isinstance(answer_text, str) else ""
     found = resolve(parse_markers(text), passages, q.relevant_pages)
     stats = citation_stats(found, [[str(ref) for ref in req] for req in q.requirements])
-    ctx = AnswerContext(q, tuple(rows), str(r["outcome"]), text,
+    ctx = AnswerContext(q, tuple(read_rows), str(r["outcome"]), text,
                         float(_none(r.get("total_ms")) or math.nan), found, stats,
                         check(text, DEFAULT_PARAMS))
     return score_answer(ctx)
@@ -131,7 +135,7 @@ def score_rulings(tables: dict[str, pd.DataFrame], gs: GoldSet, mapping: Mapping
 
     wanted = tuple(metrics or DEFAULT_METRICS)
     rulings = tables["rulings"]
-    recs = {str(r["question_id"]): r for r in rulings.to_dict("records")}
+    recs = {str(r["question_id"]): r for r in records(rulings)}
     keys = [RulingKey(q, _none(r["question"]), _none(r["game"]), _none(r["edition"]))
             for q, r in recs.items()]
     matches = match_rulings(keys, gs, mapping)
@@ -181,9 +185,10 @@ def score_rulings(tables: dict[str, pd.DataFrame], gs: GoldSet, mapping: Mapping
     return Scored(_frames(match_rows, metric_rows, answer_rows, gs, matches), matches)
 
 
-def _frames(match_rows: list, metric_rows: list, answer_rows: list, gs: GoldSet,
+def _frames(match_rows: list[dict[str, Any]], metric_rows: list[dict[str, Any]],
+            answer_rows: list[dict[str, Any]], gs: GoldSet,
             matches: Sequence[Match]) -> tuple[tuple[str, pd.DataFrame], ...]:
-    def frame(name: str, rows: list) -> pd.DataFrame:
+    def frame(name: str, rows: list[dict[str, Any]]) -> pd.DataFrame:
         return pd.DataFrame(rows, columns=[c.name for c in TABLES.get(name).columns])
 
     counted = {m.gold_question_id for m in matches if m.counted}

@@ -12,14 +12,14 @@ when its carried-by names an arm the "arms fused" line does not.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from harness.answering.citations import parse_markers
-from harness.rulings.decode import fused_value, rounds_to
 from harness.rulings.joint import RowDecoding, ScoredRow, decode_ranking
 from harness.rulings.records import DocCell, Ruling
+from harness.rulings.rounding import fused_value, rounds_to
 from harness.store.ruling_tables import (
     RULING_CITATIONS,
     RULING_DECODES,
@@ -107,7 +107,7 @@ def decodes_frame(ruling: Ruling, decoded: Sequence[RowDecoding]) -> pd.DataFram
     return _frame(RULING_DECODES, rows)
 
 
-def rulings_frame(rulings: Sequence[Ruling], decoded: dict[str, Sequence[RowDecoding]]
+def rulings_frame(rulings: Sequence[Ruling], decoded: Mapping[str, Sequence[RowDecoding]]
                   ) -> pd.DataFrame:
     rows = []
     for r in rulings:

@@ -106,7 +106,7 @@ def import_rulings(paths: Sequence[Path], runs_dir: Path = Path("runs"), run_id:
 
 def _manifest_section(rulings: Sequence[Ruling], failures: Sequence[ParseFailure], depth: int,
                       rounding: str) -> dict[str, object]:
-    sources = [{"file": r.source_file, "sha256": r.source_sha256, "question_id": r.question_id,
+    sources: list[dict[str, object]] = [{"file": r.source_file, "sha256": r.source_sha256, "question_id": r.question_id,
                 "status": "imported", "warnings": [str(p) for p in r.warnings]} for r in rulings]
     sources += [{"file": f.source_file, "sha256": f.source_sha256, "status": "failed",
                  "missing": list(f.missing), "warnings": [str(p) for p in f.warnings]}

@@ -27,7 +27,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.rulings.decode import Decoding, Ranks, decode_score
+from harness.rulings.decode import Decoding, decode_score
+from harness.rulings.rounding import Ranks
 
 
 @dataclass(frozen=True)
@@ -58,38 +59,39 @@ class RowDecoding:
         return self.decoding.flags + self.flags
 
 
-def _uses(c: Ranks, ordered: bool) -> Counter:
+def _uses(c: Ranks, *, ordered: bool) -> Counter[tuple[int, int] | int]:
+    """Ranks a candidate uses: (arm, rank) pairs when arm order is known, else ranks."""
     if ordered:
         return Counter((i, r) for i, r in enumerate(c) if r is not None)
     return Counter(r for r in c if r is not None)
 
 
-def _prune(rows: list[list[Ranks]], arms: int, ordered: bool) -> tuple[list[list[Ranks]], set[int]]:
+def _prune(rows: list[list[Ranks]], arms: int, *, ordered: bool) -> tuple[list[list[Ranks]], set[int]]:
     cap = 1 if ordered else arms
     conflict: set[int] = set()
     changed = True
     while changed:
         changed = False
-        fixed = [(i, _uses(c[0], ordered)) for i, c in enumerate(rows) if len(c) == 1]
+        fixed = [(i, _uses(c[0], ordered=ordered)) for i, c in enumerate(rows) if len(c) == 1]
         for i, cands in enumerate(rows):
             if len(cands) <= 1:
                 continue
-            used: Counter = Counter()
+            used: Counter[tuple[int, int] | int] = Counter()
             for j, u in fixed:
                 if j != i:
                     used.update(u)
             keep = [c for c in cands
-                    if all(used[key] + n <= cap for key, n in _uses(c, ordered).items())]
+                    if all(used[key] + n <= cap for key, n in _uses(c, ordered=ordered).items())]
             if not keep:
                 conflict.add(i)
             elif len(keep) < len(cands):
                 rows[i], changed = keep, True
-    total: Counter = Counter()
+    total: Counter[tuple[int, int] | int] = Counter()
     for c in rows:
         if len(c) == 1:
-            total.update(_uses(c[0], ordered))
+            total.update(_uses(c[0], ordered=ordered))
     for i, c in enumerate(rows):
-        if len(c) == 1 and any(total[key] > cap for key in _uses(c[0], ordered)):
+        if len(c) == 1 and any(total[key] > cap for key in _uses(c[0], ordered=ordered)):
             conflict.add(i)
     return rows, conflict
 
@@ -121,7 +123,7 @@ def decode_ranking(rows: Sequence[ScoredRow], k: float = 60, arms: int = 3, dept
         decs.append(d)
         flags.append(f)
         cands.append(list(c))
-    pruned, conflict = _prune(cands, arms, bool(decs and decs[0].ordered))
+    pruned, conflict = _prune(cands, arms, ordered=bool(decs and decs[0].ordered))
     for i in conflict:
         flags[i].append("rank_conflict")
     return tuple(RowDecoding(r, d, tuple(c), tuple(f))

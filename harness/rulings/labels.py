@@ -137,7 +137,7 @@ def _boost(v: str, acc: Acc) -> None:
 def _boosted(text: str, acc: Acc) -> None:
     found = tuple(re.findall(r"\bdoc (\d+) boosted", text))
     if found:
-        old = tuple(acc.values.get("boosted_docs") or ())  # type: ignore[arg-type]
+        old: tuple[str, ...] = tuple(acc.values.get("boosted_docs") or ())  # type: ignore[arg-type]
         acc.values["boosted_docs"] = tuple(dict.fromkeys(old + found))
 
 

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from harness.answering.citations import parse_markers
 from harness.rulings import cells
@@ -22,7 +23,7 @@ from harness.rulings.rows import JsonItem, Table
 from harness.rulings.top import AnswerRef
 
 
-def _rows(table: object) -> list:
+def _rows(table: object) -> list[Any]:
     return list(table.rows) if isinstance(table, Table) else []
 
 

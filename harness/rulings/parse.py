@@ -29,6 +29,7 @@ import json
 import re
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from harness.core.errors import Problem
 from harness.rulings.labels import LABELS, NOTES, PROSE, Acc
@@ -133,7 +134,7 @@ def _debug(seg: Segments, acc: Acc) -> dict[str, object]:
             acc.line = ln.no
             pair = kv(ln.text)
             label = canon_label(pair[0]) if pair else None
-            if pair and label in LABELS:
+            if pair and label is not None and label in LABELS:
                 LABELS.get(label)(pair[1], acc)
             elif pair and label in NOTES:
                 acc.notes[f"{sec.key or sec.head or 'debug'}: {label}"] = pair[1]
@@ -191,7 +192,7 @@ def _json_lists(acc: Acc) -> tuple[list[JsonItem], list[JsonItem]]:
     return out["refs"], out["citations"]
 
 
-def _fusion_shape(acc: Acc, search: tuple, reads: tuple) -> None:
+def _fusion_shape(acc: Acc, search: tuple[Any, ...], reads: tuple[Any, ...]) -> None:
     v = acc.values
     if v.get("k") is None:
         acc.warn("the page does not state k; 60 assumed", 0)

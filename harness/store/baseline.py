@@ -30,11 +30,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from harness.core.atomic import atomic_dir
+from harness.core.digest import file_sha256
 from harness.core.errors import HarnessError
 from harness.core.ordering import order
 from harness.corpus.records import page_key, page_keys
 from harness.store.provenance import now_iso
-from harness.store.rundir import MANIFEST, Run, RunWriter, file_sha256, open_run
+from harness.store.rundir import MANIFEST, Run, RunWriter, open_run
 from harness.store.tables import TABLES
 
 BASELINES_DIR = Path("runs") / "baselines"
@@ -116,7 +117,7 @@ def _compact(run: Side, name: str, configs: set[str] | None) -> pd.DataFrame:
 
 
 def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
-                  overwrite: bool = False) -> Path:
+                  *, overwrite: bool = False) -> Path:
     """Write the compact baseline of a complete ``run`` to the directory ``path``.
 
     ``configs`` (ids or names) keeps only those configs; default all. The

@@ -90,7 +90,8 @@ def query(sql: str, runs_dir: Path = Path("runs")) -> pd.DataFrame:
 
     con = connect(runs_dir)
     try:
-        return con.execute(sql).fetchdf()
+        df: pd.DataFrame = con.execute(sql).fetchdf()
+        return df
     except duckdb.Error as exc:
         raise HarnessError(f"query failed: {exc}\nviews: {', '.join(views(runs_dir))}") from exc
     finally:

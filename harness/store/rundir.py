@@ -89,7 +89,7 @@ def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 class Run:
     """A finished (or partial) run directory opened for reading."""
 
-    def __init__(self, path: Path, verify: bool = True) -> None:
+    def __init__(self, path: Path, *, verify: bool = True) -> None:
         self.path = Path(path)
         mp = self.path / MANIFEST
         if not mp.exists():
@@ -126,7 +126,8 @@ class Run:
     def table(self, name: str) -> pd.DataFrame:
         if not self.has_table(name):
             raise HarnessError(f"run {self.run_id} has no table {name!r} (has: {', '.join(self.tables())})")
-        return pq.read_table(self.path / f"{name}.parquet").to_pandas()
+        df: pd.DataFrame = pq.read_table(self.path / f"{name}.parquet").to_pandas()
+        return df
 
     def __repr__(self) -> str:
         return f"Run({str(self.path)!r})"
@@ -155,14 +156,14 @@ def list_runs(runs_dir: Path) -> list[Path]:
     return [p for p, _ in _manifests(runs_dir)]
 
 
-def open_run(ref: str | Path, runs_dir: Path = Path("runs"), verify: bool = True) -> Run:
+def open_run(ref: str | Path, runs_dir: Path = Path("runs"), *, verify: bool = True) -> Run:
     """Open a run by path, by id under ``runs_dir``, or ``latest``."""
     if str(ref) == "latest":
         runs = [p for p, m in _manifests(runs_dir) if m.get("status") == "complete"]
         if not runs:
             raise HarnessError(f"no complete run under {runs_dir}")
-        return Run(runs[-1], verify)
+        return Run(runs[-1], verify=verify)
     p = Path(ref)
     if not (p / MANIFEST).exists() and (Path(runs_dir) / str(ref) / MANIFEST).exists():
         p = Path(runs_dir) / str(ref)
-    return Run(p, verify)
+    return Run(p, verify=verify)

@@ -28,7 +28,8 @@ def test_help_lists_commands_with_examples():
 def test_list_shows_registries():
     res = runner.invoke(app, ["list"])
     assert res.exit_code == 0
-    for name in ("bm25", "boost", "external", "rrf", "recall@k", "nDCG@k", "questions", "fused"):
+    for name in ("bm25", "boost", "external", "rrf", "recall@k", "nDCG@k", "MAP@k", "questions", "fused",
+                 "fence_pass", "Success->hit", "AP->MAP"):
         assert name in res.output
 
 

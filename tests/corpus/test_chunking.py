@@ -173,9 +173,9 @@ def test_heading_kind(line: str, kind: str | None) -> None:
 
 
 def test_isolated_sentence_case_and_caseless_headings() -> None:
-    assert heading_kind("Ход игры", True, True) == "isolated"
-    assert heading_kind("Ход игры", True, False) is None
-    assert heading_kind("آموزش بازی", True, True) == "isolated"
+    assert heading_kind("Ход игры", blank_before=True, blank_after=True) == "isolated"
+    assert heading_kind("Ход игры", blank_before=True, blank_after=False) is None
+    assert heading_kind("آموزش بازی", blank_before=True, blank_after=True) == "isolated"
 
 
 def test_heading_context_rules() -> None:

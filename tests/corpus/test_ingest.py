@@ -207,6 +207,7 @@ def _shared_documents(shared_dir: Path) -> list[Path]:
 
 
 @pytest.mark.shared
+@pytest.mark.slow  # loads every shared PDF: 15-30 s
 def test_ingest_every_shared_document(shared_dir: Path) -> None:
     report = ingest_report(_shared_documents(shared_dir), boilerplate=BoilerplateOptions())
     docs = by_id(report)

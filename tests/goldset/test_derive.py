@@ -11,15 +11,8 @@ from typer.testing import CliRunner
 
 from harness.cli.goldset import register
 from harness.core.errors import RegistryError, ValidationError
-from harness.goldset.derive import (
-    OUTLINE_TEMPLATES,
-    PARALLEL_TEMPLATES,
-    QUESTION_MODES,
-    first_sentence,
-    from_outline,
-    parallel,
-    read_pages_tsv,
-)
+from harness.goldset.derive import OUTLINE_TEMPLATES, from_outline
+from harness.goldset.parallel import PARALLEL_TEMPLATES, QUESTION_MODES, first_sentence, parallel, read_pages_tsv
 from harness.goldset.parse import load_goldset
 from harness.goldset.records import PageRef
 

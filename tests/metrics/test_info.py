@@ -18,6 +18,7 @@ from harness.metrics.info import (
     scope_mask,
 )
 from harness.metrics.ranking import METRICS
+from tests.helpers.common import REPO
 
 
 def test_every_computed_metric_is_declared_once_and_every_declaration_is_computed():
@@ -68,3 +69,11 @@ def test_scope_mask_per_row_and_aggregates():
         scope_mask(frame.drop(columns="outcome"), "fence_pass")
     assert aggregate("first_rel_rank", np.array([1.0, 2.0, 9.0])) == 2.0
     assert aggregate("hit@5", np.array([1.0, 0.0, 0.0, 1.0])) == 0.5
+
+
+def test_docs_list_every_metric_and_every_other_tools_name():
+    text = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
+    for name, fam in FAMILIES.items():
+        assert f"`{name}{'@k' if fam.takes_cutoff else ''}`" in text, name
+    for a in OTHER_NAMES:
+        assert f"`{a.name}{'@k' if FAMILIES.get(a.family).takes_cutoff else ''}`" in text, a.name

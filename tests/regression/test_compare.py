@@ -83,8 +83,43 @@ def test_holm_is_applied_across_the_metrics_of_a_config(tmp_path: Path, base_run
     c = compare_runs(base_run, Run(write_run(tmp_path / "cand", lists)), n_resamples=2_000)
     ps = [m.p_value for m in c.metrics]
     assert [m.p_holm for m in c.metrics] == pytest.approx(holm(ps).tolist(), nan_ok=True)
+    assert c.family.size == sum(not math.isnan(p) for p in ps)
+    assert c.family.members == tuple(("c3", m.metric) for m in c.metrics
+                                     if not math.isnan(m.p_value))
     mrr = c.find("MRR@10", ConfigPair("c3", "c3"))
     assert mrr is not None and mrr.p_value < 0.05 and mrr.ci_high < 0.0
+
+
+def test_one_holm_family_spans_every_config_pair(tmp_path: Path) -> None:
+    # two config pairs compared in one call: one family of 2 x metrics tests, not one per pair
+    lists = base_lists()
+    for i in range(1, 9):
+        lists = move(lists, qid(i), f"rb#{i}", 9)
+    two = (("c3", "prod", "grid"), ("c2", "other", "grid"))
+    base = Run(write_run(tmp_path / "base", base_lists(), configs=two))
+    cand = Run(write_run(tmp_path / "cand", lists, configs=two))
+    c = compare_runs(base, cand, n_resamples=1_000)
+    assert {m.config.base for m in c.metrics} == {"c2", "c3"}
+    ps = [m.p_value for m in c.metrics]
+    assert [m.p_holm for m in c.metrics] == pytest.approx(holm(ps).tolist(), nan_ok=True)
+    assert c.family.size == sum(not math.isnan(p) for p in ps) > len(METRICS)
+    assert "c2 (" in c.family.describe() and "c3 (" in c.family.describe()
+    # the same metric of one pair, compared alone, is adjusted over a smaller family
+    alone = compare_runs(base, cand, configs=["c3"], metrics=["MRR@10"], n_resamples=1_000)
+    assert alone.family.size == 1 and alone.metrics[0].p_holm == alone.metrics[0].p_value
+
+
+def test_a_p_value_and_interval_that_disagree_are_noted(tmp_path: Path, base_run: Run) -> None:
+    # three questions lose hit@5, none gains: p ~ 0.25 while every bootstrap CI sits below 0
+    lists = base_lists()
+    for i in (4, 5, 6):
+        lists = move(lists, qid(i), f"rb#{i}", 8)
+    c = compare_runs(base_run, Run(write_run(tmp_path / "cand", lists)), metrics=["hit@5"],
+                     n_resamples=4_000)
+    (m,) = c.metrics
+    assert (m.losses, m.wins) == (3, 0)
+    assert m.p_value > 0.05 and m.ci_high < 0.0
+    assert "disagree" in m.note and "3 of 20 questions differ" in m.note
 
 
 def test_same_seed_same_numbers(tmp_path: Path, base_run: Run) -> None:

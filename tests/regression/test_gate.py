@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
+import pandas as pd
 import pytest
 import typer
 from junitparser import Failure, JUnitXml
@@ -20,6 +22,7 @@ from harness.regression.gate import (
     Check,
     GateResult,
     Status,
+    pin_notes,
     run_gate,
 )
 from harness.regression.gate_report import COMPARISON_FORMATS, GATE_FORMATS, render_error
@@ -278,6 +281,56 @@ def test_cli_compare_formats(runs: dict[str, Path]) -> None:
     paired = runner.invoke(_cli(), [*base, "-c", "prod", "--candidate-config", "c3", "-f", "json"])
     assert paired.exit_code == 0 and json.loads(paired.output)["pairs"] == [
         {"base": "c3", "candidate": "c3"}]
+
+
+def test_compare_with_the_policy_and_the_gate_share_one_holm_family(runs: dict[str, Path]) -> None:
+    """The gate adjusts over its policy's metrics; ``compare --policy`` compares exactly
+    those, so both print the same family and the same p_holm (the sample once showed
+    hit@5 p_holm 0.719 in compare and 0.240 in gate)."""
+    policy = POLICIES / "strict.toml"
+    g = gate("strict.toml", runs, "worse")
+    fam = g.comparison.family
+    assert fam.members == (("c3", "hit@5"), ("c3", "MRR@10"), ("c3", "first_rel_rank"))
+    r = CliRunner().invoke(_cli(), ["compare", str(runs["base"]), str(runs["worse"]),
+                                    "--policy", str(policy), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert [tuple(x) for x in data["family"]["members"]] == list(fam.members)
+    gate_p = {m.metric: m.p_holm for m in g.comparison.metrics}
+    assert {m["metric"]: m["p_holm"] for m in data["metrics"]} == gate_p
+    # a compare over every metric is a bigger family: larger p_holm, and it says so
+    every = compare_runs(Run(runs["base"]), Run(runs["worse"]), seed=0, n_resamples=2000)
+    assert every.family.size > fam.size
+    assert every.find("hit@5", g.pair).p_holm >= gate_p["hit@5"]
+    for fmt in ("table", "markdown"):
+        assert "p (Holm) family: holm over 3 test(s)" in GATE_FORMATS.get(fmt)(g)
+    assert "p (Holm) family" in CliRunner().invoke(
+        _cli(), ["compare", str(runs["base"]), str(runs["worse"]), "--policy", str(policy)]).output
+    bad = CliRunner().invoke(_cli(), ["compare", str(runs["base"]), str(runs["worse"]),
+                                      "--policy", str(policy), "--metric", "hit@1"])
+    assert bad.exit_code == EXIT_BAD_INPUT and "--policy sets the metrics" in bad.output
+
+
+class _Questions:
+    """A side holding only a questions table (what pin_notes reads)."""
+
+    manifest: ClassVar[dict] = {}
+    run_id = "q"
+
+    def has_table(self, name: str) -> bool:
+        return name == "questions"
+
+    def table(self, name: str) -> pd.DataFrame:
+        return pd.DataFrame({"question_id": ["e1", "s1"],
+                             "requirements": ['[["er#1"], ["rb#5"]]', '[["rb#3", "faq#1"]]']})
+
+
+def test_hit_pins_on_several_requirements_get_a_note() -> None:
+    policy = parse_policy({"metrics": {"hit@5": {"pinned": ["e1", "s1"]},
+                                       "recall@5": {"pinned": ["e1"]},
+                                       "fence_pass": {"floor": 0.9}}})
+    (note,) = pin_notes(policy, _Questions())
+    assert note.startswith("pinned e1 on hit@5 has 2 requirements") and "recall@5" in note
 
 
 def test_comparison_with_the_same_seed_renders_identically(runs: dict[str, Path]) -> None:

@@ -9,15 +9,23 @@ re-save the baseline: `harness run --run-id new && harness baseline save new sam
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.pipeline.retrieval import RunOptions, run
+from harness.goldset.parse import load_goldset
+from harness.metrics.ranking import score_ranking
+from harness.pipeline.retrieval import SAMPLE_GOLDSET, RunOptions, run
+from harness.store.rundir import Run, RunWriter
 from tests.helpers.common import REPO
 
 BASELINE = REPO / "runs" / "baselines" / "sample"
 POLICY = REPO / "docs" / "ci" / "gate-policy.toml"
+CONFIG = "rrf_k60_bm25+dense+boost"
 
 pytestmark = pytest.mark.slow
 
@@ -52,3 +60,68 @@ def test_missing_policy_exits_2(fresh_run, tmp_path):
                                    "--policy", str(tmp_path / "nope.toml")])
     assert res.exit_code == 2
     assert "nope.toml" in res.output
+
+
+def drop_page(src: Path, dst: Path, question: str, page: str, below: int = 8) -> Run:
+    """A copy of run ``src`` in which ``page``'s chunks of ``question`` (config CONFIG)
+    are moved below the first ``below`` other chunks, its fused ranks, page ranks and
+    metrics recomputed, and the tables re-hashed: a candidate that lost that page."""
+    shutil.copytree(src, dst)
+    r = Run(dst)
+    fused, metrics = r.table("fused"), r.table("metrics")
+    sel = (fused["config_id"] == CONFIG) & (fused["question_id"] == question)
+    rows = fused[sel].sort_values("fused_rank")
+    key = rows["doc_id"] + "#" + rows["page"].astype(str)
+    moved, kept = rows[key == page], rows[key != page]
+    assert len(moved), f"{page} is not in {question}'s fused list"
+    rows = pd.concat([kept.iloc[:below], moved, kept.iloc[below:]])
+    rows = rows.assign(fused_rank=range(1, len(rows) + 1))
+    pages = list(dict.fromkeys(rows["doc_id"] + "#" + rows["page"].astype(str)))
+    rank_of = {p: i for i, p in enumerate(pages, start=1)}
+    rows = rows.assign(page_rank=[rank_of[f"{d}#{p}"] for d, p in zip(rows["doc_id"], rows["page"],
+                                                                     strict=True)])
+    fused = pd.concat([fused[~sel], rows], ignore_index=True)
+    q = {x.question_id: x for x in load_goldset(SAMPLE_GOLDSET).questions}[question]
+    msel = (metrics["config_id"] == CONFIG) & (metrics["question_id"] == question)
+    ranking = [m for m in metrics.loc[msel, "metric"] if not m.startswith("top_score")]
+    values = score_ranking(pages, q, ranking)
+    metrics.loc[msel, "value"] = [values.get(m, v) for m, v in
+                                  zip(metrics.loc[msel, "metric"], metrics.loc[msel, "value"],
+                                      strict=True)]
+    w = RunWriter(dst)
+    w.write_table("fused", fused, {"rank_*": sorted(c[5:] for c in fused.columns
+                                                     if c.startswith("rank_"))})
+    w.write_table("metrics", metrics)
+    return Run(dst)
+
+
+# the policy as it was before 2026-11-30: errata questions pinned on hit@5
+HIT_PINNED = """
+[gate]
+config = "rrf_k60_bm25+dense+boost"
+[metrics."hit@5"]
+pinned = ["bw-13", "bw-14", "bw-42", "bw-51"]
+"""
+
+
+def test_the_errata_trap_dropping_the_errata_page_fails_the_gate(fresh_run, tmp_path):
+    """bw-13 needs the errata page AND the rulebook page it corrects. With the errata
+    page pushed out of the top 5, hit@5 stays 1 (the superseded rulebook page alone
+    satisfies it) while recall@5 falls 1 -> 0.5: a policy pinning bw-13 on hit@5
+    passes; the example policy, pinning errata questions on recall@5, fails naming it."""
+    cand = drop_page(fresh_run, tmp_path / "runs" / "no-errata", "bw-13", "bw-errata#1")
+    m = cand.table("metrics")
+    m = m[(m["config_id"] == CONFIG) & (m["question_id"] == "bw-13")].set_index("metric")["value"]
+    assert (m["hit@5"], m["recall@5"]) == (1.0, 0.5)
+    old = tmp_path / "hit-pinned.toml"
+    old.write_text(HIT_PINNED, encoding="utf-8")
+    trap = CliRunner().invoke(app, ["gate", "--baseline", str(BASELINE), "--policy", str(old),
+                                    "--run", str(cand.path)])
+    assert trap.exit_code == 0, trap.output  # the trap: hit@5 cannot see the lost errata
+    # ... though the gate now warns about such pins
+    assert "pinned bw-13 on hit@5 has 2 requirements" in trap.output
+    assert "pinned bw-42 on hit@5 has 2 requirements" in trap.output
+    res = gate("--run", str(cand.path))
+    assert res.exit_code == 1, res.output
+    assert "pinned bw-13 lost recall@5 (1 -> 0.5)" in res.output
+    assert "requirements: its hit" not in res.output  # the example policy pins no such hit

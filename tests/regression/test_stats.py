@@ -1,7 +1,9 @@
-"""harness.regression.stats: sign-flip permutation test, bootstrap CI, Holm, wins/ties/losses."""
+"""harness.regression.stats: sign-flip permutation test and BCa bootstrap CI (scipy underneath,
+checked against formulas computed here), Holm, agreement, wins/ties/losses."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -9,7 +11,7 @@ import pytest
 import scipy.stats
 
 from harness.core.errors import HarnessError
-from harness.regression.stats import bootstrap_ci, holm, permutation_test, wins_ties_losses
+from harness.regression.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
 
 
 def _paired_data(seed: int = 7, n: int = 30) -> tuple[np.ndarray, np.ndarray]:
@@ -24,17 +26,49 @@ def _mc_tolerance(p: float, n1: int, n2: int) -> float:
     return 4.0 * math.sqrt(max(p * (1.0 - p), 1e-4) * (1.0 / n1 + 1.0 / n2))
 
 
+def _exact_sign_flip_p(d: list[float]) -> float:
+    """Share of the 2**n sign patterns whose |mean| reaches the observed |mean|."""
+    obs = abs(sum(d) / len(d))
+    means = [abs(sum(s * x for s, x in zip(signs, d, strict=True)) / len(d))
+             for signs in itertools.product((1, -1), repeat=len(d))]
+    return sum(m >= obs * (1 - 1e-12) for m in means) / len(means)
+
+
 def test_permutation_all_zero_differences_give_p_one() -> None:
     r = permutation_test(np.zeros(12), n_resamples=999, seed=0)
-    assert r.statistic == 0.0
-    assert r.count == 999
-    assert r.p_value == (999 + 1) / (999 + 1)
+    assert r.statistic == 0.0 and r.p_value == 1.0
+    assert r.count == r.n_resamples == 999 and not r.exact
 
 
-def test_permutation_p_value_formula() -> None:
-    r = permutation_test([0.5, -0.1, 0.3, 0.2], n_resamples=500, seed=3)
-    assert r.p_value == (r.count + 1) / (500 + 1)
-    assert r.statistic == pytest.approx((0.5 - 0.1 + 0.3 + 0.2) / 4)
+@pytest.mark.parametrize("d", [[0.5, -0.1, 0.3, 0.2], [1.0, 1.0, 1.0], [-1.0, 0.0, 0.0, -1.0, 0.5],
+                               [0.25, -0.5, 0.75, 1.0, -0.25, 0.5, 0.5, 1.0]])
+def test_permutation_is_exact_when_every_sign_pattern_fits(d: list[float]) -> None:
+    # 2**n <= n_resamples: scipy enumerates every pattern; p equals the formula exactly
+    r = permutation_test(d, n_resamples=500, seed=3)
+    assert r.exact and r.n_resamples == 2 ** len(d)
+    assert r.p_value == pytest.approx(_exact_sign_flip_p(d), abs=1e-12)
+    assert r.p_value == pytest.approx(r.count / 2 ** len(d), abs=1e-12)
+    assert r.statistic == pytest.approx(sum(d) / len(d))
+
+
+def test_three_losses_no_win_is_p_one_quarter() -> None:
+    # the sample's hit@5 case: 3 of 51 questions lose their hit, none gains one
+    d = [0.0] * 48 + [-1.0] * 3
+    r = permutation_test(d, n_resamples=10_000, seed=0)
+    assert not r.exact
+    assert abs(r.p_value - 0.25) < 4 * math.sqrt(0.25 * 0.75 / 10_000)
+
+
+def test_permutation_is_scipy_with_the_seeded_generator() -> None:
+    base, cand = _paired_data()
+    ours = permutation_test(cand - base, n_resamples=4_000, seed=11)
+    ref = scipy.stats.permutation_test(
+        (cand - base,), lambda x, axis: np.mean(x, axis=axis), vectorized=True,
+        permutation_type="samples", n_resamples=4_000, alternative="two-sided",
+        rng=np.random.default_rng(11))
+    assert ours.p_value == ref.pvalue
+    # for the symmetric sign-flip null, scipy's 2 * min(tail) is the |mean| count within MC error
+    assert abs(ours.p_value - (ours.count + 1) / 4_001) < _mc_tolerance(ours.p_value, 4_000, 4_000)
 
 
 def test_permutation_constant_differences_match_exact_probability() -> None:
@@ -60,7 +94,9 @@ def test_permutation_agrees_with_scipy_oracle() -> None:
 
 def test_permutation_is_deterministic_per_seed() -> None:
     base, cand = _paired_data(seed=5)
+    np.random.seed(1)  # the global generator plays no part
     a = permutation_test(cand - base, n_resamples=5_000, seed=42)
+    np.random.seed(2)
     b = permutation_test(cand - base, n_resamples=5_000, seed=42)
     assert a == b
     assert permutation_test(cand - base, n_resamples=5_000, seed=43).count != a.count
@@ -89,24 +125,63 @@ def test_bootstrap_constant_differences_give_zero_width_interval() -> None:
     assert bootstrap_ci([-1.5], n_resamples=300, seed=0) == (-1.5, -1.5)
 
 
-def test_bootstrap_agrees_with_scipy_oracle() -> None:
+def _bca_by_formula(d: np.ndarray, boot: np.ndarray, confidence: float) -> tuple[float, float]:
+    """Efron & Tibshirani (1993) eq. 14.9-14.15 from a bootstrap distribution of the mean."""
+    norm = scipy.stats.norm
+    theta = d.mean()
+    z0 = norm.ppf(np.mean(boot < theta))
+    jack = np.array([np.delete(d, i).mean() for i in range(d.size)])
+    dev = jack.mean() - jack
+    a = np.sum(dev ** 3) / (6.0 * np.sum(dev ** 2) ** 1.5)
+    out = []
+    for q in ((1 - confidence) / 2, (1 + confidence) / 2):
+        z = norm.ppf(q)
+        out.append(float(np.percentile(boot, 100 * norm.cdf(z0 + (z0 + z) / (1 - a * (z0 + z))))))
+    return out[0], out[1]
+
+
+def test_bootstrap_is_bca_by_the_formula() -> None:
     base, cand = _paired_data(seed=9, n=40)
     d = cand - base
-    n_res = 20_000
-    lo, hi = bootstrap_ci(d, confidence=0.9, n_resamples=n_res, seed=4)
-    ref = scipy.stats.bootstrap((d,), np.mean, confidence_level=0.9, n_resamples=n_res,
+    lo, hi = bootstrap_ci(d, confidence=0.9, n_resamples=5_000, seed=4)
+    boot = scipy.stats.bootstrap((d,), np.mean, confidence_level=0.9, n_resamples=5_000,
+                                 method="BCa", rng=np.random.default_rng(4)).bootstrap_distribution
+    ref_lo, ref_hi = _bca_by_formula(d, boot, 0.9)
+    assert lo == pytest.approx(ref_lo, rel=1e-9) and hi == pytest.approx(ref_hi, rel=1e-9)
+    assert lo < float(d.mean()) < hi
+
+
+def test_bootstrap_agrees_with_a_percentile_oracle_on_symmetric_data() -> None:
+    # for a near-symmetric distribution BCa and the percentile interval nearly coincide
+    d = np.random.default_rng(21).normal(0.1, 0.3, 200)
+    lo, hi = bootstrap_ci(d, confidence=0.9, n_resamples=20_000, seed=4)
+    ref = scipy.stats.bootstrap((d,), np.mean, confidence_level=0.9, n_resamples=20_000,
                                 method="percentile", rng=np.random.default_rng(5))
-    # Monte-Carlo error of a 5% quantile of the mean: a few percent of the spread of d / sqrt(n)
     tol = 0.1 * float(np.std(d)) / math.sqrt(len(d))
     assert lo == pytest.approx(ref.confidence_interval.low, abs=tol)
     assert hi == pytest.approx(ref.confidence_interval.high, abs=tol)
-    assert lo < float(d.mean()) < hi
+
+
+def test_bootstrap_with_one_differing_question_is_finite_and_quiet() -> None:
+    # BCa's bias correction is undefined for such a lumpy distribution in some resamples;
+    # the interval must still be finite and no warning may escape
+    lo, hi = bootstrap_ci([0.0] * 50 + [-1.0], n_resamples=2_000, seed=0)
+    assert math.isfinite(lo) and math.isfinite(hi) and lo <= hi <= 0.0
 
 
 def test_bootstrap_is_deterministic_per_seed() -> None:
     base, cand = _paired_data(seed=3)
-    assert bootstrap_ci(cand - base, seed=8, n_resamples=2_000) == \
-        bootstrap_ci(cand - base, seed=8, n_resamples=2_000)
+    np.random.seed(1)
+    a = bootstrap_ci(cand - base, seed=8, n_resamples=2_000)
+    np.random.seed(2)
+    assert a == bootstrap_ci(cand - base, seed=8, n_resamples=2_000)
+    assert a != bootstrap_ci(cand - base, seed=9, n_resamples=2_000)
+
+
+def test_agree_compares_the_test_with_the_interval() -> None:
+    assert agree(0.01, (-0.3, -0.1), 0.95) and agree(0.3, (-0.3, 0.1), 0.95)
+    assert not agree(0.25, (-0.15, -0.02), 0.95)  # three losses: p 0.25, CI below 0
+    assert not agree(0.01, (-0.3, 0.0), 0.95)
 
 
 @pytest.mark.parametrize("confidence", [0.0, 1.0, 1.5, -0.1])

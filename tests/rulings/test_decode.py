@@ -10,8 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli.rulings import register
-from harness.rulings.decode import decode_score, fused_value, parse_score, rounds_to
+from harness.rulings.decode import decode_score
 from harness.rulings.joint import ScoredRow, decode_ranking
+from harness.rulings.rounding import fused_value, parse_score, rounds_to
 from tests.helpers.common import typer_app
 
 

@@ -49,7 +49,7 @@ def make_answerer(name: str, **params: Any) -> Answerer:
     """
     load_builtin_answerers()
     cls = ANSWERERS.get(name)
-    sig = inspect.signature(cls.__init__)
+    sig = inspect.signature(type(cls).__init__ if not isinstance(cls, type) else cls)
     accepted = [p for p in sig.parameters if p != "self"]
     unknown = sorted(set(params) - set(accepted))
     missing = [p.name for p in sig.parameters.values()

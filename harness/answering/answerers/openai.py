@@ -80,7 +80,8 @@ class OpenAIAnswerer(HttpAnswerer):
             content = ""  # reasoning-only replies carry no content: reported as empty
         if not isinstance(content, str):
             raise MalformedReply("choices[0].message.content is not a string")
-        usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+        raw_usage = body.get("usage")
+        usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
         return Reply(content, count(usage.get("prompt_tokens")),
                      count(usage.get("completion_tokens")))
 

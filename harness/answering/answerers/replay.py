@@ -45,9 +45,9 @@ import pyarrow.parquet as pq
 
 from harness.answering.answerers.base import ANSWERERS, OUTCOMES, AnswerRequest, AnswerResponse
 from harness.answering.prompt import parse_outcome
+from harness.core.digest import file_sha256
 from harness.core.errors import ConfigError, Problem, ValidationError
 from harness.core.jsonl import read_records
-from harness.store.rundir import file_sha256
 
 REQUIRED = ("question_id", "text")
 OPTIONAL = ("config_id", "outcome", "model_id", "latency_ms", "tokens_in", "tokens_out", "error")
@@ -145,7 +145,7 @@ def load_recording(path: Path, config_id: str | None = None,
             text=text, outcome=outcome,
             model_id=str(row["model_id"]) if not _missing(row.get("model_id")) else
             f"replay:{path.name}",
-            latency_ms=None if _missing(latency) else float(latency),
+            latency_ms=float(latency) if isinstance(latency, int | float) else None,
             tokens_in=_int_or_none(row.get("tokens_in"), "tokens_in", at, problems),
             tokens_out=_int_or_none(row.get("tokens_out"), "tokens_out", at, problems),
             error=(error or "recorded as an error, without a message") if outcome == "error"

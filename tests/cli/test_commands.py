@@ -1,0 +1,287 @@
+"""Every registered command, each in a fresh process (the ``harness`` console script).
+
+The commands are enumerated from the typer app, never listed by hand: a command
+without a case in :data:`CASES` fails :func:`test_every_command_has_a_case`. For
+each command: ``harness <cmd> --help`` runs in a subprocess and shows an example;
+the example parses against the command's options; and the command runs for real
+in a fresh subprocess on a small fixture run (built once per session from
+``tests/fixtures/configs/lexical.toml``). A fresh process is the point: a command
+that works only because another command's imports registered something (e.g.
+``rulings score`` and the ruling tables) fails here.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer.main
+
+from harness.cli import app
+from tests.helpers.common import FIXTURES, LEXICAL, REPO
+from tests.helpers.documents import make_pdf
+
+CID = "rrf_k60_bm25+boost"
+SAMPLE = REPO / "goldsets" / "sample.yaml"
+RULINGS = FIXTURES / "rulings"
+
+
+def _walk(cmd: Any, path: tuple[str, ...]) -> list[tuple[str, ...]]:
+    # typer vendors its own click: groups are recognised by their sub-commands
+    if getattr(cmd, "commands", None):
+        return [p for name, sub in sorted(cmd.commands.items()) for p in _walk(sub, (*path, name))]
+    return [path]
+
+
+ROOT = typer.main.get_command(app)
+COMMANDS = _walk(ROOT, ())
+
+
+def _command(path: tuple[str, ...]) -> Any:
+    cmd: Any = ROOT
+    for name in path:
+        cmd = cmd.commands[name]
+    return cmd
+
+
+def _example(path: tuple[str, ...]) -> list[str]:
+    """The argument list of the ``Example:`` in the command's docstring (lines joined
+    up to the next blank line), without the leading ``harness <command>``."""
+    text = _command(path).help or ""
+    assert "Example:" in text, f"harness {' '.join(path)}: docstring has no 'Example:'"
+    tail = text.split("Example:", 1)[1].strip().split("\n\n")[0]
+    words = shlex.split(" ".join(line.strip() for line in tail.splitlines()))
+    assert words[:1 + len(path)] == ["harness", *path], f"example does not start with harness {path}"
+    return words[1 + len(path):]
+
+
+def _harness() -> list[str]:
+    script = Path(sys.executable).with_name("harness")
+    return [str(script)] if script.exists() else [sys.executable, "-c",
+                                                  "from harness.cli import main; main()"]
+
+
+def harness(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``harness ARGS`` in a fresh process (offline, wide output, no colour)."""
+    env = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1", "HF_HUB_OFFLINE": "1",
+           "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    return subprocess.run([*_harness(), *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd or REPO, env=env, timeout=600)
+
+
+def _ok(res: subprocess.CompletedProcess[str], code: int = 0) -> str:
+    assert res.returncode == code, f"exit {res.returncode}\n{res.stdout}\n{res.stderr}"
+    assert "Traceback" not in res.stderr, res.stderr
+    return res.stdout + res.stderr
+
+
+# ---------------------------------------------------------------------------
+# help and examples (one subprocess per command)
+# ---------------------------------------------------------------------------
+
+def test_the_walk_finds_the_commands() -> None:
+    assert {("run",), ("export",), ("rulings", "score"), ("baseline", "save")} <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=" ".join)
+def test_every_example_parses(path: tuple[str, ...]) -> None:
+    # click parses the example's options and arguments: an unknown option, a missing
+    # required one or a value of the wrong type raises a UsageError
+    args = _example(path)
+    with _command(path).make_context(" ".join(path), list(args)) as ctx:
+        assert ctx.params is not None
+
+
+def test_a_bad_example_would_not_parse() -> None:
+    with pytest.raises(Exception, match="No such option"):
+        _command(("export",)).make_context("export", ["latest", "--no-such-option"])
+    with pytest.raises(Exception, match="Missing"):
+        _command(("gate",)).make_context("gate", ["--run", "latest"])
+
+
+@pytest.mark.slow  # one interpreter start per command (~1-4 s each on a loaded machine)
+@pytest.mark.parametrize("path", COMMANDS, ids=" ".join)
+def test_help_in_a_fresh_process_shows_the_example(path: tuple[str, ...]) -> None:
+    out = _ok(harness(*path, "--help"))
+    assert "Example" in out, out
+    words = " ".join(_example(path)).split()[:1]  # the example's first word, as shown
+    assert all(w in out for w in words), (words, out)
+
+
+# ---------------------------------------------------------------------------
+# each command for real, in a fresh process, on a fixture run
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Fixture:
+    runs: Path      # the --runs-dir holding the fixture run
+    run: Path       # the fixture run directory (lexical arms, the embedded sample)
+    build: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="session")
+def fixture_run(tmp_path_factory: pytest.TempPathFactory) -> Fixture:
+    runs = tmp_path_factory.mktemp("cmd-runs")
+    res = harness("run", "--config", LEXICAL, "--out", runs, "--run-id", "fx")
+    _ok(res)
+    return Fixture(runs, runs / "fx", res)
+
+
+Case = Callable[[Fixture, Path], None]
+
+
+def _run(fx: Fixture, tmp: Path) -> None:
+    out = fx.build.stdout
+    assert CID in out and "recall@5" in out
+    assert (fx.run / "manifest.json").exists() and (fx.run / "metrics.parquet").exists()
+
+
+def _list(fx: Fixture, tmp: Path) -> None:
+    out = _ok(harness("list"))
+    assert "bm25" in out and "recall@k" in out
+
+
+def _validate(fx: Fixture, tmp: Path) -> None:
+    assert "OK" in _ok(harness("validate", SAMPLE))
+
+
+def _ingest(fx: Fixture, tmp: Path) -> None:
+    out = _ok(harness("ingest", FIXTURES / "corpus" / "lanterns.txt", "--json"))
+    assert "chunks" in out
+
+
+def _from_qrels(fx: Fixture, tmp: Path) -> None:
+    (tmp / "qrels.txt").write_text("q1 0 bw-rules#3 1\nq2::1 0 bw-rules#4 1\n"
+                                   "q2::1 0 bw-faq#1 1\n", encoding="utf-8")
+    (tmp / "qs.tsv").write_text("q1\tHow many coins?\nq2\tCan I act twice?\n", encoding="utf-8")
+    out = _ok(harness("goldset", "from-qrels", tmp / "qrels.txt", tmp / "qs.tsv",
+                      "--documents", SAMPLE, "-o", tmp / "g.yaml"))
+    assert "2 questions" in out and (tmp / "g.yaml").exists()
+
+
+def _from_outline(fx: Fixture, tmp: Path) -> None:
+    pdf = make_pdf(tmp / "toy.pdf", [["Setup rules here"], ["Turn order rules"]],
+                   outline=[(0, "Setup of the game", 0), (0, "Turn order", 1)])
+    out = _ok(harness("goldset", "from-outline", pdf, "-o", tmp / "o.yaml", "--doc-id", "toy"))
+    assert "derived questions" in out and (tmp / "o.yaml").exists()
+
+
+def _parallel(fx: Fixture, tmp: Path) -> None:
+    pages = {"en": [("Harbour", "Harbour\n\nEach boat docks in the harbour."),
+                    ("Lanterns", "Lanterns\n\nLight a lantern for two oil.")],
+             "de": [("Hafen", "Hafen\n\nJedes Boot legt im Hafen an."),
+                    ("Laternen", "Laternen\n\nEine Laterne kostet zwei Öl.")]}
+    args: list[str | Path] = []
+    for lang, rows in pages.items():
+        doc = tmp / f"toy-{lang}.txt"
+        doc.write_text("\f".join(body for _, body in rows) + "\f", encoding="utf-8")
+        tsv = ["page\tfile\ttitle"] + [f"{i}\t{f}.xml\t{t}" for i, (t, _), f
+                                       in zip((1, 2), rows, ("harbour", "lantern"), strict=True)]
+        doc.with_name(f"toy-{lang}.pages.tsv").write_text("\n".join(tsv) + "\n", encoding="utf-8")
+        args += ["--doc", f"{lang}={doc}"]
+    out = _ok(harness("goldset", "parallel", *args, "--ask", "de", "-o", tmp / "p.yaml"))
+    assert "derived questions" in out and (tmp / "p.yaml").exists()
+
+
+def _answer_and_answerers(fx: Fixture, tmp: Path) -> None:
+    shutil.copytree(fx.run, tmp / "runs" / "ans")
+    out = _ok(harness("answer", "ans", "-a", "extractive", "-c", CID, "--runs-dir", tmp / "runs"))
+    assert "extractive" in out
+    out = _ok(harness("answerers", "ans", "--config", CID, "--runs-dir", tmp / "runs"))
+    assert "extractive" in out
+
+
+def _compare(fx: Fixture, tmp: Path) -> None:
+    out = _ok(harness("compare", "fx", "fx", "--config", CID, "--n-resamples", "200",
+                      "--runs-dir", fx.runs))
+    assert "recall@5" in out and "p (Holm)" in out
+
+
+def _gate(fx: Fixture, tmp: Path) -> None:
+    policy = tmp / "policy.toml"
+    policy.write_text(f'[gate]\nconfig = "{CID}"\nn_resamples = 200\n'
+                      '[metrics."recall@5"]\nmax_drop = 0\n', encoding="utf-8")
+    out = _ok(harness("gate", "--baseline", "fx", "--run", "fx", "--policy", policy,
+                      "--runs-dir", fx.runs, "--junit", tmp / "g.xml"))
+    assert "PASS" in out and (tmp / "g.xml").exists()
+
+
+def _baseline_save(fx: Fixture, tmp: Path) -> None:
+    out = _ok(harness("baseline", "save", "fx", "b", "--dir", tmp / "baselines",
+                      "--runs-dir", fx.runs))
+    assert "saved" in out and (tmp / "baselines" / "b" / "metrics.parquet").exists()
+
+
+def _bands(fx: Fixture, tmp: Path) -> None:
+    assert CID in _ok(harness("bands", "fx", "--runs-dir", fx.runs))
+
+
+def _report(fx: Fixture, tmp: Path) -> None:
+    _ok(harness("report", "fx", "-o", tmp / "r.html", "--runs-dir", fx.runs))
+    assert (tmp / "r.html").read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype")
+
+
+def _query(fx: Fixture, tmp: Path) -> None:
+    out = _ok(harness("query", "select count(distinct question_id) as n from metrics",
+                      "--format", "csv", "--runs-dir", fx.runs))
+    assert out.splitlines()[:2] == ["n", "57"]
+
+
+def _rulings(fx: Fixture, tmp: Path) -> None:
+    _ok(harness("rulings", "import", *sorted(RULINGS.glob("ruling-*.txt")), "--out", tmp,
+                "--run-id", "rl"))
+
+
+def _rulings_score(fx: Fixture, tmp: Path) -> None:
+    # the import and the score are separate processes: score must register the
+    # ruling tables itself (#11.3: it used to exit 2, "unknown table 'ruling_matches'")
+    _rulings(fx, tmp)
+    out = _ok(harness("rulings", "score", "rl", "--runs-dir", tmp, "--goldset",
+                      RULINGS / "goldset.yaml", "--mapping", RULINGS / "mapping.yaml"))
+    assert "production against gold" in out
+
+
+def _rulings_decode(fx: Fixture, tmp: Path) -> None:
+    assert "candidate" in _ok(harness("rulings", "decode", "0.048916", "--k", "60", "--arms", "3"))
+
+
+def _export(fx: Fixture, tmp: Path) -> None:
+    out = _ok(harness("export", "fx", "-o", tmp / "trec", "--runs-dir", fx.runs))
+    files = [p for p in (tmp / "trec").rglob("*") if p.is_file()]
+    assert f"wrote {len(files)} files" in out
+
+
+CASES: dict[tuple[str, ...], Case] = {
+    ("run",): _run, ("list",): _list, ("validate",): _validate, ("ingest",): _ingest,
+    ("goldset", "from-qrels"): _from_qrels, ("goldset", "from-outline"): _from_outline,
+    ("goldset", "parallel"): _parallel, ("answer",): _answer_and_answerers,
+    ("answerers",): _answer_and_answerers, ("compare",): _compare, ("gate",): _gate,
+    ("baseline", "save"): _baseline_save, ("bands",): _bands, ("report",): _report,
+    ("query",): _query, ("rulings", "import"): _rulings, ("rulings", "score"): _rulings_score,
+    ("rulings", "decode"): _rulings_decode, ("export",): _export,
+}
+
+
+def test_every_command_has_a_case() -> None:
+    missing = sorted(set(COMMANDS) - set(CASES))
+    assert not missing, f"commands without a fresh-process case: {missing}"
+    stale = sorted(set(CASES) - set(COMMANDS))
+    assert not stale, f"cases for commands that are not registered: {stale}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", COMMANDS, ids=" ".join)
+def test_command_runs_in_a_fresh_process(path: tuple[str, ...], fixture_run: Fixture,
+                                         tmp_path: Path) -> None:
+    case = CASES.get(path)
+    if case is None:
+        pytest.fail(f"harness {' '.join(path)} has no case in CASES")
+    case(fixture_run, tmp_path)
