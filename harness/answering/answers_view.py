@@ -28,6 +28,7 @@ import pandas as pd
 from harness.answering.facts import facts_stated
 from harness.answering.frames import questions_from_frame
 from harness.core.errors import HarnessError
+from harness.core.tablerows import rows
 from harness.store.rundir import Run
 
 
@@ -83,9 +84,9 @@ def answers_view(run: Run, config_id: str | None = None, *, disagreement_only: b
                 "read": [] if read is None else [
                     {"n": int(r.read_at), "doc_id": r.doc_id, "page": int(r.page),
                      "heading": r.heading, "relevant": bool(r.relevant)}
-                    for r in read.sort_values("read_at").itertuples(index=False)],
+                    for r in rows(read.sort_values("read_at"))],
                 "answers": []}
-            by_label = {r.answerer: r for r in group.itertuples(index=False)}
+            by_label = {r.answerer: r for r in rows(group)}
             for label in order:
                 a = by_label.get(label)
                 if a is None:
@@ -100,7 +101,7 @@ def answers_view(run: Run, config_id: str | None = None, *, disagreement_only: b
                         {"marker": x.marker, "n": int(x.n), "doc_id": _none(x.doc_id),
                          "page": None if _none(x.page) is None else int(x.page),
                          "dangling": bool(x.dangling), "right": bool(x.relevant)}
-                        for x in c.itertuples(index=False)],
+                        for x in rows(c)],
                     "facts_stated": list(facts_stated(a.text, q.facts, q.language))
                     if a.outcome != "error" else [False] * len(q.facts),
                     "judge": None if v is None else [

@@ -39,7 +39,7 @@ def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None
     :class:`Question` records (table order kept)."""
     by_q: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     if facts is not None:
-        for f in facts.itertuples(index=False):
+        for f in rows(facts):
             by_q.setdefault(str(f.question_id), []).append((int(f.fact), tuple(f.phrasings)))
     out = {}
     for r in rows(df):

@@ -33,6 +33,7 @@ import pandas as pd
 
 from harness.answering.prompt import TEMPLATE_DIR
 from harness.core.errors import ConfigError
+from harness.core.tablerows import rows as table_rows
 from harness.goldset.records import Question
 
 JUDGE_PROMPT_VERSION = "judge-v1"
@@ -108,7 +109,7 @@ def judge_answers(judge: Any, label: str, answers: pd.DataFrame,
     chat = chat_function(judge)
     model = str(judge.describe().get("model_id", ""))
     phash = judge_prompt_hash()
-    todo = [r for r in answers.itertuples(index=False)
+    todo = [r for r in table_rows(answers)
             if r.outcome != "error" and questions[r.question_id].facts]
     total = sum(len(questions[r.question_id].facts) for r in todo)
     rows = []

@@ -80,7 +80,8 @@ class Suite:
 
 class _Problems:
     def __init__(self, where: str) -> None:
-        self.where, self.items = where, []  # type: list[Problem]
+        self.where = where
+        self.items: list[Problem] = []
 
     def add(self, key: str, message: str) -> None:
         self.items.append(Problem(f"{self.where}: {key}" if key else self.where, message))

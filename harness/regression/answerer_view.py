@@ -45,7 +45,7 @@ class AnswererView:
         return bool(self._side.has_table(name))
 
     def table(self, name: str) -> pd.DataFrame:
-        df = self._side.table(name)
+        df: pd.DataFrame = self._side.table(name)
         if name not in _TABLES or "answerer" not in df.columns:
             return df
         df = df[df["answerer"] == self.label].assign(answerer=GATED)
@@ -54,7 +54,8 @@ class AnswererView:
             gone = pd.Series([k in self._drop for k in keys], index=df.index) & (
                 df["metric"] != "error")
             df = df[~gone]
-        return df.reset_index(drop=True)
+        out: pd.DataFrame = df.reset_index(drop=True)
+        return out
 
 
 def _errors(side: Any, label: str) -> set[tuple[str, str]]:
