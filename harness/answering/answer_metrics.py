@@ -29,6 +29,11 @@ metric                        definition (default where undefined)              
 ``letter_density``            the fence's letters / non-space chars (0.0 if empty)   responded
 ``latency_ms``                wall time of the call                                  all
 ``error``                     1 if the outcome is error                              all
+``fact_recall``               reference facts stated / facts                         responded
+                              (NaN for a question without facts: left out of means;
+                              :mod:`harness.answering.facts`)
+``judge_fact_recall``         facts the judge says are stated / facts (NaN when not  responded
+                              judged or a verdict is missing; ``answering.judge``)
 ============================  =====================================================  ==========
 
 References: context recall and citation precision/recall follow Gao et al.,
@@ -38,6 +43,7 @@ References: context recall and citation precision/recall follow Gao et al.,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -49,6 +55,7 @@ from harness.answering.citations import (
     parse_markers,
     resolve,
 )
+from harness.answering.facts import fact_recall
 from harness.answering.fence import DEFAULT_PARAMS, FenceParams, FenceResult, check
 from harness.answering.read import ReadRow, context_recall
 from harness.core.errors import RegistryError
@@ -69,6 +76,8 @@ class AnswerContext:
     citations: tuple[Citation, ...]
     stats: CitationStats
     fence: FenceResult
+    judged: tuple[bool | None, ...] | None = None
+    """The judge's verdict per reference fact (None: not judged; an item None: no verdict)."""
 
 
 @dataclass(frozen=True)
@@ -118,16 +127,26 @@ _metric("fence_pass", lambda c: _flag(c.fence.passed))
 _metric("letter_density", lambda c: c.fence.letter_density)
 _metric("latency_ms", lambda c: float(c.latency_ms))
 _metric("error", lambda c: _flag(c.outcome == "error"))
+_metric("fact_recall", lambda c: fact_recall(c.text, c.question.facts, c.question.language))
+_metric("judge_fact_recall", lambda c: _judged_recall(c.judged))
 
 
 def answer_context(question: Question, reads: Sequence[ReadRow], outcome: str, text: str,
-                   latency_ms: float, fence_params: FenceParams = DEFAULT_PARAMS) -> AnswerContext:
+                   latency_ms: float, fence_params: FenceParams = DEFAULT_PARAMS,
+                   judged: tuple[bool | None, ...] | None = None) -> AnswerContext:
     """Parse the markers of ``text``, map them to ``reads`` and apply the fence."""
     passages = [CitedPassage(r.read_at, r.chunk_id, r.doc_id, r.page) for r in reads]
     cits = resolve(parse_markers(text), passages, question.relevant_pages)
     reqs = [[str(ref) for ref in req] for req in question.requirements]
     return AnswerContext(question, tuple(reads), outcome, text, latency_ms, cits,
-                         citation_stats(cits, reqs), check(text, fence_params))
+                         citation_stats(cits, reqs), check(text, fence_params), judged)
+
+
+def _judged_recall(judged: tuple[bool | None, ...] | None) -> float:
+    """Facts the judge said are stated / facts; NaN unjudged or with a missing verdict."""
+    if not judged or any(v is None for v in judged):
+        return math.nan
+    return sum(1 for v in judged if v) / len(judged)
 
 
 def score_answer(ctx: AnswerContext) -> dict[str, float]:

@@ -9,6 +9,7 @@ answer, citations by marker position then number, metrics in registry order.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,14 +33,22 @@ def _ref(s: str) -> PageRef:
     return PageRef(doc, page)
 
 
-def questions_from_frame(df: pd.DataFrame) -> dict[str, Question]:
-    """``questions`` table -> :class:`Question` records (table order kept)."""
+def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None
+                         ) -> dict[str, Question]:
+    """``questions`` table (and ``question_facts``, when the run has one) ->
+    :class:`Question` records (table order kept)."""
+    by_q: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+    if facts is not None:
+        for f in rows(facts):
+            by_q.setdefault(str(f.question_id), []).append((int(f.fact), tuple(f.phrasings)))
     out = {}
     for r in rows(df):
         reqs = tuple(tuple(_ref(x) for x in req) for req in json.loads(r.requirements))
         game = r.game if isinstance(r.game, str) and r.game else None
+        qf = tuple(p for _, p in sorted(by_q.get(r.question_id, [])))
         out[r.question_id] = Question(r.question_id, r.question, r.language, reqs,
-                                      tuple(r.tags) if r.tags is not None else (), game)
+                                      tuple(r.tags) if r.tags is not None else (), game,
+                                      facts=qf)
     return out
 
 
@@ -95,7 +104,8 @@ def load_inputs(run: Run) -> RunInputs:
                if not run.has_table(t)]
     if missing:
         raise HarnessError(f"run {run.run_id} cannot be answered: no {', '.join(missing)} table(s)")
-    return RunInputs(questions_from_frame(run.table("questions")),
+    facts = run.table("question_facts") if run.has_table("question_facts") else None
+    return RunInputs(questions_from_frame(run.table("questions"), facts),
                      documents_from_frame(run.table("documents")),
                      chunks_from_frame(run.table("chunks")), run.table("configs"),
                      run.table("fused"))
@@ -144,16 +154,30 @@ def reads_frame(rs: ReadSet, inputs: RunInputs) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
+def own_read_rows(own: Sequence[Sequence[Any]], inputs: RunInputs) -> tuple[ReadRow, ...]:
+    """Read rows of an answerer that read its own passages (journal ``own_read``:
+    ``[n, chunk_id, doc_id, page, heading]``); ranks and scores are unknown (0, NaN)."""
+    kinds = {d.doc_id: d.kind for d in inputs.documents.values()}
+    return tuple(ReadRow(int(n), str(chunk), str(doc), kinds.get(str(doc), ""), int(page),
+                         str(heading), 0, math.nan, int(n), math.nan, "", "own")
+                 for n, chunk, doc, page, heading in own)
+
+
 def answer_frames(records: Mapping[str, Sequence[Mapping[str, Any]]], rs: ReadSet,
-                  inputs: RunInputs) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(answers, citations, answer_metrics) from journal records per answerer label."""
+                  inputs: RunInputs,
+                  judged: Mapping[tuple[str, str, str], tuple[bool | None, ...]] | None = None
+                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(answers, citations, answer_metrics) from journal records per answerer label;
+    ``judged`` maps (question, config, label) to the judge's verdict per fact."""
     answers, cits, metrics = [], [], []
     for label, recs in records.items():
         for rec in recs:
             key = (rec["question_id"], rec["config_id"])
             q = inputs.questions[key[0]]
-            ctx = answer_context(q, rs.reads[key], rec["outcome"], rec["text"],
-                                 float(rec["latency_ms"]))
+            own = rec.get("own_read")
+            read = rs.reads[key] if own is None else own_read_rows(own, inputs)
+            ctx = answer_context(q, read, rec["outcome"], rec["text"], float(rec["latency_ms"]),
+                                 judged=(judged or {}).get((key[0], key[1], label)))
             base = {"question_id": key[0], "config_id": key[1], "answerer": label}
             answers.append({**base, "answerer_name": rec["answerer_name"],
                             "model_id": rec["model_id"], "prompt_hash": rec["prompt_hash"],

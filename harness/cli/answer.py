@@ -46,8 +46,19 @@ def parse_answerer_params(items: list[str]) -> dict[str, dict[str, Any]]:
 
 def answer_cmd(
     run: Annotated[str, typer.Argument(help=RUN_HELP)],
-    answerer: Annotated[list[str], typer.Option(
-        "--answerer", "-a", help="Answerer NAME or LABEL=NAME (repeatable).")],
+    answerer: Annotated[list[str] | None, typer.Option(
+        "--answerer", "-a", help="Answerer NAME or LABEL=NAME (repeatable; a shortcut for a suite).")
+    ] = None,
+    suite: Annotated[Path | None, typer.Option(
+        "--suite", "-s", help="Answerer suite TOML (docs/answerers.md).")] = None,
+    judge: Annotated[str | None, typer.Option(
+        help="Label of an answerer that judges the reference facts (default: the suite's).")
+    ] = None,
+    max_error_rate: Annotated[float | None, typer.Option(
+        help="Exit 1 when an answerer's error rate is above this (default: the suite's, else 0.05).")
+    ] = None,
+    preflight: Annotated[bool, typer.Option(
+        help="Check every endpoint (model present, a tiny request answered) before asking.")] = True,
     param: Annotated[list[str] | None, typer.Option(
         "--param", "-p", help="Answerer parameter LABEL.KEY=VALUE (repeatable).")] = None,
     config: Annotated[list[str] | None, typer.Option(
@@ -63,23 +74,35 @@ def answer_cmd(
     errata_arm: Annotated[str | None, typer.Option(
         help="Arm whose carried errata survive for the errata floor (default boost; 'any' "
              "for every pooled errata chunk).")] = None,
-    workers: Annotated[int, typer.Option("--workers", "-w",
-                                         help="Calls in flight per answerer.")] = 2,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", "-w", help="Calls in flight per answerer (default: the suite's, else 2).")
+    ] = None,
     retry_errors: Annotated[bool, typer.Option(
         help="Ask again the questions whose answer was an error.")] = False,
     runs_dir: Annotated[Path, typer.Option(help="Folder holding run directories.")] = RUNS_DIR,
 ) -> None:
     """Answer the questions of an existing run; resumes where a killed run stopped.
 
+    Every endpoint is checked first: an unreachable one exits 2 before anything is
+    asked. Exits 1 when an answerer's error rate is above --max-error-rate.
+
+    Example: harness answer latest --suite docs/examples/answerers.toml
     Example: harness answer latest -a extractive -a ollama -p ollama.model=gemma4:26b
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.answering.read import ReadOptions
     from harness.answering.runner import answer_run
     from harness.answering.sidebyside import print_side_by_side
+    from harness.answering.suite import load_suite
     from harness.store.rundir import Run, open_run
 
+    answerer = answerer or []
     with bad_input_exits_2():
+        if not answerer and suite is None:
+            raise ConfigError("give answerers with --suite FILE or --answerer NAME")
+        if max_error_rate is not None and not 0.0 <= max_error_rate <= 1.0:
+            raise ConfigError(f"--max-error-rate must be within [0, 1], got {max_error_rate}")
+        loaded = load_suite(suite) if suite is not None else None
         params = parse_answerer_params(param or [])
         floor = floor or []
         r = open_run(run, runs_dir)
@@ -99,7 +122,8 @@ def answer_cmd(
         with rich_progress() as progress:
             summary = answer_run(r.path, specs, configs=config or None,
                                  read_options=read_options, max_workers=workers,
-                                 retry_errors=retry_errors, progress=progress)
+                                 retry_errors=retry_errors, progress=progress, suite=loaded,
+                                 preflight=preflight, max_error_rate=max_error_rate, judge=judge)
     console = Console()
     asked, reused, errors = dict(summary.asked), dict(summary.reused), dict(summary.errors)
     for label in summary.answerers:
@@ -108,6 +132,12 @@ def answer_cmd(
                           f"journal, {errors.get(label, 0)} error(s)")
     with bad_input_exits_2():
         print_side_by_side(Run(summary.path), console)
+    over = summary.over_error_rate()
+    if over:
+        for label in over:
+            console.print(f"{label}: error rate {summary.error_rate(label):.1%} is above the "
+                          f"limit {summary.max_error_rate:.1%}", markup=False, highlight=False)
+        raise typer.Exit(1)
 
 
 def answerers_cmd(
@@ -118,36 +148,39 @@ def answerers_cmd(
         "--baseline", "-b", help="Answerer the others are compared with (default: the first).")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap resampling.")] = 0,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json.")] = "table",
+    only: Annotated[list[str] | None, typer.Option(
+        "--answerer", "-a", help="Compare only these answerer labels (repeatable).")] = None,
+    answers: Annotated[bool, typer.Option(
+        "--answers", help="Print the answers themselves (JSON records) instead of the figures.")
+    ] = False,
+    disagreement: Annotated[bool, typer.Option(
+        help="With --answers: only the questions the answerers disagree on.")] = False,
     runs_dir: Annotated[Path, typer.Option(help="Folder holding run directories.")] = RUNS_DIR,
     as_json: Annotated[bool, typer.Option(
-        "--json", help="Print the side-by-side records as JSON (NaN as null).")] = False,
+        "--json", help="The same as --format json.")] = False,
 ) -> None:
-    """Side-by-side table of a run's answerers with paired differences against the first.
+    """Side-by-side figures of a run's answerers with paired differences against the first.
 
-    Example: harness answerers latest --config rrf_k60_bm25+dense+boost
+    Statistics are taken over the questions every compared answerer answered without
+    error; the excluded count is shown.
+
+    Example: harness answerers latest --format markdown
+    Example: harness answerers latest --answers --disagreement
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
+    from harness.answering.answers_view import answers_view, to_json
     from harness.answering.sidebyside import print_side_by_side
     from harness.store.rundir import open_run
 
     with bad_input_exits_2():
         r = open_run(run, runs_dir)
-        if as_json:
-            import math
-            from dataclasses import asdict
-
-            from harness.answering.sidebyside import side_by_side
-
-            def strict(x: object) -> object:
-                if isinstance(x, float) and math.isnan(x):
-                    return None
-                if isinstance(x, dict):
-                    return {k: strict(v) for k, v in x.items()}
-                if isinstance(x, list | tuple):
-                    return [strict(v) for v in x]
-                return x
-
-            sbs = side_by_side(r, config_id=config, baseline=baseline, seed=seed)
-            typer.echo(json.dumps(strict(asdict(sbs)), indent=2, allow_nan=False))
+        if as_json:  # the same as --format json
+            fmt = "json"
+        if answers:
+            records = answers_view(r, config_id=config, disagreement_only=disagreement,
+                                   answerers=only or None)
+            Console().print(to_json(records), markup=False, highlight=False, soft_wrap=True)
             return
-        print_side_by_side(r, Console(), config_id=config, baseline=baseline, seed=seed)
+        print_side_by_side(r, Console(), config_id=config, baseline=baseline, seed=seed,
+                           fmt=fmt, answerers=only or None)

@@ -19,10 +19,12 @@ from harness.corpus import loaders
 from harness.corpus.records import DOC_KINDS, DocumentSpec
 from harness.goldset import yamlsafe
 from harness.goldset.records import (
+    ANSWER_FIELDS,
     DOCUMENT_FIELDS,
     FORMAT_VERSION,
     PAGE_BASES,
     QUESTION_FIELDS,
+    Fact,
     GoldSet,
     PageRef,
     Question,
@@ -392,8 +394,44 @@ def _questions(raw: Any, node: yaml.Node, src: _Source, docs: dict[str, _Doc],
                     + ", ".join(sorted(editions.get(game, ()))), qid)
         if "edition" not in entry and game == game0:
             edition = edition0
+        facts = answer_facts(entry.get("answer"), _child(qnode, "answer"), src, qid)
         if len(src.problems) == before and isinstance(qid, str) and isinstance(text, str):
-            out.append(Question(qid, text.strip(), str(language), reqs, tuple(tags), game, edition))
+            out.append(Question(qid, text.strip(), str(language), reqs, tuple(tags), game, edition,
+                                facts))
+    return tuple(out)
+
+
+def answer_facts(raw: Any, node: yaml.Node, src: _Source, qid: str | None
+                 ) -> tuple[Fact, ...]:
+    """A question's ``answer: {facts: [...]}``: each fact a list of accepted phrasings
+    (a lone string is one phrasing). Absent -> ``()``; every problem is recorded."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        src.add(node, f"'answer' must be a mapping like {{facts: [[...], ...]}}, got {raw!r}", qid)
+        return ()
+    unknown = sorted(str(k) for k in raw if k not in ANSWER_FIELDS)
+    if unknown:
+        src.add(node, f"answer: unknown field(s) {', '.join(unknown)}; known: "
+                + ", ".join(ANSWER_FIELDS), qid)
+    items = raw.get("facts")
+    if not isinstance(items, list) or not items:
+        src.add(node, "answer.facts must be a non-empty list of facts, each a list of "
+                "accepted phrasings", qid)
+        return ()
+    out: list[Fact] = []
+    for i, item in enumerate(items, start=1):
+        group = [item] if isinstance(item, str) else item
+        if (not isinstance(group, list) or not group
+                or not all(isinstance(p, str) and p.strip() for p in group)):
+            src.add(node, f"answer.facts[{i}] must be a phrasing or a non-empty list of "
+                    f"non-empty phrasings, got {item!r}", qid)
+            continue
+        fact = tuple(dict.fromkeys(p.strip() for p in group))
+        if fact in out:
+            src.add(node, f"answer.facts[{i}] repeats an earlier fact", qid)
+            continue
+        out.append(fact)
     return tuple(out)
 
 

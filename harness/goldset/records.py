@@ -31,6 +31,9 @@ a question, ``file:line: question ID``. Conventions:
   its physical numbers; a label printed on two pages is an error;
 * a question's game/edition default to the only game of the gold set and the
   edition of its rulebook(s) when they share one; otherwise they stay None;
+* ``answer: {facts: [[phrasing, alt phrasing], ...]}`` gives reference facts
+  (each a non-empty list of non-empty strings, or one string); parsed by
+  :func:`harness.goldset.parse.answer_facts`;
 * a ref listed twice in a question, a repeated requirement, an empty any-of
   list and unknown question fields are errors; unknown top-level keys are kept
   in ``GoldSet.extra``.
@@ -64,6 +67,9 @@ class PageRef:
 Requirement = tuple[PageRef, ...]
 """Any one of these pages satisfies the requirement."""
 
+Fact = tuple[str, ...]
+"""One reference fact: accepted phrasings of it (any one stated = the fact stated)."""
+
 
 @dataclass(frozen=True)
 class Question:
@@ -74,6 +80,9 @@ class Question:
     tags: tuple[str, ...] = ()
     game: str | None = None
     edition: str | None = None
+    facts: tuple[Fact, ...] = ()
+    """Reference facts a correct answer states (``answer: {facts: ...}``); each fact
+    is a tuple of accepted phrasings, any language."""
 
     @property
     def answerable(self) -> bool:
@@ -122,5 +131,6 @@ class GoldSet:
 
 FORMAT_VERSION = 1
 PAGE_BASES = ("physical", "label")
-QUESTION_FIELDS = ("id", "language", "question", "pages", "tags", "game", "edition")
+QUESTION_FIELDS = ("id", "language", "question", "pages", "tags", "game", "edition", "answer")
+ANSWER_FIELDS = ("facts",)
 DOCUMENT_FIELDS = ("id", "path", "kind", "game", "edition", "language")

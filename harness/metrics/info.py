@@ -314,3 +314,11 @@ declare("latency_ms", kind="answer", direction="lower", scope="all",
         description="wall time of the call in ms")
 declare("error", kind="answer", direction="lower", scope="all",
         description="1 if the call failed")
+declare("fact_recall", kind="answer", direction="higher", scope="responded", default=float("nan"),
+        description="reference facts the answer states / facts (harness.answering.facts: per "
+                    "sentence, stemmed); undefined (NaN, left out of means) without facts",
+        reference="Lin & Demner-Fushman 2006 (nugget recall)")
+declare("judge_fact_recall", kind="answer", direction="higher", scope="responded",
+        default=float("nan"),
+        description="facts the judge (harness.answering.judge) says the answer states / facts; "
+                    "only for judged answers, NaN when a verdict is missing")

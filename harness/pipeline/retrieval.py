@@ -25,7 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from harness.answering.runner import answer_run
+from harness.answering.runner import answer_run, check_answerers
 from harness.arms import ARMS, ArmContext, load_builtin_arms
 from harness.arms.base import empty_counts
 from harness.core.atomic import atomic_path
@@ -169,6 +169,13 @@ def questions_frame(gs: GoldSet) -> pd.DataFrame:
     } for q in gs.questions])
 
 
+def question_facts_frame(gs: GoldSet) -> pd.DataFrame:
+    """One row per reference fact of a gold question (``answer: {facts: ...}``)."""
+    return pd.DataFrame([{"question_id": q.question_id, "fact": i, "phrasings": list(fact)}
+                         for q in gs.questions for i, fact in enumerate(q.facts, start=1)],
+                        columns=["question_id", "fact", "phrasings"])
+
+
 def documents_frame(corpus: Corpus) -> pd.DataFrame:
     return pd.DataFrame([{
         "doc_id": d.doc_id, "kind": d.kind, "game": d.game, "edition": d.edition,
@@ -276,6 +283,8 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     specs = metric_specs(options, cfg)
     stored = check_budget(len(gs.questions), len(corpus.chunks), cfg, options.store)
     check_answering(options, cfg, stored)
+    if options.answerers:  # a dead answerer endpoint fails here, before any retrieval work
+        check_answerers(list(options.answerers))
     run_id = options.run_id or new_run_id()
     writer = RunWriter(run_path(Path(options.runs_dir), run_id))
     try:
@@ -288,6 +297,7 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
                                     "metrics": [s.name for s in specs]})
         makers: tuple[tuple[str, Callable[[], pd.DataFrame]], ...] = (
             ("questions", lambda: questions_frame(gs)),
+            ("question_facts", lambda: question_facts_frame(gs)),
             ("documents", lambda: documents_frame(corpus)),
             ("chunks", lambda: chunks_frame(corpus)), ("configs", lambda: configs_frame(cfg)))
         for name, make in makers:

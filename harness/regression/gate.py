@@ -15,6 +15,10 @@ Every key of a metric's policy is one check (:data:`CHECKS`, in this order):
   can be lost while the pin holds (the errata trap, ``docs/gate.md``); pin
   ``recall@k`` to keep every requirement.
 
+With ``base_answerer``/``candidate_answerer`` in the policy the answer metrics
+compare one answerer with another, in one run or across runs
+(:mod:`harness.regression.answerer_view`), never over error rows.
+
 Floors and drop limits are met up to :data:`EPS` (1e-9) of floating-point slack.
 
 "Worse" follows the metric's direction. FAIL messages name the questions that got
@@ -27,7 +31,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from harness.core.errors import HarnessError
@@ -256,11 +260,16 @@ def pin_notes(policy: Policy, base: Side) -> tuple[str, ...]:
 def gate_pair(policy: Policy, base: Side, candidate: Side, config: str | None = None,
               candidate_config: str | None = None) -> tuple[str, str]:
     """The (base, candidate) config selectors to gate: arguments, else the policy's
-    ``[gate] config``, else the sole grid config of each side."""
+    ``[gate] config``, else (for a policy with answer metrics) the one config each side
+    answered, else the sole grid config of each side."""
     b = config or policy.config
     c = candidate_config or (policy.candidate_config if not config else None) or b
     if b is not None and c is not None:
         return b, c
+    answered = [list((side.manifest.get("answering") or {}).get("configs") or [])
+                for side in (base, candidate)]
+    if _has_answer_metric(policy) and all(len(a) == 1 for a in answered):
+        return answered[0][0], answered[1][0]  # the one config each side answered
     gp = grid_pair(side_configs(base), side_configs(candidate))
     if gp is None:
         raise HarnessError("name the config to gate ([gate] config in the policy, or --config): "
@@ -274,9 +283,33 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
     """Compare ``candidate`` with ``base`` on the policy's metrics and evaluate the
     policy. Raises :class:`HarnessError` on bad input (exit code 2)."""
     selector = gate_pair(policy, base, candidate, config, candidate_config)
+    pair = policy.answerer_pair
+    if pair is None and policy.answerer and _has_answer_metric(policy):
+        pair = (policy.answerer, policy.answerer)
+    excluded = 0
+    if pair is not None:  # answerer against answerer: views under one label, errors left out
+        from harness.regression.answerer_view import GATED, answerer_views
+
+        base, candidate, excluded = answerer_views(base, pair[0], candidate, pair[1])
+        policy = replace(policy, answerer=GATED)
     comparison = compare_runs(base, candidate, configs=[selector],
                               metrics=list(policy.metric_names()), force=force, seed=policy.seed,
                               n_resamples=policy.n_resamples, confidence=policy.confidence)
+    if pair is not None:
+        shown = pair[1] if pair[0] == pair[1] else f"{pair[1]} vs {pair[0]}"
+        note = (f"{excluded} question(s) with an error row on either side left out"
+                if excluded else "")
+        comparison = replace(comparison, metrics=tuple(
+            replace(m, answerer=shown, note="; ".join(x for x in (m.note, note) if x))
+            if m.answerer == GATED else m for m in comparison.metrics))
+        policy = replace(policy, answerer=shown)
     result = evaluate(policy, comparison)
     return GateResult(result.policy, result.pair, result.checks, result.comparison,
                       pin_notes(policy, base))
+
+
+def _has_answer_metric(policy: Policy) -> bool:
+    from harness.metrics.info import metric_info
+
+    return any((i := metric_info(m)) is not None and i.kind == "answer"
+               for m in policy.metric_names())

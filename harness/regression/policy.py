@@ -5,7 +5,9 @@ Format (every key is documented in ``docs/gate.md``)::
     [gate]
     config = "prod"               # config id or name to gate (both sides)
     candidate_config = "prod"     # the candidate's, when it differs
-    answerer = "extractive"       # answerer label for answer metrics
+    answerer = "extractive"       # answerer label for answer metrics (both sides)
+    base_answerer = "small"       # or: gate one answerer against another (same run
+    candidate_answerer = "big"    #     or across runs); each defaults to `answerer`
     alpha = 0.05                  # default significance level of every metric
     seed = 0                      # permutation / bootstrap seed
     n_resamples = 10000
@@ -36,8 +38,8 @@ from typing import Any
 from harness.core.errors import ConfigError, Problem, ValidationError
 from harness.metrics.info import known_metric_names, metric_info
 
-GATE_KEYS = ("config", "candidate_config", "answerer", "alpha", "seed", "n_resamples",
-             "confidence")
+GATE_KEYS = ("config", "candidate_config", "answerer", "base_answerer", "candidate_answerer",
+             "alpha", "seed", "n_resamples", "confidence")
 METRIC_KEYS = ("floor", "max_drop", "max_drop_relative", "alpha", "pinned")
 
 
@@ -68,6 +70,17 @@ class Policy:
     seed: int = 0
     n_resamples: int = 10_000
     confidence: float = 0.95
+    base_answerer: str | None = None
+    candidate_answerer: str | None = None
+
+    @property
+    def answerer_pair(self) -> tuple[str, str] | None:
+        """(base, candidate) answerer labels when they differ by side, else None."""
+        if self.base_answerer is None and self.candidate_answerer is None:
+            return None
+        b = self.base_answerer or self.answerer
+        c = self.candidate_answerer or self.answerer
+        return (b, c) if b and c else None
 
     def metric_names(self) -> tuple[str, ...]:
         return tuple(m.metric for m in self.metrics)
@@ -200,7 +213,11 @@ def parse_policy(raw: dict[str, Any], where: str = "<policy>") -> Policy:
         r.text(gate, "candidate_config", "gate."), r.text(gate, "answerer", "gate."),
         r.number(gate, "alpha", "gate.", low=0.0, high=1.0, open_low=True),
         r.integer(gate, "seed", "gate.", 0, 0), r.integer(gate, "n_resamples", "gate.", 10_000, 1),
-        r.number(gate, "confidence", "gate.", low=0.0, high=1.0, open_low=True) or 0.95)
+        r.number(gate, "confidence", "gate.", low=0.0, high=1.0, open_low=True) or 0.95,
+        r.text(gate, "base_answerer", "gate."), r.text(gate, "candidate_answerer", "gate."))
+    if (policy.base_answerer or policy.candidate_answerer) and policy.answerer_pair is None:
+        r.bad("gate.base_answerer", "give both base_answerer and candidate_answerer (or one of "
+              "them and answerer)")
     if policy.candidate_config and not policy.config:
         r.bad("gate.candidate_config", "needs gate.config (the base's config) as well")
     if problems:

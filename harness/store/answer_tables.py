@@ -1,5 +1,5 @@
 """Parquet tables of the answering stage: ``reads``, ``answers``, ``citations``,
-``answer_metrics``. Registered in :data:`harness.store.schema.TABLES` on import.
+``answer_metrics``, ``question_facts``, ``judge_verdicts``. Registered in :data:`harness.store.schema.TABLES` on import.
 
 ``answerer`` is the answerer's *label* in the run: the registered name
 (``extractive``) or a ``label=name`` alias given on the command line
@@ -7,6 +7,8 @@
 """
 
 from __future__ import annotations
+
+import pyarrow as pa
 
 from harness.store.schema import F64, I32, B, Column, S, table
 
@@ -74,6 +76,32 @@ ANSWER_METRICS = table(
     Column("config_id", S, "fusion config"),
     Column("answerer", S, "answerer label"),
     Column("metric", S, "canonical answer-metric name (harness.answering.answer_metrics.ANSWER_METRICS)"),
-    Column("value", F64, "value at full precision (documented default when undefined)"),
+    Column("value", F64, "value at full precision (documented default when undefined; null where "
+           "a metric has no value, e.g. fact_recall of a question without facts)", nullable=True),
     Column("answerable", B, "false for questions nothing in the corpus answers"),
+)
+
+QUESTION_FACTS = table(
+    "question_facts",
+    "Reference facts of the gold questions (answer: {facts: ...}); one row per fact.",
+    ("question_id", "fact"),
+    Column("question_id", S, "gold question id"),
+    Column("fact", I32, "1-based position of the fact in the question's list"),
+    Column("phrasings", pa.list_(S), "accepted phrasings of the fact (any one states it)"),
+)
+
+JUDGE_VERDICTS = table(
+    "judge_verdicts",
+    "The judge's verdict on whether an answer states each reference fact.",
+    ("question_id", "config_id", "answerer", "fact"),
+    Column("question_id", S, "gold question id"),
+    Column("config_id", S, "fusion config"),
+    Column("answerer", S, "answerer label whose answer was judged"),
+    Column("fact", I32, "1-based fact position (question_facts)"),
+    Column("judge", S, "label of the answerer that judged"),
+    Column("judge_model", S, "model id the judge reported"),
+    Column("judge_prompt_hash", S, "SHA-256 of the versioned judge prompt (harness.answering.judge)"),
+    Column("stated", B, "the judge said the answer states the fact", nullable=True),
+    Column("reply", S, "the judge's reply as returned"),
+    Column("error", S, "why there is no verdict (call failed, reply not YES/NO)", nullable=True),
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from harness.store import answer_tables  # noqa: F401  (registered first, whoever imports first)
 from harness.store.schema import F64, I32, B, Column, S, table
 
 LS = pa.list_(S)

@@ -1,4 +1,5 @@
-"""Side-by-side answerer table: scoped means, paired differences, seeded bootstrap."""
+"""Side-by-side answerer table: scoped means, paired differences, seeded bootstrap; never
+over error rows (b's error on q-storm takes q-storm out of every statistic)."""
 
 from __future__ import annotations
 
@@ -42,16 +43,16 @@ def test_means_follow_metric_scopes(answered: Run) -> None:
     sbs = side_by_side(answered, n_resamples=200)
     a, b = row(sbs, "rrf-3", "a"), row(sbs, "rrf-3", "b")
     assert (a.questions, a.errors, b.errors) == (4, 0, 1)
-    # fence pass is taken over answers that are not errors: b's error is left out
+    ex = sbs.exclusion("rrf-3")
+    assert (ex.questions, ex.compared, ex.errors, ex.not_covered) == (4, 3, 1, 0)
     assert b.mean("fence_pass") == 1.0
-    # citation recall over the 3 answerable questions; a cites [1] only
-    # q-move: rb#2 is [1] -> 1; q-score: needs rb#3 ([1]) and er#1 ([2]) -> 1/2;
-    # q-storm: ex#1 is [1] -> 1
-    assert a.mean("citation_recall") == (1 + 1 / 2 + 1) / 3
-    # b: q-move [1]=rb#2, [2]=faq#1 -> 1; q-score [1]+[2] -> 1; q-storm is an error -> 0
-    assert b.mean("citation_recall") == (1 + 1 + 0) / 3
-    # abstention accuracy over all 4; b's error counts as wrong
-    assert (a.mean("abstention_correct"), b.mean("abstention_correct")) == (1.0, 3 / 4)
+    # citation recall over the answerable compared questions (q-storm is out: b erred);
+    # a cites [1] only: q-move: rb#2 is [1] -> 1; q-score: needs rb#3 ([1]) and er#1 ([2]) -> 1/2
+    assert a.mean("citation_recall") == (1 + 1 / 2) / 2
+    # b: q-move [1]=rb#2, [2]=faq#1 -> 1; q-score [1]+[2] -> 1
+    assert b.mean("citation_recall") == (1 + 1) / 2
+    # abstention accuracy over the 3 compared questions; b's error is not counted as wrong
+    assert (a.mean("abstention_correct"), b.mean("abstention_correct")) == (1.0, 1.0)
     assert a.latency_p50 == 5.0 and b.latency_p95 == pytest.approx(8.0, abs=50.0)
 
 
@@ -60,14 +61,15 @@ def test_paired_differences_against_the_first_answerer(answered: Run) -> None:
     assert sbs.baseline == "a"
     assert not any(d.answerer == "a" for d in sbs.diffs)
     rec = diff(sbs, "rrf-3", "b", "citation_recall")
-    per_q = np.array([1 - 1, 1 - 1 / 2, 0 - 1])  # q-move, q-score, q-storm
-    assert rec.shared == 3 and rec.mean_diff == pytest.approx(per_q.mean(), abs=1e-15)
+    per_q = np.array([1 - 1, 1 - 1 / 2])  # q-move, q-score; q-storm (b's error) left out
+    assert rec.shared == 2 and rec.mean_diff == pytest.approx(per_q.mean(), abs=1e-15)
     assert (rec.ci_low, rec.ci_high) == bootstrap_ci(per_q, n_resamples=500, seed=3)
-    # fence: scope is answers that are not errors, for both -> q-storm is not shared
     assert diff(sbs, "rrf-3", "b", "fence_pass").shared == 3
     prec = diff(sbs, "rrf-3", "b", "citation_precision")
-    # precision: q-move a=1 b=1/2 (faq#1 not relevant); q-score a=1 b=1; q-storm b error -> 0
-    assert prec.mean_diff == pytest.approx(((1 / 2 - 1) + (1 - 1) + (0 - 1)) / 3, abs=1e-15)
+    # precision: q-move a=1 b=1/2 (faq#1 not relevant); q-score a=1 b=1; never the error row
+    assert prec.mean_diff == pytest.approx(((1 / 2 - 1) + (1 - 1)) / 2, abs=1e-15)
+    # the error rows themselves are counted, not averaged
+    assert all(d.shared <= 3 for d in sbs.diffs if d.config_id == "rrf-3")
 
 
 def test_bootstrap_is_reproducible_by_seed(answered: Run) -> None:

@@ -88,4 +88,4 @@ def test_answerers_json(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert data["baseline"] in {"extractive", "echo"}
-    assert {r["answerer"] for r in data["rows"]} == {"extractive", "echo"}
+    assert {r["answerer"] for r in data["answerers"]} == {"extractive", "echo"}

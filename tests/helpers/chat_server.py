@@ -14,7 +14,8 @@ Behaviours: :func:`ok` (a well-formed reply in the protocol of the path),
 :func:`delay` (sleep, then reply), :func:`status` (an HTTP error, optionally
 with ``Retry-After``), :func:`malformed` (200 with a body that is not JSON),
 :func:`wrong_shape` (200 with JSON that is not a chat reply) and :func:`drop`
-(close the connection without a response). Traffic never leaves the loopback
+(close the connection without a response). ``GET /api/tags`` and ``GET /v1/models``
+list the ``models`` given (for the preflight). Traffic never leaves the loopback
 interface; sleeping handlers wake when the server closes.
 """
 
@@ -89,6 +90,7 @@ class ChatServer:
     base_url: str = ""
     stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    models: tuple[str, ...] = ("stub",)  # listed by GET /api/tags and /v1/models (preflight)
 
     def next_behaviour(self, rec: Recorded) -> Behaviour:
         with self.lock:
@@ -134,6 +136,18 @@ def _handler(state: ChatServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(payload)
 
+        def do_GET(self) -> None:
+            with state.lock:
+                state.requests.append(Recorded(self.path, dict(self.headers.items()), None))
+            if self.path == "/api/tags":
+                self._send(200, json.dumps({"models": [{"name": m, "model": m}
+                                                       for m in state.models]}).encode())
+            elif self.path == "/v1/models":
+                self._send(200, json.dumps({"object": "list", "data": [
+                    {"id": m, "object": "model"} for m in state.models]}).encode())
+            else:
+                self._send(404, b'{"error": "no such route"}')
+
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             try:
@@ -170,9 +184,11 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def chat_server(script: Sequence[Behaviour] = ()) -> Iterator[ChatServer]:
-    """Run a scripted chat server on 127.0.0.1:<free port> for the ``with`` block."""
-    state = ChatServer(list(script))
+def chat_server(script: Sequence[Behaviour] = (), models: Sequence[str] = ("stub",)
+                ) -> Iterator[ChatServer]:
+    """Run a scripted chat server on 127.0.0.1:<free port> for the ``with`` block;
+    ``models`` are the names its model lists (``GET /api/tags``, ``/v1/models``) show."""
+    state = ChatServer(list(script), models=tuple(models))
     server = _Server(("127.0.0.1", 0), _handler(state))
     state.base_url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},

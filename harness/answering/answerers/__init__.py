@@ -1,7 +1,8 @@
 """Answerers, registered by name in :data:`ANSWERERS`.
 
 :func:`load_builtin_answerers` imports the modules that register the built-in
-answerers (``extractive``, ``ollama``, ``openai``, ``replay``, ``llama-cpp``);
+answerers (``extractive``, ``ollama``, ``openai``, ``replay``, ``llama-cpp``,
+``production``);
 :func:`make_answerer` builds one from its name and keyword parameters (from the
 config file), reporting unknown names and parameters with the valid choices.
 """
@@ -26,7 +27,7 @@ MODULES = ("base", "extractive", "http", "llama_cpp", "ollama", "openai", "repla
 __all__ = [*MODULES, "ANSWERERS", "OUTCOMES", "AnswerRequest", "AnswerResponse", "Answerer",
            "Passage", "load_builtin_answerers", "make_answerer"]
 
-_BUILTIN = ("extractive", "ollama", "openai", "replay", "llama_cpp")
+_BUILTIN = ("extractive", "ollama", "openai", "replay", "llama_cpp", "production")
 
 
 def load_builtin_answerers() -> None:

@@ -41,7 +41,9 @@ class AnswerRequest:
 class AnswerResponse:
     """What an answerer returned. ``outcome`` is answered, abstained or error;
     an error carries ``error`` and empty ``text``. Token counts are None when the
-    server does not report them."""
+    server does not report them. ``read`` is set by an answerer that read its own
+    passages (``production``): its ``[n]`` markers then resolve to those, not to the
+    run's answering read."""
 
     text: str
     outcome: str
@@ -50,6 +52,7 @@ class AnswerResponse:
     tokens_in: int | None = None
     tokens_out: int | None = None
     error: str | None = None
+    read: tuple[Passage, ...] | None = None
 
 
 @runtime_checkable
@@ -64,3 +67,7 @@ class Answerer(Protocol):
 
 
 ANSWERERS: Registry[type] = Registry("answerer")
+"""Optional answerer methods the runner uses when present: ``covers(request) -> bool``
+(False: the answerer has nothing for this question and is not asked; no row is
+written), ``preflight(timeout_s) -> str | None`` (:mod:`harness.answering.preflight`),
+``close()``, and the class attribute ``max_concurrency``."""

@@ -73,6 +73,17 @@ class OllamaAnswerer(HttpAnswerer):
             raise MalformedReply("no message.content string in the body")
         return Reply(content, count(body.get("prompt_eval_count")), count(body.get("eval_count")))
 
+    def preflight(self, timeout_s: float) -> str | None:
+        """Model on ``/api/tags`` and a tiny chat answered (:mod:`harness.answering.preflight`)."""
+        from harness.answering.preflight import TINY_MESSAGES, probe
+
+        body = self.payload(list(TINY_MESSAGES))
+        body["options"] = {**body["options"], "num_predict": 8}
+        return probe(models_url=f"{self.base_url}/api/tags", model=self.model,
+                     list_models=lambda b: [str(m["name"]) for m in b["models"]],
+                     chat_url=f"{self.base_url}/api/chat", chat_body=body,
+                     read_reply=self.parse, timeout_s=timeout_s)
+
     def describe(self) -> dict[str, Any]:
         return {"answerer": self.name, "model_id": self.model, "num_ctx": self.num_ctx,
                 "think": self.think, "temperature": self.temperature, **self.describe_http()}

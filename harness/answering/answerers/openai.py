@@ -51,6 +51,8 @@ class OpenAIAnswerer(HttpAnswerer):
         self.api_key_env = api_key_env
         key = os.environ.get(api_key_env, "")
         headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._headers = headers
+        self._v1 = base if base.endswith("/v1") else base + "/v1"
         path = "/chat/completions" if base.endswith("/v1") else "/v1/chat/completions"
         super().__init__(model=model, url=base + path, timeout_s=timeout_s, retries=retries,
                          backoff_s=backoff_s, backoff_max_s=backoff_max_s, seed=seed,
@@ -82,6 +84,16 @@ class OpenAIAnswerer(HttpAnswerer):
         usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
         return Reply(content, count(usage.get("prompt_tokens")),
                      count(usage.get("completion_tokens")))
+
+    def preflight(self, timeout_s: float) -> str | None:
+        """Model on ``/v1/models`` and a tiny chat answered (:mod:`harness.answering.preflight`)."""
+        from harness.answering.preflight import TINY_MESSAGES, probe
+
+        body = {**self.payload(list(TINY_MESSAGES)), "max_tokens": 8}
+        return probe(models_url=f"{self._v1}/models", model=self.model,
+                     list_models=lambda b: [str(m["id"]) for m in b["data"]],
+                     chat_url=f"{self._v1}/chat/completions", chat_body=body,
+                     read_reply=self.parse, headers=self._headers, timeout_s=timeout_s)
 
     def describe(self) -> dict[str, Any]:
         return {"answerer": self.name, "model_id": self.model, "temperature": self.temperature,

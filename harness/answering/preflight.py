@@ -1,0 +1,86 @@
+"""Preflight: check every answerer's endpoint before a run asks anything.
+
+An answerer that talks to a server has a ``preflight(timeout_s)`` method
+returning None when ready, else a message; the others (extractive, replay,
+production, llama-cpp: nothing to reach) are ready by construction.
+:func:`probe` is the check the HTTP answerers share:
+
+1. ``GET`` the server's model list (Ollama ``/api/tags``, OpenAI ``/v1/models``):
+   unreachable, an HTTP error, or a body that is not a model list is a problem
+   naming the endpoint; a model not on the list is a problem naming the models
+   that are (an Ollama name without a tag means ``:latest``);
+2. ``POST`` one tiny chat request ("Reply with the word OK.", a few tokens): it
+   must come back 2xx with a reply the answerer can read.
+
+Each call is bounded by ``timeout_s`` (default 20 s) and never retried: a
+preflight reports, it does not wait for a server to come up.
+:func:`preflight_all` checks every answerer and returns every problem, so
+``harness answer`` exits 2 naming each unreachable endpoint before any work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx
+
+from harness.answering.answerers.http import redact_url
+from harness.core.errors import Problem
+
+DEFAULT_TIMEOUT_S = 20.0
+TINY_MESSAGES = [{"role": "user", "content": "Reply with the single word OK."}]
+
+
+def _same_model(wanted: str, listed: str) -> bool:
+    def norm(x: str) -> str:
+        return x if ":" in x else f"{x}:latest"
+
+    return wanted == listed or norm(wanted) == norm(listed)
+
+
+def probe(*, models_url: str, model: str, list_models: Callable[[Any], list[str]],
+          chat_url: str, chat_body: dict[str, Any], read_reply: Callable[[Any], Any],
+          headers: Mapping[str, str] | None = None,
+          timeout_s: float = DEFAULT_TIMEOUT_S) -> str | None:
+    """The two checks of the module docstring; None when both pass."""
+    where = redact_url(models_url)
+    try:
+        with httpx.Client(timeout=httpx.Timeout(timeout_s), headers=dict(headers or {})) as c:
+            resp = c.get(models_url)
+            if resp.status_code >= 400:
+                return f"{where} answered HTTP {resp.status_code}: {resp.text[:200]}"
+            try:
+                names = list_models(resp.json())
+            except (ValueError, KeyError, TypeError, AttributeError):
+                return f"{where} did not return a model list: {resp.text[:200]!r}"
+            if not any(_same_model(model, n) for n in names):
+                return (f"model {model!r} is not on the server {where}; it has: "
+                        f"{', '.join(names) or '(no model)'}")
+            chat = c.post(chat_url, json=chat_body)
+            if chat.status_code >= 400:
+                return (f"a one-line test request to {redact_url(chat_url)} failed: HTTP "
+                        f"{chat.status_code}: {chat.text[:200]}")
+            try:
+                read_reply(chat.json())
+            except Exception as exc:  # the answerer's own reader says what is missing
+                return (f"a one-line test request to {redact_url(chat_url)} got an unreadable "
+                        f"reply ({exc}): {chat.text[:200]!r}")
+    except httpx.HTTPError as exc:
+        return f"cannot reach {where}: {type(exc).__name__}: {exc or 'no detail'}"
+    return None
+
+
+def preflight_all(answerers: Mapping[str, Any], timeout_s: float = DEFAULT_TIMEOUT_S
+                  ) -> list[Problem]:
+    """Every problem of every answerer that has a ``preflight`` method, by label."""
+    problems = []
+    for label, answerer in answerers.items():
+        check = getattr(answerer, "preflight", None)
+        if not callable(check):
+            continue
+        message = check(timeout_s)
+        if message:
+            problems.append(Problem(f"answerer {label} ({getattr(answerer, 'name', '?')})",
+                                    message))
+    return problems
