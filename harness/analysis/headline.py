@@ -5,7 +5,7 @@
   :func:`service_config` finds it by id, else by those parameters, else there is none.
 * :func:`interval_frame`: per metric and config, the aggregate over the metric's scope
   (answerable questions for ranking metrics) and a 95 % percentile bootstrap interval
-  of the *mean* (:func:`harness.regression.stats.bootstrap_ci`, seeded); a metric
+  of the *mean* (:func:`harness.metrics.stats.bootstrap_ci`, seeded); a metric
   aggregated by the median (``first_rel_rank``) or with non-finite values gets no
   interval (NaN), never a made-up one.
 * :func:`headline`: the best config on one metric (ties by id, :mod:`harness.core.ordering`)
@@ -51,7 +51,7 @@ def interval_frame(metrics: pd.DataFrame, names: tuple[str, ...] = HEADLINE_METR
     """Columns ``metric``, ``config_id``, ``value``, ``lo``, ``hi``, ``n``; the metrics
     of ``names`` the run has, configs ordered best first by the first of them."""
     from harness.metrics.info import AGGREGATES, SCOPES, metric_info
-    from harness.regression.stats import bootstrap_ci
+    from harness.metrics.stats import bootstrap_ci
 
     rows = []
     present = [m for m in names if (metrics["metric"] == m).any()]

@@ -13,10 +13,16 @@ Modules, in pipeline order:
 * ``journal``         append-only answer journal (resumable answering)
 * ``frames``          run tables <-> answering records
 * ``sidebyside``      answerers side by side with paired differences
+* ``answers_view``    the answers themselves, per question, side by side
+* ``suite``           answerer suites (TOML)
+* ``preflight``       endpoint checks before a run asks anything
+* ``facts``           fact recall against a question's reference facts
+* ``judge``           the optional fact judge
 * ``gguf``            assemble the packaged GGUF model from its parts
 """
 
 __all__ = [
-    "answer_metrics", "answerers", "citations", "fence", "frames",
-    "gguf", "journal", "prompt", "read", "rerankers", "runner", "sidebyside",
+    "answer_metrics", "answerers", "answers_view", "citations", "facts", "fence", "frames",
+    "gguf", "journal", "judge", "preflight", "prompt", "read", "rerankers", "runner", "sidebyside",
+    "suite",
 ]

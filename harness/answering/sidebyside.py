@@ -12,7 +12,7 @@ compared calls), the error count over every row, and the paired difference
 against the *baseline* answerer (default: the first answerer of the run): the
 mean of ``value(answerer) - value(baseline)`` over the compared questions in
 the metric's scope with a value on both sides, with a percentile bootstrap
-confidence interval (:func:`harness.regression.stats.bootstrap_ci`, seeded
+confidence interval (:func:`harness.metrics.stats.bootstrap_ci`, seeded
 local generator). A metric with no question left has mean NaN (printed ``-``)
 and no difference. :func:`to_records` / :func:`to_markdown` give the same
 figures as JSON-ready records and a Markdown table (``--format``).
@@ -35,7 +35,7 @@ from rich.table import Table
 
 from harness.core.errors import HarnessError
 from harness.metrics.info import scope_mask
-from harness.regression.stats import bootstrap_ci
+from harness.metrics.stats import bootstrap_ci
 from harness.store.rundir import Run
 
 SHOWN = ("fence_pass", "citation_precision", "citation_recall", "fact_recall",

@@ -94,9 +94,11 @@ def answer_cmd(
     from harness.answering.runner import answer_run
     from harness.answering.sidebyside import print_side_by_side
     from harness.answering.suite import load_suite
+    from harness.cli.catalog import load_plugins
     from harness.store.rundir import Run, open_run
 
     answerer = answerer or []
+    load_plugins()  # every answerer registered, `production` included
     with bad_input_exits_2():
         if not answerer and suite is None:
             raise ConfigError("give answerers with --suite FILE or --answerer NAME")

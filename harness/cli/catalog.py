@@ -21,7 +21,7 @@ REGISTRIES = (
 )
 
 _PLUGINS = ("harness.arms.bm25", "harness.arms.boost", "harness.arms.dense", "harness.arms.external", "harness.answering.rerankers",
-            "harness.answering.read")
+            "harness.answering.read", "harness.rulings.production")
 
 
 def load_plugins() -> None:

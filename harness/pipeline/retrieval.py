@@ -41,6 +41,7 @@ from harness.goldset.records import GoldSet
 from harness.metrics.pages import make_gold
 from harness.metrics.ranking import DEFAULT_METRICS, MetricSpec, parse
 from harness.pipeline.grid_tables import StorePolicy, check_budget, check_grid_size, grid_tables
+from harness.rulings import production  # noqa: F401  (registers the `production` answerer)
 from harness.store.provenance import base_manifest, check_inputs, inputs_section, now_iso
 from harness.store.rundir import RunWriter, check_run_id, new_run_id, run_path
 

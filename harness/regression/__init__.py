@@ -2,12 +2,12 @@
 
 Modules, in pipeline order:
 
-* ``stats``        paired permutation test, bootstrap CI, Holm, wins/ties/losses
 * ``compare``      compare two sides question by question
 * ``changes``      per-question change rules
 * ``policy``       gate policy TOML
 * ``gate``         the gate: policy checks on a comparison
 * ``gate_report``  terminal, Markdown, JUnit and JSON reports
+* ``answerer_view`` one answerer of a side under a common label (answerer gates)
 """
 
-__all__ = ["changes", "compare", "gate", "gate_report", "policy", "stats"]
+__all__ = ["answerer_view", "changes", "compare", "gate", "gate_report", "policy"]

@@ -9,7 +9,7 @@ whose id changed can still be compared with the one it replaces.
 
 Per (config pair, metric): both sides' aggregates (mean, or median where the
 metric registry says so), their difference, a paired sign-flip permutation test
-and a BCa bootstrap CI of the mean per-question difference (``harness.regression.stats``,
+and a BCa bootstrap CI of the mean per-question difference (``harness.metrics.stats``,
 scipy underneath), and wins/ties/losses from the candidate's point of view. Holm's
 adjustment runs over ONE family per call: every tested (config pair, answerer, metric)
 of the comparison (:class:`CorrectionFamily`, printed by every report). The gate calls
@@ -36,8 +36,8 @@ import pandas as pd
 
 from harness.core.errors import HarnessError
 from harness.metrics.info import AGGREGATES, SCOPES, MetricInfo, metric_info
+from harness.metrics.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
 from harness.regression.changes import CHANGE_RULES
-from harness.regression.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
 from harness.store.baseline import (
     PageMove,
     Side,

@@ -4,7 +4,8 @@ Modules: ``segment`` / ``top`` / ``cells`` / ``rows`` / ``labels`` / ``merge`` /
 ``parse`` (page -> :class:`~harness.rulings.records.Ruling`), ``rounding`` (rounding rules,
 exact sums), ``decode`` (one fused score -> rank tuples), ``joint`` (a ruling's scores together), ``records``
 (frozen records), ``frames`` (Parquet shapes), ``importer`` (files -> rulings run),
-``mapping`` / ``match`` / ``evaluate`` (production against a gold set).
+``mapping`` / ``match`` / ``evaluate`` (production against a gold set), ``production``
+(the ``production`` answerer over imported rulings).
 See ``docs/rulings.md``.
 
 The names below are imported lazily, so ``import harness.store.ruling_tables`` stays
@@ -32,7 +33,7 @@ _EXPORTS = {
 }
 
 MODULES = ("cells", "decode", "evaluate", "frames", "importer", "joint", "labels", "mapping",
-           "match", "merge", "parse", "records", "rounding", "rows", "segment", "top")
+           "match", "merge", "parse", "production", "records", "rounding", "rows", "segment", "top")
 __all__ = [*MODULES, *sorted(_EXPORTS)]
 
 

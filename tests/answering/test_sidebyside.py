@@ -13,7 +13,7 @@ from rich.console import Console
 from harness.answering.runner import answer_run
 from harness.answering.sidebyside import print_side_by_side, render, side_by_side
 from harness.core.errors import HarnessError
-from harness.regression.stats import bootstrap_ci
+from harness.metrics.stats import bootstrap_ci
 from harness.store.rundir import Run
 from tests.helpers.answering import EchoAnswerer, register_echo, write_run
 

@@ -27,7 +27,9 @@ MODULES = ("base", "extractive", "http", "llama_cpp", "ollama", "openai", "repla
 __all__ = [*MODULES, "ANSWERERS", "OUTCOMES", "AnswerRequest", "AnswerResponse", "Answerer",
            "Passage", "load_builtin_answerers", "make_answerer"]
 
-_BUILTIN = ("extractive", "ollama", "openai", "replay", "llama_cpp", "production")
+_BUILTIN = ("extractive", "ollama", "openai", "replay", "llama_cpp")
+# the `production` answerer (imported ruling pages) lives a stage higher, in
+# harness.rulings.production; the commands that answer import it (harness.cli.catalog.load_plugins)
 
 
 def load_builtin_answerers() -> None:

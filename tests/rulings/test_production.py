@@ -11,6 +11,7 @@ from harness.answering.answerers.base import AnswerRequest
 from harness.core.errors import ConfigError
 from harness.rulings.evaluate import score_run
 from harness.rulings.importer import import_rulings
+from harness.rulings.production import ProductionAnswerer  # noqa: F401  (registers `production`)
 from tests.helpers.common import REPO
 
 PAGES = REPO / "goldsets" / "sample-rulings"

@@ -31,6 +31,11 @@ from typing import Any, ClassVar
 
 from harness.answering.answerers.base import ANSWERERS, OUTCOMES, AnswerRequest, AnswerResponse, Passage
 from harness.core.errors import ConfigError, HarnessError
+from harness.goldset.parse import load_goldset
+from harness.rulings.evaluate import _page_id
+from harness.rulings.mapping import Mapping, load_mapping
+from harness.rulings.match import ProdDoc, map_documents
+from harness.store.rundir import Run
 
 
 def _none(x: Any) -> Any:
@@ -44,8 +49,6 @@ class ProductionAnswerer:
     name: ClassVar[str] = "production"
 
     def __init__(self, *, rulings: str) -> None:
-        from harness.store.rundir import Run
-
         path = Path(rulings)
         try:
             run = Run(path)
@@ -63,11 +66,6 @@ class ProductionAnswerer:
         self._answers = self._load(run)
 
     def _load(self, run: Any) -> dict[str, AnswerResponse]:
-        from harness.goldset.parse import load_goldset
-        from harness.rulings.evaluate import _page_id
-        from harness.rulings.mapping import Mapping, load_mapping
-        from harness.rulings.match import ProdDoc, map_documents
-
         gs = load_goldset(self.goldset["path"], check_pages=False)
         mp = (run.manifest.get("rulings") or {}).get("mapping") or {}
         mapping = load_mapping(Path(mp["path"])) if mp.get("path") else Mapping()

@@ -1,4 +1,4 @@
-"""harness.regression.stats: sign-flip permutation test and BCa bootstrap CI (scipy underneath,
+"""harness.metrics.stats: sign-flip permutation test and BCa bootstrap CI (scipy underneath,
 checked against formulas computed here), Holm, agreement, wins/ties/losses."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 import scipy.stats
 
 from harness.core.errors import HarnessError
-from harness.regression.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
+from harness.metrics.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
 
 
 def _paired_data(seed: int = 7, n: int = 30) -> tuple[np.ndarray, np.ndarray]:
