@@ -119,7 +119,7 @@ def test_run_with_a_dead_answerer_fails_before_retrieval(tmp_path: Path) -> None
     from tests.helpers.common import FIXTURES, LEXICAL
 
     opts = RunOptions(goldset=FIXTURES / "goldsets" / "sample-three.yaml", config=LEXICAL,
-                      runs_dir=tmp_path / "runs", run_id="r",
+                      runs_dir=tmp_path / "runs", run_id="r", allow_outside=True,
                       answerers=(("small=ollama", {"model": "m", "base_url": dead_url()}),))
     with pytest.raises(ValidationError, match="answerer small"):
         run(opts)
