@@ -216,11 +216,12 @@ class RunWriter:
         schema's field descriptions and file metadata."""
         spec = TABLES.get(name)
         schema = spec.schema(families)
+        meta = dict(table.schema.metadata or {})  # e.g. pandas' own key, kept beside ours
         if RUN_ID.name in table.column_names:
             table = table.drop_columns([RUN_ID.name])
         table = table.append_column(RUN_ID.name, pa.array([self.table_run_id()] * table.num_rows, pa.string()))
         table = table.select(schema.names).cast(schema)
-        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **spec.file_metadata()})
+        table = table.replace_schema_metadata({**meta, **spec.file_metadata()})
         out = self.path / f"{name}.parquet"
         atomic_write(out, lambda tmp: pq.write_table(table, tmp))
         self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": table.num_rows}}})

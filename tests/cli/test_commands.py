@@ -52,15 +52,24 @@ def _command(path: tuple[str, ...]) -> Any:
     return cmd
 
 
-def _example(path: tuple[str, ...]) -> list[str]:
-    """The argument list of the ``Example:`` in the command's docstring (lines joined
-    up to the next blank line), without the leading ``harness <command>``."""
+def _examples(path: tuple[str, ...]) -> list[list[str]]:
+    """The argument lists of every ``Example:`` in the command's docstring (each one's
+    lines joined up to the next blank line or ``Example:``), without the leading
+    ``harness <command>``."""
     text = _command(path).help or ""
     assert "Example:" in text, f"harness {' '.join(path)}: docstring has no 'Example:'"
-    tail = text.split("Example:", 1)[1].strip().split("\n\n")[0]
-    words = shlex.split(" ".join(line.strip() for line in tail.splitlines()))
-    assert words[:1 + len(path)] == ["harness", *path], f"example does not start with harness {path}"
-    return words[1 + len(path):]
+    out = []
+    for part in text.split("Example:")[1:]:
+        tail = part.strip().split("\n\n")[0]
+        words = shlex.split(" ".join(line.strip() for line in tail.splitlines()))
+        assert words[:1 + len(path)] == ["harness", *path], f"example does not start with harness {path}"
+        out.append(words[1 + len(path):])
+    return out
+
+
+def _example(path: tuple[str, ...]) -> list[str]:
+    """The first example's argument list."""
+    return _examples(path)[0]
 
 
 def _harness() -> list[str]:
@@ -95,9 +104,9 @@ def test_the_walk_finds_the_commands() -> None:
 def test_every_example_parses(path: tuple[str, ...]) -> None:
     # click parses the example's options and arguments: an unknown option, a missing
     # required one or a value of the wrong type raises a UsageError
-    args = _example(path)
-    with _command(path).make_context(" ".join(path), list(args)) as ctx:
-        assert ctx.params is not None
+    for args in _examples(path):
+        with _command(path).make_context(" ".join(path), list(args)) as ctx:
+            assert ctx.params is not None
 
 
 def test_a_bad_example_would_not_parse() -> None:
