@@ -51,7 +51,7 @@ def test_openai_answerer_against_a_real_llama_cpp_server(server: LlamaServer,
                                                          tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     run(RunOptions(goldset=FIXTURES / "goldsets" / "sample-three.yaml", config=LEXICAL,
-                   runs_dir=runs, run_id="r"))
+                   runs_dir=runs, run_id="r", allow_outside=True))
     suite = tmp_path / "suite.toml"
     suite.write_text(f"""
 [suite]
