@@ -57,6 +57,7 @@ def run_cmd(
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.pipeline.grid_tables import StorePolicy
+    from harness.pipeline.rescore import rescore
     from harness.pipeline.retrieval import RunOptions, run
 
     with bad_input_exits_2():
@@ -73,7 +74,8 @@ def run_cmd(
                           store=StorePolicy(tuple(fused_config) or None, fused_depth, max_fused_rows),
                           source_run=Path(source) if source else None)
         with rich_progress(quiet=quiet or as_json) as progress:
-            result = run(opts, progress=progress)
+            result = (rescore(opts, progress=progress) if opts.source_run is not None
+                      else run(opts, progress=progress))
     if as_json:
         from harness.cli.summary import summary_json
 

@@ -19,12 +19,22 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from harness.answering.frames import questions_from_frame
 from harness.core.digest import file_sha256
 from harness.core.errors import ConfigError, HarnessError
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix
 from harness.metrics.pages import make_gold
 from harness.pipeline.grid_tables import check_budget, check_grid_size
+from harness.pipeline.retrieval import (
+    Progress,
+    RunOptions,
+    RunResult,
+    check_answering,
+    configs_frame,
+    metric_specs,
+    score_and_write,
+)
 from harness.store.provenance import base_manifest, now_iso
 from harness.store.rundir import MANIFEST, RunWriter, new_run_id, open_run
 
@@ -56,11 +66,10 @@ def check_grid(cfg: RunConfig, depths: dict[str, int], source: str) -> None:
                           + (f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""))
 
 
-def rescore(options: Any, progress: Any = None) -> Any:
+def rescore(options: RunOptions, progress: Progress | None = None) -> RunResult:
     """Re-score ``options.config`` over ``options.source_run``'s arm ranks (see module doc)."""
-    from harness.answering.frames import questions_from_frame
-    from harness.pipeline.retrieval import RunResult, check_answering, configs_frame, metric_specs, score_and_write
-
+    if options.source_run is None:
+        raise ConfigError("re-scoring needs a source run (--from RUN)")
     if options.arm_overrides:
         raise ConfigError(f"--from {options.source_run}: arm parameters cannot change when "
                           f"re-scoring stored ranks (got {sorted(options.arm_overrides)})")

@@ -276,10 +276,7 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     if options.run_id is not None:
         check_run_id(options.run_id)
     if options.source_run is not None:
-        from harness.pipeline.rescore import rescore  # rescore builds on this module's tables
-
-        rescored: RunResult = rescore(options, progress)
-        return rescored
+        raise ConfigError("a run --from stored arm ranks is harness.pipeline.rescore.rescore(options)")
     gs, corpus, cfg = load_inputs(options)
     specs = metric_specs(options, cfg)
     stored = check_budget(len(gs.questions), len(corpus.chunks), cfg, options.store)

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from harness.pipeline.grid_tables import StorePolicy, grid_size
+from harness.pipeline.rescore import rescore
 from harness.pipeline.retrieval import RunOptions, run
 from harness.store.rundir import Run
 from tests.helpers.common import LEXICAL
@@ -33,7 +34,7 @@ def source(tmp_path_factory):
 
 
 def test_from_reproduces_the_source_tables_for_the_same_grid(source, tmp_path):
-    again = run(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="again", source_run=source.path))
+    again = rescore(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="again", source_run=source.path))
     a, b = Run(source.path), Run(again.path)
     for name in ("questions", "documents", "chunks", "arm_ranks", "configs", "fused", "metrics"):
         # every row carries the id of the run that wrote it: copied tables keep the source's
@@ -49,7 +50,7 @@ def test_from_scores_a_new_grid_and_stores_fused_rows_to_a_depth(source, tmp_pat
     grid = tmp_path / "g.toml"
     grid.write_text('[grid]\nk = [60, 10, 1]\narms = [["bm25", "boost"]]\n'
                     'weights = [{}, {boost = 0.5}, {bm25 = 2}]\n')
-    new = run(RunOptions(config=grid, runs_dir=tmp_path, run_id="n", source_run=source.path,
+    new = rescore(RunOptions(config=grid, runs_dir=tmp_path, run_id="n", source_run=source.path,
                          store=StorePolicy(depth=5)))
     r = Run(new.path)
     cfg = r.table("configs")
@@ -119,7 +120,7 @@ def test_answering_a_config_whose_fused_rows_were_not_stored_is_refused(source, 
     from harness.answering.runner import answer_run
     from harness.core.errors import HarnessError
 
-    r = run(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="nf", source_run=source.path,
+    r = rescore(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="nf", source_run=source.path,
                        store=StorePolicy(configs=("none",))))
     with pytest.raises(HarnessError, match="no fused rows stored"):
         answer_run(r.path, [("extractive", {})])
