@@ -129,6 +129,11 @@ def alias(name: str, family: str, *, source: str, note: str = "") -> None:
         ALIASES[key] = Alias(name, family, source, note)
 
 
+def metric_name(family: str, cutoff: int | None) -> str:
+    """The canonical name of a metric family at a cutoff: ``recall@5``, ``first_rel_rank``."""
+    return family + (f"@{cutoff}" if cutoff is not None else "")
+
+
 @dataclass(frozen=True)
 class MetricInfo:
     """A resolved metric name: its family and cutoff. ``name`` is canonical."""
@@ -138,7 +143,7 @@ class MetricInfo:
 
     @property
     def name(self) -> str:
-        return self.family.name + (f"@{self.cutoff}" if self.cutoff is not None else "")
+        return metric_name(self.family.name, self.cutoff)
 
     @property
     def higher_is_better(self) -> bool:

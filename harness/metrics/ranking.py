@@ -39,7 +39,7 @@ import numpy as np
 from harness.core.errors import RegistryError
 from harness.core.registry import Registry
 from harness.goldset.records import Question
-from harness.metrics.info import FAMILIES, MetricFamily, resolve
+from harness.metrics.info import FAMILIES, MetricFamily, metric_name, resolve
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ class MetricSpec:
 
     @property
     def name(self) -> str:
-        return self.family.name + (f"@{self.cutoff}" if self.cutoff is not None else "")
+        return metric_name(self.family.name, self.cutoff)
 
     @property
     def higher_is_better(self) -> bool:
