@@ -41,12 +41,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
-from itertools import islice
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -55,11 +53,11 @@ import pandas as pd
 from harness.answering.answerers import load_builtin_answerers, make_answerer
 from harness.answering.answerers.base import (
     ANSWERERS,
-    OUTCOMES,
     Answerer,
     AnswerRequest,
     AnswerResponse,
 )
+from harness.answering.fanout import ASKERS
 from harness.answering.fence import DEFAULT_PARAMS
 from harness.answering.frames import Key, ReadSet, answer_frames, build_reads, load_inputs, reads_frame
 from harness.answering.journal import Journal, journal_path, valid_label
@@ -68,6 +66,7 @@ from harness.answering.prompt import describe as prompt_describe
 from harness.answering.prompt import prompt_hash
 from harness.answering.read import ReadOptions
 from harness.answering.suite import DEFAULT_MAX_ERROR_RATE, Suite
+from harness.core.engines import EngineChoice, open_engine
 from harness.core.errors import ConfigError, HarnessError, ValidationError
 from harness.store.rundir import Run, RunWriter
 
@@ -147,20 +146,6 @@ def request_hash(request: AnswerRequest) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def _call(answerer: Answerer, request: AnswerRequest) -> AnswerResponse:
-    start = time.perf_counter()
-    try:
-        resp = answerer.answer(request)
-    except Exception as exc:  # one failed call must not end a long run: it becomes a row
-        model = str(answerer.describe().get("model_id", ""))
-        return AnswerResponse("", "error", model, (time.perf_counter() - start) * 1000.0,
-                              error=f"{type(exc).__name__}: {exc}")
-    if resp.outcome not in OUTCOMES:
-        raise HarnessError(f"answerer {type(answerer).__name__} returned outcome "
-                           f"{resp.outcome!r}; expected one of {OUTCOMES}")
-    return resp
-
-
 def _record(spec: AnswererSpec, request: AnswerRequest, config_id: str, resp: AnswerResponse,
             prompt: str) -> dict[str, Any]:
     own = None if resp.read is None else [[p.n, p.chunk_id, p.doc_id, p.page, p.heading]
@@ -170,30 +155,6 @@ def _record(spec: AnswererSpec, request: AnswerRequest, config_id: str, resp: An
             "request_hash": request_hash(request), "text": resp.text, "outcome": resp.outcome,
             "latency_ms": resp.latency_ms, "tokens_in": resp.tokens_in,
             "tokens_out": resp.tokens_out, "error": resp.error, "own_read": own}
-
-
-def _ask(answerer: Answerer, jobs: Sequence[tuple[str, AnswerRequest]], workers: int,
-         on_done: Callable[[str, AnswerRequest, AnswerResponse], None]) -> None:
-    """Ask ``jobs`` with at most ``workers`` calls in flight; ``on_done`` runs in
-    this thread, one answer at a time."""
-    todo: Iterator[tuple[str, AnswerRequest]] = iter(jobs)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        inflight: dict[Future[AnswerResponse], tuple[str, AnswerRequest]] = {}
-        try:
-            for job in islice(todo, workers):
-                inflight[pool.submit(_call, answerer, job[1])] = job
-            while inflight:
-                done, _ = wait(inflight, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    config_id, request = inflight.pop(fut)
-                    on_done(config_id, request, fut.result())
-                    nxt = next(todo, None)
-                    if nxt is not None:
-                        inflight[pool.submit(_call, answerer, nxt[1])] = nxt
-        except BaseException:
-            for fut in inflight:
-                fut.cancel()
-            raise
 
 
 def _settle(previous: Mapping[str, Any], key: str, given: Any, default: Any) -> Any:
@@ -233,13 +194,17 @@ def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]
                max_workers: int | None = None, *, retry_errors: bool = False,
                progress: Progress | None = None, suite: Suite | None = None,
                preflight: bool = True, preflight_timeout_s: float = DEFAULT_TIMEOUT_S,
-               max_error_rate: float | None = None, judge: str | None = None) -> AnswerSummary:
+               max_error_rate: float | None = None, judge: str | None = None,
+               engine: EngineChoice | None = None) -> AnswerSummary:
     """Read, preflight, ask, journal, consolidate and judge (see module docstring).
 
     ``answerers`` (CLI flags) and ``suite`` may both be given; their labels must
     differ. ``max_workers`` defaults to the suite's ``workers``, else 2;
     ``max_error_rate`` to the suite's, else 5%; ``judge`` (default the suite's
-    ``[judge]``) names the label that judges reference facts (it answers too)."""
+    ``[judge]``) names the label that judges reference facts (it answers too).
+    ``engine`` (default local) is where the calls are made (:mod:`harness.answering.fanout`)."""
+    engine = engine or EngineChoice()
+    engine.check()
     if max_workers is None:
         max_workers = (suite.workers if suite is not None else None) or 2
     if max_workers < 1:
@@ -292,40 +257,44 @@ def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]
                                 "describe": instances[s.label].describe()} for s in specs}}})
 
     asked, reused, errors = {}, {}, {}
-    for s in specs:
-        journal = Journal(journal_path(run.path, s.label))
-        have = journal.load()
-        jobs = []
-        answerer = instances[s.label]
-        covers = getattr(answerer, "covers", None)
-        for key, request in reads.requests.items():
-            if callable(covers) and not covers(request):
-                continue
-            rec = have.get(key)
-            fresh = (rec is not None and rec["prompt_hash"] == prompt
-                     and rec["request_hash"] == request_hash(request)
-                     and not (retry_errors and rec["outcome"] == "error"))
-            if not fresh:
-                jobs.append((key[1], request))
-        covered = sum(1 for r in reads.requests.values()
-                      if not callable(covers) or covers(r))
-        asked[s.label], reused[s.label] = len(jobs), covered - len(jobs)
-        limit = s.concurrency or max_workers
-        workers = min(limit, int(getattr(answerer, "max_concurrency", None) or limit))
-        bar_ctx = progress(f"answering with {s.label}", len(jobs)) if progress and jobs \
-            else nullcontext()
-        with journal, bar_ctx as bar:
-            def done(config_id: str, request: AnswerRequest, resp: AnswerResponse,
-                     spec: AnswererSpec = s, j: Journal = journal, b: Any = bar) -> None:
-                j.append(_record(spec, request, config_id, resp, prompt))
-                if b is not None:
-                    b(1)
+    with open_engine(engine) as info:
+        writer.update_manifest({"answering": {"engine": info.describe()}})
+        ask = ASKERS.get(info.name)
+        for s in specs:
+            journal = Journal(journal_path(run.path, s.label))
+            have = journal.load()
+            jobs = []
+            answerer = instances[s.label]
+            covers = getattr(answerer, "covers", None)
+            for key, request in reads.requests.items():
+                if callable(covers) and not covers(request):
+                    continue
+                rec = have.get(key)
+                fresh = (rec is not None and rec["prompt_hash"] == prompt
+                         and rec["request_hash"] == request_hash(request)
+                         and not (retry_errors and rec["outcome"] == "error"))
+                if not fresh:
+                    jobs.append((key[1], request))
+            covered = sum(1 for r in reads.requests.values()
+                          if not callable(covers) or covers(r))
+            asked[s.label], reused[s.label] = len(jobs), covered - len(jobs)
+            limit = s.concurrency or max_workers
+            workers = min(limit, int(getattr(answerer, "max_concurrency", None) or limit))
+            bar_ctx = progress(f"answering with {s.label}", len(jobs)) if progress and jobs \
+                else nullcontext()
+            with journal, bar_ctx as bar:
+                def done(config_id: str, request: AnswerRequest, resp: AnswerResponse,
+                         spec: AnswererSpec = s, j: Journal = journal, b: Any = bar) -> None:
+                    j.append(_record(spec, request, config_id, resp, prompt))
+                    if b is not None:
+                        b(1)
 
-            try:
-                _ask(answerer, jobs, workers, done)
-            finally:
-                if s.label != judge:
-                    _close(answerer)
+                try:
+                    ask(answerer, partial(ANSWERERS.get(s.name), **dict(s.params)), jobs,
+                        workers, done)
+                finally:
+                    if s.label != judge:
+                        _close(answerer)
 
     records = {}
     coverage = _coverage(run, previous, instances, order_labels, reads)

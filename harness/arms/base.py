@@ -40,10 +40,12 @@ class ArmResult:
 
 @dataclass(frozen=True)
 class ArmContext:
-    """What an arm may need besides the corpus: a cache folder and a progress hook."""
+    """What an arm may need besides the corpus: a cache folder, a progress hook and the
+    engine its heavy work runs on (a name in :data:`harness.core.engines.ENGINES`)."""
 
     cache_dir: Path
     progress: Any = None  # callable(description, total) -> context manager yielding advance(n)
+    engine: str = "local"
 
 
 @runtime_checkable

@@ -21,6 +21,10 @@ Backend: the ``backend`` parameter names an entry of
 the default: bf16 on CPUs with AMX, else fp32); it is resolved when the arm is built,
 and the resolved name is part of the model id, hence of the embedding-cache folder.
 
+Engines: ``ArmContext.engine`` picks where the batches are embedded
+(:mod:`harness.embedding.fanout`: this process, or Ray actors); the batches and the
+vectors are the same under every engine.
+
 Caches: the converted model lives under ``<cache>/models`` and the embeddings under
 ``<cache>/embeddings``, where ``<cache>`` is the ``cache_dir`` parameter, else the
 run's ``ArmContext.cache_dir`` (the pipeline passes ``$HARNESS_CACHE`` or
@@ -33,6 +37,7 @@ Reference: Johnson, Douze & Jégou 2019, "Billion-scale similarity search with G
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -42,7 +47,8 @@ from harness.arms.base import ARMS, ArmContext, ArmResult, Hit, hits_from_scores
 from harness.core.errors import ConfigError, HarnessError
 from harness.corpus.records import Corpus
 from harness.embedding.backends import AUTO, BACKENDS, resolve_backend
-from harness.embedding.cache import EmbeddingCache, embed
+from harness.embedding.cache import BatchRunner, EmbeddingCache, embed
+from harness.embedding.fanout import runner_for
 from harness.embedding.models import EMBEDDING_MODELS, EmbeddingModel, load_model
 from harness.goldset.records import Question
 
@@ -76,6 +82,7 @@ class DenseArm:
         self.resolved_backend = resolve_backend(backend).name
         self._model: EmbeddingModel | None = None
         self._cache: EmbeddingCache | None = None
+        self._runner: BatchRunner | None = None
         self._index: Any = None
         self._ids: list[str] = []
 
@@ -86,8 +93,11 @@ class DenseArm:
         root = self.cache_dir if self.cache_dir is not None else Path(context.cache_dir)
         self._model = load_model(self.model_name, root, self.resolved_backend)
         self._cache = EmbeddingCache(root, self._model.model_id)
+        # the engine decides where the batches are embedded, never which (same vectors)
+        self._runner = runner_for(context.engine, partial(load_model, self.model_name, root,
+                                                          self.resolved_backend))
         vectors = embed(self._model, [c.text for c in corpus.chunks], "passage", self._cache,
-                        self.batch_size, context.progress)
+                        self.batch_size, context.progress, runner=self._runner)
         self._index = faiss.IndexFlatIP(self._model.dimension)
         if len(vectors):
             self._index.add(vectors)
@@ -100,7 +110,7 @@ class DenseArm:
         if depth < 0:
             raise ValueError(f"depth must be >= 0, got {depth}")
         queries = embed(self._model, [q.question for q in questions], "query", self._cache,
-                        self.batch_size)
+                        self.batch_size, runner=self._runner)
         return [ArmResult(q.question_id, self.name, self._top(v, depth))
                 for q, v in zip(questions, queries, strict=True)]
 

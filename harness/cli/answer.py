@@ -11,6 +11,7 @@ from rich.console import Console
 
 from harness.cli.errors import bad_input_exits_2
 from harness.cli.progress import rich_progress
+from harness.core.engines import ADDRESS_HELP, ENGINE_HELP, EngineChoice, open_engine
 from harness.core.errors import ConfigError
 
 RUNS_DIR = Path("runs")
@@ -80,6 +81,8 @@ def answer_cmd(
     retry_errors: Annotated[bool, typer.Option(
         help="Ask again the questions whose answer was an error.")] = False,
     runs_dir: Annotated[Path, typer.Option(help="Folder holding run directories.")] = RUNS_DIR,
+    engine: Annotated[str, typer.Option("--engine", help=ENGINE_HELP)] = "local",
+    address: Annotated[str | None, typer.Option("--address", help=ADDRESS_HELP)] = None,
 ) -> None:
     """Answer the questions of an existing run; resumes where a killed run stopped.
 
@@ -88,6 +91,7 @@ def answer_cmd(
 
     Example: harness answer latest --suite docs/examples/answerers.toml
     Example: harness answer latest -a extractive -a ollama -p ollama.model=gemma4:26b
+    Example: harness answer latest --suite docs/examples/answerers.toml --engine ray --address HEAD:6379
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.answering.read import ReadOptions
@@ -100,6 +104,8 @@ def answer_cmd(
     answerer = answerer or []
     load_plugins()  # every answerer registered, `production` included
     with bad_input_exits_2():
+        choice = EngineChoice(engine, address)
+        choice.check()
         if not answerer and suite is None:
             raise ConfigError("give answerers with --suite FILE or --answerer NAME")
         if max_error_rate is not None and not 0.0 <= max_error_rate <= 1.0:
@@ -121,11 +127,12 @@ def answer_cmd(
         if unused:
             raise ConfigError(f"--param names answerer label(s) not given with --answerer: "
                               f"{', '.join(unused)}")
-        with rich_progress() as progress:
+        with open_engine(choice), rich_progress() as progress:
             summary = answer_run(r.path, specs, configs=config or None,
                                  read_options=read_options, max_workers=workers,
                                  retry_errors=retry_errors, progress=progress, suite=loaded,
-                                 preflight=preflight, max_error_rate=max_error_rate, judge=judge)
+                                 preflight=preflight, max_error_rate=max_error_rate, judge=judge,
+                                 engine=choice)
     console = Console()
     asked, reused, errors = dict(summary.asked), dict(summary.reused), dict(summary.errors)
     for label in summary.answerers:

@@ -13,6 +13,7 @@ from harness.cli.catalog import all_registries
 from harness.cli.errors import bad_input_exits_2, plain_console
 from harness.cli.progress import rich_progress
 from harness.cli.summary import print_summary
+from harness.core.engines import ADDRESS_HELP, ENGINE_HELP, EngineChoice
 from harness.core.errors import ConfigError
 from harness.corpus.records import Corpus
 from harness.goldset.records import GoldSet
@@ -45,6 +46,8 @@ def run_cmd(
     fused_depth: int = typer.Option(0, "--fused-depth", min=0, help="Fused rows stored per question and config (0 = the whole list)."),
     fused_config: list[str] = typer.Option([], "--fused-config", help="Store fused rows only for these configs (ids or names; 'none' = no fused rows). Every config is scored either way."),
     max_fused_rows: int = typer.Option(DEFAULT_MAX_FUSED_ROWS, "--max-fused-rows", min=0, help="Row budget of the fused table; a run that could exceed it is refused before anything is written."),
+    engine: str = typer.Option("local", "--engine", help=ENGINE_HELP),
+    address: str = typer.Option(None, "--address", help=ADDRESS_HELP),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
@@ -54,6 +57,7 @@ def run_cmd(
     Progress goes to stderr, the summary to stdout (--json: only JSON, e.g. for jq).
 
     Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive -m recall@3 -m nDCG@20
+    Example: harness run --engine ray --address 10.0.0.5:6379   (docs/scale-out.md)
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.pipeline.grid_tables import StorePolicy
@@ -72,7 +76,9 @@ def run_cmd(
                           metrics=tuple(metric) or None,
                           allow_outside=allow_outside,
                           store=StorePolicy(tuple(fused_config) or None, fused_depth, max_fused_rows),
-                          source_run=Path(source) if source else None)
+                          source_run=Path(source) if source else None,
+                          engine=EngineChoice(engine, address))
+        opts.engine.check()
         with rich_progress(quiet=quiet or as_json) as progress:
             result = (rescore(opts, progress=progress) if opts.source_run is not None
                       else run(opts, progress=progress))

