@@ -26,6 +26,7 @@ Reference: Ray documentation, "Configuring Ray" / ``ray.init`` and "Runtime envi
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import socket
 from collections.abc import Iterator
@@ -87,6 +88,19 @@ def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
                            "--address (docs/scale-out.md)") from None
 
 
+RAY_LOGGERS = ("ray", "ray.data")
+"""Ray's console loggers, set to ERROR by :func:`quiet_ray_loggers` (Ray Data logs every
+execution at INFO and warns that progress bars are off; failures reach the harness as
+exceptions)."""
+
+
+def quiet_ray_loggers() -> None:
+    """Only errors from Ray's own loggers on the terminal (call after importing ray.data,
+    which installs its logging configuration on import)."""
+    for name in RAY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
 def cluster_size() -> tuple[int, int]:
     """(alive nodes, CPUs) of the connected cluster."""
     import ray  # deferred: optional dependency
@@ -124,6 +138,7 @@ def ray_session(address: str | None = None) -> Iterator[EngineInfo]:
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise ClusterError(f"cannot join the Ray cluster at {address or 'this machine'}: "
                                f"{exc}") from None
+    quiet_ray_loggers()
     try:
         nodes, cpus = cluster_size()
         yield EngineInfo("ray", nodes, cpus, address)

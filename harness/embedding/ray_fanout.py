@@ -14,9 +14,10 @@ shard for shard, and a later local run reuses it with zero misses.
 
 Sizing: each actor asks for ``min(MAX_THREADS, cluster CPUs)`` CPUs (the torch threads a
 model uses) and the pool has ``cluster CPUs // that`` actors, at most one per batch. A
-killed actor is restarted and its batches retried (:data:`MAX_RESTARTS`,
-:data:`MAX_TASK_RETRIES`); an actor whose model id differs from the driver's (another
-model build or backend on that node) raises and stops the run.
+killed actor is restarted and its batches retried: Ray Data's own defaults for actor
+pools (``max_restarts=-1``, ``max_task_retries=-1``: as often as it takes; an error raised
+by the model itself is not retried). An actor whose model id differs from the driver's
+(another model build or backend on that node) raises and stops the run.
 
 Edge cases: no batch -> nothing starts; with no session open a single-node one is started
 for the call (:func:`harness.core.cluster.ray_session`).
@@ -32,16 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from harness.core.cluster import cluster_size, ray_session
+from harness.core.cluster import cluster_size, quiet_ray_loggers, ray_session
 from harness.core.errors import HarnessError
 from harness.embedding.cache import ROLES, Batch
 from harness.embedding.models import MAX_THREADS, EmbeddingModel
-
-MAX_RESTARTS = 3
-"""Restarts of an embedding actor whose process died (then the run fails)."""
-MAX_TASK_RETRIES = 3
-"""Retries of a batch whose actor died while embedding it."""
-
 
 class BatchEncoder:
     """A Ray Data actor: loads the model once, embeds one planned batch per row."""
@@ -80,6 +75,7 @@ def ray_batches(loader: Callable[[], EmbeddingModel], model: EmbeddingModel, rol
         import ray  # deferred: optional dependency
         import ray.data
 
+        quiet_ray_loggers()
         ctx = ray.data.DataContext.get_current()
         ctx.enable_progress_bars = False
         ctx.print_on_execution_start = False
@@ -88,8 +84,7 @@ def ray_batches(loader: Callable[[], EmbeddingModel], model: EmbeddingModel, rol
         ds = ray.data.from_items(rows, override_num_blocks=len(rows))
         out = ds.map_batches(
             BatchEncoder, fn_constructor_args=(loader, model.model_id, role, batch_size),
-            batch_size=1, compute=ray.data.ActorPoolStrategy(size=actors), num_cpus=per_actor,
-            max_restarts=MAX_RESTARTS, max_task_retries=MAX_TASK_RETRIES)
+            batch_size=1, compute=ray.data.ActorPoolStrategy(size=actors), num_cpus=per_actor)
         try:
             for row in out.iter_rows():
                 keys = [str(k) for k in row["keys"]]
