@@ -11,6 +11,8 @@ Modules, in pipeline order:
 * ``answer_metrics``  answer metric computations (facts in harness.metrics.info)
 * ``runner``          answer a run: reads -> answerers -> journal -> tables
 * ``journal``         append-only answer journal (resumable answering)
+* ``fanout``          where an answerer's calls are made, per engine (registry)
+* ``ray_ask``         the ray engine: calls to one threaded Ray actor per answerer
 * ``frames``          run tables <-> answering records
 * ``sidebyside``      answerers side by side with paired differences
 * ``answers_view``    the answers themselves, per question, side by side
@@ -22,7 +24,7 @@ Modules, in pipeline order:
 """
 
 __all__ = [
-    "answer_metrics", "answerers", "answers_view", "citations", "facts", "fence", "frames",
-    "gguf", "journal", "judge", "preflight", "prompt", "read", "rerankers", "runner", "sidebyside",
-    "suite",
+    "answer_metrics", "answerers", "answers_view", "citations", "facts", "fanout", "fence",
+    "frames", "gguf", "journal", "judge", "preflight", "prompt", "ray_ask", "read", "rerankers",
+    "runner", "sidebyside", "suite",
 ]

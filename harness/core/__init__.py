@@ -11,6 +11,9 @@ Modules, in pipeline order:
 * ``params``     keyword parameters checked against a constructor's signature
 * ``jsonl``      the one JSON-lines reader (records with file:line, problems collected)
 * ``tablerows``  rows of a DataFrame for plain loops, typed as dynamic
+* ``engines``    execution engines (registry): local, ray; the run's engine session
+* ``cluster``    the Ray cluster connection: reachability, join or start, size
 """
 
-__all__ = ["atomic", "digest", "errors", "jsonl", "ordering", "params", "registry", "tablerows", "text"]
+__all__ = ["atomic", "cluster", "digest", "engines", "errors", "jsonl", "ordering", "params", "registry",
+           "tablerows", "text"]

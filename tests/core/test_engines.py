@@ -1,0 +1,71 @@
+"""Execution engines: the registry, the choice checks, the local session, and that the
+`local` engine (every harness module) never imports Ray."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.core.engines import ENGINE_HELP, ENGINES, LOCAL, Engine, EngineChoice, open_engine
+from harness.core.errors import ConfigError, RegistryError
+
+IMPORT_ALL = """
+import importlib, pkgutil, sys
+{block}
+import harness
+names = sorted(m.name for m in pkgutil.walk_packages(harness.__path__, "harness.")
+               if not m.name.endswith("__main__"))  # scripts: they print when imported
+for name in names:
+    importlib.import_module(name)
+print(len(names), "ray" in sys.modules and sys.modules["ray"] is not None)
+"""
+
+
+def test_registry_names_local_and_ray_and_refuses_duplicates() -> None:
+    assert ENGINES.names() == ["local", "ray"]
+    assert not ENGINES.get("local").takes_address and ENGINES.get("ray").takes_address
+    with pytest.raises(RegistryError, match="duplicate engine name 'ray'"):
+        ENGINES.add("ray", Engine("ray", "again", ENGINES.get("ray").open))
+    assert all(f"{n}:" in ENGINE_HELP for n in ENGINES.names())
+
+
+def test_choice_checks_name_and_address() -> None:
+    assert EngineChoice().check().name == LOCAL
+    with pytest.raises(RegistryError, match="unknown engine 'spark'; choose one of: local, ray"):
+        EngineChoice("spark").check()
+    with pytest.raises(ConfigError, match="--address is for a cluster engine \\(ray\\)"):
+        EngineChoice("local", "127.0.0.1:6379").check()
+
+
+def test_local_session_is_this_process() -> None:
+    with open_engine(EngineChoice()) as info:
+        assert info.describe() == {"name": "local", "address": None, "nodes": 1,
+                                   "cpus": info.cpus}
+        assert info.cpus >= 1
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+def test_no_harness_module_imports_ray(blocked: bool) -> None:
+    """Every module imports with Ray absent from sys.modules afterwards, and with Ray
+    made unimportable (what a machine without the extra sees)."""
+    block = "sys.modules['ray'] = None" if blocked else ""
+    out = subprocess.run([sys.executable, "-c", IMPORT_ALL.format(block=block)],
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    count, imported = out.stdout.split()
+    assert int(count) > 100 and imported == "False"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--engine", "spark"], "unknown engine 'spark'; choose one of: local, ray"),
+    (["--address", "127.0.0.1:6379"], "--address is for a cluster engine (ray)"),
+])
+def test_cli_refuses_bad_engine_choices(tmp_path, args, message) -> None:
+    result = CliRunner().invoke(app, ["run", "-o", str(tmp_path), *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert list(tmp_path.iterdir()) == []
