@@ -38,6 +38,7 @@ from harness.core.errors import HarnessError
 from harness.embedding.cache import ROLES, Batch
 from harness.embedding.models import MAX_THREADS, EmbeddingModel
 
+
 class BatchEncoder:
     """A Ray Data actor: loads the model once, embeds one planned batch per row."""
 

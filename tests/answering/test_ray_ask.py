@@ -1,0 +1,111 @@
+"""The ray engine's answering against a local HTTP chat server: tables equal to the local
+engine's, a worker killed mid-call retried, and a driver killed mid-run resumed (by the
+other engine) asking only what the journal lacks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from harness.answering.journal import JOURNAL_DIR, Journal
+from harness.answering.runner import answer_run
+from harness.core.engines import EngineChoice
+from tests.helpers.answering import QUESTIONS, write_run
+from tests.helpers.chat_server import chat_server, delay
+from tests.helpers.common import REPO
+from tests.helpers.ray_cluster import RAY_MISSING, local_cluster, pids_titled, wait_for
+from tests.helpers.tables import table_differences
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(RAY_MISSING is not None, reason=str(RAY_MISSING))]
+CONFIGS = ["rrf-3", "arm-bm25"]
+CALLS = len(QUESTIONS) * len(CONFIGS)
+
+DRIVER = """
+import sys
+from harness.answering.runner import answer_run
+from harness.core.engines import EngineChoice
+answer_run(sys.argv[1], [("ollama", {"model": "stub", "base_url": sys.argv[2]})],
+           configs=["rrf-3", "arm-bm25"], max_workers=1, preflight=False,
+           engine=EngineChoice("ray"))
+"""
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with local_cluster():
+        yield
+
+
+def _ollama(url: str) -> list[tuple[str, dict[str, str]]]:
+    return [("ollama", {"model": "stub", "base_url": url})]
+
+
+def _posts(server) -> int:
+    return sum(1 for r in server.requests if r.path == "/api/chat")
+
+
+def test_ray_answers_equal_local_answers(cluster, tmp_path: Path) -> None:
+    runs = {}
+    for engine in ("ray", "local"):
+        runs[engine] = write_run(tmp_path / engine)
+        with chat_server() as srv:
+            s = answer_run(runs[engine], _ollama(srv.base_url), configs=CONFIGS, max_workers=3,
+                           preflight=False, engine=EngineChoice(engine))
+            assert dict(s.asked) == {"ollama": CALLS} and _posts(srv) == CALLS
+    assert table_differences(runs["ray"], runs["local"]) == []
+
+
+def test_a_worker_killed_mid_call_is_retried(cluster, tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r")
+    with chat_server([delay(120)]) as srv:  # the first call hangs until its worker is killed
+        worker = threading.Thread(target=answer_run, args=(run, _ollama(srv.base_url)),
+                                  kwargs={"configs": CONFIGS, "max_workers": 1,
+                                          "preflight": False, "engine": EngineChoice("ray")})
+        worker.start()
+        wait_for(lambda: _posts(srv) == 1, 120, "the first call to reach the server")
+        victims = pids_titled("ray::AnswererActor")
+        assert len(victims) == 1
+        os.kill(victims[0], signal.SIGKILL)
+        worker.join(timeout=300)
+        assert not worker.is_alive()
+        assert _posts(srv) == CALLS + 1  # the killed call was made again, by a new worker
+    journal = Journal(run / JOURNAL_DIR / "ollama.jsonl").load()
+    assert len(journal) == CALLS and {r["outcome"] for r in journal.values()} == {"answered"}
+
+
+def test_a_killed_driver_resumes_asking_only_what_is_missing(cluster, tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r")
+    journal = run / JOURNAL_DIR / "ollama.jsonl"
+    ray_tmp = tempfile.mkdtemp(prefix="rk", dir="/tmp")  # short: Ray's socket paths
+    env = {**os.environ, "RAY_TMPDIR": ray_tmp, "PYTHONPATH": str(REPO)}
+    with chat_server([delay(1.0)] * CALLS) as srv:
+        driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(run), srv.base_url],
+                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            wait_for(lambda: journal.exists() and len(journal.read_bytes().splitlines()) >= 2,
+                     240, "two answers in the journal")
+            os.kill(driver.pid, signal.SIGKILL)
+            driver.wait(timeout=30)
+        finally:
+            if driver.poll() is None:
+                driver.kill()
+            driver.stderr.close()
+            for pid in pids_titled(ray_tmp):  # the killed driver's own Ray processes
+                os.kill(pid, signal.SIGKILL)
+        before = Journal(journal).load()
+        asked_before = _posts(srv)
+        assert 2 <= len(before) < CALLS
+        s = answer_run(run, _ollama(srv.base_url), configs=CONFIGS, preflight=False,
+                       engine=EngineChoice("local"))
+        assert dict(s.asked) == {"ollama": CALLS - len(before)}
+        assert dict(s.reused) == {"ollama": len(before)}
+        assert _posts(srv) - asked_before == CALLS - len(before)
+    wait_for(lambda: not pids_titled(ray_tmp), 30, "the killed driver's Ray processes to end")
