@@ -135,9 +135,9 @@ def ray_session(address: str | None = None) -> Iterator[EngineInfo]:
     if owned:
         try:
             ray.init(**_init_kwargs(address))
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise ClusterError(f"cannot join the Ray cluster at {address or 'this machine'}: "
-                               f"{exc}") from None
+        except Exception as exc:  # Ray raises bare Exception when a node times out starting
+            where = f"join the Ray cluster at {address}" if address else "start Ray on this machine"
+            raise ClusterError(f"could not {where}: {exc}") from None
     quiet_ray_loggers()
     try:
         nodes, cpus = cluster_size()
