@@ -18,6 +18,7 @@ REGISTRIES = (
     ("re-rankers", "harness.answering.rerankers", "RERANKERS"),
     ("floors", "harness.answering.read", "FLOORS"),
     ("tables", "harness.store.tables", "TABLES"),
+    ("engines", "harness.core.engines", "ENGINES"),
 )
 
 _PLUGINS = ("harness.arms.bm25", "harness.arms.boost", "harness.arms.dense", "harness.arms.external", "harness.answering.rerankers",

@@ -57,7 +57,7 @@ def run_cmd(
     Progress goes to stderr, the summary to stdout (--json: only JSON, e.g. for jq).
 
     Example: harness run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive -m recall@3 -m nDCG@20
-    Example: harness run --engine ray --address 10.0.0.5:6379   (docs/scale-out.md)
+    Example: harness run --engine ray --address 10.0.0.5:6379
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.pipeline.grid_tables import StorePolicy
