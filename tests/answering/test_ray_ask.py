@@ -28,14 +28,14 @@ pytestmark = [pytest.mark.slow,
 CONFIGS = ["rrf-3", "arm-bm25"]
 CALLS = len(QUESTIONS) * len(CONFIGS)
 
-DRIVER = """
-import sys
-from harness.answering.runner import answer_run
-from harness.core.engines import EngineChoice
-answer_run(sys.argv[1], [("ollama", {"model": "stub", "base_url": sys.argv[2]})],
-           configs=["rrf-3", "arm-bm25"], max_workers=1, preflight=False,
-           engine=EngineChoice("ray"))
-"""
+HARNESS = str(Path(sys.executable).parent / "harness")
+
+
+def _driver(run: Path, url: str) -> list[str]:
+    """`harness answer` through Ray in a fresh process, one call at a time."""
+    return [HARNESS, "answer", str(run), "-a", "ollama", "-p", "ollama.model=stub",
+            "-p", f"ollama.base_url={url}", "-c", "rrf-3", "-c", "arm-bm25", "--workers", "1",
+            "--no-preflight", "--engine", "ray"]
 
 
 @pytest.fixture(scope="module")
@@ -87,17 +87,19 @@ def test_a_killed_driver_resumes_asking_only_what_is_missing(cluster, tmp_path: 
     ray_tmp = tempfile.mkdtemp(prefix="rk", dir="/tmp")  # short: Ray's socket paths
     env = {**os.environ, "RAY_TMPDIR": ray_tmp, "PYTHONPATH": str(REPO)}
     with chat_server([delay(1.0)] * CALLS) as srv:
-        driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(run), srv.base_url],
-                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        log = (tmp_path / "driver.log").open("wb")
+        driver = subprocess.Popen(_driver(run, srv.base_url), env=env, cwd=tmp_path,
+                                  stdout=log, stderr=subprocess.STDOUT)
         try:
-            wait_for(lambda: journal.exists() and len(journal.read_bytes().splitlines()) >= 2,
-                     240, "two answers in the journal")
+            wait_for(lambda: (journal.exists() and len(journal.read_bytes().splitlines()) >= 2)
+                     or driver.poll() is not None, 240, "two answers in the journal")
+            assert driver.poll() is None, (tmp_path / "driver.log").read_text(errors="replace")
             os.kill(driver.pid, signal.SIGKILL)
             driver.wait(timeout=30)
         finally:
             if driver.poll() is None:
                 driver.kill()
-            driver.stderr.close()
+            log.close()
             for pid in pids_titled(ray_tmp):  # the killed driver's own Ray processes
                 os.kill(pid, signal.SIGKILL)
         before = Journal(journal).load()
