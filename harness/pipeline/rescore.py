@@ -26,7 +26,7 @@ from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix
 from harness.metrics.pages import make_gold
 from harness.pipeline.grid_tables import check_budget, check_grid_size
-from harness.pipeline.retrieval import (
+from harness.pipeline.options import (
     Progress,
     RunOptions,
     RunResult,
@@ -122,4 +122,4 @@ def rescore(options: RunOptions, progress: Progress | None = None) -> RunResult:
 
         answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
     writer.update_manifest({"status": "complete", "finished": now_iso()})
-    return RunResult(writer.path, None, None, cfg, metrics.to_pandas())
+    return RunResult(writer.path, None, None, cfg, metrics)
