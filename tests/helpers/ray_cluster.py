@@ -31,15 +31,23 @@ RAY_MISSING = (None if importlib.util.find_spec("ray") is not None
 @contextmanager
 def local_cluster(num_cpus: int = 2) -> Iterator[None]:
     """A Ray instance for the ``with`` block (see the module docstring)."""
-    from harness.core.cluster import DRIVER_ENV, WORKER_ENV
+    from harness.core.cluster import DRIVER_ENV, START_ATTEMPTS, WORKER_ENV
 
     for key, value in DRIVER_ENV.items():
         os.environ.setdefault(key, value)
     import ray
 
-    ray.init(num_cpus=num_cpus, include_dashboard=False, object_store_memory=200 * 1024 * 1024,
-             _node_ip_address="127.0.0.1", log_to_driver=False, logging_level="ERROR",
-             runtime_env={"env_vars": {**WORKER_ENV, "PYTHONPATH": str(REPO)}})
+    for attempt in range(1, START_ATTEMPTS + 1):  # as harness.core.cluster does: Ray gives its
+        try:                                        # raylet a fixed 30 s, a loaded machine misses it
+            ray.init(num_cpus=num_cpus, include_dashboard=False,
+                     object_store_memory=200 * 1024 * 1024, _node_ip_address="127.0.0.1",
+                     log_to_driver=False, logging_level="ERROR",
+                     runtime_env={"env_vars": {**WORKER_ENV, "PYTHONPATH": str(REPO)}})
+            break
+        except Exception:
+            ray.shutdown()
+            if attempt == START_ATTEMPTS:
+                raise
     try:
         yield
     finally:
