@@ -130,6 +130,7 @@ def main() -> int:
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--latency", type=float, default=0.05, help="server seconds per call")
     ap.add_argument("--skip-embed", action="store_true")
+    ap.add_argument("--skip-answer", action="store_true")
     ap.add_argument("--phase", choices=["embed", "answer"], help=argparse.SUPPRESS)
     ap.add_argument("--engine", default="local", help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=1, help=argparse.SUPPRESS)
@@ -161,6 +162,8 @@ def main() -> int:
               f"ray/local = {ratio:.2f}x (target <= 1.3); driver peak RSS local "
               f"{med(emb['local'], 'peak_rss_mb'):.0f} MB, ray {med(emb['ray'], 'peak_rss_mb'):.0f} MB")
 
+    if args.skip_answer:
+        return status
     from tests.helpers.chat_server import chat_server, delay
 
     ans: dict[tuple[str, int], list[dict[str, float]]] = {}
