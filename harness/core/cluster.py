@@ -26,12 +26,17 @@ Reference: Ray documentation, "Configuring Ray" / ``ray.init`` and "Runtime envi
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib.util
 import logging
 import os
+import signal
 import socket
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from harness.core.engines import EngineInfo
@@ -124,6 +129,26 @@ def _init_kwargs(address: str | None) -> dict[str, Any]:
     return kwargs
 
 
+def end_orphans() -> None:
+    """End the Ray processes a failed one-node start left behind: this process's children
+    whose command line names ray (Linux ``/proc``; elsewhere nothing is done). Their
+    ``Popen`` objects are collected at once, so no "still running" ResourceWarning follows."""
+    me = os.getpid()
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            ppid = int((proc / "stat").read_text().rpartition(")")[2].split()[1])
+            cmdline = (proc / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == me and b"ray" in cmdline:
+            with contextlib.suppress(OSError):
+                os.kill(int(proc.name), signal.SIGKILL)
+                os.waitpid(int(proc.name), 0)  # reaped here: no zombie left
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
+
+
 def _init(ray: Any, address: str | None) -> None:
     """``ray.init``; a one-node start is tried :data:`START_ATTEMPTS` times (Ray gives its
     raylet a fixed 30 s to register, which a loaded machine can miss)."""
@@ -134,6 +159,7 @@ def _init(ray: Any, address: str | None) -> None:
             return
         except Exception as exc:  # Ray raises bare Exception when a node times out starting
             ray.shutdown()
+            end_orphans()
             if attempt == attempts:
                 where = f"join the Ray cluster at {address}" if address else "start Ray on this machine"
                 raise ClusterError(f"could not {where}: {exc}") from None

@@ -31,7 +31,7 @@ RAY_MISSING = (None if importlib.util.find_spec("ray") is not None
 @contextmanager
 def local_cluster(num_cpus: int = 2) -> Iterator[None]:
     """A Ray instance for the ``with`` block (see the module docstring)."""
-    from harness.core.cluster import DRIVER_ENV, START_ATTEMPTS, WORKER_ENV
+    from harness.core.cluster import DRIVER_ENV, START_ATTEMPTS, WORKER_ENV, end_orphans
 
     for key, value in DRIVER_ENV.items():
         os.environ.setdefault(key, value)
@@ -46,6 +46,7 @@ def local_cluster(num_cpus: int = 2) -> Iterator[None]:
             break
         except Exception:
             ray.shutdown()
+            end_orphans()
             if attempt == START_ATTEMPTS:
                 raise
     try:
