@@ -2,8 +2,8 @@
 
 A generated library (seed 0, reproducible): 20 games, each a rulebook and an errata
 as JSONL pages of 40-80 words from a Zipf vocabulary of 20,000 synthetic words, one
-chunk per page, a heading per page (unique per document, not in the page text, so
-every heading is searched for and not found: the worst case for locating titles);
+chunk per page, a heading per page (unique, printed as the page's first line, so
+every heading's pattern is compiled and found, as on a real rulebook's pages);
 questions are 8 words drawn from one page (its relevant page) plus 2 random words.
 Sizes: 5k and 50k chunks x 1k and 10k questions. The grid has 203 configs (RRF k in
 1, 3, ..., 99 x 4 arm subsets of bm25/dense/boost, plus each arm alone), scored with
@@ -96,8 +96,9 @@ def generate(root: Path, n_chunks: int, n_q: int, seed: int = 0) -> Path:
             with path.open("w") as f:
                 for p in range(1, n + 1):
                     words = next(pool)
-                    f.write(json.dumps({"page": p, "heading": f"Game {g} {kind} section {p}",
-                                        "text": " ".join(words)}) + "\n")
+                    heading = f"Game {g} {kind} section {p}"
+                    f.write(json.dumps({"page": p, "heading": heading,
+                                        "text": heading + "\n" + " ".join(words)}) + "\n")
                     pages.append((len(docs), p, words))
             docs.append((did, kind, f"Game {g:02d}"))
             lines += [f"  - id: {did}", f"    path: {path.name}", f"    kind: {kind}",

@@ -144,6 +144,22 @@ def _variants(title: str) -> list[str]:
     return out
 
 
+_SEGMENT_BREAK = re.compile(f"[{re.escape(_DASHES + _QUOTES)}]")
+
+
+def _may_occur(lowered: str, title: str) -> bool:
+    """False when ``title`` cannot occur in an ASCII text (``lowered``: the text,
+    lower-cased): some ASCII run of a title word between dashes and apostrophes is
+    missing from it. For ASCII text, case-insensitive matching of an ASCII character
+    is equality of lower cases, so this never rules out a title the pattern would find;
+    it spares compiling a pattern for a title that is not on the page."""
+    for word in title.split():
+        for seg in _SEGMENT_BREAK.split(word):
+            if seg and seg.isascii() and seg.lower() not in lowered:
+                return False
+    return True
+
+
 def _line_starts(text: str) -> list[tuple[int, int]]:
     """``(L, e)`` per line: its start ``L`` and the end ``e`` of its leading
     horizontal whitespace (where an ``at_line`` hit must begin)."""
@@ -174,9 +190,12 @@ def locate(text: str, titles: Sequence[str]) -> list[int | None]:
     out: list[int | None] = []
     cursor = 0
     lines: list[tuple[int, int]] | None = None
+    lowered = text.lower() if text.isascii() else None
     for title in titles:
         hit: int | None = None
         for variant in _variants(title) if title.split() else []:
+            if lowered is not None and not _may_occur(lowered, variant):
+                continue
             rx = re.compile(_title_pattern(variant), re.IGNORECASE)
             starts: list[int] = []
             m = rx.search(text)

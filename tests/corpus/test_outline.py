@@ -64,3 +64,24 @@ def test_locate_edge_cases_match_reference() -> None:
     ]
     for text, titles in cases:
         assert locate(text, titles) == locate_reference(text, titles), (text, titles)
+
+
+ASCII_WORDS = ["age", "Age", "AGE", "half-elf", "half--elf", "don't", "don`t", "the", "bard", "Table:",
+               "x", "xx", "a", "A", "ki", "set", "SET"]
+ABSENT = ["zz", "half-orc", "wo'n", "Q"]
+
+
+def test_locate_matches_reference_on_ascii_texts() -> None:
+    """ASCII pages: titles ruled out without a pattern must be exactly those never found."""
+    rng = np.random.default_rng(13)
+    found = 0
+    for _ in range(600):
+        n = int(rng.integers(0, 25))
+        text = "".join(str(rng.choice(ASCII_WORDS)) + str(rng.choice(SEPS)) for _ in range(n))
+        assert text.isascii()
+        titles = [" ".join(str(rng.choice(ASCII_WORDS + ABSENT)) for _ in range(int(rng.integers(1, 4))))
+                  for _ in range(int(rng.integers(0, 5)))]
+        got = locate(text, titles)
+        assert got == locate_reference(text, titles), (text, titles)
+        found += sum(x is not None for x in got)
+    assert found > 100
