@@ -28,7 +28,7 @@ in the benchmark process only (nothing in ``harness/`` is changed for it):
   ``bench_embed.py``'s;
 * ``frames``: ``_arm_frame`` (hits to a table) and the per-arm partial Parquet files;
 * ``fuse+score``: ``RankMatrix.from_arm_ranks`` + ``make_gold`` + ``grid_tables``
-  (every config fused and scored);
+  (every config fused and scored, the stored config's fused rows built);
 * ``write``: every ``RunWriter`` table write (questions, chunks, arm_ranks, fused,
   metrics ...);
 * ``other``: the rest of ``run`` (manifest, input hashes); ``total``: all of ``run``.
@@ -226,6 +226,7 @@ def instrument(clock: Clock) -> None:
 
     from harness.arms import ARMS, load_builtin_arms
     from harness.fusion.fuse import RankMatrix
+    from harness.pipeline import options as run_options
     from harness.pipeline import retrieval
     from harness.store.rundir import RunWriter
 
@@ -242,7 +243,7 @@ def instrument(clock: Clock) -> None:
     from_ranks = RankMatrix.from_arm_ranks.__func__  # type: ignore[attr-defined]
     RankMatrix.from_arm_ranks = classmethod(clock.wrap("fuse+score", from_ranks))  # type: ignore[method-assign]
     retrieval.make_gold = clock.wrap("fuse+score", retrieval.make_gold)
-    retrieval.grid_tables = clock.wrap("fuse+score", retrieval.grid_tables)
+    run_options.grid_tables = clock.wrap("fuse+score", run_options.grid_tables)  # in score_and_write
 
 
 def measure(root: Path, run_id: str) -> dict[str, Any]:
