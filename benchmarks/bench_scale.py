@@ -40,7 +40,9 @@ stage reports the highest RSS seen while it ran; ``peak RSS`` is the process's
 ``ru_maxrss`` (the kernel's own high-water mark, imports included).
 
 Repeats: ``--repeats`` fresh processes per size (default 3 for the smallest size,
-1 for the others) and the median per stage. Growth: for each stage the time ratio
+1 for the others) and the median per stage, as wall time and as CPU time of the
+process (all threads: less sensitive than wall time to other work on a shared
+machine, which is why the growth is shown for both). Growth: for each stage the time ratio
 between 5k and 50k chunks (1k questions) and between 1k and 10k questions (5k
 chunks), and the fitted exponent ``log(ratio) / log(10)`` (1 = linear in that
 dimension, 0 = independent of it). Target: peak RSS of the 50k-chunk/10k-question/
@@ -182,6 +184,7 @@ class Clock:
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
         self.rss_mb: dict[str, float] = {}
         self._open: list[str] = []
         self._peak = 0
@@ -204,11 +207,12 @@ class Clock:
             return
         self._open.append(name)
         self._peak = self._rss()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             yield
         finally:
             self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
+            self.cpu[name] = self.cpu.get(name, 0.0) + time.process_time() - c0
             self._peak = max(self._peak, self._rss())
             self.rss_mb[name] = max(self.rss_mb.get(name, 0.0), self._peak / 2**20)
             self._open.pop()
@@ -254,14 +258,14 @@ def measure(root: Path, run_id: str) -> dict[str, Any]:
     clock = Clock()
     instrument(clock)
     t_import = time.perf_counter() - T_START
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     result = retrieval.run(options(root, run_id))
-    total = time.perf_counter() - t0
-    seconds = dict(clock.seconds)
-    seconds["other"] = total - sum(seconds.values())
-    seconds["total"] = total
+    total, total_cpu = time.perf_counter() - t0, time.process_time() - c0
+    seconds, cpu = dict(clock.seconds), dict(clock.cpu)
+    seconds["other"], cpu["other"] = total - sum(seconds.values()), total_cpu - sum(cpu.values())
+    seconds["total"], cpu["total"] = total, total_cpu
     manifest = json.loads((result.path / "manifest.json").read_text())
-    return {"seconds": seconds, "rss_mb": clock.rss_mb, "import_s": t_import,
+    return {"seconds": seconds, "cpu_s": cpu, "rss_mb": clock.rss_mb, "import_s": t_import,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "chunks": len(result.corpus.chunks) if result.corpus else 0,
             "questions": len(result.goldset.questions) if result.goldset else 0,
@@ -288,7 +292,8 @@ def run_size(size: str, repeats: int, workdir: Path | None) -> dict[str, Any]:
             for old in (root / "runs").glob("*"):  # keep the disk small between repeats
                 subprocess.run(["rm", "-rf", str(old)], check=True)
     med = {s: statistics.median(r["seconds"].get(s, 0.0) for r in runs) for s in STAGES}
-    return {"size": size, "chunks": n, "questions": q, "repeats": repeats, "median_s": med,
+    cpu = {s: statistics.median(r["cpu_s"].get(s, 0.0) for r in runs) for s in STAGES}
+    return {"size": size, "chunks": n, "questions": q, "repeats": repeats, "median_s": med, "cpu_s": cpu,
             "runs": runs, "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
             "rss_mb": {s: max(r["rss_mb"].get(s, 0.0) for r in runs) for s in STAGES[:-2]},
             "import_s": statistics.median(r["import_s"] for r in runs),
@@ -308,29 +313,31 @@ def growth_class(exponent: float) -> str:
 
 
 def report(results: list[dict[str, Any]]) -> None:
-    print(f"{'chunks':>7} {'questions':>9} " + " ".join(f"{s:>10}" for s in STAGES)
-          + f" {'import':>7} {'peak RSS':>9}")
-    for r in results:
-        print(f"{r['chunks']:>7} {r['questions']:>9} "
-              + " ".join(f"{r['median_s'][s]:9.1f}s" for s in STAGES)
-              + f" {r['import_s']:6.1f}s {r['peak_rss_mb']:7.0f}MB")
+    for label, key in (("wall seconds (median)", "median_s"), ("CPU seconds, all threads (median)", "cpu_s")):
+        print(f"{label}:")
+        print(f"{'chunks':>7} {'questions':>9} " + " ".join(f"{s:>10}" for s in STAGES)
+              + f" {'import':>7} {'peak RSS':>9}")
+        for r in results:
+            print(f"{r['chunks']:>7} {r['questions']:>9} "
+                  + " ".join(f"{r[key][s]:9.1f}s" for s in STAGES)
+                  + f" {r['import_s']:6.1f}s {r['peak_rss_mb']:7.0f}MB")
     print("highest RSS while each stage ran (MB):")
     for r in results:
         print(f"{r['chunks']:>7} {r['questions']:>9} "
               + " ".join(f"{r['rss_mb'].get(s, 0):10.0f}" for s in STAGES[:-2]))
-    key = {(r["chunks"], r["questions"]): r for r in results}
-    pairs = (((5000, 1000), (50000, 1000), "x10 chunks"), ((5000, 1000), (5000, 10000), "x10 questions"),
-             ((50000, 1000), (50000, 10000), "x10 questions at 50k"),
-             ((5000, 10000), (50000, 10000), "x10 chunks at 10k q"))
-    print("growth (time ratio, exponent = log10 of it, class):")
-    for s in STAGES:
-        cells = []
-        for small, big, what in pairs:
-            if small in key and big in key and key[small]["median_s"][s] > 0:
-                ratio = key[big]["median_s"][s] / key[small]["median_s"][s]
-                e = math.log10(ratio) if ratio > 0 else float("nan")
-                cells.append(f"{what}: x{ratio:.1f} ({e:.2f}, {growth_class(e)})")
-        print(f"{s:>10}: " + "; ".join(cells))
+    by_size = {(r["chunks"], r["questions"]): r for r in results}
+    pairs = (((5000, 1000), (50000, 1000), "x10 chunks"), ((5000, 10000), (50000, 10000), "x10 chunks @10k q"),
+             ((5000, 1000), (5000, 10000), "x10 questions"), ((50000, 1000), (50000, 10000), "x10 q @50k"))
+    for label, key in (("wall", "median_s"), ("CPU", "cpu_s")):
+        print(f"growth of {label} time (ratio, exponent = log10 of it, class):")
+        for s in STAGES:
+            cells = []
+            for small, big, what in pairs:
+                if small in by_size and big in by_size and by_size[small][key][s] > 0:
+                    ratio = by_size[big][key][s] / by_size[small][key][s]
+                    e = math.log10(ratio) if ratio > 0 else float("nan")
+                    cells.append(f"{what}: x{ratio:.1f} ({e:.2f} {growth_class(e)})")
+            print(f"{s:>10}: " + "; ".join(cells))
     reps = ", ".join(f"{r['size']}: {r['repeats']}" for r in results)
     print(f"(medians of fresh processes per size: {reps}; every question searched; "
           f"{results[0]['runs'][0]['configs']} configs)")
