@@ -89,7 +89,8 @@ def generate(root: Path, n_chunks: int, n_q: int, seed: int = 0) -> Path:
     per_game = n_chunks // GAMES
     lengths = rng.integers(40, 81, size=n_chunks + GAMES)
     pool = iter(np.split(rng.choice(vocab, size=int(lengths.sum()), p=zipf), np.cumsum(lengths)[:-1]))
-    docs, pages = [], []  # (doc_id, kind, game), (doc index, page, words)
+    docs: list[tuple[str, str, str]] = []  # (doc_id, kind, game)
+    pages: list[tuple[int, int, Any]] = []  # (doc index, page, words)
     lines = ["goldset: scale", "version: 1", "documents:"]
     for g in range(GAMES):
         for kind, n in (("rulebook", per_game - per_game // 10), ("errata", per_game // 10)):
@@ -235,19 +236,18 @@ def instrument(clock: Clock) -> None:
     from harness.store.rundir import RunWriter
 
     load_builtin_arms()
-    retrieval.load_inputs = clock.wrap("load", retrieval.load_inputs)
-    for arm in ("bm25", "boost", "dense"):
-        cls = ARMS.get(arm)
-        cls.prepare = clock.wrap(arm, cls.prepare)
-        cls.search = clock.wrap(arm, cls.search)
-    retrieval._arm_frame = clock.wrap("frames", retrieval._arm_frame)
-    pd.DataFrame.to_parquet = clock.wrap("frames", pd.DataFrame.to_parquet)  # the partial arm files
-    RunWriter.write_table = clock.wrap("write", RunWriter.write_table)
-    RunWriter.write_arrow = clock.wrap("write", RunWriter.write_arrow)
-    from_ranks = RankMatrix.from_arm_ranks.__func__  # type: ignore[attr-defined]
-    RankMatrix.from_arm_ranks = classmethod(clock.wrap("fuse+score", from_ranks))  # type: ignore[method-assign]
-    retrieval.make_gold = clock.wrap("fuse+score", retrieval.make_gold)
-    run_options.grid_tables = clock.wrap("fuse+score", run_options.grid_tables)  # in score_and_write
+    targets: list[tuple[Any, str, str]] = [(retrieval, "load_inputs", "load")]
+    targets += [(ARMS.get(arm), method, arm) for arm in ("bm25", "boost", "dense")
+                for method in ("prepare", "search")]
+    targets += [(retrieval, "_arm_frame", "frames"),
+                (pd.DataFrame, "to_parquet", "frames"),  # the partial arm files
+                (RunWriter, "write_table", "write"), (RunWriter, "write_arrow", "write"),
+                (retrieval, "make_gold", "fuse+score"),
+                (run_options, "grid_tables", "fuse+score")]  # called by score_and_write
+    for owner, attr, stage in targets:
+        setattr(owner, attr, clock.wrap(stage, getattr(owner, attr)))
+    from_ranks = RankMatrix.__dict__["from_arm_ranks"].__func__
+    setattr(RankMatrix, "from_arm_ranks", classmethod(clock.wrap("fuse+score", from_ranks)))  # noqa: B010
 
 
 def measure(root: Path, run_id: str) -> dict[str, Any]:
