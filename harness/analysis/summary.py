@@ -17,6 +17,10 @@ from harness.metrics.ranking import DEFAULT_METRICS
 SUMMARY_METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10", "first_rel_rank")
 """Shown when the run has them; every other ranking metric the user chose is shown after them."""
 
+RANK_BY = ("nDCG@10", "MRR@10", "recall@10", "recall@5")
+"""Metrics that choose the printed configs of a large grid, first present wins: graded
+over the whole top 10, they separate configs that hit@1 leaves tied."""
+
 Metrics: TypeAlias = pd.DataFrame | pa.Table
 """A metrics table as read with pandas, or as Arrow (what a run writes; the fast path)."""
 
@@ -104,13 +108,15 @@ def summary_frame(metrics: Metrics, configs: pd.DataFrame) -> pd.DataFrame:
 def best_rows(frame: pd.DataFrame, kinds: Sequence[str], limit: int) -> tuple[pd.DataFrame, str | None]:
     """At most ``limit`` rows of a summary frame for printing: every single-arm config
     (``kinds`` is the configs' kind, ``arm`` for those) and the best of the others by the
-    first metric column (its registry direction; ties by config id), in table order.
+    first of :data:`RANK_BY` the frame has, else its first metric column (the metric's
+    registry direction; ties by config id), in table order.
 
     Returns the rows and the metric they were chosen by (None when every row fits;
     ``limit`` 0 means every row)."""
     if limit <= 0 or len(frame) <= limit:
         return frame, None
-    metric = next((c for c in frame.columns if c != "config_id"), None)
+    columns = [c for c in frame.columns if c != "config_id"]
+    metric = next((c for c in (*RANK_BY, *columns) if c in columns), None)
     arm = np.asarray([k == "arm" for k in kinds], bool)
     others = np.flatnonzero(~arm)
     room = max(limit - int(arm.sum()), 1)

@@ -79,6 +79,7 @@ def print_summary(run_path: Path, console: Console | None = None, *, metrics: pa
     if q["language"].nunique() > 1 and lang_metric is not None:
         # only the rows the table shows reach pandas (the metrics table can hold millions)
         one = metrics.filter(pc.equal(metrics.column("metric"), lang_metric)).to_pandas()
+        one = one[one["config_id"].isin(set(df["config_id"]))]  # the configs printed above
         print_language_table(language_table(one, q, lang_metric, also=()), console,
                              title=f"{lang_metric} per question language (answerable questions)")
     if run.has_table("answer_metrics"):

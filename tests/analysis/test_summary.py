@@ -74,6 +74,9 @@ def test_printed_rows_keep_single_arm_configs_and_the_best_others():
     kinds = ["arm", "grid", "grid", "grid", "grid"]
     shown, by = best_rows(frame, kinds, 3)
     assert by == "hit@1" and list(shown["config_id"]) == ["arm-a", "g1", "g2"]  # tie: id order
+    graded = frame.assign(**{"nDCG@10": [0.0, 0.9, 0.1, 0.2, 0.3]})
+    shown, by = best_rows(graded, kinds, 3)  # nDCG@10 chooses when the frame has it
+    assert by == "nDCG@10" and list(shown["config_id"]) == ["arm-a", "g3", "g4"]
     assert best_rows(frame, kinds, 0)[1] is None and len(best_rows(frame, kinds, 5)[0]) == 5
     lower, by = best_rows(frame[["config_id", "first_rel_rank"]], kinds, 2)
     assert by == "first_rel_rank" and list(lower["config_id"]) == ["arm-a", "g3"]  # lower is better
