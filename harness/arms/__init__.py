@@ -8,6 +8,7 @@ Modules, in pipeline order:
 * ``base``      the Arm interface, ArmResult / Hit records, the ARMS registry
 * ``bm25``      Okapi BM25 over chunks
 * ``dense``     cosine similarity of sentence embeddings (faiss, exact)
+* ``flat_search`` blocked faiss search, each row as the query searched alone (``dense``)
 * ``boost``     the service's doc-priority arm
 * ``external``  ranked lists captured elsewhere (TREC / Parquet / JSONL)
 * ``termdoc``   sparse term-document matrices shared by ``bm25`` and ``boost``
@@ -18,7 +19,7 @@ import importlib
 from harness.arms.base import ARMS, Arm, ArmContext, ArmResult, Hit, hits_from_scores
 
 __all__ = [  # noqa: RUF022 - modules first, then the re-exported names
-    "base", "bm25", "boost", "dense", "external", "termdoc",
+    "base", "bm25", "boost", "dense", "external", "flat_search", "termdoc",
     "ARMS", "Arm", "ArmContext", "ArmResult", "Hit", "hits_from_scores", "load_builtin_arms",
 ]
 

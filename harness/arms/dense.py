@@ -11,10 +11,11 @@ Conventions: hits are ordered score descending then chunk id ascending
 (:func:`harness.arms.base.hits_from_scores`). faiss returns tied scores in no
 particular order, so it is asked for ``depth + extra`` candidates which are then
 re-ranked; when the last candidate ties with the ``depth``-th, the tie group may go
-on beyond the candidates and every chunk is scored instead. Each question is searched
-on its own so that its scores do not depend on the other questions of the call (faiss
-switches to a BLAS kernel for batches of 20 or more queries). An empty corpus gives
-empty hit lists.
+on beyond the candidates and every chunk is scored instead. Each question's scores
+are those faiss gives it searched on its own, so they do not depend on the other
+questions of the call (faiss picks its kernel from the call's shape); the questions
+are nevertheless searched in blocks, with the single-query kernel
+(:mod:`harness.arms.flat_search`). An empty corpus gives empty hit lists.
 
 Backend: the ``backend`` parameter names an entry of
 :data:`harness.embedding.backends.BACKENDS` (``torch-fp32``, ``torch-bf16``, ``auto``,
@@ -44,6 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from harness.arms.base import ARMS, ArmContext, ArmResult, Hit, hits_from_scores
+from harness.arms.flat_search import FlatSearch
 from harness.core.errors import ConfigError, HarnessError
 from harness.corpus.records import Corpus
 from harness.embedding.backends import AUTO, BACKENDS, resolve_backend
@@ -84,6 +86,7 @@ class DenseArm:
         self._cache: EmbeddingCache | None = None
         self._runner: BatchRunner | None = None
         self._index: Any = None
+        self._flat: FlatSearch | None = None
         self._ids: list[str] = []
 
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
@@ -101,6 +104,7 @@ class DenseArm:
         self._index = faiss.IndexFlatIP(self._model.dimension)
         if len(vectors):
             self._index.add(vectors)
+        self._flat = FlatSearch(self._index)
         self._ids = [c.chunk_id for c in corpus.chunks]
 
     def search(self, questions: Sequence[Question], depth: int) -> list[ArmResult]:
@@ -111,19 +115,24 @@ class DenseArm:
             raise ValueError(f"depth must be >= 0, got {depth}")
         queries = embed(self._model, [q.question for q in questions], "query", self._cache,
                         self.batch_size, runner=self._runner)
-        return [ArmResult(q.question_id, self.name, self._top(v, depth))
-                for q, v in zip(questions, queries, strict=True)]
-
-    def _top(self, query: np.ndarray, depth: int) -> tuple[Hit, ...]:
         n = self._index.ntotal
         if depth == 0 or n == 0:
-            return ()
+            return [ArmResult(q.question_id, self.name, ()) for q in questions]
         k = min(n, depth + self.extra)
-        scores, idx = self._index.search(query[None, :], k)
-        if k < n and scores[0, k - 1] == scores[0, min(depth, k) - 1]:
-            scores, idx = self._index.search(query[None, :], n)
-        ids = [self._ids[i] for i in idx[0]]
-        return hits_from_scores(ids, scores[0], depth)
+        # every question scored as if searched alone, in blocks (harness.arms.flat_search)
+        assert self._flat is not None
+        scores, idx = self._flat.search(queries, k)
+        return [ArmResult(q.question_id, self.name, self._top(v, s, i, depth))
+                for q, v, s, i in zip(questions, queries, scores, idx, strict=True)]
+
+    def _top(self, query: np.ndarray, scores: np.ndarray, idx: np.ndarray,
+             depth: int) -> tuple[Hit, ...]:
+        n, k = self._index.ntotal, len(scores)
+        if k < n and scores[k - 1] == scores[min(depth, k) - 1]:
+            all_scores, all_idx = self._index.search(query[None, :], n)
+            scores, idx = all_scores[0], all_idx[0]
+        ids = [self._ids[i] for i in idx]
+        return hits_from_scores(ids, scores, depth)
 
     def describe(self) -> dict[str, Any]:
         """Parameters, the model's provenance, the faiss version and cache counts."""
@@ -134,7 +143,9 @@ class DenseArm:
                                "backend_resolved": self.resolved_backend,
                                "batch_size": self.batch_size, "extra": self.extra,
                                "cache_dir": str(self.cache_dir) if self.cache_dir else None,
-                               "faiss": faiss.__version__, "index": "IndexFlatIP"}
+                               "faiss": faiss.__version__, "index": "IndexFlatIP",
+                               "search": "per question" if self._flat is not None and self._flat.per_query
+                               else "blocks, single-query kernel"}
         if self._model is not None:
             out["model_describe"] = self._model.describe()
         if self._cache is not None:

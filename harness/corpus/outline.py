@@ -144,6 +144,31 @@ def _variants(title: str) -> list[str]:
     return out
 
 
+_SEGMENT_BREAK = re.compile(f"[{re.escape(_DASHES + _QUOTES)}]")
+
+
+def _may_occur(lowered: str, title: str) -> bool:
+    """False when ``title`` cannot occur in an ASCII text (``lowered``: the text,
+    lower-cased): some ASCII run of a title word between dashes and apostrophes is
+    missing from it. For ASCII text, case-insensitive matching of an ASCII character
+    is equality of lower cases, so this never rules out a title the pattern would find;
+    it spares compiling a pattern for a title that is not on the page."""
+    for word in title.split():
+        for seg in _SEGMENT_BREAK.split(word):
+            if seg and seg.isascii() and seg.lower() not in lowered:
+                return False
+    return True
+
+
+def _line_starts(text: str) -> list[tuple[int, int]]:
+    """``(L, e)`` per line: its start ``L`` and the end ``e`` of its leading
+    horizontal whitespace (where an ``at_line`` hit must begin)."""
+    return [(m.start(), m.end()) for m in _LINE_START.finditer(text)]
+
+
+_LINE_START = re.compile(r"(?m)^[^\S\n]*")
+
+
 def locate(text: str, titles: Sequence[str]) -> list[int | None]:
     """Character offset of each title in ``text`` (``None`` when not found).
 
@@ -153,20 +178,41 @@ def locate(text: str, titles: Sequence[str]) -> list[int | None]:
     a line start after the previous title's hit, a line-start hit anywhere, any
     hit after the previous title's hit, any hit anywhere. Outline order is
     usually, not always, reading order, hence the fallbacks.
+
+    Implementation: one regular expression per title variant (compiling is most of
+    the cost on a corpus of tens of thousands of headings). Every position where it
+    matches is listed once; a "line-start hit from ``frm``" is the first line
+    starting at or after ``frm`` whose first non-blank character is such a
+    position, exactly what a multiline ``^``, optional blanks, then the title, searched
+    from ``frm``, finds
+    (the title begins with a non-space character, so it can only start there).
     """
     out: list[int | None] = []
     cursor = 0
+    lines: list[tuple[int, int]] | None = None
+    lowered = text.lower() if text.isascii() else None
     for title in titles:
         hit: int | None = None
         for variant in _variants(title) if title.split() else []:
-            pat = _title_pattern(variant)
-            at_line = re.compile(r"(?m)^[^\S\n]*(" + pat + ")", re.IGNORECASE)
-            anywhere = re.compile(pat, re.IGNORECASE)
-            for rx, frm, group in ((at_line, cursor, 1), (at_line, 0, 1),
-                                   (anywhere, cursor, 0), (anywhere, 0, 0)):
-                m = rx.search(text, frm)
-                if m is not None:
-                    hit = m.start(group)
+            if lowered is not None and not _may_occur(lowered, variant):
+                continue
+            rx = re.compile(_title_pattern(variant), re.IGNORECASE)
+            starts: list[int] = []
+            m = rx.search(text)
+            while m is not None:
+                starts.append(m.start())
+                m = rx.search(text, m.start() + 1)
+            if not starts:
+                continue
+            if lines is None:
+                lines = _line_starts(text)
+            found = set(starts)
+            at_line = [e for _, e in lines if e in found]
+            at_line_from = next((e for ln, e in lines if ln >= cursor and e in found), None)
+            for cand in (at_line_from, at_line[0] if at_line else None,
+                         next((p for p in starts if p >= cursor), None), starts[0]):
+                if cand is not None:
+                    hit = cand
                     break
             if hit is not None:
                 break

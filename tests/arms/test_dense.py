@@ -114,3 +114,62 @@ def test_real_model_finds_the_matching_chunk_across_languages(tmp_path):
     again.prepare(corpus(), ArmContext(cache_dir=tmp_path))
     assert again.search(questions, 4) == arm.search(questions, 4)
     assert again._model._st is None  # everything was cached: the network never loaded
+
+
+def reference_search(arm, questions, depth):
+    """The dense arm's search before 2026-11-30: one faiss call per question."""
+    from harness.arms.base import ArmResult, hits_from_scores
+    from harness.embedding.cache import embed
+
+    out = []
+    for question, v in zip(questions, embed(arm._model, [x.question for x in questions], "query",
+                                            arm._cache, arm.batch_size), strict=True):
+        n = arm._index.ntotal
+        hits = ()
+        if depth and n:
+            k = min(n, depth + arm.extra)
+            scores, idx = arm._index.search(v[None, :], k)
+            if k < n and scores[0, k - 1] == scores[0, min(depth, k) - 1]:
+                scores, idx = arm._index.search(v[None, :], n)
+            hits = hits_from_scores([arm._ids[i] for i in idx[0]], scores[0], depth)
+        out.append(ArmResult(question.question_id, "dense", hits))
+    return out
+
+
+def test_blocked_search_equals_one_call_per_question(tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    words = [f"w{i}" for i in range(40)]
+    texts = {("rb", p): " ".join(rng.choice(words, int(rng.integers(1, 6)))) for p in range(1, 601)}
+    arm = prepared(tmp_path, texts=texts, extra=3)
+    questions = [q(f"q{i}", " ".join(rng.choice(words, int(rng.integers(1, 4))))) for i in range(2100)]
+    for depth in (1, 10, 100):
+        got, want = arm.search(questions, depth), reference_search(arm, questions, depth)
+        assert got == want
+    assert arm.describe()["search"] == "blocks, single-query kernel"
+
+
+@pytest.mark.slow
+def test_blocked_search_equals_one_call_per_question_on_a_large_corpus(tmp_path):
+    """12,000 chunks: one faiss query takes the BLAS (db-parallel) kernel, blocks too."""
+    import faiss
+    import numpy as np
+
+    from tests.helpers.embedding_fakes import FakeModel
+
+    rng = np.random.default_rng(13)
+    words = [f"w{i}" for i in range(300)]
+    model = FakeModel("fake-bow-384", dimension=384)
+    arm = DenseArm(model="fake-bow", extra=2)
+    texts = [" ".join(rng.choice(words, int(rng.integers(1, 4)))) for _ in range(12_000)]
+    arm._model = model
+    arm._index = faiss.IndexFlatIP(384)
+    arm._index.add(model.encode_passages(texts))
+    from harness.arms.flat_search import FlatSearch
+
+    arm._flat = FlatSearch(arm._index)
+    arm._ids = [f"c{i:05d}" for i in range(12_000)]
+    questions = [q(f"q{i}", " ".join(rng.choice(words, 2))) for i in range(400)]
+    assert arm.search(questions, 20) == reference_search(arm, questions, 20)
+    assert not arm._flat.per_query

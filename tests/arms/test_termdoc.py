@@ -33,3 +33,27 @@ def test_product_sums_in_query_row_order():
     assert got[0] == ([], [])  # exact zero: no stored entry
     assert got[1] == ([0], [1.0])
     assert got[2] == ([], [])
+
+
+def build_reference(token_lists):
+    """build's vocabulary and counts before 2026-11-30 (a dict.setdefault loop)."""
+    vocab, term_ids, lengths = {}, [], []
+    for toks in token_lists:
+        lengths.append(len(toks))
+        term_ids += [vocab.setdefault(t, len(vocab)) for t in toks]
+    docs = np.repeat(np.arange(len(lengths)), lengths)
+    counts = sparse.coo_matrix((np.ones(len(term_ids)), (term_ids, docs)),
+                               shape=(len(vocab), len(lengths))).tocsr()
+    return vocab, counts, lengths
+
+
+def test_build_equals_the_dict_loop_on_seeded_tokens():
+    rng = np.random.default_rng(21)
+    words = ["nan", "None", "", "é", "e\u0301", "0", "a", "A", "ß", "ss"] + [f"w{i}" for i in range(300)]
+    for n_docs in (0, 1, 50, 400):
+        lists = [list(rng.choice(words, int(rng.integers(0, 30)))) for _ in range(n_docs)]
+        tdm = build(lists)
+        vocab, counts, lengths = build_reference(lists)
+        assert tdm.vocab == vocab and list(tdm.vocab) == list(vocab)
+        assert tdm.doc_len.tolist() == lengths
+        assert (tdm.counts != counts).nnz == 0 and tdm.counts.shape == counts.shape
