@@ -5,7 +5,8 @@
 on 127.0.0.1 and a free port, waits until ``GET /v1/models`` answers, and stops
 it afterwards. Context and threads are kept small so that a few answers take
 minutes on two cores. :func:`llama_missing` says why the tier cannot run (the
-``llama`` extra not installed); under ``HARNESS_REQUIRE_LLAMA=1`` (``.ci/run``) a
+``llama`` extra not installed, or a llama-cpp-python built with AMX, which crashes on
+this project's machines); under ``HARNESS_REQUIRE_LLAMA=1`` (``.ci/run``) a
 missing extra is a failure, not a skip.
 """
 
@@ -33,6 +34,14 @@ def llama_missing() -> str | None:
     for mod in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "pydantic_settings"):
         if importlib.util.find_spec(mod) is None:
             return f"module {mod} is missing: install the llama extra (pip install -e '.[llama]')"
+    import llama_cpp
+
+    info = llama_cpp.llama_print_system_info().decode(errors="replace")
+    if "AMX_INT8 = 1" in info:
+        return ("llama-cpp-python was built with AMX (-march=native), whose weight repacking "
+                "segfaults on the first generation on this project's machines: re-run "
+                "`HARNESS_EXTRAS=dev,llama bash scripts/setup` (scripts/llama-wheel builds it "
+                "without)")
     from harness.answering import gguf
 
     try:
