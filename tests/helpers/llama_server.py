@@ -4,9 +4,12 @@
 ``server`` extra) with the packaged Qwen2.5 GGUF (:mod:`harness.answering.gguf`)
 on 127.0.0.1 and a free port, waits until ``GET /v1/models`` answers, and stops
 it afterwards. Context and threads are kept small so that a few answers take
-minutes on two cores. :func:`llama_missing` says why the tier cannot run (the
-``llama`` extra not installed, or a llama-cpp-python built with AMX, which crashes on
-this project's machines); under ``HARNESS_REQUIRE_LLAMA=1`` (``.ci/run``) a
+minutes on two cores; OpenMP threads sleep instead of spinning at barriers
+(``OMP_WAIT_POLICY=PASSIVE`` unless set): on a shared two-core machine two spinning threads
+generated 0.2 tokens/s, two sleeping ones 1.4 (2026-11-30, load average 9).
+:func:`llama_missing` says why the tier cannot run (the ``llama`` extra not installed,
+or a llama-cpp-python built with AMX, which crashes on this project's machines); under
+``HARNESS_REQUIRE_LLAMA=1`` (``.ci/run``) a
 missing extra is a failure, not a skip.
 """
 
@@ -80,7 +83,8 @@ def llama_server(log: Path, threads: int = 2, timeout_s: float = 300.0) -> Itera
     start = time.perf_counter()
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                env={"OMP_WAIT_POLICY": "PASSIVE", **os.environ,
+                                     "PYTHONUNBUFFERED": "1"})
     base = f"http://127.0.0.1:{port}"
     try:
         while True:
