@@ -86,3 +86,15 @@ def test_the_example_gate_policy_on_the_recording(four: Run) -> None:
     raw["gate"]["candidate_answerer"] = "replay"
     result = run_gate(parse_policy(raw), four, four)
     assert result.exit_code == LIVE_GATE_EXIT
+
+
+def test_the_report_shows_every_answer_per_question(four: Run) -> None:
+    from harness.analysis.report import render_html
+
+    page = render_html(four, n_resamples=200)
+    view = page[page.index("<div class='answers-view'>"):]
+    view = view[:view.index("<h2>")] if "<h2>" in view else view
+    assert view.count("<details") == 12  # one block per question, four answerers in each
+    assert "only questions the answerers disagree on" in view
+    assert "<b>replay</b>" in view and "<b>production</b>" in view
+    assert "bw-errata p.1 (right)" in view  # production's bw-13 citation, resolved and right
