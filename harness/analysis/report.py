@@ -247,6 +247,8 @@ def _answers_html(run: Run) -> list[str]:
             relevant=("relevant", "mean")).reset_index()
         parts += ["<p class='note'>Citation markers: share dangling (no passage read at "
                   "that number) and share citing a relevant page.</p>", _table(cit)]
+    if not run.has_table("citations"):  # an answers table written by hand, not by a run
+        return parts
     from harness.answering.answers_view import answers_html, answers_view
 
     parts += ["<p class='note'>Per question: the read (relevant pages in green), each "
