@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypeAlias
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from harness.core.ordering import order
 from harness.metrics.info import aggregate, resolve
 from harness.metrics.ranking import DEFAULT_METRICS
 
 SUMMARY_METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10", "first_rel_rank")
 """Shown when the run has them; every other ranking metric the user chose is shown after them."""
+
+RANK_BY = ("nDCG@10", "MRR@10", "recall@10", "recall@5")
+"""Metrics that choose the printed configs of a large grid, first present wins: graded
+over the whole top 10, they separate configs that hit@1 leaves tied."""
+
+Metrics: TypeAlias = pd.DataFrame | pa.Table
+"""A metrics table as read with pandas, or as Arrow (what a run writes; the fast path)."""
 
 
 def summary_columns(metric_names: list[str]) -> list[str]:
@@ -20,17 +33,62 @@ def summary_columns(metric_names: list[str]) -> list[str]:
     return [n for n in SUMMARY_METRICS if n in metric_names] + chosen
 
 
-def summary_frame(metrics: pd.DataFrame, configs: pd.DataFrame) -> pd.DataFrame:
+def codes(metrics: Metrics, column: str) -> tuple[np.ndarray, list[str]]:
+    """Integer code of each row's ``column`` value and the distinct values, in order of
+    first appearance (``codes[i]`` indexes the list). Arrow columns are dictionary-encoded
+    in C++; a pandas column goes through :func:`pandas.factorize` (both keep that order)."""
+    if isinstance(metrics, pa.Table):
+        col = metrics.column(column).combine_chunks()
+        enc = col if pa.types.is_dictionary(col.type) else pc.dictionary_encode(col)
+        return (np.asarray(enc.indices.to_numpy(zero_copy_only=False), np.int64),
+                [str(v) for v in enc.dictionary.to_pylist()])
+    found, uniques = pd.factorize(metrics[column], sort=False)
+    return np.asarray(found, np.int64), [str(v) for v in uniques]
+
+
+def column(metrics: Metrics, name: str, dtype: type) -> np.ndarray:
+    """A column of either form as a NumPy array of ``dtype``."""
+    if isinstance(metrics, pa.Table):
+        return np.asarray(metrics.column(name).to_numpy(), dtype)
+    return metrics[name].to_numpy(dtype)
+
+
+def metric_names(metrics: Metrics) -> list[str]:
+    """The metrics of a table, in order of first appearance."""
+    if isinstance(metrics, pa.Table):
+        return [str(v) for v in pc.unique(metrics.column("metric")).to_pylist()]
+    return [str(v) for v in pd.unique(metrics["metric"])]
+
+
+def grouped_values(metrics: Metrics, names: Sequence[str]) -> dict[tuple[str, str, bool], np.ndarray]:
+    """``(config_id, metric, answerable) -> values`` for the metrics ``names``, each group's
+    values in table order (so a mean sums them in the same order as a filter would)."""
+    c_codes, c_names = codes(metrics, "config_id")
+    m_codes, m_names = codes(metrics, "metric")
+    wanted = [i for i, n in enumerate(m_names) if n in set(names)]
+    keep = np.isin(m_codes, wanted)
+    key = (c_codes[keep] * len(m_names) + m_codes[keep]) * 2 + column(metrics, "answerable", bool)[keep]
+    vals = column(metrics, "value", np.float64)[keep]
+    o = np.argsort(key, kind="stable")  # stable: table order within a group
+    key, vals = key[o], vals[o]
+    cuts = np.flatnonzero(np.diff(key)) + 1
+    out = {}
+    for start, end in zip(np.r_[0, cuts], np.r_[cuts, len(key)], strict=True):
+        if end > start:
+            k = int(key[start])
+            out[(c_names[k // 2 // len(m_names)], m_names[k // 2 % len(m_names)], bool(k % 2))] = vals[start:end]
+    return out
+
+
+def summary_frame(metrics: Metrics, configs: pd.DataFrame) -> pd.DataFrame:
     """Per config: the aggregate (:mod:`harness.metrics.info`: mean, median for
     first_rel_rank) of each shown ranking metric over answerable questions, and the mean
-    top score/ceiling for answerable and unanswerable questions when the run has it."""
-    names = [str(n) for n in dict.fromkeys(metrics["metric"])]
+    top score/ceiling for answerable and unanswerable questions when the run has it.
+    A metric with no answerable value for any config has no column (never a plausible 0)."""
+    names = metric_names(metrics)
     shown = summary_columns(names)
-    # one groupby over the table (a filter per config is quadratic in configs)
-    m = metrics[metrics["metric"].isin([*shown, "top_score_ratio"])]
-    groups = {key: vals.to_numpy(np.float64) for key, vals in m.groupby(
-        [m["config_id"].astype(str), m["metric"].astype(str), m["answerable"].astype(bool)],
-        sort=False)["value"]}
+    # one grouping pass over the table (a filter per config is quadratic in configs)
+    groups = grouped_values(metrics, [*shown, "top_score_ratio"])
     rows = []
     for cid in configs["config_id"].astype(str):
         row: dict[str, object] = {"config_id": cid}
@@ -45,3 +103,29 @@ def summary_frame(metrics: pd.DataFrame, configs: pd.DataFrame) -> pd.DataFrame:
             row["ratio (unans)"] = float(unans.mean()) if unans is not None and len(unans) else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def best_rows(frame: pd.DataFrame, kinds: Sequence[str], limit: int) -> tuple[pd.DataFrame, str | None]:
+    """At most ``limit`` rows of a summary frame for printing: every single-arm config
+    (``kinds`` is the configs' kind, ``arm`` for those) and the best of the others by the
+    first of :data:`RANK_BY` the frame has, else its first metric column (the metric's
+    registry direction; ties by config id), in table order.
+
+    Returns the rows and the metric they were chosen by (None when every row fits;
+    ``limit`` 0 means every row)."""
+    if limit <= 0 or len(frame) <= limit:
+        return frame, None
+    columns = [c for c in frame.columns if c != "config_id"]
+    metric = next((c for c in (*RANK_BY, *columns) if c in columns), None)
+    arm = np.asarray([k == "arm" for k in kinds], bool)
+    others = np.flatnonzero(~arm)
+    room = max(limit - int(arm.sum()), 1)
+    if metric is None:
+        chosen = others[:room]
+    else:
+        vals = frame[metric].to_numpy(np.float64)[others]
+        sign = 1.0 if resolve(metric).higher_is_better else -1.0
+        chosen = others[order(sign * vals, frame["config_id"].to_numpy(str)[others])[:room]]
+    keep = np.zeros(len(frame), bool)
+    keep[chosen] = True
+    return frame[keep | arm], metric

@@ -26,9 +26,9 @@ from typing import Any
 import pandas as pd
 
 from harness.answering.facts import facts_stated
-from harness.answering.frames import questions_from_frame
 from harness.core.errors import HarnessError
 from harness.core.tablerows import rows
+from harness.store.readback import questions_from_frame
 from harness.store.rundir import Run
 
 

@@ -8,7 +8,6 @@ answer, citations by marker position then number, metrics in registry order.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,48 +19,12 @@ from harness.answering.answer_metrics import answer_context, score_answer
 from harness.answering.answerers.base import AnswerRequest, Passage
 from harness.answering.read import ReadOptions, ReadRow, answering_read
 from harness.core.errors import HarnessError
-from harness.core.tablerows import rows
-from harness.corpus.records import HEADING_SEP, Chunk, Document, page_key, split_page_key
-from harness.goldset.records import PageRef, Question
+from harness.corpus.records import Chunk, Document, page_key
+from harness.goldset.records import Question
+from harness.store.readback import chunks_from_frame, documents_from_frame, questions_from_frame
 from harness.store.rundir import Run
 
 Key = tuple[str, str]  # (question_id, config_id)
-
-
-def _ref(s: str) -> PageRef:
-    doc, page = split_page_key(s)
-    return PageRef(doc, page)
-
-
-def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None
-                         ) -> dict[str, Question]:
-    """``questions`` table (and ``question_facts``, when the run has one) ->
-    :class:`Question` records (table order kept)."""
-    by_q: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
-    if facts is not None:
-        for f in rows(facts):
-            by_q.setdefault(str(f.question_id), []).append((int(f.fact), tuple(f.phrasings)))
-    out = {}
-    for r in rows(df):
-        reqs = tuple(tuple(_ref(x) for x in req) for req in json.loads(r.requirements))
-        game = r.game if isinstance(r.game, str) and r.game else None
-        qf = tuple(p for _, p in sorted(by_q.get(r.question_id, [])))
-        out[r.question_id] = Question(r.question_id, r.question, r.language, reqs,
-                                      tuple(r.tags) if r.tags is not None else (), game,
-                                      facts=qf)
-    return out
-
-
-def documents_from_frame(df: pd.DataFrame) -> dict[str, Document]:
-    return {r.doc_id: Document(r.doc_id, r.kind, r.game, r.edition, r.language, r.title,
-                               r.path, r.source_sha256) for r in rows(df)}
-
-
-def chunks_from_frame(df: pd.DataFrame) -> dict[str, Chunk]:
-    return {r.chunk_id: Chunk(r.chunk_id, r.doc_id, int(r.page),
-                              tuple(r.heading_path.split(HEADING_SEP)) if r.heading_path else (),
-                              r.text, int(r.char_start), int(r.char_end), r.page_label)
-            for r in rows(df)}
 
 
 @dataclass(frozen=True)

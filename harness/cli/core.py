@@ -12,7 +12,6 @@ from rich.text import Text
 from harness.cli.catalog import all_registries
 from harness.cli.errors import bad_input_exits_2, plain_console
 from harness.cli.progress import rich_progress
-from harness.cli.summary import print_summary
 from harness.core.errors import ConfigError
 from harness.corpus.records import Corpus
 from harness.goldset.records import GoldSet
@@ -20,6 +19,7 @@ from harness.goldset.records import GoldSet
 ALLOW_OUTSIDE_HELP = ("Read documents outside the gold set's folder (its parent when the folder is "
                       "named goldsets/).")
 DEFAULT_MAX_FUSED_ROWS = 5_000_000  # harness.pipeline.grid_tables.DEFAULT_MAX_FUSED_ROWS (kept light to import)
+SUMMARY_ROWS = 30  # harness.cli.summary.SUMMARY_ROWS (kept light to import: pandas, pyarrow)
 
 
 def register(app: typer.Typer) -> None:
@@ -45,6 +45,7 @@ def run_cmd(
     fused_depth: int = typer.Option(0, "--fused-depth", min=0, help="Fused rows stored per question and config (0 = the whole list)."),
     fused_config: list[str] = typer.Option([], "--fused-config", help="Store fused rows only for these configs (ids or names; 'none' = no fused rows). Every config is scored either way."),
     max_fused_rows: int = typer.Option(DEFAULT_MAX_FUSED_ROWS, "--max-fused-rows", min=0, help="Row budget of the fused table; a run that could exceed it is refused before anything is written."),
+    summary_rows: int = typer.Option(SUMMARY_ROWS, "--summary-rows", min=0, help="Configs in the printed summary: the single-arm ones and the best others (0 = every config; --json has all)."),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
@@ -57,8 +58,7 @@ def run_cmd(
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.pipeline.grid_tables import StorePolicy
-    from harness.pipeline.rescore import rescore
-    from harness.pipeline.retrieval import RunOptions, run
+    from harness.pipeline.options import RunOptions
 
     with bad_input_exits_2():
         params = _parse_params(param)
@@ -74,8 +74,14 @@ def run_cmd(
                           store=StorePolicy(tuple(fused_config) or None, fused_depth, max_fused_rows),
                           source_run=Path(source) if source else None)
         with rich_progress(quiet=quiet or as_json) as progress:
-            result = (rescore(opts, progress=progress) if opts.source_run is not None
-                      else run(opts, progress=progress))
+            if opts.source_run is not None:  # stored arm ranks: no corpus, arm or model code loaded
+                from harness.pipeline.rescore import rescore
+
+                result = rescore(opts, progress=progress)
+            else:
+                from harness.pipeline.retrieval import run
+
+                result = run(opts, progress=progress)
     if as_json:
         from harness.cli.summary import summary_json
 
@@ -83,7 +89,9 @@ def run_cmd(
     elif quiet:
         typer.echo(str(result.path))
     else:
-        print_summary(result.path)
+        from harness.cli.summary import print_summary
+
+        print_summary(result.path, metrics=result.metrics_table, rows=summary_rows)
 
 
 def _parse_params(items: list[str]) -> dict[str, dict[str, object]]:

@@ -54,3 +54,7 @@ def export_cmd(
     if padded:
         console.print("questions with no result, written as one 'harness:no-result' line: "
                       + ", ".join(padded), markup=False)
+    depth = int((r.manifest.get("fused_rows") or {}).get("depth", 0) or 0)
+    if depth > 0:  # the run kept only the top of each fused list (harness run --fused-depth)
+        console.print(f"fused rows were stored to depth {depth}: each config's run holds at most "
+                      f"{depth} chunks per question (arm runs are whole)", markup=False)

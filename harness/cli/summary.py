@@ -6,11 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from rich.console import Console
 from rich.table import Table
 
 from harness.analysis.languages import language_table, print_language_table
-from harness.analysis.summary import summary_frame
+from harness.analysis.summary import best_rows, metric_names, summary_frame
 from harness.arms.base import empty_warning
 from harness.metrics.info import resolve
 from harness.store.rundir import Run
@@ -26,7 +28,7 @@ def summary_json(run_path: Path) -> str:
     from harness.store.rundir import Run
 
     run = Run(run_path)
-    df = summary_frame(run.table("metrics"), run.table("configs"))
+    df = summary_frame(run.arrow("metrics"), run.table("configs"))
     q = run.table("questions")
     records = [{k: (None if isinstance(v, float) and math.isnan(v) else v)
                 for k, v in row.items()} for row in df.to_dict(orient="records")]
@@ -35,30 +37,50 @@ def summary_json(run_path: Path) -> str:
                        "configs": records}, indent=2, allow_nan=False)
 
 
-def print_summary(run_path: Path, console: Console | None = None) -> None:
+SUMMARY_ROWS = 30
+"""Configs printed after a run at most (every single-arm config, then the best others):
+a 200-config grid prints a readable table; ``--summary-rows 0``, ``--json``, ``harness
+report`` and ``harness query`` give every config."""
+
+
+def print_summary(run_path: Path, console: Console | None = None, *, metrics: pa.Table | None = None,
+                  rows: int = SUMMARY_ROWS) -> None:
+    """Print a run's per-config summary (:func:`summary_frame`), its per-arm empty counts,
+    the per-language table of multilingual runs and the answerers' side-by-side.
+
+    ``metrics`` is the run's metrics table when the caller holds it (the run just wrote
+    it), else it is read once from the run; ``rows`` caps the printed configs (0 = all)."""
     run = Run(run_path)
     # CI logs are not terminals: give tables room instead of eliding config ids
     # ids and paths print verbatim: no markup, no highlighting ("[/b]" in an id is text)
     console = console or Console(width=None if Console().is_terminal else 160, markup=False,
                                  highlight=False)
-    df = summary_frame(run.table("metrics"), run.table("configs"))
+    metrics = metrics if metrics is not None else run.arrow("metrics")
+    configs = run.table("configs")
+    full = summary_frame(metrics, configs)
+    df, by = best_rows(full, [str(k) for k in configs["kind"]], rows)
     q = run.table("questions")
     n_unans = int((~q["answerable"]).sum())
     table = Table(title=f"run {run.run_id}: {len(q)} questions "
                         f"({n_unans} unanswerable, left out of ranking means)")
     for col in df.columns:
         table.add_column(col, justify="left" if col == "config_id" else "right")
-    for _, r in df.iterrows():
-        table.add_row(*[str(r[c]) if c == "config_id" else
-                        ("-" if pd.isna(r[c]) else f"{r[c]:.3f}") for c in df.columns])
+    for r in df.itertuples(index=False):
+        table.add_row(*[str(v) if c == "config_id" else ("-" if pd.isna(v) else f"{v:.3f}")
+                        for c, v in zip(df.columns, r, strict=True)])
     console.print(table)
+    if by is not None:
+        console.print(f"showing {len(df)} of {len(full)} configs: the single-arm ones and the best by "
+                      f"{by}; all of them: --summary-rows 0, --json, harness report or harness query")
     print_empty_arms(run.manifest, console)
-    metrics = run.table("metrics")
-    names = list(dict.fromkeys(metrics["metric"]))
+    names = metric_names(metrics)
     lang_metric = "recall@5" if "recall@5" in names else next(
         (n for n in names if resolve(n).scope == "answerable"), None)
     if q["language"].nunique() > 1 and lang_metric is not None:
-        print_language_table(language_table(metrics, q, lang_metric, also=()), console,
+        # only the rows the table shows reach pandas (the metrics table can hold millions)
+        one = metrics.filter(pc.equal(metrics.column("metric"), lang_metric)).to_pandas()
+        one = one[one["config_id"].isin(set(df["config_id"]))]  # the configs printed above
+        print_language_table(language_table(one, q, lang_metric, also=()), console,
                              title=f"{lang_metric} per question language (answerable questions)")
     if run.has_table("answer_metrics"):
         # deferred: heavy import (scipy through the paired statistics)

@@ -4,6 +4,7 @@ Modules, in pipeline order:
 
 * ``records``      Document, Page, Chunk, Corpus, DocumentSpec; page_key / chunk_key ids
 * ``loaders``      PDF / text / Markdown / JSONL loaders (registry by format)
+* ``pdf_text``     page texts of a long PDF read by helper processes
 * ``page_cache``   on-disk cache of loaded page texts (no re-extraction on a repeated run)
 * ``outline``      PDF outline and markup -> heading paths, page labels
 * ``headings``     heading detection in plain text
@@ -15,4 +16,4 @@ Modules, in pipeline order:
 """
 
 __all__ = ["boilerplate", "chunking", "glyphs", "headings", "ingest", "loaders", "outline", "page_cache",
-           "page_checks", "records"]
+           "page_checks", "pdf_text", "records"]

@@ -60,6 +60,7 @@ from harness.core.jsonl import iter_records
 from harness.core.registry import Registry
 from harness.core.text import normalise
 from harness.corpus.outline import OutlineEntry, clean_title, page_headings, read_outline
+from harness.corpus.pdf_text import page_texts
 from harness.corpus.records import Document, DocumentSpec, Page
 
 Headings = tuple[tuple[str, ...], ...]
@@ -152,12 +153,11 @@ class PdfLoader:
     def load(self, path: Path) -> Loaded:
         reader = self._reader(path)
         texts, problems = [], []
-        for i, page in enumerate(reader.pages, start=1):
-            try:
-                texts.append(normalise(page.extract_text() or ""))
-            except Exception as exc:  # pypdf raises many types on damaged content streams
-                problems.append(Problem(f"{path}: page {i}", f"text extraction failed: {exc}"))
-            _pages_done()
+        for i, text, error in page_texts(path, reader, _pages_done):
+            if text is None:
+                problems.append(Problem(f"{path}: page {i}", error or "text extraction failed"))
+            else:
+                texts.append(text)
         if problems:
             raise ValidationError(problems, summary="cannot load document")
         try:

@@ -169,8 +169,12 @@ def export_run(run: Side, out_dir: Path, level: str = "page", scores: str = "ran
     cfg_list = sorted(have_cfgs) if configs is None else list(dict.fromkeys(configs))
     problems: list[Problem] = []
     _check_ids(qs, problems)
-    problems += [Problem(f"--config {c}", "no such config in the run; it has "
-                         + ", ".join(have_cfgs)) for c in cfg_list if c not in have_cfgs]
+    scored = set(run.table("configs")["config_id"].astype(str)) if run.has_table("configs") else set()
+    problems += [Problem(f"--config {c}", (
+        f"scored, but its fused rows were not stored (the run stores them for {len(have_cfgs)} of "
+        f"{len(scored)} configs); store them: harness run --from {run.run_id} -c GRID --fused-config {c}")
+        if c in scored else "no such config in the run; it has " + ", ".join(have_cfgs))
+        for c in cfg_list if c not in have_cfgs]
     problems += [Problem(f"arm {a}", "no such arm in the run; it has " + ", ".join(have_arms))
                  for a in arm_list if a not in have_arms]
     jobs: list[tuple[Path, pd.DataFrame, str, str]] = []

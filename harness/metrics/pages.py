@@ -47,9 +47,12 @@ def make_gold(questions: Sequence[Question], matrix: RankMatrix,
     page_ids = {page_key(d, p) for d, p in chunk_pages.values()}
     page_ids |= {p for q in questions for p in q.relevant_pages}
     code = {p: i for i, p in enumerate(sorted(page_ids))}
-    docs = np.array([chunk_pages[c][0] for c in matrix.chunk_ids], dtype=object)
-    pnos = np.array([chunk_pages[c][1] for c in matrix.chunk_ids], dtype=np.int64)
-    pcode = np.array([code[k] for k in page_keys(docs, pnos)], dtype=np.int64)
+    # once per distinct chunk, then spread to the matrix rows (a chunk has a row per question)
+    inverse, chunks = pd.factorize(matrix.chunk_ids, sort=False)
+    u_docs = np.array([chunk_pages[c][0] for c in chunks], dtype=object)
+    u_pnos = np.array([chunk_pages[c][1] for c in chunks], dtype=np.int64)
+    u_code = np.array([code[k] for k in page_keys(u_docs, u_pnos)], dtype=np.int64)
+    docs, pnos, pcode = u_docs[inverse], u_pnos[inverse], u_code[inverse]
     n_pages = max(len(code), 1)
     keys, masks, gains = [], [], []
     for qi, q in enumerate(questions):

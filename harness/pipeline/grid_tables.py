@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from harness.core.errors import ConfigError
 from harness.fusion.configs import FusionConfig, RunConfig
-from harness.fusion.fuse import RankMatrix, fuse
+from harness.fusion.fuse import Fused, RankMatrix, fuse
 from harness.metrics.pages import Gold, fused_frame
 from harness.metrics.ranking import MetricSpec
 from harness.pipeline.sweep import score_configs
@@ -147,6 +147,9 @@ def grid_tables(matrix: RankMatrix, gold: Gold, cfg: RunConfig, specs: Sequence[
     for c in stored:
         f = fused_frame(fuse(matrix, c), matrix, gold, cfg.arm_names)
         parts.append(f[f["fused_rank"] <= depth] if depth > 0 else f)
-    fused = pd.concat(parts, ignore_index=True) if parts else fused_frame(
-        fuse(matrix, cfg.configs[0]), matrix, gold, cfg.arm_names).iloc[0:0]
+    if parts:
+        fused = pd.concat(parts, ignore_index=True)
+    else:  # no stored config: the table's columns and types, without fusing anything
+        none, ints = np.zeros(0, np.int64), np.zeros(0, np.int32)
+        fused = fused_frame(Fused(cfg.configs[0], none, none, ints, np.zeros(0), ints), matrix, gold, cfg.arm_names)
     return metrics, fused

@@ -1,8 +1,9 @@
 """``harness run --from RUN``: score a new grid over an existing run's stored arm ranks.
 
 Nothing touches the corpus or the models: the source run's ``questions``,
-``documents``, ``chunks`` and ``arm_ranks`` tables (hash-checked when the source is
-opened) are copied byte for byte into a new run directory, and every config of the
+``question_facts`` (when it has one), ``documents``, ``chunks`` and ``arm_ranks``
+tables (hash-checked when the source is opened) are copied byte for byte into a new
+run directory, and every config of the
 new grid is fused and scored from ``arm_ranks``. Each config's arms must be arms of
 the source run, searched at least as deep as the config's depth for that arm (the
 largest depth of the source configs); arm parameters cannot change (they shaped
@@ -19,14 +20,13 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from harness.answering.frames import questions_from_frame
 from harness.core.digest import file_sha256
 from harness.core.errors import ConfigError, HarnessError
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix
 from harness.metrics.pages import make_gold
 from harness.pipeline.grid_tables import check_budget, check_grid_size
-from harness.pipeline.retrieval import (
+from harness.pipeline.options import (
     Progress,
     RunOptions,
     RunResult,
@@ -36,9 +36,11 @@ from harness.pipeline.retrieval import (
     score_and_write,
 )
 from harness.store.provenance import base_manifest, now_iso
+from harness.store.readback import questions_from_frame
 from harness.store.rundir import MANIFEST, RunWriter, new_run_id, open_run
 
 COPIED = ("questions", "documents", "chunks", "arm_ranks")
+COPIED_IF_PRESENT = ("question_facts",)  # reference facts (answer correctness); older runs lack it
 
 
 def searched_depths(configs: Any) -> dict[str, int]:
@@ -79,6 +81,7 @@ def rescore(options: RunOptions, progress: Progress | None = None) -> RunResult:
     missing = [t for t in (*COPIED, "configs") if not src.has_table(t)]
     if missing:
         raise HarnessError(f"run {src.run_id} cannot be re-scored: no {', '.join(missing)} table(s)")
+    copied = [*COPIED, *(t for t in COPIED_IF_PRESENT if src.has_table(t))]
     check_grid_size(options.config)
     depths = searched_depths(src.table("configs"))
     cfg = load_config(options.config, known_arms=sorted(depths), known_methods=FUSION_METHODS.names())
@@ -100,9 +103,9 @@ def rescore(options: RunOptions, progress: Progress | None = None) -> RunResult:
         "arms": m.get("arms", {}), "metrics": [s.name for s in specs],
         "config": {"path": cfg.path, "sha256": cfg.sha256, "configs": [c.config_id for c in cfg.configs]},
         "source_run": {"run_id": src.run_id, "path": str(src.path.resolve()),
-                       "tables": {t: m["tables"][t]["sha256"] for t in COPIED}},
+                       "tables": {t: m["tables"][t]["sha256"] for t in copied}},
     })
-    for t in COPIED:
+    for t in copied:
         dst = out / f"{t}.parquet"
         tmp = dst.with_name(f".{dst.name}.tmp-{os.getpid()}")
         shutil.copyfile(src.path / f"{t}.parquet", tmp)
@@ -122,4 +125,4 @@ def rescore(options: RunOptions, progress: Progress | None = None) -> RunResult:
 
         answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
     writer.update_manifest({"status": "complete", "finished": now_iso()})
-    return RunResult(writer.path, None, None, cfg, metrics.to_pandas())
+    return RunResult(writer.path, None, None, cfg, metrics)

@@ -17,19 +17,18 @@ import contextlib
 import json
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from harness.answering.runner import answer_run, check_answerers
 from harness.arms import ARMS, ArmContext, load_builtin_arms
 from harness.arms.base import empty_counts
 from harness.core.atomic import atomic_path
-from harness.core.errors import ConfigError, HarnessError, Problem, RegistryError, ValidationError
+from harness.core.errors import ConfigError, HarnessError, Problem, ValidationError
 from harness.corpus.chunking import ChunkingOptions, build_corpus
 from harness.corpus.page_cache import PageCache
 from harness.corpus.records import Corpus
@@ -39,8 +38,14 @@ from harness.fusion.fuse import FUSION_METHODS, RankMatrix
 from harness.goldset.parse import check_corpus, load_goldset
 from harness.goldset.records import GoldSet
 from harness.metrics.pages import make_gold
-from harness.metrics.ranking import DEFAULT_METRICS, MetricSpec, parse
-from harness.pipeline.grid_tables import StorePolicy, check_budget, check_grid_size, grid_tables
+from harness.pipeline.grid_tables import check_budget, check_grid_size
+from harness.pipeline.options import Progress as Progress
+from harness.pipeline.options import RunOptions as RunOptions
+from harness.pipeline.options import RunResult as RunResult
+from harness.pipeline.options import check_answering as check_answering
+from harness.pipeline.options import configs_frame as configs_frame
+from harness.pipeline.options import metric_specs as metric_specs
+from harness.pipeline.options import score_and_write
 from harness.rulings import production  # noqa: F401  (registers the `production` answerer)
 from harness.store.provenance import base_manifest, check_inputs, inputs_section, now_iso
 from harness.store.rundir import RunWriter, check_run_id, new_run_id, run_path
@@ -48,37 +53,10 @@ from harness.store.rundir import RunWriter, check_run_id, new_run_id, run_path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_GOLDSET = REPO_ROOT / "goldsets" / "sample.yaml"
 
-Progress = Callable[[str, int], Any]  # (description, total) -> context manager with advance(n)
 
 
 def default_cache_dir() -> Path:
     return cache_root()
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    goldset: Path | None = None
-    config: Path | None = None
-    runs_dir: Path = Path("runs")
-    run_id: str | None = None
-    metrics: tuple[str, ...] | None = None  # None: the grid's `metrics = [...]`, else DEFAULT_METRICS
-    cache_dir: Path | None = None
-    chunking: Any = None  # harness.corpus.chunking.ChunkingOptions; None = defaults
-    answerers: tuple[tuple[str, dict[str, Any]], ...] = ()
-    answer_configs: tuple[str, ...] | None = None
-    arm_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
-    allow_outside: bool = False  # documents outside the gold set's folder (load_goldset)
-    store: StorePolicy = field(default_factory=StorePolicy)
-    source_run: Path | None = None  # re-score this run's arm ranks (no corpus, no models)
-
-
-@dataclass(frozen=True)
-class RunResult:
-    path: Path
-    goldset: GoldSet | None  # None for a run re-scored from another run's arm ranks
-    corpus: Corpus | None
-    config: RunConfig
-    metrics: pd.DataFrame
 
 
 def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
@@ -137,30 +115,6 @@ def check_parameters(cfg: RunConfig, arm_overrides: dict[str, dict[str, Any]],
         raise ValidationError(problems, "bad parameters")
 
 
-def metric_specs(options: RunOptions, cfg: RunConfig) -> list[MetricSpec]:
-    """The metrics of a run: ``-m`` names, else the grid file's top-level ``metrics``
-    list, else :data:`DEFAULT_METRICS`; aliases (ranx, ir_measures) map to canonical
-    names, repeats after mapping are dropped, every unknown name is reported."""
-    where = "--metric" if options.metrics else f"{cfg.path}: metrics"
-    names: Any = options.metrics or cfg.raw.get("metrics") or DEFAULT_METRICS
-    if isinstance(names, str) or not isinstance(names, list | tuple) \
-            or not all(isinstance(n, str) for n in names):
-        raise ValidationError([Problem(where, f"must be a list of metric names, got {names!r}")],
-                              "invalid metric list")
-    specs: dict[str, MetricSpec] = {}
-    problems = []
-    for n in names:
-        try:
-            s = parse(n)
-        except RegistryError as exc:
-            problems.append(Problem(where, str(exc)))
-            continue
-        specs.setdefault(s.name, s)
-    if problems:
-        raise ValidationError(problems, "invalid metric list")
-    return list(specs.values())
-
-
 def questions_frame(gs: GoldSet) -> pd.DataFrame:
     return pd.DataFrame([{
         "question_id": q.question_id, "goldset": gs.name, "language": q.language,
@@ -191,14 +145,6 @@ def chunks_frame(corpus: Corpus) -> pd.DataFrame:
         "page": c.page, "page_label": c.page_label, "heading_path": c.heading,
         "char_start": c.char_start, "char_end": c.char_end, "text": c.text,
     } for c in corpus.chunks])
-
-
-def configs_frame(cfg: RunConfig) -> pd.DataFrame:
-    return pd.DataFrame([{
-        "config_id": c.config_id, "name": c.name, "kind": c.kind, "method": c.method, "k": c.k,
-        "arms": list(c.arms), "weights": list(c.weights), "depths": list(c.depths),
-        "ceiling": c.ceiling, "params": json.dumps(c.params(), sort_keys=True),
-    } for c in cfg.configs])
 
 
 def _arm_frame(results: Sequence[Any], corpus: Corpus) -> pd.DataFrame:
@@ -239,36 +185,6 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
-
-
-def check_answering(options: RunOptions, cfg: RunConfig, stored: list[Any]) -> None:
-    """Answering reads fused rows: its configs must be stored deep enough."""
-    if not options.answerers:
-        return
-    from harness.answering.read import ReadOptions
-
-    wanted = options.answer_configs or (cfg.configs[0].config_id,)
-    have = {c.config_id for c in stored} | {c.name for c in stored}
-    missing = [c for c in wanted if c not in have]
-    pool = ReadOptions().pool
-    if missing or 0 < options.store.depth < pool:
-        raise ConfigError(f"answering reads the fused rows of {list(wanted)}: store them "
-                          f"(--fused-config; missing {missing}) to a depth of at least {pool} "
-                          f"(--fused-depth 0 or >= {pool}; now {options.store.depth})")
-
-
-def score_and_write(writer: RunWriter, matrix: RankMatrix, gold: Any, cfg: RunConfig,
-                    specs: list[MetricSpec], stored: list[Any], depth: int,
-                    progress: Progress | None) -> pa.Table:
-    with (progress(f"scoring {len(cfg.configs)} configs", 1) if progress else nullcontext()) as bar:
-        metrics, fused = grid_tables(matrix, gold, cfg, specs, stored, depth)
-        if bar is not None:
-            bar(1)
-    writer.write_table("fused", fused, {"rank_*": list(cfg.arm_names)})
-    writer.write_arrow("metrics", metrics)
-    writer.update_manifest({"fused_rows": {"configs": [c.config_id for c in stored],
-                                           "depth": depth, "rows": len(fused)}})
-    return metrics
 
 
 def run(options: RunOptions = RunOptions(), progress: Progress | None = None) -> RunResult:
@@ -315,7 +231,7 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
         if options.answerers:
             answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
         writer.update_manifest({"status": "complete", "finished": now_iso()})
-        return RunResult(writer.path, gs, corpus, cfg, metrics.to_pandas())
+        return RunResult(writer.path, gs, corpus, cfg, metrics)
     except HarnessError as exc:  # the manifest says the run failed, and why
         # the disk may be what failed: then the first error is the one to show
         with contextlib.suppress(HarnessError):

@@ -43,6 +43,7 @@ class DenseRanks:
     rel: np.ndarray  # (Q, U) bool
     req: np.ndarray  # (Q, U) int64 requirement mask
     gain: np.ndarray | None = None  # (Q, U) float grade; None: binary relevance
+    max_rank: tuple[int, ...] = ()  # per arm, the largest stored rank (sizes the lookup tables)
 
     @classmethod
     def build(cls, matrix: RankMatrix, gold: Gold) -> DenseRanks:
@@ -66,19 +67,22 @@ class DenseRanks:
         if gain_row is not None:
             gain = np.zeros((nq, u))
             gain[matrix.question_index, col] = gain_row
-        return cls(matrix.arms, ranks, page, rel, req, gain)
+        max_rank = tuple(int(ranks[a].max(initial=0)) for a in range(len(matrix.arms)))
+        return cls(matrix.arms, ranks, page, rel, req, gain, max_rank)
 
 
 def _scores(d: DenseRanks, c: FusionConfig) -> np.ndarray:
-    """Fused scores (Q, U); 0.0 exactly where no arm of the config voted."""
-    total = np.zeros(d.page.shape)
+    """Fused scores (Q, U); 0.0 exactly where no arm of the config voted. Terms are
+    added in config arm order, as :func:`harness.fusion.exact.rrf_scores` does."""
+    total: np.ndarray | None = None
     for arm, w, depth in zip(c.arms, c.weights, c.depths, strict=True):
-        r = d.ranks[d.arms.index(arm)]
-        lut = np.zeros(int(r.max(initial=0)) + 1)
+        a = d.arms.index(arm)
+        lut = np.zeros(d.max_rank[a] + 1)
         top = min(depth, len(lut) - 1)
         lut[1 : top + 1] = float(w) / (float(c.k) + np.arange(1, top + 1, dtype=np.float64))
-        total += lut[r]
-    return total
+        term = lut[d.ranks[a]]
+        total = term if total is None else total + term
+    return total if total is not None else np.zeros(d.page.shape)
 
 
 def _exact_rows(d: DenseRanks, c: FusionConfig, rows: np.ndarray, s: np.ndarray,
@@ -135,7 +139,7 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
     m = min(m or depth + 6, u)
     allq = np.arange(nq)
     cand = np.argpartition(s, u - m, axis=1)[:, u - m :] if m < u else np.tile(np.arange(u), (nq, 1))
-    cand = _exact_rows(d, c, allq, s[allq], cand, tol, ties=ties)
+    cand = _exact_rows(d, c, allq, s, cand, tol, ties=ties)  # allq: every row, s as it is
     cs = np.take_along_axis(s, cand, 1)
     boundary = cs.min(axis=1) if m < u else np.zeros(nq)
     pages = np.where(cs > 0, np.take_along_axis(d.page, cand, 1), -1)

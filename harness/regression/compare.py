@@ -42,6 +42,7 @@ from harness.store.baseline import (
     PageMove,
     Side,
     SideEvidence,
+    evidence_notes,
     page_moves,
     relevant_pages,
     resolve_config,
@@ -255,6 +256,7 @@ class Comparison:
     confidence: float
     skipped_metrics: tuple[str, ...] = ()
     family: CorrectionFamily = CorrectionFamily("holm", ())  # the Holm family of p_holm
+    notes: tuple[str, ...] = ()  # what the "why" cannot show (fused rows not stored, or cut)
 
     def regressions(self) -> tuple[QuestionChange, ...]:
         return tuple(c for c in self.changes if c.direction == "regression")
@@ -432,4 +434,5 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
                                 c.question_id, c.answerer or "", c.metric))
     return Comparison(summarise_side(base), summarise_side(candidate), pairs, tuple(results),
                       tuple(changes), diffs, bool(diffs), seed, n_resamples, confidence,
-                      tuple(sorted(skipped)), family)
+                      tuple(sorted(skipped)), family,
+                      tuple(n for ev in (ev_b, ev_c) for n in evidence_notes(ev)) if changes else ())

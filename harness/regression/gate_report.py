@@ -106,6 +106,7 @@ def _md_metrics(c: Comparison) -> list[str]:
                    f"{_f(m.p_holm, 3)} | {m.wins}/{m.ties}/{m.losses} |")
     out += ["", f"p (Holm) family: {_md(c.family.describe())}"]
     out += [f"* {_md(m.config.label)} {_md(m.label)}: {_md(m.note)}" for m in c.metrics if m.note]
+    out += [f"* why: {_md(n)}" for n in c.notes]
     return out
 
 
@@ -178,6 +179,7 @@ def _rich_notes(c: Comparison) -> list[RenderableType]:
 
     out: list[RenderableType] = [Text(f"p (Holm) family: {c.family.describe()}")]
     out += [Text(f"  {m.config.label} {m.label}: {m.note}") for m in c.metrics if m.note]
+    out += [Text(f"why: {n}") for n in c.notes]
     return out
 
 

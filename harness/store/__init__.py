@@ -7,9 +7,11 @@ Modules, in pipeline order:
 * ``answer_tables``  answering table schemas (reads, answers, citations, answer_metrics)
 * ``ruling_tables``  imported-rulings table schemas
 * ``rundir``         Run, RunWriter, open_run: runs/<id>/ with manifest.json
+* ``readback``       run tables back to records (questions with facts, documents, chunks)
 * ``provenance``     manifest contents: hashes, versions, git commit
 * ``baseline``       sides of a comparison; compact committable baselines
 * ``query``          DuckDB views over every run (`harness query`)
 """
 
-__all__ = ["answer_tables", "baseline", "provenance", "query", "ruling_tables", "rundir", "schema", "tables"]
+__all__ = ["answer_tables", "baseline", "provenance", "query", "readback", "ruling_tables", "rundir", "schema",
+           "tables"]

@@ -221,9 +221,15 @@ class SideEvidence:
         self.available = side.has_table("fused")
         self.arms: tuple[str, ...] = ()
         self._groups: dict[tuple[str, str], pd.DataFrame] = {}
+        self.label = side.run_id
+        self.wanted = frozenset(config_ids)
+        self.stored: frozenset[str] = frozenset()
+        # fused rows cut to a depth per question (harness run --fused-depth); 0 = whole lists
+        self.depth = int((side.manifest.get("fused_rows") or {}).get("depth", 0) or 0)
         if self.available:
             f = side.table("fused")
             f = f[f["config_id"].isin(config_ids)]
+            self.stored = frozenset(str(c) for c in f["config_id"].unique())
             self.arms = tuple(c[len("rank_"):] for c in f.columns if c.startswith("rank_"))
             f = f.assign(page_id=page_keys(f["doc_id"].astype(str), f["page"]))
             self._groups = {(str(k[0]), str(k[1])): g
@@ -242,6 +248,21 @@ class SideEvidence:
             arms = {a: int(v) for a in self.arms if pd.notna(v := rows[f"rank_{a}"].min())}
             out[str(pid)] = (int(rows["page_rank"].min()), arms)
         return out, voting
+
+
+def evidence_notes(ev: SideEvidence) -> list[str]:
+    """What the "why" of a comparison cannot show on one side: configs scored without
+    stored fused rows (their pages show as not retrieved) and lists cut to a depth."""
+    out = []
+    missing = sorted(ev.wanted - ev.stored)
+    if missing:
+        out.append(f"{ev.label}: no fused rows stored for {', '.join(missing)}, so the why of its changes "
+                   f"shows no page ranks (store them: harness run --from {ev.label} -c GRID "
+                   f"--fused-config ID)")
+    if ev.depth > 0 and ev.stored:
+        out.append(f"{ev.label}: fused rows stored to depth {ev.depth} per question: a page ranked "
+                   f"deeper shows as not retrieved")
+    return out
 
 
 def page_moves(question_id: str, pages: Sequence[str], base: SideEvidence, base_config: str,

@@ -219,7 +219,7 @@ class RunWriter:
         meta = dict(table.schema.metadata or {})  # e.g. pandas' own key, kept beside ours
         if RUN_ID.name in table.column_names:
             table = table.drop_columns([RUN_ID.name])
-        table = table.append_column(RUN_ID.name, pa.array([self.table_run_id()] * table.num_rows, pa.string()))
+        table = table.append_column(RUN_ID.name, pa.repeat(pa.scalar(self.table_run_id(), pa.string()), table.num_rows))
         table = table.select(schema.names).cast(schema)
         table = table.replace_schema_metadata({**meta, **spec.file_metadata()})
         out = self.path / f"{name}.parquet"
@@ -292,10 +292,15 @@ class Run:
         return name in self.manifest.get("tables", {})
 
     def table(self, name: str) -> pd.DataFrame:
+        df: pd.DataFrame = self.arrow(name).to_pandas()
+        return df
+
+    def arrow(self, name: str, columns: list[str] | None = None) -> pa.Table:
+        """Table ``name`` as Arrow (``columns``: only those), without the pandas conversion:
+        the fast read for large tables such as ``metrics``."""
         if not self.has_table(name):
             raise HarnessError(f"run {self.run_id} has no table {name!r} (has: {', '.join(self.tables())})")
-        df: pd.DataFrame = pq.read_table(self.path / f"{name}.parquet").to_pandas()
-        return df
+        return pq.read_table(self.path / f"{name}.parquet", columns=columns)
 
     def __repr__(self) -> str:
         return f"Run({str(self.path)!r})"

@@ -47,3 +47,36 @@ def test_summary_means_medians_ratio_split_and_configs_order():
     assert df.loc["c1", "ratio (ans)"] == pytest.approx((0.1 + 0.3) / 2)
     assert df.loc["c2", "ratio (unans)"] == pytest.approx(1.1)
     assert "nDCG@10" not in df.columns  # no rows: no column, never a plausible 0
+
+
+def test_arrow_and_pandas_tables_give_the_same_summary_to_the_bit():
+    import numpy as np
+    import pyarrow as pa
+
+    rng = np.random.default_rng(7)
+    rows = [(f"q{q}", f"c{c}", name, float(rng.random()), q % 3 != 0)
+            for c in (3, 1, 2) for name in DEFAULT_METRICS for q in range(50)]
+    df = pd.DataFrame(rows, columns=["question_id", "config_id", "metric", "value", "answerable"])
+    configs = pd.DataFrame({"config_id": ["c1", "c2", "c3"]})
+    a = summary_frame(pa.Table.from_pandas(df, preserve_index=False), configs)
+    b = summary_frame(df, configs)
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    # the mean sums a group's values in table order, exactly as a filter would
+    sel = df[(df["config_id"] == "c2") & (df["metric"] == "hit@1") & df["answerable"]]["value"]
+    assert a.set_index("config_id").loc["c2", "hit@1"] == float(sel.to_numpy().mean())
+
+
+def test_printed_rows_keep_single_arm_configs_and_the_best_others():
+    from harness.analysis.summary import best_rows
+
+    frame = pd.DataFrame({"config_id": ["arm-a", "g3", "g1", "g2", "g4"],
+                          "hit@1": [0.1, 0.5, 0.7, 0.7, 0.2], "first_rel_rank": [9, 1, 2, 3, 4]})
+    kinds = ["arm", "grid", "grid", "grid", "grid"]
+    shown, by = best_rows(frame, kinds, 3)
+    assert by == "hit@1" and list(shown["config_id"]) == ["arm-a", "g1", "g2"]  # tie: id order
+    graded = frame.assign(**{"nDCG@10": [0.0, 0.9, 0.1, 0.2, 0.3]})
+    shown, by = best_rows(graded, kinds, 3)  # nDCG@10 chooses when the frame has it
+    assert by == "nDCG@10" and list(shown["config_id"]) == ["arm-a", "g3", "g4"]
+    assert best_rows(frame, kinds, 0)[1] is None and len(best_rows(frame, kinds, 5)[0]) == 5
+    lower, by = best_rows(frame[["config_id", "first_rel_rank"]], kinds, 2)
+    assert by == "first_rel_rank" and list(lower["config_id"]) == ["arm-a", "g3"]  # lower is better

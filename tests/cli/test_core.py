@@ -84,3 +84,11 @@ def test_grid_file_metrics_and_bad_names_exit_2(tmp_path):
     assert res.exit_code == 2
     assert "unknown metric 'hits@5'" in res.output and "needs a cutoff" in res.output
     assert not (tmp_path / "bad").exists()
+
+
+def test_light_constants_of_the_run_command_match_their_sources():
+    from harness.cli import core
+    from harness.cli.summary import SUMMARY_ROWS
+    from harness.pipeline.grid_tables import DEFAULT_MAX_FUSED_ROWS
+
+    assert core.DEFAULT_MAX_FUSED_ROWS == DEFAULT_MAX_FUSED_ROWS and core.SUMMARY_ROWS == SUMMARY_ROWS

@@ -18,6 +18,7 @@ from harness.interop.export import (
     split_requirement_qid,
 )
 from harness.interop.trec import read_qrels, read_run
+from harness.pipeline.grid_tables import StorePolicy
 from harness.pipeline.retrieval import RunOptions, run
 from harness.store.rundir import Run
 from tests.helpers.common import LEXICAL
@@ -88,6 +89,11 @@ class _Renamed:
 
     def __init__(self, run: Run) -> None:
         self._run = run
+        self.run_id = run.run_id
+        self.manifest = run.manifest
+
+    def has_table(self, name: str) -> bool:
+        return self._run.has_table(name)
 
     def table(self, name: str) -> pd.DataFrame:
         df = self._run.table(name)
@@ -134,3 +140,17 @@ def test_cli_prints_the_count_of_files_on_disk(base_run, tmp_path):
     res = CliRunner().invoke(app, ["export", str(base_run.path), "--config", "nope",
                                    "-o", str(tmp_path / "x")])
     assert res.exit_code == 2 and "no such config" in res.output and not (tmp_path / "x").exists()
+
+
+def test_a_scored_config_without_stored_rows_says_how_to_store_them(tmp_path):
+    src = run(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="narrow",
+                         store=StorePolicy(("arm-bm25",), 5, 5_000_000)))
+    r = Run(src.path)
+    with pytest.raises(ValidationError) as err:
+        export_run(r, tmp_path / "out", configs=[CID])
+    text = str(err.value)
+    assert "scored, but its fused rows were not stored (the run stores them for 1 of" in text
+    assert f"harness run --from narrow -c GRID --fused-config {CID}" in text
+    assert not (tmp_path / "out").exists()  # nothing written
+    out = CliRunner().invoke(app, ["export", str(src.path), "-o", str(tmp_path / "ok")])
+    assert out.exit_code == 0 and "fused rows were stored to depth 5" in out.output

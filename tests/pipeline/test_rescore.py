@@ -36,7 +36,8 @@ def source(tmp_path_factory):
 def test_from_reproduces_the_source_tables_for_the_same_grid(source, tmp_path):
     again = rescore(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="again", source_run=source.path))
     a, b = Run(source.path), Run(again.path)
-    for name in ("questions", "documents", "chunks", "arm_ranks", "configs", "fused", "metrics"):
+    assert a.has_table("question_facts") and b.has_table("question_facts")  # answer correctness survives
+    for name in ("questions", "question_facts", "documents", "chunks", "arm_ranks", "configs", "fused", "metrics"):
         # every row carries the id of the run that wrote it: copied tables keep the source's
         pd.testing.assert_frame_equal(a.table(name).drop(columns="run_id"),
                                       b.table(name).drop(columns="run_id"), obj=name)

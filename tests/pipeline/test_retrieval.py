@@ -109,13 +109,13 @@ def test_interrupted_run_resumes_without_redoing_arms(tmp_path, monkeypatch):
         return real_prepare(self, corpus, ctx)
 
     monkeypatch.setattr(BM25Arm, "prepare", counting)
-    import harness.pipeline.retrieval as pl
+    import harness.pipeline.options as options_module
 
     def boom(*a, **k):
         raise KeyboardInterrupt
 
     with monkeypatch.context() as mp:
-        mp.setattr(pl, "grid_tables", boom)
+        mp.setattr(options_module, "grid_tables", boom)
         with pytest.raises(KeyboardInterrupt):
             run(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="r"))
     assert calls == [1]

@@ -1,0 +1,46 @@
+"""harness.pipeline.grid_tables: the metrics table of every config, fused rows within the policy."""
+
+import numpy as np
+import pandas as pd
+
+from harness.fusion.configs import FusionConfig, RunConfig
+from harness.fusion.fuse import RankMatrix, fuse
+from harness.metrics.pages import fused_frame, make_gold
+from harness.metrics.ranking import parse
+from harness.pipeline.grid_tables import grid_tables, metrics_table
+from tests.helpers.synthetic import synthetic
+
+ARMS = ("a", "b", "c")
+
+
+def _inputs():
+    questions, ar, chunk_pages = synthetic(11, n_q=12)
+    m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], list(ARMS))
+    gold = make_gold(questions, m, chunk_pages)
+    cfgs = tuple(FusionConfig(f"k{k}", f"k{k}", "grid", "rrf", float(k), ARMS, (1.0,) * 3, (50,) * 3)
+                 for k in (1, 60))
+    return m, gold, RunConfig("<test>", "", {}, cfgs, {})
+
+
+def test_no_stored_config_gives_an_empty_fused_table_with_the_full_schema():
+    m, gold, cfg = _inputs()
+    specs = [parse("hit@5"), parse("first_rel_rank")]
+    metrics, fused = grid_tables(m, gold, cfg, specs, [], 0)
+    whole = fused_frame(fuse(m, cfg.configs[0]), m, gold, list(ARMS))
+    assert len(fused) == 0 and list(fused.columns) == list(whole.columns)
+    assert dict(fused.dtypes) == dict(whole.dtypes)
+    assert metrics.num_rows == 2 * 2 * 12  # every config x metric x question is still scored
+
+
+def test_stored_rows_are_cut_to_the_depth_and_metrics_rows_run_config_metric_question():
+    m, gold, cfg = _inputs()
+    specs = [parse("hit@5")]
+    metrics, fused = grid_tables(m, gold, cfg, specs, [cfg.configs[1]], 3)
+    assert set(fused["config_id"]) == {"k60"} and fused["fused_rank"].max() == 3
+    table = metrics.to_pandas()
+    assert list(table["config_id"].iloc[[0, 12]]) == ["k1", "k60"]
+    direct = metrics_table(["x", "y"], np.array([True, False]), cfg.configs, specs,
+                           [{"hit@5": np.array([1.0, 0.0])}, {"hit@5": np.array([0.5, 0.25])}]).to_pandas()
+    pd.testing.assert_frame_equal(direct, pd.DataFrame({
+        "question_id": ["x", "y", "x", "y"], "config_id": ["k1", "k1", "k60", "k60"],
+        "metric": ["hit@5"] * 4, "value": [1.0, 0.0, 0.5, 0.25], "answerable": [True, False, True, False]}))

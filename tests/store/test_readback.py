@@ -1,0 +1,25 @@
+"""harness.store.readback: run tables back to the records they were written from."""
+
+from harness.pipeline.retrieval import SAMPLE_GOLDSET, RunOptions, run
+from harness.store.readback import chunks_from_frame, documents_from_frame, questions_from_frame
+from harness.store.rundir import Run
+from tests.helpers.common import LEXICAL
+
+
+def test_questions_facts_documents_and_chunks_round_trip(tmp_path):
+    result = run(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="r"))
+    r = Run(result.path)
+    assert result.goldset is not None and result.corpus is not None
+    questions = questions_from_frame(r.table("questions"), r.table("question_facts"))
+    assert list(questions) == [q.question_id for q in result.goldset.questions]
+    for q in result.goldset.questions:
+        back = questions[q.question_id]
+        assert (back.requirements, back.language, back.facts) == (q.requirements, q.language, q.facts)
+    assert any(q.facts for q in questions.values())
+    without = questions_from_frame(r.table("questions"))
+    assert all(q.facts == () for q in without.values())
+    docs = documents_from_frame(r.table("documents"))
+    assert set(docs) == {d.doc_id for d in result.corpus.documents}
+    chunks = chunks_from_frame(r.table("chunks"))
+    assert [chunks[c.chunk_id] for c in result.corpus.chunks] == list(result.corpus.chunks)
+    assert SAMPLE_GOLDSET.exists()
