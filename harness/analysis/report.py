@@ -78,7 +78,9 @@ th[data-dir=desc]::after{content:" ▼"}td:first-child,th:first-child{text-align
 img{max-width:100%;height:auto;display:block;margin:.4em 0}.note{color:#555;max-width:70em}
 .cards{display:flex;flex-wrap:wrap;gap:12px}.card{border:1px solid #ddd;border-radius:6px;
 padding:8px 14px;min-width:15em;max-width:32em}.card b{font-size:20px;display:block}
-.svc{color:#d1495b}details{margin:.5em 0}summary{cursor:pointer;color:#264653}"""
+.svc{color:#d1495b}details{margin:.5em 0}summary{cursor:pointer;color:#264653}
+.answer pre{white-space:pre-wrap;margin:.2em 0}.cite{margin-right:.6em;font-size:12px}
+.cite.right,tr.right td{color:#2a7f3f}.cite.wrong{color:#d1495b}"""
 # sort a table by the clicked header: numbers numerically, text after numbers
 _JS = """document.querySelectorAll('table.sortable th').forEach((th,i)=>th.onclick=()=>{
 const t=th.closest('table'),b=t.tBodies[0],up=th.dataset.dir!=='asc';
@@ -245,6 +247,13 @@ def _answers_html(run: Run) -> list[str]:
             relevant=("relevant", "mean")).reset_index()
         parts += ["<p class='note'>Citation markers: share dangling (no passage read at "
                   "that number) and share citing a relevant page.</p>", _table(cit)]
+    if not run.has_table("citations"):  # an answers table written by hand, not by a run
+        return parts
+    from harness.answering.answers_view import answers_html, answers_view
+
+    parts += ["<p class='note'>Per question: the read (relevant pages in green), each "
+              "answerer's answer with its citations resolved to pages and marked right or "
+              "wrong, fence and fact verdicts.</p>", answers_html(answers_view(run))]
     return parts
 
 

@@ -1,6 +1,6 @@
 """The real-model tier: llama.cpp's OpenAI-compatible server with the packaged Qwen2.5 GGUF.
 
-A session fixture starts ``python -m llama_cpp.server`` on 127.0.0.1 (tests/helpers/
+A module fixture starts ``python -m llama_cpp.server`` on 127.0.0.1 (tests/helpers/
 llama_server.py); ``harness answer --suite`` then asks the ``openai`` answerer, through
 the preflight, three questions of the embedded sample (an answerable one, an errata one,
 an unanswerable one) in a fresh process: a real server, a real model, real citations,
@@ -28,7 +28,7 @@ from tests.helpers.llama_server import LlamaServer, llama_missing, llama_server
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # stopped when this module is done, not at the end of CI
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
     why = llama_missing()
     if why:

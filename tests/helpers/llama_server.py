@@ -4,8 +4,12 @@
 ``server`` extra) with the packaged Qwen2.5 GGUF (:mod:`harness.answering.gguf`)
 on 127.0.0.1 and a free port, waits until ``GET /v1/models`` answers, and stops
 it afterwards. Context and threads are kept small so that a few answers take
-minutes on two cores. :func:`llama_missing` says why the tier cannot run (the
-``llama`` extra not installed); under ``HARNESS_REQUIRE_LLAMA=1`` (``.ci/run``) a
+minutes on two cores; OpenMP threads sleep instead of spinning at barriers
+(``OMP_WAIT_POLICY=PASSIVE`` unless set): on a shared two-core machine two spinning threads
+generated 0.2 tokens/s, two sleeping ones 1.4 (2026-11-30, load average 9).
+:func:`llama_missing` says why the tier cannot run (the ``llama`` extra not installed,
+or a llama-cpp-python built with AMX, which crashes on this project's machines); under
+``HARNESS_REQUIRE_LLAMA=1`` (``.ci/run``) a
 missing extra is a failure, not a skip.
 """
 
@@ -33,6 +37,14 @@ def llama_missing() -> str | None:
     for mod in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "pydantic_settings"):
         if importlib.util.find_spec(mod) is None:
             return f"module {mod} is missing: install the llama extra (pip install -e '.[llama]')"
+    import llama_cpp
+
+    info = llama_cpp.llama_print_system_info().decode(errors="replace")
+    if "AMX_INT8 = 1" in info:
+        return ("llama-cpp-python was built with AMX (-march=native), whose weight repacking "
+                "segfaults on the first generation on this project's machines: re-run "
+                "`HARNESS_EXTRAS=dev,llama bash scripts/setup` (scripts/llama-wheel builds it "
+                "without)")
     from harness.answering import gguf
 
     try:
@@ -71,7 +83,8 @@ def llama_server(log: Path, threads: int = 2, timeout_s: float = 300.0) -> Itera
     start = time.perf_counter()
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                env={"OMP_WAIT_POLICY": "PASSIVE", **os.environ,
+                                     "PYTHONUNBUFFERED": "1"})
     base = f"http://127.0.0.1:{port}"
     try:
         while True:
