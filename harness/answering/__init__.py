@@ -11,6 +11,7 @@ Modules, in pipeline order:
 * ``answer_metrics``  answer metric computations (facts in harness.metrics.info)
 * ``runner``          answer a run: reads -> answerers -> journal -> tables
 * ``journal``         append-only answer journal (resumable answering)
+* ``calls``           one answerer call (errors become rows) and the job types engines share
 * ``fanout``          where an answerer's calls are made, per engine (registry)
 * ``ray_ask``         the ray engine: calls to one threaded Ray actor per answerer
 * ``frames``          run tables <-> answering records
@@ -24,7 +25,7 @@ Modules, in pipeline order:
 """
 
 __all__ = [
-    "answer_metrics", "answerers", "answers_view", "citations", "facts", "fanout", "fence",
+    "answer_metrics", "answerers", "answers_view", "calls", "citations", "facts", "fanout", "fence",
     "frames", "gguf", "journal", "judge", "preflight", "prompt", "ray_ask", "read", "rerankers",
     "runner", "sidebyside", "suite",
 ]

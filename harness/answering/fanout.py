@@ -13,7 +13,7 @@ from elsewhere.
   driver's instance.
 * ``ray``: :func:`harness.answering.ray_ask.ask_ray` (imported only when used).
 
-Every call goes through :func:`call`: an exception raised by an answerer becomes an
+Every call goes through :func:`harness.answering.calls.call`: an exception raised by an answerer becomes an
 ``error`` response (one failed call must not end a long run); an outcome outside
 :data:`OUTCOMES` raises. KeyboardInterrupt cancels the calls not yet started.
 
@@ -22,39 +22,16 @@ Reference: Python ``concurrent.futures``; Ray, "Actors" (threaded actors, ``max_
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from itertools import islice
-from typing import Protocol
 
-from harness.answering.answerers.base import OUTCOMES, Answerer, AnswerRequest, AnswerResponse
-from harness.core.errors import HarnessError
+from harness.answering.answerers.base import Answerer, AnswerResponse
+from harness.answering.calls import Asker as Asker
+from harness.answering.calls import Job as Job
+from harness.answering.calls import OnDone as OnDone
+from harness.answering.calls import call as call
 from harness.core.registry import Registry
-
-Job = tuple[str, AnswerRequest]
-"""(config_id, request): one call to make."""
-OnDone = Callable[[str, AnswerRequest, AnswerResponse], None]
-
-
-class Asker(Protocol):
-    def __call__(self, answerer: Answerer, make: Callable[[], Answerer], jobs: Sequence[Job],
-                 workers: int, on_done: OnDone) -> None: ...
-
-
-def call(answerer: Answerer, request: AnswerRequest) -> AnswerResponse:
-    """Ask once; an exception becomes an ``error`` response with its latency."""
-    start = time.perf_counter()
-    try:
-        resp = answerer.answer(request)
-    except Exception as exc:  # one failed call must not end a long run: it becomes a row
-        model = str(answerer.describe().get("model_id", ""))
-        return AnswerResponse("", "error", model, (time.perf_counter() - start) * 1000.0,
-                              error=f"{type(exc).__name__}: {exc}")
-    if resp.outcome not in OUTCOMES:
-        raise HarnessError(f"answerer {type(answerer).__name__} returned outcome "
-                           f"{resp.outcome!r}; expected one of {OUTCOMES}")
-    return resp
 
 
 def ask_local(answerer: Answerer, make: Callable[[], Answerer], jobs: Sequence[Job],

@@ -31,7 +31,7 @@ from itertools import islice
 from typing import Any
 
 from harness.answering.answerers.base import Answerer, AnswerRequest, AnswerResponse
-from harness.answering.fanout import Job, OnDone, call
+from harness.answering.calls import Job, OnDone, call
 from harness.core.cluster import ray_session
 from harness.core.errors import HarnessError
 

@@ -39,7 +39,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from harness.core.engines import EngineInfo
 from harness.core.errors import HarnessError
 
 CONNECT_TIMEOUT_S = 3.0
@@ -166,8 +165,9 @@ def _init(ray: Any, address: str | None) -> None:
 
 
 @contextmanager
-def ray_session(address: str | None = None) -> Iterator[EngineInfo]:
-    """Join the cluster at ``address`` (or start one here) for the ``with`` block."""
+def ray_session(address: str | None = None) -> Iterator[tuple[int, int]]:
+    """Join the cluster at ``address`` (or start one here) for the ``with`` block; yields
+    the cluster's (nodes, CPUs)."""
     require_ray()
     for key, value in DRIVER_ENV.items():
         os.environ.setdefault(key, value)
@@ -181,7 +181,7 @@ def ray_session(address: str | None = None) -> Iterator[EngineInfo]:
     quiet_ray_loggers()
     try:
         nodes, cpus = cluster_size()
-        yield EngineInfo("ray", nodes, cpus, address)
+        yield nodes, cpus
     finally:
         if owned:
             ray.shutdown()

@@ -85,10 +85,12 @@ def _local(address: str | None) -> Iterator[EngineInfo]:
     yield EngineInfo(LOCAL, 1, os.cpu_count() or 1)
 
 
-def _ray(address: str | None) -> AbstractContextManager[EngineInfo]:
+@contextmanager
+def _ray(address: str | None) -> Iterator[EngineInfo]:
     from harness.core.cluster import ray_session  # deferred: keeps `local` free of Ray
 
-    return ray_session(address)
+    with ray_session(address) as (nodes, cpus):
+        yield EngineInfo("ray", nodes, cpus, address)
 
 
 ENGINES: Registry[Engine] = Registry("engine")
