@@ -65,7 +65,8 @@ def grouped_values(metrics: Metrics, names: Sequence[str]) -> dict[tuple[str, st
     values in table order (so a mean sums them in the same order as a filter would)."""
     c_codes, c_names = codes(metrics, "config_id")
     m_codes, m_names = codes(metrics, "metric")
-    wanted = [i for i, n in enumerate(m_names) if n in set(names)]
+    chosen = set(names)
+    wanted = [i for i, n in enumerate(m_names) if n in chosen]
     keep = np.isin(m_codes, wanted)
     key = (c_codes[keep] * len(m_names) + m_codes[keep]) * 2 + column(metrics, "answerable", bool)[keep]
     vals = column(metrics, "value", np.float64)[keep]

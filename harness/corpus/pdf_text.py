@@ -102,7 +102,7 @@ def page_texts(path: Path, reader: Any, done: Callable[[int], None]) -> list[Pag
     """Every page of the PDF at ``path`` (already opened as ``reader``) in page order;
     ``done(n)`` is called as pages finish."""
     n = len(reader.pages)
-    parts = spans(n, workers_for(n)) if workers_for(n) > 1 else [(1, n)] if n else []
+    parts = spans(n, workers_for(n)) if n else []  # the first span is read here
     helpers = [_Helper(path, a, b) for a, b in parts[1:]]
     results: list[PageResult] = []
     if parts:
