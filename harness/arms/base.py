@@ -6,6 +6,13 @@ parameters from the config file, calls :meth:`Arm.prepare` with the corpus and
 Hits are ordered score descending, then chunk id ascending
 (:func:`harness.core.ordering.order`), ranks start at 1, and at most ``depth`` hits are
 returned. An arm that has nothing for a question returns an empty tuple.
+
+Preflight. An arm may also have ``preflight(corpus, questions) -> str | None``: a
+quick check that what it needs is there (an endpoint that answers, a database that
+takes the connection, a named table), None when ready, else a message saying what
+failed. :func:`preflight_arms` builds every arm of a run and calls it, before any
+run folder exists; every problem is reported together (exit 2), naming the arm.
+Arms without the method (``bm25``, ``dense``, ``boost``) are ready by construction.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from harness.core.errors import HarnessError, Problem, ValidationError
 from harness.core.ordering import grouped_order, order
 from harness.core.registry import Registry
 from harness.corpus.records import Corpus
@@ -62,6 +70,42 @@ class Arm(Protocol):
 
 
 ARMS: Registry[type] = Registry("arm")
+
+
+def make_arm(name: str, params: dict[str, Any]) -> Any:
+    """An instance of the arm named ``name`` in a config: ``kind`` (default the name)
+    picks the class, the other parameters go to its constructor."""
+    kw = dict(params)
+    kind = str(kw.pop("kind", name))  # [arms.prod_fulltext] kind = "external"
+    return ARMS.get(kind)(**kw)
+
+
+def _preflight_one(name: str, params: dict[str, Any], corpus: Corpus,
+                   questions: Sequence[Question]) -> str | None:
+    arm = make_arm(name, params)
+    try:
+        check = getattr(arm, "preflight", None)
+        return check(corpus, questions) if callable(check) else None
+    finally:
+        close = getattr(arm, "close", None)
+        if callable(close):
+            close()
+
+
+def preflight_arms(arms: dict[str, dict[str, Any]], corpus: Corpus,
+                   questions: Sequence[Question]) -> None:
+    """Build every arm (config name -> parameters) and run its ``preflight``; raise one
+    :class:`ValidationError` naming each arm that is not ready (module docstring)."""
+    problems = []
+    for name, params in arms.items():
+        try:
+            message = _preflight_one(name, params, corpus, questions)
+        except HarnessError as exc:
+            message = str(exc)
+        if message:
+            problems.append(Problem(f"arm {name} ({params.get('kind', name)})", message))
+    if problems:
+        raise ValidationError(problems, "arm preflight failed; nothing was written")
 
 
 def hits_from_scores(chunk_ids: Sequence[str], scores: np.ndarray, depth: int,

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from harness.answering.runner import answer_run, check_answerers
 from harness.arms import ARMS, ArmContext, load_builtin_arms
-from harness.arms.base import empty_counts
+from harness.arms.base import empty_counts, make_arm, preflight_arms
 from harness.core.atomic import atomic_path
 from harness.core.engines import EngineInfo, open_engine
 from harness.core.errors import ConfigError, HarnessError, Problem, ValidationError
@@ -169,9 +169,9 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
         if out.exists():
             frames.append(pq.read_table(out).to_pandas())
             continue
-        params = dict(cfg.arm_params.get(name, {}))
-        kind = str(params.pop("kind", name))  # [arms.prod_fulltext] kind = "external"
-        arm = ARMS.get(kind)(**params)
+        params = cfg.arm_params.get(name, {})
+        kind = str(params.get("kind", name))  # [arms.prod_fulltext] kind = "external"
+        arm = make_arm(name, params)
         ctx = ArmContext(cache_dir=cache_dir, progress=progress, engine=engine)
         with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
             arm.prepare(corpus, ctx)
@@ -202,6 +202,8 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     check_answering(options, cfg, stored)
     if options.answerers:  # a dead answerer endpoint fails here, before any retrieval work
         check_answerers(list(options.answerers))
+    # arm preflight (a dead endpoint, a refused database): exit 2 before any folder exists
+    preflight_arms({a: cfg.arm_params.get(a, {}) for a in cfg.arm_names}, corpus, gs.questions)
     with open_engine(options.engine) as engine:  # before any folder: a dead --address writes nothing
         return _write_run(options, progress, gs, corpus, cfg, specs, stored, engine)
 
