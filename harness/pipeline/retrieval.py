@@ -61,6 +61,10 @@ def default_cache_dir() -> Path:
     return cache_root()
 
 
+def _cache_dir(options: RunOptions) -> Path:
+    return Path(options.cache_dir) if options.cache_dir else default_cache_dir()
+
+
 def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
     """Load and validate gold set, corpus, config and parameters (all errors raised
     here, before any run folder exists)."""
@@ -172,7 +176,8 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
         params = cfg.arm_params.get(name, {})
         kind = str(params.get("kind", name))  # [arms.prod_fulltext] kind = "external"
         arm = make_arm(name, params)
-        ctx = ArmContext(cache_dir=cache_dir, progress=progress, engine=engine)
+        ctx = ArmContext(cache_dir=cache_dir, progress=progress, engine=engine,
+                         run_dir=writer.path, arm_params=cfg.arm_params)
         with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
             arm.prepare(corpus, ctx)
             # results carry the config's arm name, so one kind can serve several arms
@@ -203,7 +208,8 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     if options.answerers:  # a dead answerer endpoint fails here, before any retrieval work
         check_answerers(list(options.answerers))
     # arm preflight (a dead endpoint, a refused database): exit 2 before any folder exists
-    preflight_arms({a: cfg.arm_params.get(a, {}) for a in cfg.arm_names}, corpus, gs.questions)
+    preflight_arms(cfg.arm_names, corpus, gs.questions,
+                   ArmContext(cache_dir=_cache_dir(options), arm_params=cfg.arm_params))
     with open_engine(options.engine) as engine:  # before any folder: a dead --address writes nothing
         return _write_run(options, progress, gs, corpus, cfg, specs, stored, engine)
 
@@ -231,7 +237,7 @@ def _write_run(options: RunOptions, progress: Progress | None, gs: GoldSet, corp
             if not writer.has_table(name):
                 writer.write_table(name, make())
 
-        cache_dir = Path(options.cache_dir) if options.cache_dir else default_cache_dir()
+        cache_dir = _cache_dir(options)
         arm_ranks = run_arms(writer, gs, corpus, cfg, cache_dir, progress, engine.name)
         if not writer.has_table("arm_ranks"):
             writer.write_table("arm_ranks", arm_ranks)
