@@ -29,7 +29,7 @@ import pandas as pd
 from harness.fusion.configs import FusionConfig
 from harness.fusion.exact import clusters_are_ties, float_tolerance, rrf_order
 from harness.fusion.fuse import RankMatrix
-from harness.metrics.pages import Gold, _lookup, gain_lookup
+from harness.metrics.pages import Gold, gain_lookup, relevance_lookup
 from harness.metrics.ranking import MetricSpec, PageLists, compute, depth_needed, parse
 
 
@@ -57,7 +57,7 @@ class DenseRanks:
             ranks[a, matrix.question_index, col] = matrix.ranks[:, a]
         page = np.full((nq, u), -1, np.int64)
         page[matrix.question_index, col] = gold.chunk_page
-        rel_row, mask_row = _lookup(gold, matrix.question_index * gold.n_pages + gold.chunk_page)
+        rel_row, mask_row = relevance_lookup(gold, matrix.question_index * gold.n_pages + gold.chunk_page)
         rel = np.zeros((nq, u), bool)
         req = np.zeros((nq, u), np.int64)
         rel[matrix.question_index, col] = rel_row
