@@ -25,8 +25,8 @@ from typing import Any
 
 import httpx
 
-from harness.answering.answerers.http import redact_url
 from harness.core.errors import Problem
+from harness.core.httpcall import redact_url
 
 DEFAULT_TIMEOUT_S = 20.0
 TINY_MESSAGES = [{"role": "user", "content": "Reply with the single word OK."}]

@@ -32,67 +32,21 @@ AWS Architecture Blog (2015); ``Retry-After``: RFC 9110 section 10.2.3.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import httpx
-import numpy as np
 
 from harness.answering.answerers.base import AnswerRequest, AnswerResponse
 from harness.answering.prompt import parse_outcome, render
 from harness.core.errors import ConfigError
+from harness.core.httpcall import RetryPolicy, call_rng, redact_url, retry_after, retryable_status
 
 _RETRY_EXC = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 _SNIPPET = 200
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How often and how long to retry one call (see module docstring)."""
-
-    retries: int = 2
-    backoff_s: float = 0.5
-    backoff_max_s: float = 8.0
-    jitter: float = 0.5
-
-    def __post_init__(self) -> None:
-        bad = []
-        if self.retries < 0:
-            bad.append(f"retries={self.retries} must be >= 0")
-        if self.backoff_s < 0 or self.backoff_max_s < 0:
-            bad.append("backoff_s and backoff_max_s must be >= 0")
-        if not 0.0 <= self.jitter <= 1.0:
-            bad.append(f"jitter={self.jitter} must be within [0, 1]")
-        if bad:
-            raise ConfigError("retry policy: " + "; ".join(bad))
-
-    def delay(self, attempt: int, rng: np.random.Generator,
-              retry_after: float | None = None) -> float:
-        """Seconds to wait after failed attempt ``attempt`` (0-based)."""
-        cap = min(self.backoff_max_s, self.backoff_s * 2.0 ** attempt)
-        wait = cap * (1.0 - self.jitter * float(rng.random()))
-        if retry_after is not None:
-            wait = max(wait, min(retry_after, self.backoff_max_s))
-        return wait
-
-
-def call_rng(seed: int, key: str) -> np.random.Generator:
-    """Local generator for one call's jitter, from ``seed`` and a call key."""
-    digest = hashlib.sha256(key.encode("utf-8")).digest()
-    return np.random.default_rng([seed, int.from_bytes(digest[:8], "little")])
-
-
-def redact_url(url: str) -> str:
-    """``url`` without user:password, query or fragment (safe for manifests)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def check_base_url(url: str, source: str) -> str:
@@ -120,17 +74,8 @@ class PostResult:
     attempts: int
 
 
-def retryable_status(code: int) -> bool:
-    """429 (too many requests) and every 5xx are worth another attempt."""
-    return code == 429 or 500 <= code <= 599
-
-
 def _retry_after(resp: httpx.Response) -> float | None:
-    try:
-        value = float(resp.headers.get("retry-after", ""))
-    except ValueError:
-        return None
-    return value if value >= 0 else None
+    return retry_after(resp.headers)
 
 
 class _Deadline(Exception):

@@ -14,17 +14,12 @@ import pytest
 
 from harness.answering.answerers import ANSWERERS, load_builtin_answerers, make_answerer
 from harness.answering.answerers.base import AnswerRequest, Passage
-from harness.answering.answerers.http import (
-    HttpAnswerer,
-    RetryPolicy,
-    call_rng,
-    check_base_url,
-    redact_url,
-)
+from harness.answering.answerers.http import HttpAnswerer, check_base_url
 from harness.answering.answerers.ollama import OllamaAnswerer
 from harness.answering.answerers.openai import OpenAIAnswerer
 from harness.answering.prompt import render
 from harness.core.errors import ConfigError, RegistryError
+from harness.core.httpcall import RetryPolicy, call_rng, redact_url
 from tests.helpers.chat_server import (
     ChatServer,
     chat_server,
