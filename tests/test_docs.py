@@ -109,3 +109,30 @@ def test_team_recipe_installs_only_the_core_package_and_filters_paths() -> None:
     steps = " ".join(str(s.get("run", "")) for s in doc["jobs"]["gate"]["steps"])
     assert '"$HARNESS_SPEC"' in steps and "[dev" not in steps and "scripts/setup" not in steps
     assert "whl/cpu" in steps and "harness gate" in steps
+
+
+def test_readme_sql_example_is_the_honest_mean_of_the_newest_run(tmp_path: Path) -> None:
+    """The README's first SQL example over a folder of two runs: the newest complete run's
+    answerable mean per config, ordered, with a named column (it used to average every run
+    and the unanswerable rows: 0.7018 instead of 0.7843)."""
+    import pandas as pd
+
+    from harness.pipeline.retrieval import RunOptions, run
+    from harness.store.query import query
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    sql = re.search(r'harness query "(select config_id, avg\(value\) as mean_recall_5[^"]+)"', readme)
+    assert sql, "the README's SQL example"
+    gold = REPO / "tests" / "fixtures" / "goldsets" / "sample-three.yaml"
+    run(RunOptions(goldset=REPO / "goldsets" / "sample.yaml", config=REPO / "tests" / "fixtures" / "configs"
+                   / "lexical.toml", runs_dir=tmp_path, run_id="a"))
+    run(RunOptions(goldset=gold, config=REPO / "tests" / "fixtures" / "configs" / "lexical.toml",
+                   runs_dir=tmp_path, run_id="b", allow_outside=True))
+    got = query(sql[1], tmp_path)
+    metrics = pd.read_parquet(tmp_path / "b" / "metrics.parquet")
+    want = (metrics[(metrics.metric == "recall@5") & metrics.answerable]
+            .groupby("config_id")["value"].mean())
+    assert list(got.columns) == ["config_id", "mean_recall_5"]
+    assert dict(zip(got.config_id, got.mean_recall_5, strict=True)) == pytest.approx(want.to_dict())
+    keys = list(zip(-got.mean_recall_5, got.config_id, strict=True))
+    assert keys == sorted(keys)
