@@ -12,8 +12,11 @@ production, llama-cpp: nothing to reach) are ready by construction.
 2. ``POST`` one tiny chat request ("Reply with the word OK.", a few tokens): it
    must come back 2xx with a reply the answerer can read.
 
-Each call is bounded by ``timeout_s`` (default 20 s) and never retried: a
-preflight reports, it does not wait for a server to come up.
+Each call is bounded by ``timeout_s`` (default 20 s) as one deadline over connect,
+headers and body, its body capped (:func:`harness.core.http.fetch`: an endless or
+gzip-bomb model list is cut off, a 10^5-deep JSON reply is "nested too deeply"), a
+redirect is reported as one, and nothing is retried: a preflight reports, it does
+not wait for a server to come up.
 :func:`preflight_all` checks every answerer and returns every problem, so
 ``harness answer`` exits 2 naming each unreachable endpoint before any work.
 """
@@ -25,8 +28,9 @@ from typing import Any
 
 import httpx
 
-from harness.answering.answerers.http import redact_url
 from harness.core.errors import Problem
+from harness.core.http import HttpLimit, bounded_client, fetch, parse_json, status_problem
+from harness.core.redact import redact_url
 
 DEFAULT_TIMEOUT_S = 20.0
 TINY_MESSAGES = [{"role": "user", "content": "Reply with the single word OK."}]
@@ -45,27 +49,31 @@ def probe(*, models_url: str, model: str, list_models: Callable[[Any], list[str]
           timeout_s: float = DEFAULT_TIMEOUT_S) -> str | None:
     """The two checks of the module docstring; None when both pass."""
     where = redact_url(models_url)
+    chat_where = redact_url(chat_url)
     try:
-        with httpx.Client(timeout=httpx.Timeout(timeout_s), headers=dict(headers or {})) as c:
-            resp = c.get(models_url)
-            if resp.status_code >= 400:
-                return f"{where} answered HTTP {resp.status_code}: {resp.text[:200]}"
+        with bounded_client(timeout_s, headers) as c:
+            resp = fetch(c, "GET", models_url, timeout_s=timeout_s)
+            problem = status_problem(resp)
+            if problem:
+                return f"{where} answered {problem}"
             try:
-                names = list_models(resp.json())
+                names = list_models(parse_json(resp.body))
             except (ValueError, KeyError, TypeError, AttributeError):
-                return f"{where} did not return a model list: {resp.text[:200]!r}"
+                return f"{where} did not return a model list: {resp.snippet()!r}"
             if not any(_same_model(model, n) for n in names):
                 return (f"model {model!r} is not on the server {where}; it has: "
                         f"{', '.join(names) or '(no model)'}")
-            chat = c.post(chat_url, json=chat_body)
-            if chat.status_code >= 400:
-                return (f"a one-line test request to {redact_url(chat_url)} failed: HTTP "
-                        f"{chat.status_code}: {chat.text[:200]}")
+            chat = fetch(c, "POST", chat_url, timeout_s=timeout_s, json_body=chat_body)
+            problem = status_problem(chat)
+            if problem:
+                return f"a one-line test request to {chat_where} failed: {problem}"
             try:
-                read_reply(chat.json())
+                read_reply(parse_json(chat.body))
             except Exception as exc:  # the answerer's own reader says what is missing
-                return (f"a one-line test request to {redact_url(chat_url)} got an unreadable "
-                        f"reply ({exc}): {chat.text[:200]!r}")
+                return (f"a one-line test request to {chat_where} got an unreadable "
+                        f"reply ({exc}): {chat.snippet()!r}")
+    except HttpLimit as exc:
+        return f"{where}: {exc} (preflight limit {timeout_s:g} s)"
     except httpx.HTTPError as exc:
         return f"cannot reach {where}: {type(exc).__name__}: {exc or 'no detail'}"
     return None

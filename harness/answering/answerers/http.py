@@ -15,12 +15,15 @@ Conventions
   ``u ~ U[0, 1)`` drawn from a local generator seeded by ``(seed, question id)``
   (so delays do not depend on thread scheduling). A numeric ``Retry-After``
   header raises the wait to that many seconds, capped at ``backoff_max_s``.
-* ``timeout_s`` bounds each phase of one attempt (connect, write, each read,
-  pool wait), as in ``httpx.Timeout``, and also the whole attempt: a server
-  that trickles its body a byte at a time is cut off when ``timeout_s`` has
-  passed since the attempt began (a timeout, retried like one).
-* A body larger than :attr:`JsonPoster.max_body_bytes` (16 MiB) is cut off
-  and the attempt fails (not retried: the server would send it again).
+* ``timeout_s`` is one deadline per attempt over connect, headers and body
+  (:func:`harness.core.http.fetch`): a server that trickles its status line,
+  headers or body a byte at a time is cut off when ``timeout_s`` has passed since
+  the attempt began (a timeout, retried like one).
+* A decoded body larger than :attr:`JsonPoster.max_body_bytes` (16 MiB; a gzip
+  bomb is inflated only that far) is cut off and the attempt fails (not retried:
+  the server would send it again). A 3xx is reported as a redirect, never followed.
+* Error messages carry the server's body with credentials redacted
+  (:func:`harness.core.redact.redact_text`).
 * ``latency_ms`` is the wall time of the whole :meth:`HttpAnswerer.answer` call,
   retries and waits included (``time.perf_counter``).
 * Thread-safe: one ``httpx.Client`` (connection pool) shared by all threads; no
@@ -33,11 +36,10 @@ AWS Architecture Blog (2015); ``Retry-After``: RFC 9110 section 10.2.3.
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import httpx
 import numpy as np
@@ -45,6 +47,17 @@ import numpy as np
 from harness.answering.answerers.base import AnswerRequest, AnswerResponse
 from harness.answering.prompt import parse_outcome, render
 from harness.core.errors import ConfigError
+from harness.core.http import (
+    BodyTooLarge,
+    DeadlinePassed,
+    HttpReply,
+    bounded_client,
+    fetch,
+    parse_json,
+    status_problem,
+)
+from harness.core.limits import MAX_HTTP_BODY
+from harness.core.redact import redact_url as redact_url
 
 _RETRY_EXC = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 _SNIPPET = 200
@@ -86,15 +99,6 @@ def call_rng(seed: int, key: str) -> np.random.Generator:
     return np.random.default_rng([seed, int.from_bytes(digest[:8], "little")])
 
 
-def redact_url(url: str) -> str:
-    """``url`` without user:password, query or fragment (safe for manifests)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
 def check_base_url(url: str, source: str) -> str:
     """Validate an http(s) base URL (a bare ``host:port`` gets ``http://``; no
     query or fragment); returns it without a trailing slash. Error messages show
@@ -125,7 +129,7 @@ def retryable_status(code: int) -> bool:
     return code == 429 or 500 <= code <= 599
 
 
-def _retry_after(resp: httpx.Response) -> float | None:
+def _retry_after(resp: HttpReply) -> float | None:
     try:
         value = float(resp.headers.get("retry-after", ""))
     except ValueError:
@@ -133,18 +137,10 @@ def _retry_after(resp: httpx.Response) -> float | None:
     return value if value >= 0 else None
 
 
-class _Deadline(Exception):
-    """The attempt's total time ran out while the body was still arriving."""
-
-
-class _TooLarge(Exception):
-    """The body exceeded the maximum size."""
-
-
 class JsonPoster:
     """POSTs JSON to one URL with timeout and retries; never raises for a failed call."""
 
-    max_body_bytes: int = 16 * 1024 * 1024
+    max_body_bytes: int = MAX_HTTP_BODY
 
     def __init__(self, url: str, *, timeout_s: float, retry: RetryPolicy, seed: int,
                  headers: dict[str, str] | None = None) -> None:
@@ -154,7 +150,7 @@ class JsonPoster:
         self.timeout_s = timeout_s
         self.retry = retry
         self.seed = seed
-        self._client = httpx.Client(timeout=httpx.Timeout(timeout_s), headers=headers or {})
+        self._client = bounded_client(timeout_s, headers)
         self.sleep = time.sleep
 
     def post(self, payload: dict[str, Any], key: str) -> PostResult:
@@ -165,10 +161,11 @@ class JsonPoster:
         for attempt in range(attempts):
             retry_after = None
             try:
-                resp = self._bounded_post(payload)
-            except _Deadline:
-                last = f"total deadline of {self.timeout_s:g} s passed while reading the body"
-            except _TooLarge:
+                resp = fetch(self._client, "POST", self.url, timeout_s=self.timeout_s,
+                             max_bytes=self.max_body_bytes, json_body=payload)
+            except DeadlinePassed as exc:
+                last = f"{exc}; the deadline covers connect, headers and body"
+            except BodyTooLarge:
                 return PostResult(None, f"body larger than {self.max_body_bytes} bytes; cut off",
                                   attempt + 1)
             except _RETRY_EXC as exc:
@@ -176,38 +173,21 @@ class JsonPoster:
             except httpx.HTTPError as exc:
                 return PostResult(None, f"{type(exc).__name__}: {exc}", attempt + 1)
             else:
-                if retryable_status(resp.status_code):
-                    last = f"HTTP {resp.status_code}: {resp.text[:_SNIPPET]}"
+                problem = status_problem(resp)
+                if retryable_status(resp.status):
+                    last = problem or f"HTTP {resp.status}"
                     retry_after = _retry_after(resp)
-                elif resp.status_code >= 400:
-                    return PostResult(None, f"HTTP {resp.status_code}: {resp.text[:_SNIPPET]}",
-                                      attempt + 1)
+                elif problem is not None:
+                    return PostResult(None, problem, attempt + 1)
                 else:
                     try:
-                        return PostResult(resp.json(), None, attempt + 1)
-                    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                        return PostResult(parse_json(resp.body), None, attempt + 1)
+                    except ValueError as exc:
                         return PostResult(None, f"malformed JSON body ({exc}): "
-                                          f"{resp.text[:_SNIPPET]!r}", attempt + 1)
+                                          f"{resp.snippet()!r}", attempt + 1)
             if attempt + 1 < attempts:
                 self.sleep(self.retry.delay(attempt, rng, retry_after))
         return PostResult(None, f"gave up after {attempts} attempt(s); last: {last}", attempts)
-
-    def _bounded_post(self, payload: dict[str, Any]) -> httpx.Response:
-        """One POST whose body is read within ``timeout_s`` in total and at most
-        ``max_body_bytes`` long (streamed, checked after every chunk)."""
-        deadline = time.monotonic() + self.timeout_s
-        with self._client.stream("POST", self.url, json=payload) as resp:
-            body = bytearray()
-            for chunk in resp.iter_bytes():  # decoded: a gzip bomb counts at full size
-                body += chunk
-                if len(body) > self.max_body_bytes:
-                    raise _TooLarge
-                if time.monotonic() > deadline:
-                    raise _Deadline
-            headers = {k: v for k, v in resp.headers.items() if k.lower() not in
-                       ("content-encoding", "content-length", "transfer-encoding")}
-            return httpx.Response(resp.status_code, headers=headers, content=bytes(body),
-                                  request=resp.request)
 
     def close(self) -> None:
         self._client.close()

@@ -30,7 +30,7 @@ def test_trickling_server_hits_the_total_deadline(name: str) -> None:
     # (the server would trickle for 20 s; the margin is for a loaded machine)
     assert took < 10, took
     assert response.outcome == "error"
-    assert "total deadline of 1 s passed while reading the body" in (response.error or "")
+    assert "total deadline of 1 s passed" in (response.error or "")
     assert "gave up after 2 attempt(s)" in (response.error or "")
 
 
