@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from harness.answering.runner import answer_run, check_answerers
 from harness.arms import ARMS, ArmContext, load_builtin_arms
-from harness.arms.base import empty_counts
+from harness.arms.base import empty_counts, make_arm, preflight_arms
 from harness.core.atomic import atomic_path
 from harness.core.engines import EngineInfo, open_engine
 from harness.core.errors import ConfigError, HarnessError, Problem, ValidationError
@@ -61,6 +61,10 @@ SAMPLE_GOLDSET = REPO_ROOT / "goldsets" / "sample.yaml"
 
 def default_cache_dir() -> Path:
     return cache_root()
+
+
+def _cache_dir(options: RunOptions) -> Path:
+    return Path(options.cache_dir) if options.cache_dir else default_cache_dir()
 
 
 def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
@@ -170,10 +174,11 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
         if out.exists():
             frames.append(pq.read_table(out).to_pandas())
             continue
-        params = dict(cfg.arm_params.get(name, {}))
-        kind = str(params.pop("kind", name))  # [arms.prod_fulltext] kind = "external"
-        arm = ARMS.get(kind)(**params)
-        ctx = ArmContext(cache_dir=cache_dir, progress=progress, engine=engine)
+        params = cfg.arm_params.get(name, {})
+        kind = str(params.get("kind", name))  # [arms.prod_fulltext] kind = "external"
+        arm = make_arm(name, params)
+        ctx = ArmContext(cache_dir=cache_dir, progress=progress, engine=engine,
+                         run_dir=writer.path, arm_params=cfg.arm_params)
         with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
             arm.prepare(corpus, ctx)
             # results carry the config's arm name, so one kind can serve several arms
@@ -204,6 +209,9 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     check_answering(options, cfg, stored)
     if options.answerers:  # a dead answerer endpoint fails here, before any retrieval work
         check_answerers(list(options.answerers))
+    # arm preflight (a dead endpoint, a refused database): exit 2 before any folder exists
+    preflight_arms(cfg.arm_names, corpus, gs.questions,
+                   ArmContext(cache_dir=_cache_dir(options), arm_params=cfg.arm_params))
     with open_engine(options.engine) as engine:  # before any folder: a dead --address writes nothing
         return _write_run(options, progress, gs, corpus, cfg, specs, stored, engine)
 
@@ -231,7 +239,7 @@ def _write_run(options: RunOptions, progress: Progress | None, gs: GoldSet, corp
             if not writer.has_table(name):
                 writer.write_table(name, make())
 
-        cache_dir = Path(options.cache_dir) if options.cache_dir else default_cache_dir()
+        cache_dir = _cache_dir(options)
         arm_ranks = run_arms(writer, gs, corpus, cfg, cache_dir, progress, engine.name)
         if not writer.has_table("arm_ranks"):
             writer.write_table("arm_ranks", arm_ranks)
