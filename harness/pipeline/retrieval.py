@@ -30,6 +30,8 @@ from harness.arms.base import empty_counts, make_arm, preflight_arms
 from harness.core.atomic import atomic_path
 from harness.core.engines import EngineInfo, open_engine
 from harness.core.errors import ConfigError, HarnessError, Problem, ValidationError
+from harness.core.names import check_name
+from harness.core.redact import redact_params
 from harness.corpus.chunking import ChunkingOptions, build_corpus
 from harness.corpus.page_cache import PageCache
 from harness.corpus.records import Corpus
@@ -165,11 +167,10 @@ def _arm_frame(results: Sequence[Any], corpus: Corpus) -> pd.DataFrame:
 def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cache_dir: Path,
              progress: Progress | None, engine: str = "local") -> pd.DataFrame:
     """Run every arm once over every question (resumable per arm)."""
-    partial = writer.path / ".partial"
-    partial.mkdir(exist_ok=True)
+    writer.folder(".partial")  # never through a planted link
     frames = []
     for name in cfg.arm_names:
-        out = partial / f"arm_ranks-{name}.parquet"
+        out = writer.file(f".partial/arm_ranks-{check_name('arm name', name)}.parquet")
         if out.exists():
             frames.append(pq.read_table(out).to_pandas())
             continue
@@ -185,10 +186,11 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
             if bar is not None:
                 bar(len(gs.questions))
         df = _arm_frame(results, corpus)
-        with atomic_path(out) as tmp:
+        with atomic_path(out, within=writer.path) as tmp:
             df.to_parquet(tmp, index=False)
         # per-arm count of empty result lists (and known reasons): the run summary reads it
-        writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe(), **empty_counts(results)}}})
+        writer.update_manifest({"arms": {name: {"kind": kind, **redact_params(arm.describe()),
+                                                **empty_counts(results)}}})
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
@@ -255,7 +257,7 @@ def _write_run(options: RunOptions, progress: Progress | None, gs: GoldSet, corp
     except HarnessError as exc:  # the manifest says the run failed, and why
         # the disk may be what failed: then the first error is the one to show
         with contextlib.suppress(HarnessError):
-            writer.update_manifest({"status": "failed", "error": str(exc)[:2000]})
+            writer.mark_failed(str(exc))  # a complete run refused again stays complete
         raise
     finally:
         writer.close()
