@@ -26,10 +26,12 @@ import pyarrow.parquet as pq
 
 from harness.answering.runner import answer_run, check_answerers
 from harness.arms import ARMS, ArmContext, load_builtin_arms
-from harness.arms.base import empty_counts
+from harness.arms.base import empty_counts, make_arm, preflight_arms
 from harness.core.atomic import atomic_path
 from harness.core.engines import EngineInfo, open_engine
 from harness.core.errors import ConfigError, HarnessError, Problem, ValidationError
+from harness.core.names import check_name
+from harness.core.redact import redact_params
 from harness.corpus.chunking import ChunkingOptions, build_corpus
 from harness.corpus.page_cache import PageCache
 from harness.corpus.records import Corpus
@@ -59,6 +61,10 @@ SAMPLE_GOLDSET = REPO_ROOT / "goldsets" / "sample.yaml"
 
 def default_cache_dir() -> Path:
     return cache_root()
+
+
+def _cache_dir(options: RunOptions) -> Path:
+    return Path(options.cache_dir) if options.cache_dir else default_cache_dir()
 
 
 def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
@@ -161,18 +167,18 @@ def _arm_frame(results: Sequence[Any], corpus: Corpus) -> pd.DataFrame:
 def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cache_dir: Path,
              progress: Progress | None, engine: str = "local") -> pd.DataFrame:
     """Run every arm once over every question (resumable per arm)."""
-    partial = writer.path / ".partial"
-    partial.mkdir(exist_ok=True)
+    writer.folder(".partial")  # never through a planted link
     frames = []
     for name in cfg.arm_names:
-        out = partial / f"arm_ranks-{name}.parquet"
+        out = writer.file(f".partial/arm_ranks-{check_name('arm name', name)}.parquet")
         if out.exists():
             frames.append(pq.read_table(out).to_pandas())
             continue
-        params = dict(cfg.arm_params.get(name, {}))
-        kind = str(params.pop("kind", name))  # [arms.prod_fulltext] kind = "external"
-        arm = ARMS.get(kind)(**params)
-        ctx = ArmContext(cache_dir=cache_dir, progress=progress, engine=engine)
+        params = cfg.arm_params.get(name, {})
+        kind = str(params.get("kind", name))  # [arms.prod_fulltext] kind = "external"
+        arm = make_arm(name, params)
+        ctx = ArmContext(cache_dir=cache_dir, progress=progress, engine=engine,
+                         run_dir=writer.path, arm_params=cfg.arm_params)
         with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
             arm.prepare(corpus, ctx)
             # results carry the config's arm name, so one kind can serve several arms
@@ -180,10 +186,11 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
             if bar is not None:
                 bar(len(gs.questions))
         df = _arm_frame(results, corpus)
-        with atomic_path(out) as tmp:
+        with atomic_path(out, within=writer.path) as tmp:
             df.to_parquet(tmp, index=False)
         # per-arm count of empty result lists (and known reasons): the run summary reads it
-        writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe(), **empty_counts(results)}}})
+        writer.update_manifest({"arms": {name: {"kind": kind, **redact_params(arm.describe()),
+                                                **empty_counts(results)}}})
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
@@ -202,6 +209,9 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
     check_answering(options, cfg, stored)
     if options.answerers:  # a dead answerer endpoint fails here, before any retrieval work
         check_answerers(list(options.answerers))
+    # arm preflight (a dead endpoint, a refused database): exit 2 before any folder exists
+    preflight_arms(cfg.arm_names, corpus, gs.questions,
+                   ArmContext(cache_dir=_cache_dir(options), arm_params=cfg.arm_params))
     with open_engine(options.engine) as engine:  # before any folder: a dead --address writes nothing
         return _write_run(options, progress, gs, corpus, cfg, specs, stored, engine)
 
@@ -229,7 +239,7 @@ def _write_run(options: RunOptions, progress: Progress | None, gs: GoldSet, corp
             if not writer.has_table(name):
                 writer.write_table(name, make())
 
-        cache_dir = Path(options.cache_dir) if options.cache_dir else default_cache_dir()
+        cache_dir = _cache_dir(options)
         arm_ranks = run_arms(writer, gs, corpus, cfg, cache_dir, progress, engine.name)
         if not writer.has_table("arm_ranks"):
             writer.write_table("arm_ranks", arm_ranks)
@@ -247,7 +257,7 @@ def _write_run(options: RunOptions, progress: Progress | None, gs: GoldSet, corp
     except HarnessError as exc:  # the manifest says the run failed, and why
         # the disk may be what failed: then the first error is the one to show
         with contextlib.suppress(HarnessError):
-            writer.update_manifest({"status": "failed", "error": str(exc)[:2000]})
+            writer.mark_failed(str(exc))  # a complete run refused again stays complete
         raise
     finally:
         writer.close()
