@@ -24,7 +24,7 @@ from harness.core.digest import file_sha256
 from harness.core.errors import ConfigError, HarnessError
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix
-from harness.metrics.pages import make_gold
+from harness.metrics.gold import make_gold
 from harness.pipeline.grid_tables import check_budget, check_grid_size
 from harness.pipeline.options import (
     Progress,

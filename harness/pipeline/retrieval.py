@@ -40,8 +40,8 @@ from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix
 from harness.goldset.parse import check_corpus, load_goldset
 from harness.goldset.records import GoldSet
-from harness.metrics.pages import make_gold
-from harness.metrics.ranking import MetricSpec
+from harness.metrics.family import Metric
+from harness.metrics.gold import make_gold
 from harness.pipeline.grid_tables import check_budget, check_grid_size
 from harness.pipeline.options import Progress as Progress
 from harness.pipeline.options import RunOptions as RunOptions
@@ -217,7 +217,7 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
 
 
 def _write_run(options: RunOptions, progress: Progress | None, gs: GoldSet, corpus: Corpus,
-               cfg: RunConfig, specs: list[MetricSpec], stored: list[Any],
+               cfg: RunConfig, specs: list[Metric], stored: list[Any],
                engine: EngineInfo) -> RunResult:
     run_id = options.run_id or new_run_id()
     writer = RunWriter(run_path(Path(options.runs_dir), run_id))
