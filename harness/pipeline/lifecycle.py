@@ -39,8 +39,8 @@ from harness.core.engines import EngineInfo, open_engine
 from harness.core.errors import HarnessError
 from harness.fusion.configs import FusionConfig, RunConfig
 from harness.fusion.fuse import RankMatrix
-from harness.metrics.pages import Gold
-from harness.metrics.ranking import MetricSpec
+from harness.metrics.family import Metric
+from harness.metrics.gold import Gold
 from harness.pipeline.grid_tables import check_budget, grid_tables
 from harness.pipeline.options import Progress, RunOptions, RunResult
 from harness.pipeline.run_checks import check_answering, metric_specs
@@ -79,7 +79,7 @@ class RunSource(Protocol):
         """Last checks before any folder exists (e.g. every arm's endpoint)."""
         ...
 
-    def begin(self, writer: RunWriter, run_id: str, specs: list[MetricSpec]) -> dict[str, Any]:
+    def begin(self, writer: RunWriter, run_id: str, specs: list[Metric]) -> dict[str, Any]:
         """The manifest's provenance sections (raise when a resumed run's inputs changed)."""
         ...
 
@@ -140,13 +140,13 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
         except HarnessError as exc:  # the manifest says the run failed, and why
             # the disk may be what failed: then the first error is the one to show
             with contextlib.suppress(HarnessError):
-                writer.update_manifest({"status": "failed", "error": str(exc)[:2000]})
+                writer.mark_failed(str(exc))  # a complete run refused again stays complete
             raise
         finally:
             writer.close()
 
 
-def _score(writer: RunWriter, ranks: RankInputs, cfg: RunConfig, specs: list[MetricSpec],
+def _score(writer: RunWriter, ranks: RankInputs, cfg: RunConfig, specs: list[Metric],
            stored: list[FusionConfig], options: RunOptions, progress: Progress | None) -> pa.Table:
     """The ``configs``, ``fused`` and ``metrics`` tables of the grid."""
     if not writer.has_table("configs"):

@@ -22,20 +22,21 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from harness.core.atomic import atomic_write
 from harness.core.digest import file_sha256
 from harness.core.engines import EngineInfo
 from harness.core.errors import ConfigError, HarnessError
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix
 from harness.goldset.records import Question
-from harness.metrics.pages import make_gold
-from harness.metrics.ranking import MetricSpec
+from harness.metrics.family import Metric
+from harness.metrics.gold import make_gold
 from harness.pipeline.grid_tables import check_grid_size
 from harness.pipeline.lifecycle import RankInputs, execute
 from harness.pipeline.options import Progress, RunOptions, RunResult
 from harness.store.provenance import base_manifest
 from harness.store.readback import questions_from_frame
-from harness.store.rundir import Run, RunWriter, atomic_write, open_run
+from harness.store.rundir import Run, RunWriter, open_run
 
 COPIED = ("questions", "documents", "chunks", "arm_ranks")
 COPIED_IF_PRESENT = ("question_facts",)  # reference facts (answer correctness); older runs lack it
@@ -106,7 +107,7 @@ class StoredRunSource:
     def preflight(self, options: RunOptions) -> None:
         """Nothing to check: no arm runs."""
 
-    def begin(self, writer: RunWriter, run_id: str, specs: list[MetricSpec]) -> dict[str, Any]:
+    def begin(self, writer: RunWriter, run_id: str, specs: list[Metric]) -> dict[str, Any]:
         m, cfg = self.src.manifest, self.cfg
         return {
             **base_manifest(run_id), "goldset": m.get("goldset"), "corpus": m.get("corpus"),
@@ -120,11 +121,12 @@ class StoredRunSource:
         """Copy the source's tables byte for byte (atomically), then build the ranks."""
         tables = {}
         for t in self.copied:
-            dst = writer.path / f"{t}.parquet"
-            atomic_write(dst, lambda tmp, t=t: shutil.copyfile(self.src.path / f"{t}.parquet", tmp))
+            dst = writer.file(f"{t}.parquet")
+            atomic_write(dst, lambda tmp, t=t: shutil.copyfile(self.src.path / f"{t}.parquet", tmp),
+                         writer.path)
             tables[t] = {"sha256": file_sha256(dst), "rows": self.src.manifest["tables"][t]["rows"]}
         writer.update_manifest({"tables": tables})  # before reading: a copy is a table of the run
-        arm_ranks = pq.read_table(writer.path / "arm_ranks.parquet",
+        arm_ranks = pq.read_table(writer.file("arm_ranks.parquet"),
                                   columns=["question_id", "arm", "chunk_id", "rank"]).to_pandas()
         ch = self.chunks
         matrix = RankMatrix.from_arm_ranks(arm_ranks, [q.question_id for q in self.questions],

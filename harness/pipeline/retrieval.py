@@ -30,6 +30,8 @@ from harness.arms.base import empty_counts, make_arm, preflight_arms
 from harness.core.atomic import atomic_path
 from harness.core.engines import EngineInfo
 from harness.core.errors import ConfigError, HarnessError, Problem, ValidationError
+from harness.core.names import check_name
+from harness.core.redact import redact_params
 from harness.corpus.chunking import ChunkingOptions, build_corpus
 from harness.corpus.page_cache import PageCache
 from harness.corpus.records import Corpus
@@ -38,8 +40,8 @@ from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix
 from harness.goldset.parse import check_corpus, load_goldset
 from harness.goldset.records import GoldSet
-from harness.metrics.pages import make_gold
-from harness.metrics.ranking import MetricSpec
+from harness.metrics.family import Metric
+from harness.metrics.gold import make_gold
 from harness.pipeline.grid_tables import check_grid_size
 from harness.pipeline.lifecycle import RankInputs, execute
 from harness.pipeline.options import Progress, RunOptions, RunResult
@@ -161,12 +163,11 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, con
     """Run every arm once over every question, resumable per arm: an arm whose ranks
     are in ``.partial/`` and whose manifest entry was written is not searched again.
     Returns the ranks and the manifest's ``arms`` entries of the arms searched now."""
-    partial = writer.path / ".partial"
-    partial.mkdir(exist_ok=True)
+    writer.folder(".partial")  # never through a planted link
     done = writer.read_manifest().get("arms", {})
     frames, described = [], {}
     for name in cfg.arm_names:
-        out = partial / f"arm_ranks-{name}.parquet"
+        out = writer.file(f".partial/arm_ranks-{check_name('arm name', name)}.parquet")
         if out.exists() and name in done:
             frames.append(pq.read_table(out).to_pandas())
             continue
@@ -180,10 +181,10 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, con
             if bar is not None:
                 bar(len(gs.questions))
         df = _arm_frame(results, corpus)
-        with atomic_path(out) as tmp:
+        with atomic_path(out, within=writer.path) as tmp:
             df.to_parquet(tmp, index=False)
         # per-arm count of empty result lists (and known reasons): the run summary reads it
-        described[name] = {"kind": kind, **arm.describe(), **empty_counts(results)}
+        described[name] = {"kind": kind, **redact_params(arm.describe()), **empty_counts(results)}
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     ranks = pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
@@ -216,7 +217,7 @@ class GoldsetSource:
         preflight_arms(self.cfg.arm_names, self.corpus, self.goldset.questions,
                        ArmContext(cache_dir=self.cache_dir, arm_params=self.cfg.arm_params))
 
-    def begin(self, writer: RunWriter, run_id: str, specs: list[MetricSpec]) -> dict[str, Any]:
+    def begin(self, writer: RunWriter, run_id: str, specs: list[Metric]) -> dict[str, Any]:
         inputs = inputs_section(self.goldset, self.corpus, self.cfg)
         existing = writer.read_manifest()
         if existing:  # a resumed run: its inputs must hash the same

@@ -11,11 +11,12 @@ from typing import Any
 
 from harness.core.errors import ConfigError, Problem, RegistryError, ValidationError
 from harness.fusion.configs import FusionConfig, RunConfig
-from harness.metrics.ranking import DEFAULT_METRICS, MetricSpec, parse
+from harness.metrics.family import Metric
+from harness.metrics.ranking import DEFAULT_METRICS, parse
 from harness.pipeline.options import RunOptions
 
 
-def metric_specs(options: RunOptions, cfg: RunConfig) -> list[MetricSpec]:
+def metric_specs(options: RunOptions, cfg: RunConfig) -> list[Metric]:
     """The metrics of a run: ``-m`` names, else the grid file's top-level ``metrics``
     list, else :data:`DEFAULT_METRICS`; aliases (ranx, ir_measures) map to canonical
     names, repeats after mapping are dropped, every unknown name is reported."""
@@ -25,7 +26,7 @@ def metric_specs(options: RunOptions, cfg: RunConfig) -> list[MetricSpec]:
             or not all(isinstance(n, str) for n in names):
         raise ValidationError([Problem(where, f"must be a list of metric names, got {names!r}")],
                               "invalid metric list")
-    specs: dict[str, MetricSpec] = {}
+    specs: dict[str, Metric] = {}
     problems = []
     for n in names:
         try:
