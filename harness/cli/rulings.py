@@ -72,8 +72,8 @@ def import_cmd(files: Files, out: Out = Path("runs"), run_id: RunId = None, dept
     Example: harness rulings import ../shared/rulings/ --out runs/
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
+    from harness.arms.rrf_rounding import ROUNDINGS
     from harness.rulings.importer import import_rulings
-    from harness.rulings.rounding import ROUNDINGS
 
     with _bad_input():
         ROUNDINGS.get(rounding)
@@ -149,7 +149,7 @@ def decode_cmd(
     Example: harness rulings decode 0.048916 --k 60 --arms 3 --depth 100
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
-    from harness.rulings.decode import decode_score
+    from harness.arms.rrf_decode import decode_score
 
     with _bad_input():
         ws = [float(w) for w in weights.split(",")] if weights else None
