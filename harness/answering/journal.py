@@ -15,14 +15,10 @@ the file and line.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from pathlib import Path
-from typing import Any, TextIO
 
-from harness.core.errors import Problem, ValidationError
-from harness.core.jsonl import iter_records
+from harness.core.journal import KeyedJournal
 
 JOURNAL_DIR = "answers-journal"
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -41,50 +37,13 @@ def journal_path(run_path: Path, label: str) -> Path:
     return Path(run_path) / JOURNAL_DIR / f"{label}.jsonl"
 
 
-class Journal:
-    """One answerer's journal; use as a context manager to append."""
+class Journal(KeyedJournal):
+    """One answerer's journal, keyed on (question_id, config_id); use as a context
+    manager to append (:class:`harness.core.journal.KeyedJournal`)."""
 
     def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self._fh: TextIO | None = None
-
-    def load(self) -> dict[Key, dict[str, Any]]:
-        """Latest record per (question_id, config_id); repairs a torn last line."""
-        if not self.path.exists():
-            return {}
-        raw = self.path.read_bytes()
-        cut = raw.rfind(b"\n") + 1
-        if cut < len(raw):
-            with open(self.path, "r+b") as f:
-                f.truncate(cut)
-                f.flush()
-                os.fsync(f.fileno())
-        out: dict[Key, dict[str, Any]] = {}
-        problems: list[Problem] = []
-        for r in iter_records(raw[:cut].decode("utf-8").splitlines(), self.path, problems):
-            if "question_id" not in r.record or "config_id" not in r.record:
-                problems.append(Problem(r.where, "unreadable journal line (needs question_id "
-                                                 "and config_id)"))
-                continue
-            out[(r.record["question_id"], r.record["config_id"])] = r.record
-        if problems:
-            raise ValidationError(problems, "answer journal is damaged")
-        return out
+        super().__init__(path, ("question_id", "config_id"), "answer journal")
 
     def __enter__(self) -> Journal:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a", encoding="utf-8")
+        super().__enter__()
         return self
-
-    def append(self, record: dict[str, Any]) -> None:
-        """Write one record durably (flush + fsync) before returning."""
-        if self._fh is None:
-            raise RuntimeError("journal is not open; use it as a context manager")
-        self._fh.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-
-    def __exit__(self, *exc: object) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None

@@ -11,11 +11,12 @@ Modules, in pipeline order:
 * ``params``     keyword parameters checked against a constructor's signature
 * ``httpcall``   one bounded HTTP call (one total deadline, body cap, same-origin
   redirects), retries with backoff, redaction of URLs, headers and echoed secrets
+* ``journal``    append-only durable JSON-lines journals keyed by fields (answers, arm calls)
 * ``jsonl``      the one JSON-lines reader (records with file:line, problems collected)
 * ``tablerows``  rows of a DataFrame for plain loops, typed as dynamic
 * ``engines``    execution engines (registry): local, ray; the run's engine session
 * ``cluster``    the Ray cluster connection: reachability, join or start, size
 """
 
-__all__ = ["atomic", "cluster", "digest", "engines", "errors", "httpcall", "jsonl", "ordering", "params", "registry",
-           "tablerows", "text"]
+__all__ = ["atomic", "cluster", "digest", "engines", "errors", "httpcall", "journal", "jsonl",
+           "ordering", "params", "registry", "tablerows", "text"]

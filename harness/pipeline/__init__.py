@@ -7,6 +7,7 @@ Modules, in pipeline order:
 * ``options``      what a run takes and gives (options, result, metric list, scoring step)
 * ``retrieval``    `harness run`: gold set -> corpus -> arms -> fusion -> metrics -> run dir
 * ``rescore``      `harness run --from RUN`: a new grid over stored arm ranks
+* ``search_service`` the reference search service (`harness serve-search`) over the harness's arms
 """
 
-__all__ = ["grid_tables", "options", "rescore", "retrieval", "sweep"]
+__all__ = ["grid_tables", "options", "rescore", "retrieval", "search_service", "sweep"]

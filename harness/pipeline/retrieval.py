@@ -177,7 +177,7 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
         kind = str(params.get("kind", name))  # [arms.prod_fulltext] kind = "external"
         arm = make_arm(name, params)
         ctx = ArmContext(cache_dir=cache_dir, progress=progress, engine=engine,
-                         run_dir=writer.path, arm_params=cfg.arm_params)
+                         run_dir=writer.path, name=name, arm_params=cfg.arm_params)
         with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
             arm.prepare(corpus, ctx)
             # results carry the config's arm name, so one kind can serve several arms
