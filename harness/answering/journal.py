@@ -9,32 +9,38 @@ Parquet tables are consolidated from the journals at the end.
 Conventions: a later record for the same key (question_id, config_id) replaces
 an earlier one (``--retry-errors`` appends the new attempt). A last line without
 its newline (the process died mid-write) is cut off when the journal is opened;
-any other unparseable line is a :class:`harness.core.errors.ValidationError` naming
-the file and line.
+any other unparseable line (invalid JSON or UTF-8) is a
+:class:`harness.core.errors.ValidationError` naming the file and line.
+
+Hostile input: the journal is opened with ``O_NOFOLLOW`` (a planted link is refused,
+never truncated through), labels are checked by :func:`harness.core.names.check_name`,
+and a journal above :data:`harness.core.limits.MAX_JOURNAL_BYTES` is refused unread
+(:class:`harness.core.journal.KeyedJournal`, shared with the ``http`` arm).
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+from typing import Any
 
+from harness.core.atomic import check_no_links
 from harness.core.journal import KeyedJournal
+from harness.core.names import check_name, name_problem
 
 JOURNAL_DIR = "answers-journal"
-_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 Key = tuple[str, str]
 
 
 def valid_label(label: str) -> bool:
     """Answerer labels name files: letters, digits, ``_ . -``, not starting with a dot."""
-    return bool(_LABEL.match(label))
+    return name_problem("answerer label", label) is None
 
 
 def journal_path(run_path: Path, label: str) -> Path:
-    if not valid_label(label):
-        raise ValueError(f"answerer label {label!r} is not a valid file name part")
-    return Path(run_path) / JOURNAL_DIR / f"{label}.jsonl"
+    """``<run>/answers-journal/<label>.jsonl``, no link on the way."""
+    check_name("answerer label", label)
+    return check_no_links(Path(run_path) / JOURNAL_DIR / f"{label}.jsonl", run_path)
 
 
 class Journal(KeyedJournal):
@@ -43,6 +49,10 @@ class Journal(KeyedJournal):
 
     def __init__(self, path: Path) -> None:
         super().__init__(path, ("question_id", "config_id"), "answer journal")
+
+    def load(self) -> dict[Key, dict[str, Any]]:
+        """Latest record per (question_id, config_id); repairs a torn last line."""
+        return {(str(k[0]), str(k[1])): r for k, r in super().load().items()}
 
     def __enter__(self) -> Journal:
         super().__enter__()

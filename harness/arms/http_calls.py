@@ -33,8 +33,10 @@ from harness.core.httpcall import (
     call_with_retries,
     request,
     scrub,
+    status_problem,
 )
 from harness.core.journal import KeyedJournal
+from harness.core.redact import redact_text
 
 JOURNAL_DIR = "arms-journal"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -101,16 +103,16 @@ def call(req: Prepared, limits: CallLimits, *, retries: bool = True,
     if out.reply is not None:
         rec["status"] = out.reply.status
         ctype = out.reply.headers.get("content-type", "")
-        if out.reply.status >= 300:
-            snippet = out.reply.body[:200].decode("utf-8", "replace")
-            rec["error"] = f"HTTP {out.reply.status}: {snippet!r}"
+        problem = status_problem(out.reply)
+        if problem is not None:
+            rec["error"] = problem
         else:
             try:
                 rec["reply"] = parse_body(out.reply.body, ctype)
             except ReplyError as exc:
                 rec["error"] = str(exc)
     if rec["error"] is not None:
-        rec["error"] = scrub(str(rec["error"]), limits.secrets)
+        rec["error"] = redact_text(scrub(str(rec["error"]), limits.secrets))
     rec["elapsed_ms"] = (time.perf_counter() - start) * 1000.0
     return rec
 

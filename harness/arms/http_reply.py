@@ -17,12 +17,13 @@ Reference: the ``external`` arm's matching (:mod:`harness.arms.external`).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness.core.httpcall import parse_json
+from harness.core.redact import redact_text
 from harness.corpus.records import Corpus, page_key
 
 
@@ -55,11 +56,11 @@ class ReplyHit:
 def parse_body(body: bytes, content_type: str) -> Any:
     """The JSON value of a reply body; :class:`ReplyError` quoting it when it is not JSON."""
     try:
-        return json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        start = body[:120].decode("utf-8", "replace")
+        return parse_json(body)
+    except ValueError as exc:
+        start = redact_text(body[:120].decode("utf-8", "replace"))
         kind = (content_type or "no content type").split(";")[0]
-        raise ReplyError(f"reply is not JSON ({kind}): {start!r}") from None
+        raise ReplyError(f"reply is not JSON ({kind}; {exc}): {start!r}") from None
 
 
 def dig(value: Any, path: str, what: str) -> Any:

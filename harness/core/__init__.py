@@ -16,7 +16,10 @@ Modules, in pipeline order:
 * ``tablerows``  rows of a DataFrame for plain loops, typed as dynamic
 * ``engines``    execution engines (registry): local, ray; the run's engine session
 * ``cluster``    the Ray cluster connection: reachability, join or start, size
+* ``names``      the one check of names that become paths; NFC ids, invisible characters
+* ``limits``     upper bounds on input sizes and user-given counts
+* ``redact``     credentials out of URLs, headers, parameters and text
 """
 
-__all__ = ["atomic", "cluster", "digest", "engines", "errors", "httpcall", "journal", "jsonl",
-           "ordering", "params", "registry", "tablerows", "text"]
+__all__ = ["atomic", "cluster", "digest", "engines", "errors", "httpcall", "journal", "jsonl", "limits",
+           "names", "ordering", "params", "redact", "registry", "tablerows", "text"]

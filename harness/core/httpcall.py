@@ -17,7 +17,13 @@ from a local generator seeded by ``(seed, call key)`` (:func:`call_rng`), raised
 numeric ``Retry-After`` (capped at ``backoff_max_s``). Other 4xx, a too-large body and
 a refused redirect are not retried. The loop is bounded by ``retries``.
 
-Redaction: :func:`redact_url` drops user:password, query and fragment;
+Replies: :func:`status_problem` names an error status (a 3xx left as it is is "a
+redirect to <URL>", never "malformed JSON"), :func:`parse_json` reads a body with
+every failure (empty, invalid UTF-8, invalid JSON, nested too deeply for the parser)
+a :class:`ValueError` with a short reason: never a ``RecursionError``.
+
+Redaction: :func:`redact_url` (from :mod:`harness.core.redact`, the one home of the
+rule) drops user:password, query and fragment;
 :func:`redact_headers` masks the values of credential-bearing headers;
 :func:`scrub` removes known secret values from any text (a server may echo them).
 
@@ -30,20 +36,23 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import http.client
+import json
 import socket
 import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import numpy as np
 
 from harness.core.errors import ConfigError
+from harness.core.redact import MASK, is_secret_key, redact_text
+from harness.core.redact import redact_url as redact_url
 
-SECRET_HEADER_WORDS = ("authorization", "cookie", "token", "key", "secret", "password", "auth")
-REDACTED = "<redacted>"
+REDACTED = MASK
 REDIRECTS = (301, 302, 303, 307, 308)
 _CHUNK = 65536
 
@@ -116,20 +125,10 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
     return value if value >= 0 else None
 
 
-def redact_url(url: str) -> str:
-    """``url`` without user:password, query or fragment (safe for manifests)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
 def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """Header names kept; values of credential-bearing ones (:data:`SECRET_HEADER_WORDS`
-    in the name) replaced by :data:`REDACTED`."""
-    return {k: REDACTED if any(w in k.lower() for w in SECRET_HEADER_WORDS) else v
-            for k, v in headers.items()}
+    """Header names kept; values of credential-bearing ones
+    (:func:`harness.core.redact.is_secret_key`) replaced by :data:`REDACTED`."""
+    return {k: REDACTED if is_secret_key(k) else v for k, v in headers.items()}
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
@@ -223,6 +222,38 @@ def request(method: str, url: str, *, headers: Mapping[str, str] | None = None,
     raise CallError(f"more than {max_redirects} redirects", retryable=False)
 
 
+def snippet(reply: HttpReply, n: int = 200) -> str:
+    """The start of a reply's body as text, credentials redacted (for messages)."""
+    return redact_text(reply.body[:n].decode("utf-8", errors="replace"))
+
+
+def status_problem(reply: HttpReply) -> str | None:
+    """``HTTP <code>: <body>`` for a status that is not 2xx (a redirect named as one,
+    with its target redacted); None for 2xx."""
+    if 300 <= reply.status < 400:
+        where = reply.headers.get("location", "")
+        target = f" to {redact_url(urljoin(reply.url, where))}" if where else ""
+        return (f"HTTP {reply.status}: a redirect{target}, not followed (only same-origin "
+                "redirects are); give the final URL")
+    if not 200 <= reply.status < 300:
+        return f"HTTP {reply.status}: {snippet(reply)}"
+    return None
+
+
+def parse_json(body: bytes) -> Any:
+    """``body`` as JSON; :class:`ValueError` with a short reason when it is not."""
+    if not body.strip():
+        raise ValueError("empty body")
+    try:
+        return json.loads(body.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not valid UTF-8 (byte {exc.start + 1})") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON: {exc.msg} at character {exc.pos}") from None
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What :func:`call_with_retries` ended with: a reply (any final status) or an error."""
@@ -249,8 +280,9 @@ def call_with_retries(call: Callable[[], HttpReply], policy: RetryPolicy,
         else:
             if not retryable_status(reply.status):
                 return Outcome(reply, None, attempt + 1)
-            last = f"HTTP {reply.status}: {reply.body[:200].decode('utf-8', 'replace')}"
+            last = f"HTTP {reply.status}: {snippet(reply)}"
             wait_hint = retry_after(reply.headers)
         if attempt + 1 < attempts:
             sleep(policy.delay(attempt, rng, wait_hint))
-    return Outcome(None, f"gave up after {attempts} attempt(s); last: {last}", attempts)
+    return Outcome(None, redact_text(f"gave up after {attempts} attempt(s); last: {last}"),
+                   attempts)

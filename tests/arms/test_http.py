@@ -89,12 +89,13 @@ arms = [["live"]]
         if f.is_file():
             assert b"tok-s3cret-value" not in f.read_bytes(), f
     info = json.loads((res.path / "manifest.json").read_text())["arms"]["live"]
-    assert info["headers"] == {"Authorization": "<redacted>"}
+    assert info["headers"] == {"Authorization": "***"}
     assert info["endpoint"] == ep.url
 
 
 @pytest.mark.parametrize(("script", "message"), [
-    ([se.html()], "reply is not JSON (text/html): '<html><body>Gateway login"),
+    ([se.html()], "reply is not JSON (text/html; invalid JSON: Expecting value at character 0): "
+                  "'<html><body>Gateway login"),
     ([se.json({"results": []})], "results path 'hits' not found: the reply has no 'hits' (it has: results)"),
     ([se.json({"hits": [{"chunk_id": "nope#1", "score": 1.0}]})], "no id of the reply matches the corpus"),
     ([se.endless()], "over the cap of 100000 bytes"),
