@@ -29,7 +29,7 @@ __all__ = [  # noqa: RUF022 - modules first, then the re-exported names
 
 def load_builtin_arms() -> None:
     """Import the modules that register the built-in arms (idempotent)."""
-    for mod in ("bm25", "boost", "dense", "external"):
+    for mod in ("bm25", "boost", "dense", "external", "sqlite_fts5", "tantivy_bm25", "postgres", "pgvector"):
         try:
             importlib.import_module(f"harness.arms.{mod}")
         except ModuleNotFoundError as exc:
