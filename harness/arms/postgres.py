@@ -81,15 +81,25 @@ class PostgresArm(PgArmBase):
         cfg = LANGUAGE_CONFIGS.get((language or "").lower(), "simple")
         return cfg if cfg in self._known else "simple"
 
-    def prepare(self, corpus: Corpus, context: ArmContext) -> None:
-        conn = self.connect(corpus)
+    def check_server(self, conn: Any) -> str | None:
         self._known = {r[0] for r in conn.execute("SELECT cfgname::text FROM pg_ts_config").fetchall()}
         if self.config is not None and self.config not in self._known:
-            raise ConfigError(f"{self.name}: the server has no text-search configuration {self.config!r}; "
-                              f"it has: {', '.join(sorted(self._known))}")
-        self.configs_used = {}
-        if self.table is None:
-            self._load(conn, corpus)
+            return (f"{self.name}: the server has no text-search configuration {self.config!r}; "
+                    f"it has: {', '.join(sorted(self._known))}")
+        return None
+
+    def prepare(self, corpus: Corpus, context: ArmContext) -> None:
+        try:
+            conn = self.connect(corpus)
+            problem = self.check_server(conn)
+            if problem:
+                raise ConfigError(problem)
+            self.configs_used = {}
+            if self.table is None:
+                self._load(conn, corpus)
+        except BaseException:
+            self.close()
+            raise
 
     def _load(self, conn: Any, corpus: Corpus) -> None:
         lang = {d.doc_id: d.language for d in corpus.documents}

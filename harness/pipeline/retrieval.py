@@ -189,6 +189,9 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
             df.to_parquet(tmp, index=False)
         # per-arm count of empty result lists (and known reasons): the run summary reads it
         writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe(), **empty_counts(results)}}})
+        close = getattr(arm, "close", None)  # engine arms stop their server or connection
+        if callable(close):
+            close()
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
