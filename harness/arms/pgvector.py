@@ -15,7 +15,7 @@ on a corpus of at most ``ef_search`` chunks it returns the exact list.
 
 Conventions: the rows are ordered here, score descending then chunk id ascending
 (:func:`harness.arms.base.hits_from_scores`). Where the database is, and table mode
-(``columns = {id, vector}``: a ``vector`` column embedded by the same model): 
+(``columns = {id, vector}``: a ``vector`` column embedded by the same model):
 :mod:`harness.arms.pg_base`.
 
 Reference: pgvector README (github.com/pgvector/pgvector), "HNSW"; Malkov & Yashunin (2018),
@@ -119,9 +119,9 @@ class PgVectorArm(PgArmBase):
         """The search statement (parameters ``v``, ``off``, ``k``, ``ids``)."""
         from psycopg import sql  # deferred: optional driver
 
+        only: sql.Composable = sql.SQL("")
         if self.table is None:
-            src, ident, vec, only = (sql.Identifier(TEMP_TABLE), sql.Identifier("chunk_id"),
-                                     sql.Identifier("embedding"), sql.SQL(""))
+            src, ident, vec = sql.Identifier(TEMP_TABLE), sql.Identifier("chunk_id"), sql.Identifier("embedding")
         else:
             src, ident = table_identifier(self.table), sql.Identifier(self.columns["id"])
             vec = sql.Identifier(self.columns["vector"])
@@ -145,7 +145,7 @@ class PgVectorArm(PgArmBase):
             params = {"v": vector_literal(v), "off": max(depth - 1, 0), "k": depth, "ids": self.corpus_ids}
             rows = self._conn.execute(stmt, params).fetchall() if depth > 0 else []
             found = self.matched([(i, 1.0 - float(d)) for i, d in rows])
-            hits = hits_from_scores([i for i, _ in found], [s for _, s in found], depth)
+            hits = hits_from_scores([i for i, _ in found], np.array([s for _, s in found], dtype=np.float64), depth)
             out.append(ArmResult(q.question_id, self.name, hits, None if hits else "the table has no vectors"))
         return out
 

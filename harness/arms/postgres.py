@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+import numpy as np
+
 from harness.arms.base import ARMS, ArmContext, ArmResult, hits_from_scores
 from harness.arms.pg_base import TEMP_TABLE, PgArmBase, table_identifier
 from harness.core.errors import ConfigError
@@ -119,22 +121,27 @@ class PostgresArm(PgArmBase):
         """(ranking statement, lexeme-count statement), parameters ``cfg``, ``text``, ``off``."""
         from psycopg import sql  # deferred: optional driver
 
+        q: sql.Composable
+        tsv: sql.Composable
         if self.query == "websearch":
             q = sql.SQL("websearch_to_tsquery(%(cfg)s::regconfig, %(text)s)")
         else:
             q = sql.SQL("NULLIF(replace(plainto_tsquery(%(cfg)s::regconfig, %(text)s)::text, ' & ', ' | '), "
                         "'')::tsquery")
-        only = sql.SQL("")
+        only: sql.Composable = sql.SQL("")
         if self.table is None:
             src, ident, tsv = sql.Identifier(TEMP_TABLE), sql.Identifier("chunk_id"), sql.SQL("t.tsv")
         else:  # a shared table may hold more than this run's chunks: only those compete for the cut
             only = sql.SQL(" AND t.{}::text = ANY(%(ids)s)").format(sql.Identifier(self.columns["id"]))
             src, ident = table_identifier(self.table), sql.Identifier(self.columns["id"])
-            tsv = (sql.SQL("t.{}").format(sql.Identifier(self.columns["tsvector"])) if "tsvector" in self.columns
-                   else sql.SQL("to_tsvector(%(cfg)s::regconfig, t.{})").format(sql.Identifier(self.columns["text"])))
+            if "tsvector" in self.columns:
+                tsv = sql.SQL("t.{}").format(sql.Identifier(self.columns["tsvector"]))
+            else:
+                tsv = sql.SQL("to_tsvector(%(cfg)s::regconfig, t.{})").format(sql.Identifier(self.columns["text"]))
         ranking = sql.SQL(
             "WITH q AS (SELECT {q} AS q), "
-            "r AS (SELECT t.{ident}::text AS id, {rank}({tsv}, q.q, {norm}) AS s FROM {src} t, q WHERE {tsv} @@ q.q{only}), "
+            "r AS (SELECT t.{ident}::text AS id, {rank}({tsv}, q.q, {norm}) AS s "
+            "FROM {src} t, q WHERE {tsv} @@ q.q{only}), "
             "cut AS (SELECT s FROM r ORDER BY s DESC LIMIT 1 OFFSET %(off)s) "
             "SELECT id, s FROM r WHERE s >= COALESCE((SELECT s FROM cut), '-infinity'::real)").format(
             q=q, ident=ident, rank=sql.Identifier(self.rank), tsv=tsv, norm=sql.Literal(self.normalization), src=src,
@@ -153,7 +160,7 @@ class PostgresArm(PgArmBase):
                       "ids": self.corpus_ids}
             rows = self._conn.execute(ranking, params).fetchall() if depth > 0 else []
             found = self.matched(rows)
-            hits = hits_from_scores([i for i, _ in found], [s for _, s in found], depth)
+            hits = hits_from_scores([i for i, _ in found], np.array([s for _, s in found], dtype=np.float64), depth)
             reason = None
             if not hits:
                 reason = NO_MATCH if self._conn.execute(lexemes, params).fetchone()[0] else NO_LEXEME

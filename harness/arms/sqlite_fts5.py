@@ -27,6 +27,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+import numpy as np
+
 from harness.arms.base import ARMS, ArmContext, ArmResult, hits_from_scores
 from harness.core.errors import ConfigError
 from harness.corpus.records import Corpus
@@ -93,7 +95,7 @@ class SqliteFts5Arm:
                 continue
             rows = self._db.execute("SELECT chunk_id, -bm25(chunks) FROM chunks WHERE chunks MATCH ?",
                                     (query,)).fetchall()
-            hits = hits_from_scores([r[0] for r in rows], [float(r[1]) for r in rows], depth)
+            hits = hits_from_scores([r[0] for r in rows], np.array([r[1] for r in rows], dtype=np.float64), depth)
             out.append(ArmResult(q.question_id, self.name, hits, None if hits else NO_MATCH))
         return out
 

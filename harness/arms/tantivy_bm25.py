@@ -25,6 +25,8 @@ import importlib.metadata as md
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+import numpy as np
+
 from harness.arms.base import ARMS, ArmContext, ArmResult, hits_from_scores
 from harness.core.errors import ConfigError
 from harness.corpus.records import Corpus
@@ -116,7 +118,8 @@ class TantivyArm:
                                            for tok in tokens])
             found = searcher.search(query, n, count=False).hits  # every match: ties ordered here
             ords = searcher.fast_field_values("ord", [addr for _, addr in found])
-            hits = hits_from_scores([self._ids[i] for i in ords], [float(s) for s, _ in found], depth)
+            hits = hits_from_scores([self._ids[i] for i in ords], np.array([s for s, _ in found], dtype=np.float64),
+                                    depth)
             out.append(ArmResult(q.question_id, self.name, hits, None if hits else NO_MATCH))
         return out
 

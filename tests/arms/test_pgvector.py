@@ -56,7 +56,7 @@ def test_hnsw_queries_go_through_the_index(pg, tiny_corpus, tmp_path):
     arm = PgVectorArm(dsn=pg.dsn, index="hnsw")
     arm.prepare(tiny_corpus, ArmContext(tmp_path))
     try:
-        plan = arm._conn.execute(b"EXPLAIN " + arm.statement().as_bytes(arm._conn),  # noqa: SLF001
+        plan = arm._conn.execute(b"EXPLAIN " + arm.statement().as_bytes(arm._conn),
                                  {"v": vector_literal([1.0] * 384), "k": 5}).fetchall()
         assert any("Index Scan using harness_chunks_embedding_idx" in row[0] for row in plan), plan
     finally:
@@ -66,10 +66,9 @@ def test_hnsw_queries_go_through_the_index(pg, tiny_corpus, tmp_path):
 def test_a_teams_table_of_vectors(pg, tiny_corpus, tmp_path):
     import psycopg
 
-    _, _, loaded = _run(tiny_corpus, tmp_path, dsn=pg.dsn)
     dense = DenseArm()
     dense.prepare(tiny_corpus, ArmContext(tmp_path))
-    vectors = dense._index.reconstruct_n(0, dense._index.ntotal)  # noqa: SLF001 - the same vectors
+    vectors = dense._index.reconstruct_n(0, dense._index.ntotal)
     with psycopg.connect(pg.dsn, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         conn.execute("CREATE TABLE team_vectors (cid text, emb vector(384))")

@@ -132,7 +132,7 @@ def test_preflight_names_what_is_wrong(pg, tiny_corpus, tmp_path):
 def test_a_throwaway_cluster_is_started_and_removed(tiny_corpus, tmp_path):
     arm = PostgresArm()
     arm.prepare(tiny_corpus, ArmContext(tmp_path))
-    folder = arm._cluster.folder if arm._cluster else None  # noqa: SLF001 - the test looks inside
+    folder = arm._cluster.folder if arm._cluster else None
     assert folder is not None and folder.is_dir()
     assert arm.search([q("q", "boat")], 5)[0].hits
     assert arm.describe()["database"] == "throwaway cluster"
