@@ -158,3 +158,22 @@ def test_a_dsn_env_that_is_not_set_fails_the_preflight(tiny_corpus, tmp_path, mo
     assert msg is not None and "HARNESS_TEST_NO_DSN is not set" in msg
     with pytest.raises(HarnessError):
         PostgresArm(dsn_env="HARNESS_TEST_NO_DSN").prepare(tiny_corpus, ArmContext(tmp_path))
+
+
+def test_harness_run_exits_2_before_any_folder_on_a_refused_database_or_missing_table(pg, tmp_path):
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    runs = tmp_path / "runs"
+    for n, params in enumerate([f'dsn = "host={tmp_path} port=5432 user=x password=hunter2"',
+                                f'dsn = "{pg.dsn}"\ntable = "no_such_table"\ncolumns = {{text = "body"}}']):
+        cfg = tmp_path / f"pg{n}.toml"
+        cfg.write_text(f'[arms.bm25]\n[arms.db]\nkind = "postgres"\n{params}\n[grid]\narms = [["bm25", "db"]]\n',
+                       encoding="utf-8")
+        res = CliRunner().invoke(app, ["run", "-c", str(cfg), "--out", str(runs), "--run-id", f"r{n}"])
+        assert res.exit_code == 2, res.output
+        assert "arm db (postgres)" in res.output and "hunter2" not in res.output
+        assert ("cannot connect" if n == 0 else "'no_such_table' does not exist") in res.output
+        assert "Traceback" not in res.output
+        assert not (runs / f"r{n}").exists()
