@@ -7,8 +7,8 @@ Modules, in pipeline order:
 
 * ``base``      the Arm interface, ArmResult / Hit records, the ARMS registry
 * ``bm25``      Okapi BM25 over chunks
-* ``dense``     cosine similarity of sentence embeddings (faiss, exact)
-* ``flat_search`` blocked faiss search, each row as the query searched alone (``dense``)
+* ``dense``     cosine similarity of sentence embeddings (exact search)
+* ``flat_search`` exact top-k inner products on fixed BLAS block shapes, ties by id (``dense``)
 * ``boost``     the service's doc-priority arm
 * ``external``  ranked lists captured elsewhere (TREC / Parquet / JSONL)
 * ``rrf_rounding`` rounding rules of printed fused scores, exact fused sums
