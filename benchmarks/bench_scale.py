@@ -23,7 +23,7 @@ in the benchmark process only (nothing in ``harness/`` is changed for it):
   embedding cache is filled beforehand (untimed, another process) by a registered
   stand-in model ``bench-random`` (deterministic unit vectors from the text's
   SHA-256, 384-d like e5-small); the timed process refuses to embed anything, so
-  the dense stage is cache lookups, the faiss index and the search. The model's own
+  the dense stage is cache lookups, the index and the exact search. The model's own
   load time (e5-small: a few seconds) is not in it; embedding throughput is
   ``bench_embed.py``'s;
 * ``frames``: ``_arm_frame`` (hits to a table) and the per-arm partial Parquet files;
