@@ -45,7 +45,8 @@ class Group:
 
 GROUPS: dict[str, Group] = {
     "harness.arms": Group("arms", "harness.arms.base", "ARMS", tuple(f"harness.arms.{m}" for m in (
-        "bm25", "boost", "dense", "external", "http", "sqlite_fts5", "tantivy_bm25", "postgres", "pgvector"))),
+        "bm25", "boost", "dense", "external", "http", "http_ranks", "sqlite_fts5", "tantivy_bm25", "postgres",
+        "pgvector"))),
     "harness.answerers": Group("answerers", "harness.answering.answerers.base", "ANSWERERS", (
         *(f"harness.answering.answerers.{m}" for m in ("extractive", "ollama", "openai", "replay", "llama_cpp")),
         "harness.rulings.production")),
