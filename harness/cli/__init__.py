@@ -6,7 +6,8 @@ Only the CLI configures logging.
 
 Modules, in help order: ``core`` (run, list, validate), ``ingest``, ``goldset``,
 ``answer`` (answer, answerers), ``compare`` (compare, gate, baseline), ``analysis``
-(bands, report, query), ``rulings``, ``interop`` (export); helpers: ``catalog``
+(bands, report, query), ``rulings``, ``interop`` (export), ``judging`` (pool, judge,
+judges); helpers: ``catalog``
 (every registry for ``harness list``), ``errors`` (messages and exit codes),
 ``progress`` (progress bars), ``summary`` (the summary after ``harness run``).
 """
@@ -27,9 +28,10 @@ app = typer.Typer(
 )
 
 # command-group modules, in help order; each exposes register(app)
-GROUPS = ("core", "ingest", "goldset", "answer", "compare", "analysis", "rulings", "interop")
+GROUPS = ("core", "ingest", "goldset", "answer", "compare", "analysis", "rulings", "interop",
+          "judging")
 __all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "goldset", "ingest",
-           "interop", "main", "progress", "rulings", "summary"]
+           "interop", "judging", "main", "progress", "rulings", "summary"]
 
 
 @app.callback()
