@@ -28,10 +28,10 @@ app = typer.Typer(
 )
 
 # command-group modules, in help order; each exposes register(app)
-GROUPS = ("core", "ingest", "goldset", "answer", "compare", "analysis", "rulings", "interop",
+GROUPS = ("core", "ingest", "goldset", "answer", "facts", "compare", "analysis", "rulings", "interop",
           "judging")
-__all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "goldset", "ingest",
-           "interop", "judging", "main", "progress", "rulings", "summary"]
+__all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "facts", "goldset",
+           "ingest", "interop", "judging", "main", "progress", "rulings", "summary"]
 
 
 @app.callback()

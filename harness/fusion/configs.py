@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigError, Problem, ValidationError
+from harness.core.names import name_problem
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "data" / "default-grid.toml"
 
@@ -230,6 +231,10 @@ class _Checker:
             return ()
         if len(set(value)) != len(value):
             self.add(at, f"arms must be distinct: {value}")
+        for a in value:  # an arm name becomes a file name (.partial/arm_ranks-<arm>.parquet)
+            problem = name_problem("arm name", a)
+            if problem:
+                self.add(at, problem)
         return tuple(value)
 
     def listed(self, value: Any, at: str) -> list[Any]:

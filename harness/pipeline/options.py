@@ -22,7 +22,8 @@ from harness.core.engines import EngineChoice
 from harness.core.errors import ConfigError, Problem, RegistryError, ValidationError
 from harness.fusion.configs import RunConfig
 from harness.fusion.fuse import RankMatrix
-from harness.metrics.ranking import DEFAULT_METRICS, MetricSpec, parse
+from harness.metrics.family import Metric
+from harness.metrics.ranking import DEFAULT_METRICS, parse
 from harness.pipeline.grid_tables import StorePolicy, grid_tables
 from harness.store.rundir import RunWriter
 
@@ -68,7 +69,7 @@ class RunResult:
         return df
 
 
-def metric_specs(options: RunOptions, cfg: RunConfig) -> list[MetricSpec]:
+def metric_specs(options: RunOptions, cfg: RunConfig) -> list[Metric]:
     """The metrics of a run: ``-m`` names, else the grid file's top-level ``metrics``
     list, else :data:`DEFAULT_METRICS`; aliases (ranx, ir_measures) map to canonical
     names, repeats after mapping are dropped, every unknown name is reported."""
@@ -78,7 +79,7 @@ def metric_specs(options: RunOptions, cfg: RunConfig) -> list[MetricSpec]:
             or not all(isinstance(n, str) for n in names):
         raise ValidationError([Problem(where, f"must be a list of metric names, got {names!r}")],
                               "invalid metric list")
-    specs: dict[str, MetricSpec] = {}
+    specs: dict[str, Metric] = {}
     problems = []
     for n in names:
         try:
@@ -117,7 +118,7 @@ def check_answering(options: RunOptions, cfg: RunConfig, stored: list[Any]) -> N
 
 
 def score_and_write(writer: RunWriter, matrix: RankMatrix, gold: Any, cfg: RunConfig,
-                    specs: list[MetricSpec], stored: list[Any], depth: int,
+                    specs: list[Metric], stored: list[Any], depth: int,
                     progress: Progress | None) -> pa.Table:
     with (progress(f"scoring {len(cfg.configs)} configs", 1) if progress else nullcontext()) as bar:
         metrics, fused = grid_tables(matrix, gold, cfg, specs, stored, depth)

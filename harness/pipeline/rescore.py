@@ -24,7 +24,7 @@ from harness.core.digest import file_sha256
 from harness.core.errors import ConfigError, HarnessError
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix
-from harness.metrics.pages import make_gold
+from harness.metrics.gold import make_gold
 from harness.pipeline.grid_tables import check_budget, check_grid_size
 from harness.pipeline.options import (
     Progress,
@@ -37,7 +37,7 @@ from harness.pipeline.options import (
 )
 from harness.store.provenance import base_manifest, now_iso
 from harness.store.readback import questions_from_frame
-from harness.store.rundir import MANIFEST, RunWriter, new_run_id, open_run
+from harness.store.rundir import MANIFEST, RunWriter, new_run_id, open_run, run_path
 
 COPIED = ("questions", "documents", "chunks", "arm_ranks")
 COPIED_IF_PRESENT = ("question_facts",)  # reference facts (answer correctness); older runs lack it
@@ -93,7 +93,7 @@ def rescore(options: RunOptions, progress: Progress | None = None) -> RunResult:
     specs = metric_specs(options, cfg)
 
     run_id = options.run_id or new_run_id()
-    out = Path(options.runs_dir) / run_id
+    out = run_path(Path(options.runs_dir), run_id)  # the one run-id check (core.names)
     if (out / MANIFEST).exists():
         raise HarnessError(f"{out} already exists; a re-scored run needs a new --run-id")
     writer = RunWriter(out)
@@ -106,7 +106,7 @@ def rescore(options: RunOptions, progress: Progress | None = None) -> RunResult:
                        "tables": {t: m["tables"][t]["sha256"] for t in copied}},
     })
     for t in copied:
-        dst = out / f"{t}.parquet"
+        dst = writer.file(f"{t}.parquet")
         tmp = dst.with_name(f".{dst.name}.tmp-{os.getpid()}")
         shutil.copyfile(src.path / f"{t}.parquet", tmp)
         os.replace(tmp, dst)

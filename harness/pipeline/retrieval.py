@@ -30,6 +30,8 @@ from harness.arms.base import empty_counts, make_arm, preflight_arms
 from harness.core.atomic import atomic_path
 from harness.core.engines import EngineInfo, open_engine
 from harness.core.errors import ConfigError, HarnessError, Problem, ValidationError
+from harness.core.names import check_name
+from harness.core.redact import redact_params
 from harness.corpus.chunking import ChunkingOptions, build_corpus
 from harness.corpus.page_cache import PageCache
 from harness.corpus.records import Corpus
@@ -38,8 +40,8 @@ from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix
 from harness.goldset.parse import check_corpus, load_goldset
 from harness.goldset.records import GoldSet
-from harness.metrics.pages import make_gold
-from harness.metrics.ranking import MetricSpec
+from harness.metrics.family import Metric
+from harness.metrics.gold import make_gold
 from harness.pipeline.grid_tables import check_budget, check_grid_size
 from harness.pipeline.options import Progress as Progress
 from harness.pipeline.options import RunOptions as RunOptions
@@ -165,11 +167,10 @@ def _arm_frame(results: Sequence[Any], corpus: Corpus) -> pd.DataFrame:
 def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cache_dir: Path,
              progress: Progress | None, engine: str = "local") -> pd.DataFrame:
     """Run every arm once over every question (resumable per arm)."""
-    partial = writer.path / ".partial"
-    partial.mkdir(exist_ok=True)
+    writer.folder(".partial")  # never through a planted link
     frames = []
     for name in cfg.arm_names:
-        out = partial / f"arm_ranks-{name}.parquet"
+        out = writer.file(f".partial/arm_ranks-{check_name('arm name', name)}.parquet")
         if out.exists():
             frames.append(pq.read_table(out).to_pandas())
             continue
@@ -185,10 +186,11 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
             if bar is not None:
                 bar(len(gs.questions))
         df = _arm_frame(results, corpus)
-        with atomic_path(out) as tmp:
+        with atomic_path(out, within=writer.path) as tmp:
             df.to_parquet(tmp, index=False)
         # per-arm count of empty result lists (and known reasons): the run summary reads it
-        writer.update_manifest({"arms": {name: {"kind": kind, **arm.describe(), **empty_counts(results)}}})
+        writer.update_manifest({"arms": {name: {"kind": kind, **redact_params(arm.describe()),
+                                                **empty_counts(results)}}})
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
@@ -215,7 +217,7 @@ def run(options: RunOptions = RunOptions(), progress: Progress | None = None) ->
 
 
 def _write_run(options: RunOptions, progress: Progress | None, gs: GoldSet, corpus: Corpus,
-               cfg: RunConfig, specs: list[MetricSpec], stored: list[Any],
+               cfg: RunConfig, specs: list[Metric], stored: list[Any],
                engine: EngineInfo) -> RunResult:
     run_id = options.run_id or new_run_id()
     writer = RunWriter(run_path(Path(options.runs_dir), run_id))
@@ -255,7 +257,7 @@ def _write_run(options: RunOptions, progress: Progress | None, gs: GoldSet, corp
     except HarnessError as exc:  # the manifest says the run failed, and why
         # the disk may be what failed: then the first error is the one to show
         with contextlib.suppress(HarnessError):
-            writer.update_manifest({"status": "failed", "error": str(exc)[:2000]})
+            writer.mark_failed(str(exc))  # a complete run refused again stays complete
         raise
     finally:
         writer.close()
