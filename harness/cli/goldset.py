@@ -71,7 +71,7 @@ def merge_cmd(
         r = merge_judgments(gold, list(judgments), out, allow_outside=allow_outside)
     grades = ", ".join(f"{n} x grade {g}" for g, n in r.grades) or "nothing new"
     judges = ", ".join(f"{i} ({k}) {n}" for i, k, n in r.judges) or "-"
-    Console(markup=False, highlight=False).print(
+    Console(markup=False, highlight=False, soft_wrap=True).print(
         f"wrote {r.path}: {r.added} judgments added ({grades}; judges: {judges}); "
         f"{r.already_present} already in {gold.name}")
     for line in r.listed_judged_zero:

@@ -35,6 +35,9 @@ def pool_cmd(
         "--judgments", "-j", help="Judgments file whose pairs count as judged (repeat).")] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Pool file to write.")] = Path(
         "pool.jsonl"),
+    include_judged: Annotated[bool, typer.Option(
+        "--include-judged", help="Keep pages already judged (listed gold pages too), to "
+                                 "measure a judge's agreement with the gold set.")] = False,
     runs_dir: RunsDir = Path("runs"),
 ) -> None:
     """Pool the pages no judgment covers: the top K of the chosen configs and of every arm alone.
@@ -49,10 +52,11 @@ def pool_cmd(
     with bad_input_exits_2():
         opened = tuple(open_run(r, runs_dir) for r in runs)
         pool = build_pool(PoolRequest(opened, depth, tuple(config) if config else None,
-                                      tuple(judgments or ())))
+                                      tuple(judgments or ()), include_judged=include_judged))
         write_pool(pool, out)
     asked = len({p.question_id for p in pool.pages})
-    plain_console(soft_wrap=True).print(f"wrote {out}: {len(pool.pages)} unjudged pages for {asked} of "
+    what = "pages" if include_judged else "unjudged pages"
+    plain_console(soft_wrap=True).print(f"wrote {out}: {len(pool.pages)} {what} for {asked} of "
                           f"{len(pool.questions)} questions (top {depth} of "
                           f"{', '.join(pool.configs) or 'no config'} and every arm alone; "
                           f"gold set {pool.goldset} {pool.goldset_sha256[:12]})")
@@ -92,7 +96,7 @@ def judge_cmd(
 
 
 def _print_agreement(r: LabelAgreement, ranking: RankingAgreement | None) -> None:
-    c = plain_console()
+    c = plain_console(soft_wrap=True)
 
     def f(x: float | None) -> str:
         return "undefined" if x is None else f"{x:.3f}"
@@ -100,7 +104,7 @@ def _print_agreement(r: LabelAgreement, ranking: RankingAgreement | None) -> Non
     c.print(f"A = {r.a}\nB = {r.b}  (reference)")
     c.print(f"pairs compared: {r.pairs}" + (f" ({r.assumed_zero} never judged by the gold set: "
             "taken as grade 0)" if r.assumed_zero else "")
-            + (f"; {r.llm_pairs} LLM-judged [llm]" if r.llm_pairs else ""))
+            + (f"; {r.llm_pairs} of them LLM-judged [llm]" if r.llm_pairs else ""))
     ci = r.interval
     c.print(f"Cohen's kappa (grades 0-3): {f(r.kappa)}  95% bootstrap CI {f(ci.low)} to "
             f"{f(ci.high)} ({ci.resamples} resamples, seeded)")
@@ -139,13 +143,17 @@ def agreement_cmd(
     """
     from dataclasses import asdict
 
-    from harness.goldset.labels import load_labels, overlay
+    from harness.goldset.labels import is_goldset_path, load_labels, overlay
+    from harness.goldset.parse import load_goldset
     from harness.judging.compare_labels import compare
     from harness.judging.rankings import ranking_agreement
     from harness.store.rundir import open_run
 
     with bad_input_exits_2():
-        la, lb = load_labels(a, judge=judge_a), load_labels(b, judge=judge_b)
+        gold = next((load_goldset(p, allow_outside=True) for p in (b, a) if is_goldset_path(p)),
+                    None)
+        la = load_labels(a, judge=judge_a, against=gold)
+        lb = load_labels(b, judge=judge_b, against=gold)
         result = compare(la, lb, seed=seed, resamples=resamples)
         ranking = None
         if run is not None:

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.goldset.judgments import Judgment, read_judgments
+from harness.core.errors import ValidationError
+from harness.goldset.judgments import Judgment, check_judgments, read_judgments
 from harness.goldset.parse import load_goldset
 from harness.goldset.records import GoldSet, consolidate
 
@@ -81,10 +82,22 @@ def overlay(base: LabelSet, top: LabelSet) -> LabelSet:
     return LabelSet(top.name, top.kind, grades, frozenset(llm), base.questions | top.questions)
 
 
-def load_labels(path: Path | str, *, judge: str | None = None) -> LabelSet:
-    """A gold set (``.yaml``/``.yml``, validated, outside documents allowed) or a
-    judgments file (anything else) as a :class:`LabelSet`."""
+def is_goldset_path(path: Path | str) -> bool:
+    """Gold sets are YAML files (``.yaml``/``.yml``); anything else is a judgments file."""
+    return Path(path).suffix.lower() in (".yaml", ".yml")
+
+
+def load_labels(path: Path | str, *, judge: str | None = None,
+                against: GoldSet | None = None) -> LabelSet:
+    """A gold set (validated, outside documents allowed) or a judgments file as a
+    :class:`LabelSet`; ``against``: check the judgments against that gold set
+    (unknown questions, documents, pages, another gold set's hash) and raise them all."""
     path = Path(path)
-    if path.suffix.lower() in (".yaml", ".yml"):
+    if is_goldset_path(path):
         return from_goldset(load_goldset(path, allow_outside=True))
-    return from_judgments(read_judgments(path), path, judge)
+    judgments = read_judgments(path)
+    if against is not None:
+        problems = check_judgments(judgments, against)
+        if problems:
+            raise ValidationError(problems, f"{path}: judgments that do not fit {against.path}")
+    return from_judgments(judgments, path, judge)

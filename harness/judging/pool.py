@@ -14,7 +14,9 @@ manifest's SHA-256), the gold set file must still hash as the runs recorded, the
 configs must exist and be stored in ``fused``; a config stored only to
 ``--fused-depth`` rows whose stored list ends before K pages is refused, saying how
 to store it whole. Without ``-c``, the service config (RRF k=60 over bm25, dense and
-boost) is pooled beside the arms.
+boost) is pooled beside the arms. ``include_judged`` keeps the covered pages (the gold
+set's own pages among them, never marked as such on the judging page), so that a
+judge's agreement with the gold set can be measured on the pages the gold set judged.
 
 Reference: Sparck Jones & van Rijsbergen (1975) pooling; Voorhees & Harman, *TREC*
 (2005), ch. 3.
@@ -47,6 +49,8 @@ class PoolRequest:
     depth: int
     configs: tuple[str, ...] | None = None
     judgments: tuple[Path, ...] = ()
+    include_judged: bool = False
+    """Keep the pages a judgment covers (to measure a judge against the gold set)."""
 
 
 def _goldset(runs: Sequence[Run]) -> GoldSet:
@@ -158,8 +162,9 @@ def build_pool(request: PoolRequest) -> Pool:
         raise ValidationError(problems, "cannot pool these runs")
     hits = pd.concat(found, ignore_index=True)
     hits["page_id"] = page_keys(hits["doc_id"], hits["page"])
-    hits = hits[[(q, p) not in covered for q, p in zip(hits["question_id"], hits["page_id"],
-                                                      strict=True)]]
+    if not request.include_judged:
+        hits = hits[[(q, p) not in covered for q, p in zip(hits["question_id"],
+                                                          hits["page_id"], strict=True)]]
     texts = page_texts(request.runs[0].table("chunks"), set(hits["page_id"]))
     gold_ids = {p for q in goldset.questions for p in q.relevant_pages}
     gold_texts = page_texts(request.runs[0].table("chunks"), gold_ids)

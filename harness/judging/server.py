@@ -46,8 +46,9 @@ def item_payload(session: Session, index: int) -> dict[str, Any]:
             "html": highlight(p.text, terms, q.language),
             "found_by": [f"{f.source} ({f.kind} #{f.rank}{', run ' + f.run if len(session.pool.runs) > 1 else ''})"
                          for f in p.found_by],
+            # the page being judged is never shown as gold (an --include-judged pool holds them)
             "gold": [{"page": g, "grade": grade, "html": highlight(text, terms, q.language)}
-                     for g, grade, text in q.gold]}
+                     for g, grade, text in q.gold if g != p.page]}
 
 
 def state(session: Session, judge: str) -> dict[str, Any]:

@@ -67,6 +67,16 @@ def test_pool_order_and_file_round_trip(sample_run: Run, tmp_path: Path) -> None
     assert head["goldset_sha256"] == pool.goldset_sha256 and head["pages"] == len(pool.pages)
 
 
+def test_include_judged_keeps_the_gold_pages(sample_run: Run) -> None:
+    pool = build_pool(PoolRequest((sample_run,), 3, (LEXICAL_CONFIG,)))
+    every = build_pool(PoolRequest((sample_run,), 3, (LEXICAL_CONFIG,), include_judged=True))
+    gs = load_goldset(pool.goldset_path)
+    judged = {(q.question_id, p) for q in gs.questions for p in q.judged_pages()}
+    extra = {(p.question_id, p.page) for p in every.pages} - {(p.question_id, p.page)
+                                                              for p in pool.pages}
+    assert extra and extra <= judged
+
+
 def test_judgments_given_to_pool_are_left_out(sample_run: Run, tmp_path: Path) -> None:
     pool = build_pool(PoolRequest((sample_run,), 2, (LEXICAL_CONFIG,)))
     first = pool.pages[0]
