@@ -89,7 +89,7 @@ def grid_toml(path: Path) -> Path:
 
 def write_source_run(root: Path, questions: list[Question], ar: pd.DataFrame, pool: int) -> Path:
     """A complete run directory holding the generated arm ranks (what `harness run` stores)."""
-    from harness.pipeline.retrieval import configs_frame
+    from harness.pipeline.lifecycle import configs_frame
     from harness.store.provenance import base_manifest, now_iso
     from harness.store.rundir import RunWriter
 
