@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.core import plugins
 from harness.core.errors import ConfigError, Problem, ValidationError
 from harness.core.names import name_problem
 
@@ -352,8 +353,9 @@ def expand(raw: dict[str, Any], where: str = "<config>", sha256: str = "",
             used_arms.setdefault(a, None)
             kind = arm_params.get(a, {}).get("kind", a)
             if known_arms is not None and kind not in known_arms:
+                broken = plugins.describe_unknown("harness.arms", str(kind))
                 ck.add(label, f"unknown arm {kind!r}; choose one of: {', '.join(known_arms)}"
-                       " (or name a kind with [arms.NAME] kind = ...)")
+                       " (or name a kind with [arms.NAME] kind = ...)" + (f"; {broken}" if broken else ""))
         ws = tuple(w.get(a, 1.0) for a in arms)
         ds = tuple(d.get(a, dd) for a in arms)
         cid = config_id(method, kk, arms, ws, ds, dd)
