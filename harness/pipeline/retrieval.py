@@ -2,7 +2,7 @@
 
 :class:`GoldsetSource` loads and checks the gold set, corpus, config and parameters
 (before any folder exists), then, inside the run lifecycle
-(:mod:`harness.pipeline.lifecycle`), writes ``questions``, ``question_facts``,
+(:mod:`harness.pipeline.lifecycle`), writes ``questions``, ``question_facts``, ``question_judgments``,
 ``documents``, ``chunks`` and ``arm_ranks``; scoring, fused rows, answering and the
 status are the lifecycle's. ``--from`` is the other source (:mod:`harness.pipeline.rescore`).
 
@@ -133,6 +133,15 @@ def question_facts_frame(gs: GoldSet) -> pd.DataFrame:
                         columns=["question_id", "fact", "phrasings"])
 
 
+def question_judgments_frame(gs: GoldSet) -> pd.DataFrame:
+    """One row per explicit judgment of a gold question (``judged:``), in file order."""
+    return pd.DataFrame([{"question_id": q.question_id, "page": j.key, "grade": j.grade,
+                          "judge_kind": j.judge_kind, "judge_id": j.judge_id, "time": j.time,
+                          "note": j.note} for q in gs.questions for j in q.judged],
+                        columns=["question_id", "page", "grade", "judge_kind", "judge_id",
+                                 "time", "note"])
+
+
 def documents_frame(corpus: Corpus) -> pd.DataFrame:
     return pd.DataFrame([{
         "doc_id": d.doc_id, "kind": d.kind, "game": d.game, "edition": d.edition,
@@ -233,6 +242,7 @@ class GoldsetSource:
         makers: tuple[tuple[str, Callable[[], pd.DataFrame]], ...] = (
             ("questions", lambda: questions_frame(gs)),
             ("question_facts", lambda: question_facts_frame(gs)),
+            ("question_judgments", lambda: question_judgments_frame(gs)),
             ("documents", lambda: documents_frame(corpus)),
             ("chunks", lambda: chunks_frame(corpus)))
         for name, make in makers:

@@ -1,4 +1,4 @@
-"""Run tables back to typed records: questions (with their reference facts), documents, chunks.
+"""Run tables back to typed records: questions (with their reference facts and judgments), documents, chunks.
 
 The inverse of the frames ``harness run`` writes (``questions``, ``question_facts``,
 ``documents``, ``chunks``), for everything that reads a run without its gold set or
@@ -14,7 +14,7 @@ import pandas as pd
 
 from harness.core.tablerows import rows
 from harness.corpus.records import HEADING_SEP, Chunk, Document, split_page_key
-from harness.goldset.records import PageRef, Question
+from harness.goldset.records import PageJudgment, PageRef, Question
 
 
 def _ref(s: str) -> PageRef:
@@ -22,14 +22,20 @@ def _ref(s: str) -> PageRef:
     return PageRef(doc, page)
 
 
-def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None
-                         ) -> dict[str, Question]:
-    """``questions`` table (and ``question_facts``, when the run has one) ->
-    :class:`Question` records (table order kept)."""
+def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None,
+                         judgments: pd.DataFrame | None = None) -> dict[str, Question]:
+    """``questions`` table (and ``question_facts`` and ``question_judgments``, when the
+    run has them) -> :class:`Question` records (table order kept; judgments in table order)."""
     by_q: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     if facts is not None:
         for f in rows(facts):
             by_q.setdefault(str(f.question_id), []).append((int(f.fact), tuple(f.phrasings)))
+    judged: dict[str, list[PageJudgment]] = {}
+    for j in rows(judgments) if judgments is not None else []:
+        doc, page = split_page_key(str(j.page))
+        judged.setdefault(str(j.question_id), []).append(PageJudgment(
+            doc, page, int(j.grade), str(j.judge_kind), str(j.judge_id), str(j.time),
+            str(j.note)))
     out = {}
     for r in rows(df):
         reqs = tuple(tuple(_ref(x) for x in req) for req in json.loads(r.requirements))
@@ -37,7 +43,7 @@ def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None
         qf = tuple(p for _, p in sorted(by_q.get(r.question_id, [])))
         out[r.question_id] = Question(r.question_id, r.question, r.language, reqs,
                                       tuple(r.tags) if r.tags is not None else (), game,
-                                      facts=qf)
+                                      facts=qf, judged=tuple(judged.get(r.question_id, ())))
     return out
 
 

@@ -16,6 +16,7 @@ from harness.store import answer_tables, ruling_tables
 from harness.store.schema import (
     F64,
     I32,
+    IF_PRESENT,
     REQUIRED,
     RUN_ID,
     SCHEMA_VERSION,
@@ -42,6 +43,21 @@ QUESTIONS = table(
     Column("n_requirements", I32, "number of requirements (0 = unanswerable)"),
     Column("answerable", B, "false when nothing in the corpus answers the question"),
     kept=Kept(("question_id",)), carried=REQUIRED, record="harness.goldset.records.Question",
+)
+
+QUESTION_JUDGMENTS = table(
+    "question_judgments",
+    "Explicit judgments of the gold questions (judged: lists; grade 0 = judged non-relevant); one row "
+    "per question, page and judge. With `questions`, they give every question's judged pages (Judged@k).",
+    ("question_id", "page", "judge_id"),
+    Column("question_id", S, "gold question id"),
+    Column("page", S, "judged page, doc#page (physical)"),
+    Column("grade", I32, "0 not relevant, 1 related, 2 partly answers, 3 answers it"),
+    Column("judge_kind", S, "human or llm (LLM-judged pages are marked in outputs)"),
+    Column("judge_id", S, "the person, or model + prompt hash"),
+    Column("time", S, "when, ISO 8601 (empty when unknown)"),
+    Column("note", S, "the judge's note (may be empty)"),
+    carried=IF_PRESENT, record="harness.goldset.records.Question (judged)",
 )
 
 DOCUMENTS = table(
