@@ -272,7 +272,8 @@ declare("first_rel_rank", kind="ranking", direction="lower", scope="answerable",
 declare("top_score", kind="score", direction="higher", scope="all",
         description="fused score of the rank-1 chunk; 0.0 when nothing was retrieved")
 declare("top_score_ratio", kind="score", direction="higher", scope="all",
-        description="top_score / the config's ceiling; the evidence an answer gate would use")
+        description="top_score / the config's ceiling; the evidence an answer gate would use; "
+                    "NaN for a fusion method without a ceiling (docs/fusion.md)")
 
 for _alias, _family, _source, _note in (
     ("Success", "hit", _TREC, ""),

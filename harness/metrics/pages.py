@@ -90,7 +90,7 @@ def gain_lookup(gold: Gold, keys: np.ndarray) -> np.ndarray | None:
     return np.where(hit, gold.gold_gain[pos], 0.0)
 
 
-def _lookup(gold: Gold, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def relevance_lookup(gold: Gold, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pos = np.searchsorted(gold.gold_keys, keys)
     pos = np.minimum(pos, max(len(gold.gold_keys) - 1, 0))
     hit = (gold.gold_keys[pos] == keys) if len(gold.gold_keys) else np.zeros(len(keys), bool)
@@ -116,7 +116,7 @@ def page_lists(fused: Fused, gold: Gold, depth: int) -> tuple[PageLists, np.ndar
     nq = len(gold.questions)
     prank, first = page_ranks(fused, gold)
     keys = fused.question_index * gold.n_pages + gold.chunk_page[fused.rows]
-    rel_row, mask_row = _lookup(gold, keys)
+    rel_row, mask_row = relevance_lookup(gold, keys)
     rel = np.zeros((nq, depth), bool)
     req = np.zeros((nq, depth), np.int64)
     sel = first & (prank <= depth)
@@ -143,7 +143,7 @@ def fused_frame(fused: Fused, matrix: RankMatrix, gold: Gold, run_arms: Sequence
     c = fused.config
     prank, _ = page_ranks(fused, gold)
     keys = fused.question_index * gold.n_pages + gold.chunk_page[fused.rows]
-    rel_row, _ = _lookup(gold, keys)
+    rel_row, _ = relevance_lookup(gold, keys)
     df = pd.DataFrame({
         "question_id": matrix.question_ids[fused.question_index].astype(str),
         "config_id": c.config_id,

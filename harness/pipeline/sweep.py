@@ -1,11 +1,13 @@
 """The scoring path of ``harness run``: every config of a grid -> per-question metrics.
 
-Ranks are laid out densely as (arms x questions x candidates), candidates of a
-question in chunk-id order. Each config is scored with per-arm lookup tables
-``w / (k + r)`` (the same float64 operations as :func:`harness.fusion.exact.rrf_scores`),
-the top ``m`` candidates of each question are selected (``argpartition``) and put in
-exact fused order (score desc, chunk id asc; near-equal floats resolved exactly by
-:mod:`harness.fusion.exact`), then collapsed to pages.
+Ranks and arm scores are laid out densely as (arms x questions x candidates),
+candidates of a question in chunk-id order (:func:`harness.fusion.kernel.planes_of`).
+Each config is scored by its fusion method on those planes and gets an order key
+(:func:`harness.fusion.kernel.config_scores`: RRF's own float score, the exact order's
+classes for the other methods); the top ``m`` candidates of each question are
+selected (``argpartition``) and put in exact fused order (key desc, chunk id asc;
+near-equal floats resolved exactly, :func:`harness.fusion.kernel.exact_rows`), then
+collapsed to pages.
 
 Exactness: candidates scoring above the m-th best score by more than the float
 tolerance are a prefix of the exact fused order. A question whose first ``depth``
@@ -27,37 +29,30 @@ import numpy as np
 import pandas as pd
 
 from harness.fusion.configs import FusionConfig
-from harness.fusion.exact import clusters_are_ties, float_tolerance, rrf_order
-from harness.fusion.fuse import RankMatrix
-from harness.metrics.pages import Gold, _lookup, gain_lookup
+from harness.fusion.kernel import config_scores, exact_rows, planes_of
+from harness.fusion.matrix import RankMatrix
+from harness.fusion.method import Planes
+from harness.metrics.pages import Gold, gain_lookup, relevance_lookup
 from harness.metrics.ranking import MetricSpec, PageLists, compute, depth_needed, parse
 
 
 @dataclass(frozen=True)
 class DenseRanks:
-    """(A, Q, U) ranks (0 = unranked), candidate page codes and gold lookups."""
+    """The fusion kernel's planes plus (Q, U) candidate page codes and gold lookups."""
 
-    arms: tuple[str, ...]
-    ranks: np.ndarray  # (A, Q, U) int32, one contiguous plane per arm
+    planes: Planes
     page: np.ndarray  # (Q, U) int64 page code, -1 for padding
     rel: np.ndarray  # (Q, U) bool
     req: np.ndarray  # (Q, U) int64 requirement mask
     gain: np.ndarray | None = None  # (Q, U) float grade; None: binary relevance
-    max_rank: tuple[int, ...] = ()  # per arm, the largest stored rank (sizes the lookup tables)
 
     @classmethod
     def build(cls, matrix: RankMatrix, gold: Gold) -> DenseRanks:
-        nq = len(matrix.question_ids)
-        counts = np.bincount(matrix.question_index, minlength=nq)
-        u = int(counts.max(initial=0)) or 1
-        starts = np.r_[0, np.cumsum(counts)[:-1]]
-        col = np.arange(len(matrix.question_index)) - starts[matrix.question_index]
-        ranks = np.zeros((len(matrix.arms), nq, u), np.int32)
-        for a in range(len(matrix.arms)):
-            ranks[a, matrix.question_index, col] = matrix.ranks[:, a]
+        planes, col = planes_of(matrix)
+        nq, u = planes.shape
         page = np.full((nq, u), -1, np.int64)
         page[matrix.question_index, col] = gold.chunk_page
-        rel_row, mask_row = _lookup(gold, matrix.question_index * gold.n_pages + gold.chunk_page)
+        rel_row, mask_row = relevance_lookup(gold, matrix.question_index * gold.n_pages + gold.chunk_page)
         rel = np.zeros((nq, u), bool)
         req = np.zeros((nq, u), np.int64)
         rel[matrix.question_index, col] = rel_row
@@ -67,47 +62,7 @@ class DenseRanks:
         if gain_row is not None:
             gain = np.zeros((nq, u))
             gain[matrix.question_index, col] = gain_row
-        max_rank = tuple(int(ranks[a].max(initial=0)) for a in range(len(matrix.arms)))
-        return cls(matrix.arms, ranks, page, rel, req, gain, max_rank)
-
-
-def _scores(d: DenseRanks, c: FusionConfig) -> np.ndarray:
-    """Fused scores (Q, U); 0.0 exactly where no arm of the config voted. Terms are
-    added in config arm order, as :func:`harness.fusion.exact.rrf_scores` does."""
-    total: np.ndarray | None = None
-    for arm, w, depth in zip(c.arms, c.weights, c.depths, strict=True):
-        a = d.arms.index(arm)
-        lut = np.zeros(d.max_rank[a] + 1)
-        top = min(depth, len(lut) - 1)
-        lut[1 : top + 1] = float(w) / (float(c.k) + np.arange(1, top + 1, dtype=np.float64))
-        term = lut[d.ranks[a]]
-        total = term if total is None else total + term
-    return total if total is not None else np.zeros(d.page.shape)
-
-
-def _exact_rows(d: DenseRanks, c: FusionConfig, rows: np.ndarray, s: np.ndarray,
-                cand: np.ndarray, tol: float, *, ties: bool) -> np.ndarray:
-    """Reorder each row of candidate columns ``cand`` (scores ``s`` of those rows) into
-    exact fused order: score desc, column (= chunk id) asc. Returns the reordered ``cand``."""
-    cand = np.sort(cand, axis=1)  # id order, so the stable score sort breaks float ties by id
-    cs = np.take_along_axis(s, cand, 1)
-    o = np.argsort(-cs, axis=1, kind="stable")
-    cand, cs = np.take_along_axis(cand, o, 1), np.take_along_axis(cs, o, 1)
-    if cs.shape[1] < 2:
-        return cand
-    near = (cs[:, :-1] - cs[:, 1:] <= tol) & (cs[:, 1:] > 0)
-    if not near.any():
-        return cand
-    if ties:  # near-equal floats are exactly equal scores: order each cluster by id
-        cluster = np.concatenate([np.zeros((len(cs), 1), np.int64), np.cumsum(~near, axis=1)], axis=1)
-        o = np.argsort(cluster * (d.page.shape[1] + 1) + cand, axis=1)
-        return np.take_along_axis(cand, o, 1)
-    arm_idx = [d.arms.index(a) for a in c.arms]
-    for i in np.flatnonzero(near.any(axis=1)):  # exact fallback, rare (see harness.fusion.exact)
-        ranks = d.ranks[arm_idx][:, rows[i], cand[i]].T
-        o = rrf_order(np.zeros(len(ranks), np.int64), ranks, c.k, c.weights, c.depths, cand[i], cs[i])
-        cand[i] = cand[i][o]
-    return cand
+        return cls(planes, page, rel, req, gain)
 
 
 def _first_pages(pages: np.ndarray) -> np.ndarray:
@@ -132,14 +87,12 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
     over the whole list; with ``first_rel=False`` that rank is exact only within the
     first ``depth`` pages, inf beyond: enough for every metric with a cutoff)."""
     nq, u = d.page.shape
-    s = _scores(d, c)  # 0.0 = unvoted or padding: never enters a list
-    smax = float(s.max(initial=0.0))
-    tol = float_tolerance(len(c.arms), smax)
-    ties = clusters_are_ties(c.k, c.weights, c.depths, smax)
+    scored = config_scores(d.planes, c)
+    s, tol, ties = scored.key, scored.tol, scored.ties  # key 0.0 = unvoted or padding: never in a list
     m = min(m or depth + 6, u)
     allq = np.arange(nq)
     cand = np.argpartition(s, u - m, axis=1)[:, u - m :] if m < u else np.tile(np.arange(u), (nq, 1))
-    cand = _exact_rows(d, c, allq, s, cand, tol, ties=ties)  # allq: every row, s as it is
+    cand = exact_rows(d.planes, c, allq, s, cand, tol, ties=ties)  # allq: every row, s as it is
     cs = np.take_along_axis(s, cand, 1)
     boundary = cs.min(axis=1) if m < u else np.zeros(nq)
     pages = np.where(cs > 0, np.take_along_axis(d.page, cand, 1), -1)
@@ -169,7 +122,7 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
         first_rel_rank[rows_e] = distinct + 1.0
         deep[rows_e] = False
     full_rows = np.flatnonzero(bad | deep)
-    top = cs[:, 0].copy()
+    top = np.where(cs[:, 0] > 0, np.take_along_axis(scored.score, cand[:, :1], 1)[:, 0], 0.0)
     rel = np.zeros((nq, depth), bool)
     req = np.zeros((nq, depth), np.int64)
     qi, pos = np.nonzero(keep)
@@ -185,7 +138,7 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
         gain[qi, slot] = d.gain[qi, chosen]
     if len(full_rows):
         fs = s[full_rows]
-        full = _exact_rows(d, c, full_rows, fs, np.tile(np.arange(u), (len(full_rows), 1)), tol, ties=ties)
+        full = exact_rows(d.planes, c, full_rows, fs, np.tile(np.arange(u), (len(full_rows), 1)), tol, ties=ties)
         fsc = np.take_along_axis(fs, full, 1)
         fp = np.where(fsc > 0, np.take_along_axis(d.page[full_rows], full, 1), -1)
         ffirst = _first_pages(fp)
@@ -205,7 +158,8 @@ def page_lists_topk(d: DenseRanks, gold: Gold, c: FusionConfig, depth: int,
         first_rel_rank[full_rows] = np.where(hit.any(axis=1),
                                         np.take_along_axis(fprank, np.argmax(hit, axis=1)[:, None], 1)[:, 0],
                                         np.inf)
-        top[full_rows] = fsc[:, 0]
+        top[full_rows] = np.where(fsc[:, 0] > 0, np.take_along_axis(scored.score[full_rows], full[:, :1], 1)[:, 0],
+                                  0.0)
     if not first_rel:
         first_rel_rank[first_rel_rank > depth] = np.inf
     return PageLists(rel, req, gold.n_req, gold.n_rel, first_rel_rank, top, np.full(nq, c.ceiling),
