@@ -25,7 +25,8 @@ Modules, in pipeline order:
 """
 
 __all__ = [
-    "answer_metrics", "answerers", "answers_view", "calls", "citations", "facts", "fanout", "fence",
+    "answer_metrics", "answerers", "answers_view", "calls", "citations", "fact_labels", "fact_words", "facts",
+    "fanout", "fence",
     "frames", "gguf", "journal", "judge", "preflight", "prompt", "ray_ask", "read", "rerankers",
     "runner", "sidebyside", "suite",
 ]

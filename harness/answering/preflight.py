@@ -12,24 +12,37 @@ production, llama-cpp: nothing to reach) are ready by construction.
 2. ``POST`` one tiny chat request ("Reply with the word OK.", a few tokens): it
    must come back 2xx with a reply the answerer can read.
 
-Each call is bounded by ``timeout_s`` (default 20 s) and never retried: a
-preflight reports, it does not wait for a server to come up.
+Each call is bounded by ``timeout_s`` (default 20 s) as ONE deadline over connect,
+headers and body, and its body by :data:`MAX_PREFLIGHT_BODY` (4 MiB; an endless model
+list is cut off; bodies come uncompressed, so a gzip bomb is never inflated; a
+10^5-deep JSON reply is "nested too deeply"): :func:`harness.core.httpcall.request`.
+A redirect elsewhere is reported as one. Nothing is retried: a preflight reports,
+it does not wait for a server to come up.
 :func:`preflight_all` checks every answerer and returns every problem, so
 ``harness answer`` exits 2 naming each unreachable endpoint before any work.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import httpx
-
-from harness.answering.answerers.http import redact_url
 from harness.core.errors import Problem
+from harness.core.httpcall import (
+    CallError,
+    HttpReply,
+    parse_json,
+    redact_url,
+    request,
+    scrub,
+    snippet,
+    status_problem,
+)
 
 DEFAULT_TIMEOUT_S = 20.0
 TINY_MESSAGES = [{"role": "user", "content": "Reply with the single word OK."}]
+MAX_PREFLIGHT_BODY = 4 * 1024 * 1024
 
 
 def _same_model(wanted: str, listed: str) -> bool:
@@ -44,30 +57,39 @@ def probe(*, models_url: str, model: str, list_models: Callable[[Any], list[str]
           headers: Mapping[str, str] | None = None,
           timeout_s: float = DEFAULT_TIMEOUT_S) -> str | None:
     """The two checks of the module docstring; None when both pass."""
-    where = redact_url(models_url)
+    where, chat_where = redact_url(models_url), redact_url(chat_url)
+    hdrs = dict(headers or {})
+
+    def call(method: str, url: str, body: dict[str, Any] | None = None) -> HttpReply:
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        extra = {} if body is None else {"content-type": "application/json"}
+        return request(method, url, headers={**hdrs, **extra}, body=data, deadline_s=timeout_s,
+                       max_body_bytes=MAX_PREFLIGHT_BODY)
+
     try:
-        with httpx.Client(timeout=httpx.Timeout(timeout_s), headers=dict(headers or {})) as c:
-            resp = c.get(models_url)
-            if resp.status_code >= 400:
-                return f"{where} answered HTTP {resp.status_code}: {resp.text[:200]}"
-            try:
-                names = list_models(resp.json())
-            except (ValueError, KeyError, TypeError, AttributeError):
-                return f"{where} did not return a model list: {resp.text[:200]!r}"
-            if not any(_same_model(model, n) for n in names):
-                return (f"model {model!r} is not on the server {where}; it has: "
-                        f"{', '.join(names) or '(no model)'}")
-            chat = c.post(chat_url, json=chat_body)
-            if chat.status_code >= 400:
-                return (f"a one-line test request to {redact_url(chat_url)} failed: HTTP "
-                        f"{chat.status_code}: {chat.text[:200]}")
-            try:
-                read_reply(chat.json())
-            except Exception as exc:  # the answerer's own reader says what is missing
-                return (f"a one-line test request to {redact_url(chat_url)} got an unreadable "
-                        f"reply ({exc}): {chat.text[:200]!r}")
-    except httpx.HTTPError as exc:
-        return f"cannot reach {where}: {type(exc).__name__}: {exc or 'no detail'}"
+        resp = call("GET", models_url)
+        problem = status_problem(resp)
+        if problem:
+            return scrub(f"{where} answered {problem}", hdrs.values())
+        try:
+            names = list_models(parse_json(resp.body))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return f"{where} did not return a model list: {snippet(resp)!r}"
+        if not any(_same_model(model, n) for n in names):
+            return (f"model {model!r} is not on the server {where}; it has: "
+                    f"{', '.join(names) or '(no model)'}")
+        chat = call("POST", chat_url, chat_body)
+        problem = status_problem(chat)
+        if problem:
+            return scrub(f"a one-line test request to {chat_where} failed: {problem}",
+                         hdrs.values())
+        try:
+            read_reply(parse_json(chat.body))
+        except Exception as exc:  # the answerer's own reader says what is missing
+            return (f"a one-line test request to {chat_where} got an unreadable "
+                    f"reply ({exc}): {snippet(chat)!r}")
+    except CallError as exc:
+        return scrub(f"cannot reach {where}: {exc}", hdrs.values())
     return None
 
 

@@ -68,6 +68,7 @@ from harness.answering.read import ReadOptions
 from harness.answering.suite import DEFAULT_MAX_ERROR_RATE, Suite
 from harness.core.engines import EngineChoice, open_engine
 from harness.core.errors import ConfigError, HarnessError, ValidationError
+from harness.core.redact import redact_params, redact_text
 from harness.store.rundir import Run, RunWriter
 
 Progress = Callable[[str, int], Any]
@@ -154,7 +155,8 @@ def _record(spec: AnswererSpec, request: AnswerRequest, config_id: str, resp: An
             "answerer_name": spec.name, "model_id": resp.model_id, "prompt_hash": prompt,
             "request_hash": request_hash(request), "text": resp.text, "outcome": resp.outcome,
             "latency_ms": resp.latency_ms, "tokens_in": resp.tokens_in,
-            "tokens_out": resp.tokens_out, "error": resp.error, "own_read": own}
+            "tokens_out": resp.tokens_out,
+            "error": None if resp.error is None else redact_text(resp.error), "own_read": own}
 
 
 def _settle(previous: Mapping[str, Any], key: str, given: Any, default: Any) -> Any:
@@ -228,7 +230,7 @@ def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]
     old_specs = previous.get("answerers", {})
     for s in specs:
         old = old_specs.get(s.label)
-        if old and (old["answerer"], old["params"]) != (s.name, dict(s.params)):
+        if old and (old["answerer"], old["params"]) != (s.name, redact_params(dict(s.params))):
             raise HarnessError(f"answerer label {s.label!r} was used in this run for "
                                f"{old['answerer']} {old['params']}; "
                                "pick another label (LABEL=NAME)")
@@ -253,7 +255,7 @@ def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]
         "read_options": options.describe(), "configs": list(config_ids), "order": order_labels,
         "prompt": prompt_describe(), "fence": {**DEFAULT_PARAMS.describe(),
                                                "fingerprint": DEFAULT_PARAMS.fingerprint()},
-        "answerers": {s.label: {"answerer": s.name, "params": dict(s.params),
+        "answerers": {s.label: {"answerer": s.name, "params": redact_params(dict(s.params)),
                                 "describe": instances[s.label].describe()} for s in specs}}})
 
     asked, reused, errors = {}, {}, {}

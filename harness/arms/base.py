@@ -7,7 +7,8 @@ Hits are ordered score descending, then chunk id ascending
 (:func:`harness.core.ordering.order`), ranks start at 1, and at most ``depth`` hits are
 returned. An arm that has nothing for a question returns an empty tuple.
 
-Preflight. An arm may also have ``preflight(corpus, questions) -> str | None``: a
+Preflight. An arm may also have ``preflight(corpus, questions, context) -> str | None``
+(``context`` an :class:`ArmContext` whose ``run_dir`` is None): a
 quick check that what it needs is there (an endpoint that answers, a database that
 takes the connection, a named table), None when ready, else a message saying what
 failed. :func:`preflight_arms` builds every arm of a run and calls it, before any
@@ -17,8 +18,8 @@ Arms without the method (``bm25``, ``dense``, ``boost``) are ready by constructi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -48,12 +49,17 @@ class ArmResult:
 
 @dataclass(frozen=True)
 class ArmContext:
-    """What an arm may need besides the corpus: a cache folder, a progress hook and the
-    engine its heavy work runs on (a name in :data:`harness.core.engines.ENGINES`)."""
+    """What an arm may need besides the corpus: a cache folder, a progress hook, the
+    engine its heavy work runs on (a name in :data:`harness.core.engines.ENGINES`), the
+    run's folder (None during preflight: no folder exists yet) for arms that journal
+    their calls, and every arm's parameters of the run's config (by config name), for
+    arms that read another arm's replies (``http-ranks``)."""
 
     cache_dir: Path
     progress: Any = None  # callable(description, total) -> context manager yielding advance(n)
     engine: str = "local"
+    run_dir: Path | None = None
+    arm_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 @runtime_checkable
@@ -72,7 +78,7 @@ class Arm(Protocol):
 ARMS: Registry[type] = Registry("arm")
 
 
-def make_arm(name: str, params: dict[str, Any]) -> Any:
+def make_arm(name: str, params: Mapping[str, Any]) -> Any:
     """An instance of the arm named ``name`` in a config: ``kind`` (default the name)
     picks the class, the other parameters go to its constructor."""
     kw = dict(params)
@@ -80,26 +86,28 @@ def make_arm(name: str, params: dict[str, Any]) -> Any:
     return ARMS.get(kind)(**kw)
 
 
-def _preflight_one(name: str, params: dict[str, Any], corpus: Corpus,
-                   questions: Sequence[Question]) -> str | None:
+def _preflight_one(name: str, params: Mapping[str, Any], corpus: Corpus,
+                   questions: Sequence[Question], context: ArmContext) -> str | None:
     arm = make_arm(name, params)
     try:
         check = getattr(arm, "preflight", None)
-        return check(corpus, questions) if callable(check) else None
+        return check(corpus, questions, context) if callable(check) else None
     finally:
         close = getattr(arm, "close", None)
         if callable(close):
             close()
 
 
-def preflight_arms(arms: dict[str, dict[str, Any]], corpus: Corpus,
-                   questions: Sequence[Question]) -> None:
-    """Build every arm (config name -> parameters) and run its ``preflight``; raise one
-    :class:`ValidationError` naming each arm that is not ready (module docstring)."""
+def preflight_arms(arms: Sequence[str], corpus: Corpus, questions: Sequence[Question],
+                   context: ArmContext) -> None:
+    """Build every arm named in ``arms`` (parameters from ``context.arm_params``) and run
+    its ``preflight``; raise one :class:`ValidationError` naming each arm that is not
+    ready (module docstring)."""
     problems = []
-    for name, params in arms.items():
+    for name in arms:
+        params = context.arm_params.get(name, {})
         try:
-            message = _preflight_one(name, params, corpus, questions)
+            message = _preflight_one(name, params, corpus, questions, context)
         except HarnessError as exc:
             message = str(exc)
         if message:

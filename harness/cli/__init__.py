@@ -27,8 +27,8 @@ app = typer.Typer(
 )
 
 # command-group modules, in help order; each exposes register(app)
-GROUPS = ("core", "ingest", "goldset", "answer", "compare", "analysis", "rulings", "interop")
-__all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "goldset", "ingest",
+GROUPS = ("core", "ingest", "goldset", "answer", "facts", "compare", "analysis", "rulings", "interop")
+__all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "facts", "goldset", "ingest",
            "interop", "main", "progress", "rulings", "summary"]
 
 

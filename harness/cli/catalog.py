@@ -8,8 +8,7 @@ import importlib
 REGISTRIES = (
     ("arms", "harness.arms", "ARMS"),
     ("fusion methods", "harness.fusion.method", "FUSION_METHODS"),
-    ("metrics", "harness.metrics.ranking", "METRICS"),
-    ("answer metrics", "harness.answering.answer_metrics", "ANSWER_METRICS"),
+    ("metrics", "harness.metrics.info", "METRICS"),
     ("loaders", "harness.corpus.loaders", "LOADERS"),
     ("chunkers", "harness.corpus.chunking", "CHUNKERS"),
     ("embedding models", "harness.embedding.models", "EMBEDDING_MODELS"),
@@ -46,14 +45,12 @@ def all_registries() -> dict[str, list[str]]:
             reg = getattr(importlib.import_module(mod), attr)
         except (ModuleNotFoundError, AttributeError):
             continue
-        names = reg.names()
-        if label == "metrics":
-            # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
-            from harness.metrics.ranking import METRICS
-
-            names = [n + ("@k" if METRICS.get(n).takes_cutoff else "") for n in names]
-        out[label] = names
-    from harness.metrics.info import OTHER_NAMES  # deferred: like the registries above
+        if label == "metrics":  # one registry: listed by kind
+            out[label] = [f.label for _, f in reg.items() if f.kind != "answer"]
+            out["answer metrics"] = [f.label for _, f in reg.items() if f.kind == "answer"]
+            continue
+        out[label] = reg.names()
+    from harness.metrics.family import OTHER_NAMES  # deferred: like the registries above
 
     names_seen = {a.name.lower(): f"{a.name}->{a.family}" for a in reversed(OTHER_NAMES)
                   if a.name.lower() != a.family.lower()}

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from harness.core.errors import HarnessError
+from harness.core.redact import redact_text
 
 # soft_wrap: error lines name files and ids; never break them at the terminal width
 err_console = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
@@ -28,12 +29,13 @@ def plain_console(**kwargs: object) -> Console:
 
 
 def print_error(message: str, prefix: str = "error") -> None:
-    """``error: message`` on stderr, the message verbatim."""
-    err_console.print(Text.assemble((f"{prefix}:", "red"), " ", message))
+    """``error: message`` on stderr, the message verbatim but for credentials
+    (:func:`harness.core.redact.redact_text`)."""
+    err_console.print(Text.assemble((f"{prefix}:", "red"), " ", redact_text(message)))
 
 
 def print_note(message: str) -> None:
-    err_console.print(Text.assemble(("note:", "yellow"), " ", message))
+    err_console.print(Text.assemble(("note:", "yellow"), " ", redact_text(message)))
 
 
 @contextmanager

@@ -9,11 +9,16 @@ Modules, in pipeline order:
 * ``digest``     file SHA-256 (hashlib.file_digest)
 * ``atomic``     atomic file and folder writes (unique temp name + rename)
 * ``params``     keyword parameters checked against a constructor's signature
+* ``httpcall``   one bounded HTTP call (one total deadline, body cap, same-origin
+  redirects), retries with backoff, redaction of URLs, headers and echoed secrets
 * ``jsonl``      the one JSON-lines reader (records with file:line, problems collected)
 * ``tablerows``  rows of a DataFrame for plain loops, typed as dynamic
 * ``engines``    execution engines (registry): local, ray; the run's engine session
 * ``cluster``    the Ray cluster connection: reachability, join or start, size
+* ``names``      the one check of names that become paths; NFC ids, invisible characters
+* ``limits``     upper bounds on input sizes and user-given counts
+* ``redact``     credentials out of URLs, headers, parameters and text
 """
 
-__all__ = ["atomic", "cluster", "digest", "engines", "errors", "jsonl", "ordering", "params", "registry",
-           "tablerows", "text"]
+__all__ = ["atomic", "cluster", "digest", "engines", "errors", "httpcall", "jsonl", "limits", "names",
+           "ordering", "params", "redact", "registry", "tablerows", "text"]

@@ -11,16 +11,28 @@ Edge cases: :func:`atomic_path` replaces an existing file; :func:`atomic_dir`
 replaces an existing folder only with ``replace=True`` (the old one is moved aside
 first and deleted after), otherwise a folder that appeared meanwhile (another
 process finished first) is kept and the new one discarded.
+
+Links: nothing the harness writes under a run folder goes through a symbolic
+link. :func:`check_no_links` refuses a path when it, or any folder between a
+root and it, is a link (a planted ``.partial -> /elsewhere``), and
+:func:`open_nofollow` opens a file with ``O_NOFOLLOW`` (a planted ``.lock`` or
+journal link fails with a :class:`~harness.core.errors.HarnessError` instead of
+truncating the file it points to). ``atomic_path(target, within=root)`` applies
+the check before writing. Reference: open(2) ``O_NOFOLLOW``.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+from harness.core.errors import HarnessError
 
 
 def temp_name(target: Path | str, tag: str = "tmp") -> Path:
@@ -36,10 +48,60 @@ def _remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
+def link_error(path: Path) -> HarnessError:
+    """The message for a link found where the harness writes or reads run files."""
+    try:
+        where = f" (it points to {os.readlink(path)})"
+    except OSError:
+        where = ""
+    return HarnessError(f"{path} is a symbolic link{where}; the harness does not read or "
+                        "write run files through links: remove it")
+
+
+def check_no_links(path: Path | str, root: Path | str) -> Path:
+    """``path`` after checking that neither ``root`` nor anything from ``root`` down to
+    ``path`` (inclusive) is a symbolic link, and that ``path`` lies under ``root``."""
+    p, r = Path(path), Path(root)
+    try:
+        rel = p.relative_to(r)
+    except ValueError:
+        raise HarnessError(f"{p} is not inside {r}") from None
+    node = r
+    for part in ("", *rel.parts):
+        node = node / part if part else node
+        if part == "..":
+            raise HarnessError(f"{p}: '..' leads outside {r}")
+        if node.is_symlink():
+            raise link_error(node)
+    return p
+
+
+def open_nofollow(path: Path | str, flags: int, mode: int = 0o644) -> int:
+    """``os.open(path, flags | O_NOFOLLOW)``; a link at ``path`` raises
+    :class:`HarnessError` naming it (nothing is opened through it)."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or Path(path).is_symlink():
+            raise link_error(Path(path)) from None
+        raise
+
+
+def read_bytes_nofollow(path: Path | str, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` read without following a link (at most ``limit`` + 1
+    bytes, so a caller can tell an oversized file)."""
+    fd = open_nofollow(path, os.O_RDONLY)
+    with os.fdopen(fd, "rb") as f:
+        return f.read() if limit is None else f.read(limit + 1)
+
+
 @contextmanager
-def atomic_path(target: Path | str) -> Iterator[Path]:
-    """Yield a temporary path to write; on success it replaces ``target``."""
+def atomic_path(target: Path | str, *, within: Path | str | None = None) -> Iterator[Path]:
+    """Yield a temporary path to write; on success it replaces ``target``.
+    ``within``: refuse links from that folder down to ``target`` (:func:`check_no_links`)."""
     t = Path(target)
+    if within is not None:
+        check_no_links(t, within)
     t.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_name(t)
     try:
@@ -90,3 +152,19 @@ def atomic_dir(target: Path | str, *, replace: bool = False) -> Iterator[Path]:
     finally:
         if tmp.exists():
             _remove(tmp)
+
+
+def _write_failed(path: Path, exc: OSError) -> HarnessError:
+    why = "no space left on device" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+    return HarnessError(f"{path}: cannot write ({why}); the file keeps its previous content")
+
+
+def atomic_write(path: Path, write: Any, within: Path | None = None) -> None:
+    """Call ``write(tmp)`` then rename ``tmp`` over ``path``; on an ``OSError`` the
+    temporary file is removed and a :class:`HarnessError` names ``path``. ``within``:
+    refuse links from that folder down (:func:`harness.core.atomic.check_no_links`)."""
+    try:
+        with atomic_path(path, within=within) as tmp:  # removes the temporary on any error
+            write(tmp)
+    except OSError as exc:
+        raise _write_failed(path, exc) from None

@@ -40,6 +40,9 @@ def iter_records(lines: Iterable[str], source: str | Path,
         except json.JSONDecodeError as exc:
             problems.append(Problem(where, f"invalid JSON: {exc.msg} (column {exc.colno})"))
             continue
+        except RecursionError:  # [[[[... thousands deep
+            problems.append(Problem(where, "invalid JSON: nested too deeply"))
+            continue
         if not isinstance(obj, dict):
             problems.append(Problem(where, f"expected a JSON object, got {type(obj).__name__}"))
             continue

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from harness.core.errors import Problem
+from harness.core.names import name_problem
 
 
 class Checker:
@@ -70,6 +71,10 @@ class Checker:
             return ()
         if len(set(value)) != len(value):
             self.add(at, f"arms must be distinct: {value}")
+        for a in value:  # an arm name becomes a file name (.partial/arm_ranks-<arm>.parquet)
+            problem = name_problem("arm name", a)
+            if problem:
+                self.add(at, problem)
         return tuple(value)
 
     def listed(self, value: Any, at: str) -> list[Any]:

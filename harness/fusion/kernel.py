@@ -45,7 +45,7 @@ def planes_of(matrix: RankMatrix) -> tuple[Planes, np.ndarray]:
 
 
 @dataclass(frozen=True)
-class ConfigScores:
+class Scored:
     """One config on the planes: ``key`` orders (0.0 = not in the list), ``score`` is
     the fused score; ``tol`` and ``ties`` as :func:`exact_rows` needs them."""
 
@@ -55,18 +55,18 @@ class ConfigScores:
     ties: bool
 
 
-def config_scores(planes: Planes, c: FusionConfig) -> ConfigScores:
+def config_scores(planes: Planes, c: FusionConfig) -> Scored:
     method = FUSION_METHODS.get(c.method)
     score = method.fuse(planes, c)
     if c.method == "rrf":  # the key is the score: 0.0 exactly where no arm voted
         smax = float(score.max(initial=0.0))
-        return ConfigScores(score, score, float_tolerance(len(c.arms), smax),
+        return Scored(score, score, float_tolerance(len(c.arms), smax),
                             clusters_are_ties(c.k, c.weights, c.depths, smax))
     q, col = np.nonzero(planes.votes(c))
     order, same = exact_order(method, c, planes, q, col, score[q, col])
     key = np.zeros(planes.shape)
     key[q[order], col[order]] = order_keys(same)
-    return ConfigScores(key, score, float_tolerance(len(c.arms), float(key.max(initial=0.0))), True)
+    return Scored(key, score, float_tolerance(len(c.arms), float(key.max(initial=0.0))), True)
 
 
 def exact_rows(planes: Planes, c: FusionConfig, rows: np.ndarray, s: np.ndarray,

@@ -4,10 +4,11 @@ Modules, in pipeline order:
 
 * ``records``   GoldSet, Question, PageRef (optional grade) records
 * ``yamlsafe``  untrusted YAML: UTF-8 only, aliases bounded, no cycles
+* ``judged``    a question's explicit judgments (``judged:``): checked, read, written
 * ``parse``     load_goldset / validate_goldset: every problem with file:line
 * ``write``     write v1 gold-set YAML
 * ``derive``    gold sets derived from PDF outlines (and the helpers derivations share)
 * ``parallel``  gold sets derived from parallel corpora (ask in one language, answer in another)
 """
 
-__all__ = ["derive", "parallel", "parse", "records", "write", "yamlsafe"]
+__all__ = ["derive", "judged", "parallel", "parse", "records", "write", "yamlsafe"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from harness.core.errors import HarnessError, Problem, ValidationError
 from harness.corpus import loaders
 from harness.corpus.records import DOC_KINDS, DocumentSpec
 from harness.goldset import yamlsafe
+from harness.goldset.judged import parse_judged
 from harness.goldset.records import (
     ANSWER_FIELDS,
     DOCUMENT_FIELDS,
@@ -395,9 +397,11 @@ def _questions(raw: Any, node: yaml.Node, src: _Source, docs: dict[str, _Doc],
         if "edition" not in entry and game == game0:
             edition = edition0
         facts = answer_facts(entry.get("answer"), _child(qnode, "answer"), src, qid)
+        judged = parse_judged(entry.get("judged"), _child(qnode, "judged"), docs,
+                              partial(src.add, qid=qid), partial(pages.resolve, qid=qid))
         if len(src.problems) == before and isinstance(qid, str) and isinstance(text, str):
             out.append(Question(qid, text.strip(), str(language), reqs, tuple(tags), game, edition,
-                                facts))
+                                facts, judged))
     return tuple(out)
 
 

@@ -34,6 +34,11 @@ a question, ``file:line: question ID``. Conventions:
 * ``answer: {facts: [[phrasing, alt phrasing], ...]}`` gives reference facts
   (each a non-empty list of non-empty strings, or one string); parsed by
   :func:`harness.goldset.parse.answer_facts`;
+* ``judged: [{ref: doc#page, grade: 0-3, kind: human|llm, judge: ID, time: ..., note: ...}]``
+  records explicit relevance judgments (:class:`PageJudgment`), e.g. merged from a
+  judging session (``harness goldset merge``); a page judged 0 is *judged non-relevant*,
+  which is a different fact from *never judged*. Grades out of 0-3, unknown documents or
+  pages and two judgments of one page by one judge are errors;
 * a ref listed twice in a question, a repeated requirement, an empty any-of
   list and unknown question fields are errors; unknown top-level keys are kept
   in ``GoldSet.extra``.
@@ -43,6 +48,7 @@ Reference: ``goldsets/README.md`` (the v1 format in full).
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -61,6 +67,37 @@ class PageRef:
     Not part of equality: the same page with two grades is the same ref."""
 
     def __str__(self) -> str:
+        return page_key(self.doc_id, self.page)
+
+
+JUDGE_KINDS = ("human", "llm")
+"""Who made a judgment: a person, or a model (judge id = model + prompt hash)."""
+
+GRADES = (0, 1, 2, 3)
+"""Judgment grades: 0 not relevant, 1 related, 2 relevant (partly answers), 3 answers it
+(the TREC / UMBRELA 0-3 scale)."""
+
+
+@dataclass(frozen=True)
+class PageJudgment:
+    """One explicit judgment of one page for one question.
+
+    ``grade`` is 0-3 (:data:`GRADES`; 0 = judged non-relevant), ``judge_kind`` one of
+    :data:`JUDGE_KINDS`, ``judge_id`` names the person or the model and prompt hash
+    (``qwen2.5-1.5b@prompt:1a2b3c``), ``time`` is ISO 8601 UTC (empty when unknown).
+    """
+
+    doc_id: str
+    page: int
+    grade: int
+    judge_kind: str
+    judge_id: str
+    time: str = ""
+    note: str = ""
+
+    @property
+    def key(self) -> str:
+        """The judged page's id ``doc#page``."""
         return page_key(self.doc_id, self.page)
 
 
@@ -83,6 +120,8 @@ class Question:
     facts: tuple[Fact, ...] = ()
     """Reference facts a correct answer states (``answer: {facts: ...}``); each fact
     is a tuple of accepted phrasings, any language."""
+    judged: tuple[PageJudgment, ...] = ()
+    """Explicit judgments (``judged:``), in file order; several judges may judge one page."""
 
     @property
     def answerable(self) -> bool:
@@ -90,23 +129,61 @@ class Question:
 
     @cached_property
     def relevant_pages(self) -> frozenset[str]:
-        """Every listed page id (``doc#page``) is relevant."""
-        return frozenset(str(r) for req in self.requirements for r in req)
+        """Every listed page id (``doc#page``) is relevant, and so is every page whose
+        explicit judgments give a grade >= 1 (:attr:`judged_grades`)."""
+        listed = {str(r) for req in self.requirements for r in req}
+        return frozenset(listed | {p for p, g in self.judged_grades.items() if g >= 1})
 
     @cached_property
     def page_grades(self) -> dict[str, int]:
         """Relevant page id -> grade (1 where the gold set gives none; the highest
-        where a page is listed with several)."""
+        where a page is listed with several). A page judged relevant (grade >= 1)
+        gets its judged grade; a listed page keeps at least its listed grade even
+        where a judge gave it less (the requirement is the gold author's word)."""
         out: dict[str, int] = {}
         for req in self.requirements:
             for r in req:
                 out[str(r)] = max(out.get(str(r), 0), r.grade or 1)
+        for p, g in sorted(self.judged_grades.items()):
+            if g >= 1:
+                out[p] = max(out.get(p, 0), g)
         return out
+
+    @cached_property
+    def judged_grades(self) -> dict[str, int]:
+        """Judged page id -> the grade its explicit judgments give: people's
+        judgments when there are any, else the models'; several judges of one
+        kind -> the lower median of their grades (``statistics.median_low``)."""
+        by_page: dict[str, dict[str, list[int]]] = {}
+        for j in self.judged:
+            by_page.setdefault(j.key, {}).setdefault(j.judge_kind, []).append(j.grade)
+        return {p: statistics.median_low(kinds.get("human") or kinds["llm"])
+                for p, kinds in sorted(by_page.items())}
+
+    @cached_property
+    def llm_only_pages(self) -> frozenset[str]:
+        """Judged pages whose grade comes from LLM judges only (always marked in outputs)."""
+        human = {j.key for j in self.judged if j.judge_kind == "human"}
+        return frozenset(j.key for j in self.judged if j.judge_kind == "llm" and j.key not in human)
+
+    def judged_pages(self) -> frozenset[str]:
+        """Every page with a relevance decision: the requirement pages (listed =
+        relevant) and every explicitly judged page, relevant or not (``doc#page``
+        ids via :func:`~harness.corpus.records.page_key`). A ranked page outside
+        this set is *unjudged* (what ``Judged@k`` counts, after ir_measures)."""
+        return self._judged_pages
+
+    @cached_property
+    def _judged_pages(self) -> frozenset[str]:
+        listed = {page_key(r.doc_id, r.page) for req in self.requirements for r in req}
+        return frozenset(listed | {j.key for j in self.judged})
 
     @property
     def graded(self) -> bool:
-        """True when any page ref carries an explicit grade."""
-        return any(r.grade is not None for req in self.requirements for r in req)
+        """True when any page ref carries an explicit grade, or a judged page's grade
+        is above 1 (a page judged 1 counts as a plain relevant page)."""
+        return (any(r.grade is not None for req in self.requirements for r in req)
+                or any(g > 1 for g in self.judged_grades.values()))
 
 
 @dataclass(frozen=True)
@@ -131,6 +208,9 @@ class GoldSet:
 
 FORMAT_VERSION = 1
 PAGE_BASES = ("physical", "label")
-QUESTION_FIELDS = ("id", "language", "question", "pages", "tags", "game", "edition", "answer")
+QUESTION_FIELDS = ("id", "language", "question", "pages", "tags", "game", "edition", "answer",
+                   "judged")
+JUDGED_FIELDS = ("ref", "grade", "kind", "judge", "time", "note")
+"""Keys of one ``judged:`` entry (ref, grade, kind and judge required)."""
 ANSWER_FIELDS = ("facts",)
 DOCUMENT_FIELDS = ("id", "path", "kind", "game", "edition", "language")

@@ -15,6 +15,9 @@ from typing import Any
 
 import yaml
 
+from harness.goldset.judged import judged_entries
+from harness.goldset.records import PageJudgment
+
 
 @dataclass(frozen=True)
 class DraftQuestion:
@@ -23,6 +26,8 @@ class DraftQuestion:
     language: str
     requirements: tuple[tuple[str, ...], ...]  # each requirement: alternatives "doc#page"
     tags: tuple[str, ...] = ()
+    judged: tuple[PageJudgment, ...] = ()
+    """Explicit judgments, written as the question's ``judged:`` list (physical refs)."""
     extra: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
 
@@ -45,6 +50,8 @@ def write_goldset(path: Path, name: str, description: str, documents: Sequence[d
         if q.tags:
             item["tags"] = list(q.tags)
         item.update(q.extra)
+        if q.judged:
+            item["judged"] = judged_entries(q.judged)
         qs.append(item)
     body: dict[str, Any] = {"goldset": name, "version": 1, "description": description}
     if page_basis != "physical":

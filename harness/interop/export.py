@@ -38,6 +38,7 @@ from typing import Any
 import pandas as pd
 
 from harness.core.errors import ConfigError, Problem, ValidationError
+from harness.core.names import name_problem
 from harness.core.registry import Registry
 from harness.core.tablerows import rows as table_rows
 from harness.corpus.records import page_keys
@@ -134,8 +135,9 @@ class ExportResult:
 
 
 def _safe_name(name: str, what: str, problems: list[Problem]) -> None:
-    if not name or name.startswith(".") or any(c in name for c in "/\\\0") or name != name.strip():
-        problems.append(Problem(what, f"{name!r} cannot be a file name"))
+    problem = name_problem("arm name" if what.startswith("arm") else "config id", name)
+    if problem:  # the one check of names that become paths (harness.core.names)
+        problems.append(Problem(what, f"{name!r} cannot be a file name: {problem}"))
 
 
 def _check_ids(questions: pd.DataFrame, problems: list[Problem]) -> None:

@@ -5,9 +5,10 @@ Modules, in pipeline order:
 * ``compare``      compare two sides question by question
 * ``changes``      per-question change rules
 * ``policy``       gate policy TOML
+* ``completeness`` what a gate needs: two complete runs over the same questions
 * ``gate``         the gate: policy checks on a comparison
 * ``gate_report``  terminal, Markdown, JUnit and JSON reports
 * ``answerer_view`` one answerer of a side under a common label (answerer gates)
 """
 
-__all__ = ["answerer_view", "changes", "compare", "gate", "gate_report", "policy"]
+__all__ = ["answerer_view", "changes", "compare", "completeness", "gate", "gate_report", "policy"]

@@ -37,7 +37,15 @@ from enum import Enum
 from harness.core.errors import HarnessError
 from harness.core.registry import Registry
 from harness.metrics.ranking import parse
-from harness.regression.compare import Comparison, ConfigPair, MetricComparison, compare_runs, grid_pair
+from harness.regression.compare import (
+    Comparison,
+    ConfigPair,
+    MetricComparison,
+    compare_runs,
+    grid_pair,
+    resolve_config_pairs,
+)
+from harness.regression.completeness import check_gateable
 from harness.regression.policy import MetricPolicy, Policy
 from harness.store.baseline import Side, side_configs
 
@@ -283,6 +291,8 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
     """Compare ``candidate`` with ``base`` on the policy's metrics and evaluate the
     policy. Raises :class:`HarnessError` on bad input (exit code 2)."""
     selector = gate_pair(policy, base, candidate, config, candidate_config)
+    ids = resolve_config_pairs(base, candidate, [selector])[0]
+    check_gateable(base, candidate, ids.base, ids.candidate)  # both complete, same questions
     pair = policy.answerer_pair
     if pair is None and policy.answerer and _has_answer_metric(policy):
         pair = (policy.answerer, policy.answerer)

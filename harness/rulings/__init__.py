@@ -1,8 +1,8 @@
 """Production ruling pages: parse them, decode per-arm ranks, score them against gold.
 
 Modules: ``segment`` / ``top`` / ``cells`` / ``rows`` / ``labels`` / ``merge`` /
-``parse`` (page -> :class:`~harness.rulings.records.Ruling`), ``rounding`` (rounding rules,
-exact sums), ``decode`` (one fused score -> rank tuples), ``joint`` (a ruling's scores together), ``records``
+``parse`` (page -> :class:`~harness.rulings.records.Ruling`), ``joint`` (a ruling's scores
+together, each decoded by :mod:`harness.arms.rrf_decode`), ``records``
 (frozen records), ``frames`` (Parquet shapes), ``importer`` (files -> rulings run),
 ``mapping`` / ``match`` / ``evaluate`` (production against a gold set), ``production``
 (the ``production`` answerer over imported rulings).
@@ -18,8 +18,8 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "decode_score": "harness.rulings.decode",
-    "Decoding": "harness.rulings.decode",
+    "decode_score": "harness.arms.rrf_decode",
+    "Decoding": "harness.arms.rrf_decode",
     "decode_ranking": "harness.rulings.joint",
     "parse_file": "harness.rulings.parse",
     "Ruling": "harness.rulings.records",
@@ -32,8 +32,8 @@ _EXPORTS = {
     "rulings_as_run_tables": "harness.rulings.evaluate",
 }
 
-MODULES = ("cells", "decode", "evaluate", "frames", "importer", "joint", "labels", "mapping",
-           "match", "merge", "parse", "production", "records", "rounding", "rows", "segment", "top")
+MODULES = ("cells", "evaluate", "frames", "importer", "joint", "labels", "mapping",
+           "match", "merge", "parse", "production", "records", "rows", "segment", "top")
 __all__ = [*MODULES, *sorted(_EXPORTS)]
 
 

@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from harness.answering.citations import parse_markers
+from harness.arms.rrf_rounding import fused_value, rounds_to
 from harness.rulings.joint import RowDecoding, ScoredRow, decode_ranking
 from harness.rulings.records import DocCell, Ruling
-from harness.rulings.rounding import fused_value, rounds_to
 from harness.store.ruling_tables import (
     RULING_CITATIONS,
     RULING_DECODES,

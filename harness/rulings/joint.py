@@ -2,7 +2,7 @@
 
 Each distinct chunk of the fused list (its fused rank; a read row and a search
 row with the same fused rank and score are the same chunk) is decoded with
-:func:`harness.rulings.decode.decode_score`, then narrowed by two facts:
+:func:`harness.arms.rrf_decode.decode_score`, then narrowed by two facts:
 
 1. **Carried by.** A read row names the arms that carried the chunk; a set of
    size ``m`` means exactly ``m`` ranks are not None. When no candidate has ``m``
@@ -27,8 +27,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.rulings.decode import Decoding, decode_score
-from harness.rulings.rounding import Ranks
+from harness.arms.rrf_decode import Decoding, decode_score
+from harness.arms.rrf_rounding import Ranks
 
 
 @dataclass(frozen=True)

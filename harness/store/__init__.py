@@ -6,6 +6,9 @@ Modules, in pipeline order:
 * ``tables``         retrieval table schemas (questions, arm_ranks, fused, metrics ...)
 * ``answer_tables``  answering table schemas (reads, answers, citations, answer_metrics)
 * ``ruling_tables``  imported-rulings table schemas
+* ``casting``        frames and Arrow tables cast to a registered schema
+* ``manifest``       manifest.json read without links, its shape and table columns checked
+* ``runlock``        the one-writer-per-run lock (flock on .lock, O_NOFOLLOW)
 * ``rundir``         Run, RunWriter, open_run: runs/<id>/ with manifest.json
 * ``readback``       run tables back to records (questions with facts, documents, chunks)
 * ``provenance``     manifest contents: hashes, versions, git commit
@@ -13,5 +16,5 @@ Modules, in pipeline order:
 * ``query``          DuckDB views over every run (`harness query`)
 """
 
-__all__ = ["answer_tables", "baseline", "provenance", "query", "readback", "ruling_tables", "rundir", "schema",
-           "tables"]
+__all__ = ["answer_tables", "baseline", "casting", "manifest", "provenance", "query", "readback",
+           "ruling_tables", "rundir", "runlock", "schema", "tables"]

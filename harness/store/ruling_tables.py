@@ -153,7 +153,7 @@ RULING_CITATIONS = table(
 
 RULING_DECODES = table(
     "ruling_decodes",
-    "Per-arm rank tuples that reproduce each fused score (harness.rulings.decode).",
+    "Per-arm rank tuples that reproduce each fused score (harness.arms.rrf_decode).",
     ("question_id", "fused_rank"),
     Column("question_id", S, "ruling id"),
     Column("fused_rank", I32, "1-based position in production's fused list"),

@@ -7,47 +7,48 @@ run is opened (:class:`harness.core.errors.ProvenanceError` on mismatch).
 
 Concurrency and hostile input:
 
-* one writer per run: :class:`RunWriter` takes an exclusive ``fcntl.flock`` on
-  ``<run>/.lock`` (non-blocking); a second *process* is refused with a
-  :class:`HarnessError` naming the run and the holder's pid. Writers in the same
-  process share the lock (a run that answers opens the run again), and the
-  manifest's read-modify-write also holds a per-run thread lock. The lock goes
-  with the process, so a killed run can be resumed at once;
+* one writer per run (:mod:`harness.store.runlock`: ``flock`` on ``<run>/.lock``,
+  opened with ``O_NOFOLLOW``);
 * temporary names carry the pid and a random suffix (``.<name>.tmp-<pid>-<hex>``);
 * a failed write (``ENOSPC``, ``EACCES`` ...) removes its temporary file and
   raises a :class:`HarnessError` naming the file: the table or manifest keeps
   its previous content;
-* run ids are confined to the runs folder (:func:`run_path`): letters, digits,
-  ``.``, ``_``, ``-``, not starting with a dot, at most 128 characters.
+* run ids are confined to the runs folder (:func:`run_path`, the one check in
+  :func:`harness.core.names.check_name`);
+* nothing is written or read through a link under a run folder (the run folder
+  itself, ``.partial``, journals, tables, the manifest: :meth:`RunWriter.file`);
+* the manifest's shape and every table's columns are checked when a run is opened
+  (:mod:`harness.store.manifest`); ``has_table`` means "recorded in the manifest";
+* a refused command never changes a complete run (:meth:`RunWriter.mark_failed`).
 
 Reference: flock(2) (advisory locks per open file description).
 """
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import json
-import os
-import re
 import secrets
-import threading
 import weakref
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from harness.core.atomic import atomic_path, temp_name  # noqa: F401 (temp_name: re-exported)
+from harness.core.atomic import atomic_write, check_no_links, link_error
+from harness.core.atomic import temp_name as temp_name  # re-exported
 from harness.core.digest import file_sha256
-from harness.core.errors import HarnessError, ProvenanceError
+from harness.core.errors import ConfigError, HarnessError, ProvenanceError
+from harness.core.names import check_name
+from harness.core.redact import redact_text
+from harness.store.casting import to_arrow
+from harness.store.manifest import MANIFEST as MANIFEST
+from harness.store.manifest import check_columns, read_manifest
+from harness.store.runlock import RunLock
 from harness.store.schema import RUN_ID
 from harness.store.tables import TABLES
-
-MANIFEST = "manifest.json"
 
 
 def new_run_id(prefix: str = "run") -> str:
@@ -56,115 +57,23 @@ def new_run_id(prefix: str = "run") -> str:
     return f"{prefix}-{stamp}-{secrets.token_hex(2)}"
 
 
-_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-
-
 def check_run_id(run_id: str) -> str:
-    """``run_id`` when it is a plain folder name (see module docstring), else raise."""
-    if not _RUN_ID.match(run_id) or ".." in run_id:
-        raise HarnessError(f"bad run id {run_id!r}: use letters, digits, '.', '_' and '-' "
-                           "(not starting with '.', no '..', at most 128 characters); "
-                           "a run id is a folder name inside --out")
-    return run_id
+    """``run_id`` when it is a plain folder name, else raise (:func:`check_name`)."""
+    try:
+        return check_name("run id", run_id)
+    except ConfigError as exc:
+        raise HarnessError(f"{exc}; a run id is a folder name inside --out") from None
 
 
 def run_path(runs_dir: Path, run_id: str) -> Path:
     """``runs_dir / run_id`` after checking the id stays inside ``runs_dir``."""
     check_run_id(run_id)
     path = Path(runs_dir) / run_id
+    if path.is_symlink():
+        raise link_error(path)
     if not path.resolve().is_relative_to(Path(runs_dir).resolve()):
         raise HarnessError(f"run id {run_id!r} leads outside {runs_dir}")
     return path
-
-
-def _write_failed(path: Path, exc: OSError) -> HarnessError:
-    why = "no space left on device" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
-    return HarnessError(f"{path}: cannot write ({why}); the file keeps its previous content")
-
-
-def atomic_write(path: Path, write: Any) -> None:
-    """Call ``write(tmp)`` then rename ``tmp`` over ``path``; on an ``OSError`` the
-    temporary file is removed and a :class:`HarnessError` names ``path``."""
-    try:
-        with atomic_path(path) as tmp:  # removes the temporary on any error
-            write(tmp)
-    except OSError as exc:
-        raise _write_failed(path, exc) from None
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    atomic_write(path, lambda tmp: Path(tmp).write_bytes(data))
-
-
-class _RunLock:
-    """The process's exclusive lock on one run folder, shared by its writers."""
-
-    _held: ClassVar[dict[str, tuple[int, int]]] = {}  # resolved path -> (fd, writers)
-    _guard = threading.Lock()
-    _manifest_locks: ClassVar[dict[str, threading.Lock]] = {}
-
-    @classmethod
-    def acquire(cls, folder: Path) -> str:
-        key = str(folder.resolve())
-        with cls._guard:
-            if key in cls._held:
-                fd, n = cls._held[key]
-                cls._held[key] = (fd, n + 1)
-                return key
-            lock = folder / ".lock"
-            try:
-                fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-            except OSError as exc:
-                raise HarnessError(f"{lock}: cannot create the run lock "
-                                   f"({exc.strerror or exc})") from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-                os.close(fd)
-                raise HarnessError(f"run {folder.name} ({folder}) is being written by another "
-                                   f"process (pid {holder}); wait for it to finish or choose "
-                                   "another --run-id") from None
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, str(os.getpid()).encode(), 0)
-            cls._held[key] = (fd, 1)
-            cls._manifest_locks.setdefault(key, threading.Lock())
-            return key
-
-    @classmethod
-    def release(cls, key: str) -> None:
-        with cls._guard:
-            fd, n = cls._held.get(key, (-1, 0))
-            if n > 1:
-                cls._held[key] = (fd, n - 1)
-            elif n == 1:
-                del cls._held[key]
-                os.close(fd)  # closing the descriptor releases the flock
-
-    @classmethod
-    def manifest_lock(cls, key: str) -> threading.Lock:
-        with cls._guard:
-            return cls._manifest_locks.setdefault(key, threading.Lock())
-
-
-def to_arrow(name: str, df: pd.DataFrame, families: dict[str, list[str]] | None = None,
-             run_id: str | None = None) -> pa.Table:
-    """Cast ``df`` to the registered schema of table ``name`` (column order from the
-    schema; missing or extra columns raise). ``run_id`` fills the leading ``run_id``
-    column (replacing any the frame carries, e.g. when copied from another run). The
-    result carries the schema's field descriptions and file metadata."""
-    spec = TABLES.get(name)
-    schema = spec.schema(families)
-    if run_id is not None:
-        df = df.assign(**{RUN_ID.name: run_id})
-    missing = [f.name for f in schema if f.name not in df.columns]
-    extra = [c for c in df.columns if c not in schema.names]
-    if missing or extra:
-        raise HarnessError(f"table {name}: missing columns {missing}, unexpected columns {extra}")
-    table = pa.Table.from_pandas(df[schema.names], schema=schema, preserve_index=False)
-    # from_pandas adds its own b"pandas" key; keep it and ours
-    return table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                          **spec.file_metadata()})
 
 
 class RunWriter:
@@ -173,13 +82,15 @@ class RunWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        if self.path.is_symlink():
+            raise link_error(self.path)
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise HarnessError(f"{self.path}: cannot create the run folder "
                                f"({exc.strerror or exc})") from None
-        self._key = _RunLock.acquire(self.path)
-        self._release = weakref.finalize(self, _RunLock.release, self._key)
+        self._key = RunLock.acquire(self.path)
+        self._release = weakref.finalize(self, RunLock.release, self._key)
 
     def close(self) -> None:
         """Release this writer's share of the run lock (idempotent)."""
@@ -195,8 +106,29 @@ class RunWriter:
     def run_id(self) -> str:
         return self.path.name
 
+    def file(self, name: str) -> Path:
+        """``<run>/<name>`` (``name`` may hold folders) after refusing any link on the way."""
+        return check_no_links(self.path / name, self.path)
+
+    def folder(self, name: str) -> Path:
+        """``<run>/<name>/``, created if missing, never through a link."""
+        p = self.file(name)
+        p.mkdir(parents=True, exist_ok=True)
+        return self.file(name)
+
     def has_table(self, name: str) -> bool:
-        return (self.path / f"{name}.parquet").exists()
+        """True when table ``name`` is recorded in the manifest and its file is there
+        (a file the manifest does not record is not a finished table)."""
+        return name in self.read_manifest().get("tables", {}) and self.file(
+            f"{name}.parquet").exists()
+
+    def mark_failed(self, error: str) -> None:
+        """Record ``status: failed`` and the error, unless the run was complete: a
+        refused command leaves a complete run as it was."""
+        with RunLock.manifest_lock(self._key):
+            if self.read_manifest().get("status") == "complete":
+                return
+        self.update_manifest({"status": "failed", "error": redact_text(error)[:2000]})
 
     def table_run_id(self) -> str:
         """The ``run_id`` written into every row: the manifest's run id (a baseline
@@ -222,28 +154,22 @@ class RunWriter:
         table = table.append_column(RUN_ID.name, pa.repeat(pa.scalar(self.table_run_id(), pa.string()), table.num_rows))
         table = table.select(schema.names).cast(schema)
         table = table.replace_schema_metadata({**meta, **spec.file_metadata()})
-        out = self.path / f"{name}.parquet"
-        atomic_write(out, lambda tmp: pq.write_table(table, tmp))
+        out = self.file(f"{name}.parquet")
+        atomic_write(out, lambda tmp: pq.write_table(table, tmp), self.path)
         self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": table.num_rows}}})
         return out
 
     def read_manifest(self) -> dict[str, Any]:
-        p = self.path / MANIFEST
-        if not p.exists():
-            return {}
-        try:
-            return dict(json.loads(p.read_text(encoding="utf-8")))
-        except (json.JSONDecodeError, UnicodeDecodeError, TypeError, ValueError) as exc:
-            raise ProvenanceError(f"{p}: manifest is not valid JSON ({exc})") from None
+        """The manifest so far (``{}`` for a new run), shape-checked, never through a link."""
+        return read_manifest(self.path, missing_ok=True)
 
     def update_manifest(self, patch: dict[str, Any]) -> dict[str, Any]:
         """Deep-merge ``patch`` into the manifest and write it atomically (under the
         run lock, so no concurrent update is lost)."""
-        with _RunLock.manifest_lock(self._key):
+        with RunLock.manifest_lock(self._key):
             m = _merge(self.read_manifest(), patch)
-            _atomic_write_bytes(self.path / MANIFEST,
-                                json.dumps(m, indent=2, sort_keys=True,
-                                           ensure_ascii=False).encode())
+            data = json.dumps(m, indent=2, sort_keys=True, ensure_ascii=False).encode()
+            atomic_write(self.path / MANIFEST, lambda tmp: Path(tmp).write_bytes(data), self.path)
         return m
 
 
@@ -259,13 +185,9 @@ class Run:
 
     def __init__(self, path: Path, *, verify: bool = True) -> None:
         self.path = Path(path)
-        mp = self.path / MANIFEST
-        if not mp.exists():
-            raise HarnessError(f"{self.path}: not a run directory (no {MANIFEST})")
-        try:
-            self.manifest: dict[str, Any] = json.loads(mp.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ProvenanceError(f"{mp}: manifest is not valid JSON ({exc})") from exc
+        if self.path.is_symlink():
+            raise link_error(self.path)
+        self.manifest: dict[str, Any] = read_manifest(self.path)
         if verify:
             self.verify()
 
@@ -274,16 +196,25 @@ class Run:
         return str(self.manifest.get("run_id", self.path.name))
 
     def verify(self) -> None:
-        """Check every table's hash against the manifest; report all mismatches."""
+        """Check every table's hash against the manifest and its columns against the
+        declared schema; report all mismatches."""
         bad = []
         for name, info in self.manifest.get("tables", {}).items():
             p = self.path / f"{name}.parquet"
-            if not p.exists():
+            if p.is_symlink():
+                bad.append(str(link_error(p)))
+            elif not p.exists():
                 bad.append(f"{name}.parquet is missing")
             elif file_sha256(p) != info.get("sha256"):
                 bad.append(f"{name}.parquet does not match the hash in the manifest")
         if bad:
             raise ProvenanceError(f"{self.path}: " + "; ".join(bad))
+        check_columns(self.path, self.tables())
+
+    @property
+    def complete(self) -> bool:
+        """True when the manifest says the run finished (``status: complete``)."""
+        return self.manifest.get("status") == "complete"
 
     def tables(self) -> list[str]:
         return sorted(self.manifest.get("tables", {}))
@@ -315,12 +246,11 @@ def _manifests(runs_dir: Path) -> list[tuple[Path, dict[str, Any]]]:
     found = []
     for p in runs_dir.iterdir():
         mp = p / MANIFEST
-        if p.is_dir() and mp.exists():
+        if p.is_dir() and not p.is_symlink() and mp.exists():
             try:
-                m = json.loads(mp.read_text(encoding="utf-8"))
-            except (json.JSONDecodeError, UnicodeDecodeError, OSError):
+                m = read_manifest(p)
+            except (HarnessError, OSError):
                 m = {}
-            m = m if isinstance(m, dict) else {}
             found.append((str(m.get("created", "")), p.name, p, m))
     return [(p, m) for _, _, p, m in sorted(found, key=lambda t: (t[0], t[1]))]
 

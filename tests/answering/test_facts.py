@@ -30,10 +30,40 @@ def test_sentences_drop_markers_and_emphasis() -> None:
     ("В конце хода можно держать 5 карт масла.", [["5 карт"]], "ru", (True,)),
     ("Si, se puede elegir una acción dos veces.", [["acciones dos veces"]], "es", (True,)),
     ("", [["anything"]], "en", (False,)),
+    # a phrase, not a bag of words: order kept, at most MAX_GAP (2) tokens between
+    ("The lantern is lit by you.", [["light lantern"]], "en", (False,)),
+    ("Light the harbour lantern.", [["light lantern"]], "en", (True,)),
+    ("Light one very old harbour lantern.", [["light lantern"]], "en", (False,)),
+    # negation inside the occurrence or up to 3 tokens before it; not across a clause
+    ("A Chancellor may not be nominated twice.", [["may be nominated"]], "en", (False,)),
+    ("No, you can't place a second lantern there.", [["second lantern"]], "en", (False,)),
+    ("No, but you may place a second lantern there.", [["second lantern"]], "en", (True,)),
+    ("There is no change.", [["no change"]], "en", (True,)),
+    ("You keep no more than 5 cards.", [["5 cards"]], "en", (True,)),
+    ("Man spielt nicht mit 10 Laternen.", [["10 Laternen"]], "de", (False,)),
+    ("Нельзя держать 5 карт.", [["5 карт"]], "ru", (False,)),
+    ("بازی در سپیده تمام نمی‌شود.", [["سپیده"]], "fa", (False,)),
+    # short words, numbers and function words never match alone
+    ("He said three things about a game.", [["three"], ["a"], ["3"]], "en", (False, False, False)),
+    ("Give each player 6 Renown.", [["6 each"]], "en", (False,)),
+    # Russian stems: a stem-like phrasing of at least 4 letters begins the word
+    ("Карты нужно держать на руке.", [["держ на руке"]], "ru", (True,)),
+    ("Карты нужно держать на руке.", [["дер"]], "ru", (False,)),
 ])
 def test_facts_stated(text: str, facts: list[list[str]], language: str,
                       stated: tuple[bool, ...]) -> None:
     assert facts_stated(text, facts, language) == stated
+
+
+def test_every_sample_phrasing_can_match() -> None:
+    """A phrasing with no content word can never be stated: the sample has a usable
+    alternative for every fact."""
+    from harness.answering.facts import phrasing_matched
+
+    gs = load_goldset(REPO / "goldsets" / "sample.yaml", check_pages=False)
+    for q in gs.questions:
+        for fact in q.facts:
+            assert any(phrasing_matched(p, [p], q.language) for p in fact), (q.question_id, fact)
 
 
 def test_fact_recall_is_stated_over_facts_and_nan_without_facts() -> None:

@@ -46,7 +46,7 @@ def test_preflight_names_a_dead_endpoint_and_a_missing_model() -> None:
         paths = [r.path for r in srv.requests]
     text = "\n".join(map(str, problems))
     assert [p.where.split()[1] for p in problems] == ["dead", "nomodel"]
-    assert "cannot reach http://127.0.0.1:" in text and "ConnectError" in text
+    assert "cannot reach http://127.0.0.1:" in text and "Connection refused" in text
     assert "model 'qwen:1b' is not on the server" in text and "it has: llama3:8b" in text
     # the ready ones were asked one tiny request each, after their model list
     assert paths.count("/api/chat") == 1 and paths.count("/v1/chat/completions") == 1
@@ -115,7 +115,8 @@ def test_cli_exits_1_above_the_error_rate_and_0_within_it(run_dir: Path) -> None
 
 
 def test_run_with_a_dead_answerer_fails_before_retrieval(tmp_path: Path) -> None:
-    from harness.pipeline.retrieval import RunOptions, run
+    from harness.pipeline.options import RunOptions
+    from harness.pipeline.retrieval import run
     from tests.helpers.common import FIXTURES, LEXICAL
 
     opts = RunOptions(goldset=FIXTURES / "goldsets" / "sample-three.yaml", config=LEXICAL,

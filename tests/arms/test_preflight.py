@@ -11,7 +11,8 @@ import pytest
 from harness.arms import load_builtin_arms
 from harness.arms.base import ARMS, ArmContext, ArmResult, preflight_arms
 from harness.core.errors import ConfigError, ValidationError
-from harness.pipeline.retrieval import RunOptions, run
+from harness.pipeline.options import RunOptions
+from harness.pipeline.retrieval import run
 from tests.helpers.common import make_tiny_corpus
 
 CALLS: list[str] = []
@@ -27,8 +28,8 @@ class ProbeArm:
             raise ConfigError("cannot be built")
         self.fail = fail
 
-    def preflight(self, corpus: Any, questions: Sequence[Any]) -> str | None:
-        CALLS.append(f"preflight {len(corpus.chunks)} {len(questions)}")
+    def preflight(self, corpus: Any, questions: Sequence[Any], context: ArmContext) -> str | None:
+        CALLS.append(f"preflight {len(corpus.chunks)} {len(questions)} {context.run_dir}")
         return self.fail or None
 
     def close(self) -> None:
@@ -56,18 +57,20 @@ def test_every_problem_named_by_arm_and_arms_closed():
             "down": {"kind": "preflight-probe", "fail": "http://127.0.0.1:9/ refused"},
             "broken": {"kind": "preflight-probe", "boom": True}, "bm25": {}}
     with pytest.raises(ValidationError) as info:
-        preflight_arms(arms, corpus, ["q1", "q2"])  # type: ignore[list-item]
+        preflight_arms(list(arms), corpus, ["q1", "q2"],  # type: ignore[list-item]
+                       ArmContext(cache_dir=Path("unused"), arm_params=arms))
     text = str(info.value)
     assert text.startswith("arm preflight failed; nothing was written (2 problem(s))")
     assert "arm down (preflight-probe): http://127.0.0.1:9/ refused" in text
     assert "arm broken (preflight-probe): cannot be built" in text
     assert "arm ok" not in text and "bm25" not in text
-    expected = [f"preflight {len(corpus.chunks)} 2", "close"] * 2
+    expected = [f"preflight {len(corpus.chunks)} 2 None", "close"] * 2
     assert expected == CALLS
 
 
 def test_passing_preflight_raises_nothing():
-    preflight_arms({"ok": {"kind": "preflight-probe"}, "bm25": {}}, make_tiny_corpus(), [])
+    preflight_arms(["ok", "bm25"], make_tiny_corpus(), [],
+                   ArmContext(cache_dir=Path("unused"), arm_params={"ok": {"kind": "preflight-probe"}}))
 
 
 def test_run_refused_before_any_folder(tmp_path: Path):

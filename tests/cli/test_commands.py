@@ -275,6 +275,20 @@ def _export(fx: Fixture, tmp: Path) -> None:
     assert f"wrote {len(files)} files" in out
 
 
+def _facts_agreement(fx: Fixture, tmp: Path) -> None:
+    import json
+
+    labels = SAMPLE.with_name("sample-fact-labels.yaml")
+    out = json.loads(_ok(harness("facts", "agreement", labels, "--json")))
+    assert out["matcher"]["items"] == 64 and out["matcher"]["accuracy"] > 0.9
+    bad = tmp / "bad.yaml"
+    bad.write_text("goldset: sample.yaml\nitems:\n  - {q: nope, fact: 0, stated: true, kind: k, answer: a}\n",
+                   encoding="utf-8")
+    res = harness("facts", "agreement", bad, "--goldset", SAMPLE)
+    assert res.returncode == 2 and f"{bad}:3: question 'nope'" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
 CASES: dict[tuple[str, ...], Case] = {
     ("run",): _run, ("list",): _list, ("validate",): _validate, ("ingest",): _ingest,
     ("goldset", "from-qrels"): _from_qrels, ("goldset", "from-outline"): _from_outline,
@@ -283,6 +297,7 @@ CASES: dict[tuple[str, ...], Case] = {
     ("baseline", "save"): _baseline_save, ("bands",): _bands, ("report",): _report,
     ("query",): _query, ("tune",): _tune, ("rulings", "import"): _rulings, ("rulings", "score"): _rulings_score,
     ("rulings", "decode"): _rulings_decode, ("export",): _export,
+    ("facts", "agreement"): _facts_agreement,
 }
 
 

@@ -17,7 +17,8 @@ from ir_measures import AP, RR, P, R, Success, nDCG
 from harness.fusion.configs import FusionConfig
 from harness.fusion.fuse import RankMatrix, fuse
 from harness.goldset.records import PageRef, Question
-from harness.metrics.pages import make_gold, page_lists, page_ranks
+from harness.metrics.gold import make_gold
+from harness.metrics.page_lists import page_lists, page_ranks
 from harness.metrics.ranking import compute, parse
 from tests.helpers.synthetic import synthetic
 
@@ -42,7 +43,7 @@ def _ours_and_oracle_run(seed: int, graded: bool, names: list[str]):
     cfg = FusionConfig("c", "c", "grid", "rrf", 60.0, ("a", "b", "c"), (1.0, 0.7, 1.3), (30, 40, 50))
     f = fuse(m, cfg)
     specs = [parse(n) for n in names]
-    lists, _ = page_lists(f, gold, max(s.cutoff or 1 for s in specs))
+    lists = page_lists(f, gold, max(s.cutoff or 1 for s in specs))
     ours = compute(specs, lists)
     prank, first = page_ranks(f, gold)
     run = pd.DataFrame({"query_id": m.question_ids[f.question_index][first].astype(str),

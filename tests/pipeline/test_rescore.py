@@ -13,8 +13,9 @@ import pandas as pd
 import pytest
 
 from harness.pipeline.grid_tables import StorePolicy, grid_size
+from harness.pipeline.options import RunOptions
 from harness.pipeline.rescore import rescore
-from harness.pipeline.retrieval import RunOptions, run
+from harness.pipeline.retrieval import run
 from harness.store.rundir import Run
 from tests.helpers.common import LEXICAL
 

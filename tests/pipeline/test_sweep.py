@@ -7,9 +7,11 @@ import pytest
 from harness.fusion.configs import FusionConfig
 from harness.fusion.fuse import RankMatrix, fuse
 from harness.goldset.records import PageRef, Question
-from harness.metrics.pages import make_gold, metrics_frame, page_lists
+from harness.metrics.gold import make_gold
+from harness.metrics.page_lists import Candidates, page_lists
+from harness.metrics.pages import metrics_frame
 from harness.metrics.ranking import compute, parse
-from harness.pipeline.sweep import DenseRanks, page_lists_topk, score_configs, sweep
+from harness.pipeline.sweep import ConfigScores, DenseRanks, score_configs, sweep
 from tests.helpers.synthetic import synthetic
 
 METRICS = ["hit@1", "hit@5", "recall@10", "MRR@10", "nDCG@10", "MAP@10", "P@5", "top_score",
@@ -42,12 +44,13 @@ def test_topk_page_lists_equal_full_path(seed, graded):
         questions = graded_questions(questions, seed)
     m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], ["a", "b", "c"])
     gold = make_gold(questions, m, chunk_pages)
-    dense = DenseRanks.build(m, gold)
+    dense, cands = DenseRanks.build(m), Candidates.build(m, gold)
     specs = [parse(x) for x in METRICS]
     for c in configs():
-        full, _ = page_lists(fuse(m, c), gold, 10)
-        fast = page_lists_topk(dense, gold, c, 10, m=11)  # a small m forces boundary fallbacks
+        full = page_lists(fuse(m, c), gold, 10)
+        fast = page_lists(ConfigScores.of(dense, cands, c), gold, 10, m=11)  # a small m: boundary fallbacks
         assert (full.rel == fast.rel).all() and (full.req == fast.req).all(), c.config_id
+        assert (full.judged == fast.judged).all() and (full.n_pages == fast.n_pages).all(), c.config_id
         a, b = compute(specs, full), compute(specs, fast)
         for name in a:
             np.testing.assert_array_equal(a[name], b[name], err_msg=f"{c.config_id} {name}")

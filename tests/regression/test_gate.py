@@ -354,7 +354,8 @@ def test_sample_gate_passes_unchanged_and_fails_worse_configs(tmp_path: Path) ->
     the default grid plus a k=1, depth-3 config; gated against the first one's baseline
     with the example policy of docs/ci."""
     from harness.fusion.configs import DEFAULT_CONFIG
-    from harness.pipeline.retrieval import RunOptions, run
+    from harness.pipeline.options import RunOptions
+    from harness.pipeline.retrieval import run
     from harness.store.baseline import save_baseline
 
     runs_dir = tmp_path / "runs"

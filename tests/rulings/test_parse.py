@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from harness.arms.rrf_rounding import rounds_to
 from harness.cli.rulings import register
 from harness.core.text import letters_ratio
 from harness.rulings.frames import decode_ruling
 from harness.rulings.importer import import_rulings
 from harness.rulings.parse import parse_bytes, parse_file
 from harness.rulings.records import ParseFailure, Ruling
-from harness.rulings.rounding import rounds_to
 from harness.store.ruling_tables import RULINGS
 from harness.store.rundir import Run
 from tests.helpers.common import FIXTURES as COMMON_FIXTURES

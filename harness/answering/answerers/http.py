@@ -15,16 +15,19 @@ Conventions
   ``u ~ U[0, 1)`` drawn from a local generator seeded by ``(seed, question id)``
   (so delays do not depend on thread scheduling). A numeric ``Retry-After``
   header raises the wait to that many seconds, capped at ``backoff_max_s``.
-* ``timeout_s`` bounds each phase of one attempt (connect, write, each read,
-  pool wait), as in ``httpx.Timeout``, and also the whole attempt: a server
-  that trickles its body a byte at a time is cut off when ``timeout_s`` has
-  passed since the attempt began (a timeout, retried like one).
+* ``timeout_s`` is ONE deadline per attempt over connect, sending, status line,
+  headers and body (:func:`harness.core.httpcall.request`): a server that trickles
+  its headers or body a byte at a time is cut off when ``timeout_s`` has passed
+  since the attempt began (a timeout, retried like one).
 * A body larger than :attr:`JsonPoster.max_body_bytes` (16 MiB) is cut off
-  and the attempt fails (not retried: the server would send it again).
+  and the attempt fails (not retried: the server would send it again). Bodies are
+  asked for uncompressed, so a gzip bomb is never inflated; a 10^5-deep JSON body
+  is "nested too deeply" (:func:`harness.core.httpcall.parse_json`); a redirect to
+  another origin is reported as one, never followed.
+* Error messages carry the server's body with credentials redacted.
 * ``latency_ms`` is the wall time of the whole :meth:`HttpAnswerer.answer` call,
   retries and waits included (``time.perf_counter``).
-* Thread-safe: one ``httpx.Client`` (connection pool) shared by all threads; no
-  other mutable state. Bounded concurrency is the caller's job.
+* Thread-safe: every call opens its own connection; no other mutable state. Bounded concurrency is the caller's job.
 
 Reference: exponential backoff with jitter, "Exponential Backoff And Jitter",
 AWS Architecture Blog (2015); ``Retry-After``: RFC 9110 section 10.2.3.
@@ -32,67 +35,28 @@ AWS Architecture Blog (2015); ``Retry-After``: RFC 9110 section 10.2.3.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
-from urllib.parse import urlsplit, urlunsplit
-
-import httpx
-import numpy as np
+from urllib.parse import urlsplit
 
 from harness.answering.answerers.base import AnswerRequest, AnswerResponse
 from harness.answering.prompt import parse_outcome, render
 from harness.core.errors import ConfigError
-
-_RETRY_EXC = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
-_SNIPPET = 200
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How often and how long to retry one call (see module docstring)."""
-
-    retries: int = 2
-    backoff_s: float = 0.5
-    backoff_max_s: float = 8.0
-    jitter: float = 0.5
-
-    def __post_init__(self) -> None:
-        bad = []
-        if self.retries < 0:
-            bad.append(f"retries={self.retries} must be >= 0")
-        if self.backoff_s < 0 or self.backoff_max_s < 0:
-            bad.append("backoff_s and backoff_max_s must be >= 0")
-        if not 0.0 <= self.jitter <= 1.0:
-            bad.append(f"jitter={self.jitter} must be within [0, 1]")
-        if bad:
-            raise ConfigError("retry policy: " + "; ".join(bad))
-
-    def delay(self, attempt: int, rng: np.random.Generator,
-              retry_after: float | None = None) -> float:
-        """Seconds to wait after failed attempt ``attempt`` (0-based)."""
-        cap = min(self.backoff_max_s, self.backoff_s * 2.0 ** attempt)
-        wait = cap * (1.0 - self.jitter * float(rng.random()))
-        if retry_after is not None:
-            wait = max(wait, min(retry_after, self.backoff_max_s))
-        return wait
-
-
-def call_rng(seed: int, key: str) -> np.random.Generator:
-    """Local generator for one call's jitter, from ``seed`` and a call key."""
-    digest = hashlib.sha256(key.encode("utf-8")).digest()
-    return np.random.default_rng([seed, int.from_bytes(digest[:8], "little")])
-
-
-def redact_url(url: str) -> str:
-    """``url`` without user:password, query or fragment (safe for manifests)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+from harness.core.httpcall import (
+    HttpReply,
+    RetryPolicy,
+    call_rng,
+    call_with_retries,
+    parse_json,
+    redact_url,
+    request,
+    scrub,
+    snippet,
+    status_problem,
+)
+from harness.core.limits import MAX_HTTP_BODY
 
 
 def check_base_url(url: str, source: str) -> str:
@@ -120,31 +84,11 @@ class PostResult:
     attempts: int
 
 
-def retryable_status(code: int) -> bool:
-    """429 (too many requests) and every 5xx are worth another attempt."""
-    return code == 429 or 500 <= code <= 599
-
-
-def _retry_after(resp: httpx.Response) -> float | None:
-    try:
-        value = float(resp.headers.get("retry-after", ""))
-    except ValueError:
-        return None
-    return value if value >= 0 else None
-
-
-class _Deadline(Exception):
-    """The attempt's total time ran out while the body was still arriving."""
-
-
-class _TooLarge(Exception):
-    """The body exceeded the maximum size."""
-
-
 class JsonPoster:
-    """POSTs JSON to one URL with timeout and retries; never raises for a failed call."""
+    """POSTs JSON to one URL with one deadline per attempt and retries
+    (:func:`harness.core.httpcall.request`); never raises for a failed call."""
 
-    max_body_bytes: int = 16 * 1024 * 1024
+    max_body_bytes: int = MAX_HTTP_BODY
 
     def __init__(self, url: str, *, timeout_s: float, retry: RetryPolicy, seed: int,
                  headers: dict[str, str] | None = None) -> None:
@@ -154,63 +98,32 @@ class JsonPoster:
         self.timeout_s = timeout_s
         self.retry = retry
         self.seed = seed
-        self._client = httpx.Client(timeout=httpx.Timeout(timeout_s), headers=headers or {})
+        self.headers = {"content-type": "application/json", **(headers or {})}
         self.sleep = time.sleep
 
     def post(self, payload: dict[str, Any], key: str) -> PostResult:
         """POST ``payload``; retry per the policy; ``key`` seeds the jitter."""
-        rng = call_rng(self.seed, key)
-        last = "no attempt made"
-        attempts = self.retry.retries + 1
-        for attempt in range(attempts):
-            retry_after = None
-            try:
-                resp = self._bounded_post(payload)
-            except _Deadline:
-                last = f"total deadline of {self.timeout_s:g} s passed while reading the body"
-            except _TooLarge:
-                return PostResult(None, f"body larger than {self.max_body_bytes} bytes; cut off",
-                                  attempt + 1)
-            except _RETRY_EXC as exc:
-                last = f"{type(exc).__name__}: {str(exc) or 'no detail'}"
-            except httpx.HTTPError as exc:
-                return PostResult(None, f"{type(exc).__name__}: {exc}", attempt + 1)
-            else:
-                if retryable_status(resp.status_code):
-                    last = f"HTTP {resp.status_code}: {resp.text[:_SNIPPET]}"
-                    retry_after = _retry_after(resp)
-                elif resp.status_code >= 400:
-                    return PostResult(None, f"HTTP {resp.status_code}: {resp.text[:_SNIPPET]}",
-                                      attempt + 1)
-                else:
-                    try:
-                        return PostResult(resp.json(), None, attempt + 1)
-                    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                        return PostResult(None, f"malformed JSON body ({exc}): "
-                                          f"{resp.text[:_SNIPPET]!r}", attempt + 1)
-            if attempt + 1 < attempts:
-                self.sleep(self.retry.delay(attempt, rng, retry_after))
-        return PostResult(None, f"gave up after {attempts} attempt(s); last: {last}", attempts)
+        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
 
-    def _bounded_post(self, payload: dict[str, Any]) -> httpx.Response:
-        """One POST whose body is read within ``timeout_s`` in total and at most
-        ``max_body_bytes`` long (streamed, checked after every chunk)."""
-        deadline = time.monotonic() + self.timeout_s
-        with self._client.stream("POST", self.url, json=payload) as resp:
-            body = bytearray()
-            for chunk in resp.iter_bytes():  # decoded: a gzip bomb counts at full size
-                body += chunk
-                if len(body) > self.max_body_bytes:
-                    raise _TooLarge
-                if time.monotonic() > deadline:
-                    raise _Deadline
-            headers = {k: v for k, v in resp.headers.items() if k.lower() not in
-                       ("content-encoding", "content-length", "transfer-encoding")}
-            return httpx.Response(resp.status_code, headers=headers, content=bytes(body),
-                                  request=resp.request)
+        def once() -> HttpReply:
+            return request("POST", self.url, headers=self.headers, body=body,
+                           deadline_s=self.timeout_s, max_body_bytes=self.max_body_bytes)
+
+        out = call_with_retries(once, self.retry, call_rng(self.seed, key), self.sleep)
+        secrets = [v for v in self.headers.values() if v != "application/json"]
+        if out.reply is None:
+            return PostResult(None, scrub(out.error or "no reply", secrets), out.attempts)
+        problem = status_problem(out.reply)
+        if problem is not None:
+            return PostResult(None, scrub(problem, secrets), out.attempts)
+        try:
+            return PostResult(parse_json(out.reply.body), None, out.attempts)
+        except ValueError as exc:
+            return PostResult(None, f"malformed JSON body ({exc}): {snippet(out.reply)!r}",
+                              out.attempts)
 
     def close(self) -> None:
-        self._client.close()
+        """Nothing to release: every call opens and closes its own connection."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ whose exact sum rounds to the printed score.
 * Sums are exact (:class:`fractions.Fraction`); floats only steer the pruning
   and are always widened by a margin, so no candidate is lost to float error.
 
-Rounding rules, exact sums and the printed-score check: :mod:`harness.rulings.rounding`.
+Rounding rules, exact sums and the printed-score check: :mod:`harness.arms.rrf_rounding`.
 
 Flags
 -----
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from harness.rulings.rounding import ROUNDINGS, Ranks, parse_score
+from harness.arms.rrf_rounding import ROUNDINGS, Ranks, parse_score
 
 _MARGIN = 1e-12  # float steering margin; exact sums decide near the boundaries
 _TIE = Fraction(1, 10**15)

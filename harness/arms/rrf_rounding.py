@@ -1,5 +1,5 @@
 """Rounding rules of printed fused scores, exact fused sums, and the check that a sum
-prints as a score (used by :mod:`harness.rulings.decode` and the ruling tables).
+prints as a score (used by :mod:`harness.arms.rrf_decode` and the ruling tables).
 
 ``half_up`` (default): the printed ``s`` covers exact values in ``[s - h, s + h)``
 with ``h = 0.5 * 10**-decimals``. This is what PostgreSQL ``round(numeric, 6)``,

@@ -1,0 +1,31 @@
+"""Frames and Arrow tables cast to a table's registered schema (column order, types,
+field descriptions and file metadata from :mod:`harness.store.schema`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+
+from harness.core.errors import HarnessError
+from harness.store.schema import RUN_ID
+from harness.store.tables import TABLES
+
+
+def to_arrow(name: str, df: pd.DataFrame, families: dict[str, list[str]] | None = None,
+             run_id: str | None = None) -> pa.Table:
+    """Cast ``df`` to the registered schema of table ``name`` (column order from the
+    schema; missing or extra columns raise). ``run_id`` fills the leading ``run_id``
+    column (replacing any the frame carries, e.g. when copied from another run). The
+    result carries the schema's field descriptions and file metadata."""
+    spec = TABLES.get(name)
+    schema = spec.schema(families)
+    if run_id is not None:
+        df = df.assign(**{RUN_ID.name: run_id})
+    missing = [f.name for f in schema if f.name not in df.columns]
+    extra = [c for c in df.columns if c not in schema.names]
+    if missing or extra:
+        raise HarnessError(f"table {name}: missing columns {missing}, unexpected columns {extra}")
+    table = pa.Table.from_pandas(df[schema.names], schema=schema, preserve_index=False)
+    # from_pandas adds its own b"pandas" key; keep it and ours
+    return table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                          **spec.file_metadata()})
