@@ -185,7 +185,8 @@ def parse(name: str) -> Metric:
 
 _KINDS = ("ranking", "score")
 DEFAULT_METRICS = ("hit@1", "hit@5", "recall@5", "recall@10", "MRR@10", "nDCG@10",
-                   "first_rel_rank", "top_score", "top_score_ratio")
+                   "nDCG(judged_only=True)@10", "Judged@10", "first_rel_rank", "top_score",
+                   "top_score_ratio")
 
 
 def depth_needed(metrics: Sequence[Metric]) -> int:

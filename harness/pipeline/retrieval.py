@@ -185,6 +185,9 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, con
             df.to_parquet(tmp, index=False)
         # per-arm count of empty result lists (and known reasons): the run summary reads it
         described[name] = {"kind": kind, **redact_params(arm.describe()), **empty_counts(results)}
+        close = getattr(arm, "close", None)  # engine arms stop their server or connection
+        if callable(close):
+            close()
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     ranks = pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)

@@ -12,10 +12,11 @@ from harness.metrics.page_lists import Candidates, page_lists
 from harness.metrics.pages import metrics_frame
 from harness.metrics.ranking import compute, parse
 from harness.pipeline.sweep import ConfigScores, DenseRanks, score_configs, sweep
-from tests.helpers.synthetic import synthetic
+from tests.helpers.synthetic import synthetic, with_judgments
 
 METRICS = ["hit@1", "hit@5", "recall@10", "MRR@10", "nDCG@10", "MAP@10", "P@5", "top_score",
-           "top_score_ratio", "first_rel_rank"]
+           "top_score_ratio", "first_rel_rank", "Judged@10", "nDCG(judged_only=True)@10",
+           "MAP(judged_only=True)@10", "recall(judged_only=True)@5", "MRR(judged_only=True)@10"]
 
 
 def configs():
@@ -42,6 +43,7 @@ def test_topk_page_lists_equal_full_path(seed, graded):
     questions, ar, chunk_pages = synthetic(seed, chunks_per_page=3)
     if graded:
         questions = graded_questions(questions, seed)
+    questions = with_judgments(questions, seed)
     m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], ["a", "b", "c"])
     gold = make_gold(questions, m, chunk_pages)
     dense, cands = DenseRanks.build(m), Candidates.build(m, gold)
@@ -54,6 +56,10 @@ def test_topk_page_lists_equal_full_path(seed, graded):
         a, b = compute(specs, full), compute(specs, fast)
         for name in a:
             np.testing.assert_array_equal(a[name], b[name], err_msg=f"{c.config_id} {name}")
+        cf = page_lists(fuse(m, c), gold, 10, judged_only=True)
+        cs = page_lists(ConfigScores.of(dense, cands, c), gold, 10, judged_only=True, whole_list=False, m=11)
+        assert (cf.rel == cs.rel).all() and (cf.n_pages == cs.n_pages).all()
+        assert (cf.judged == (np.arange(10)[None, :] < cf.n_pages[:, None])).all()  # nothing unjudged left
 
 
 def test_sweep_means_equal_metrics_table_and_ignore_thread_count():
@@ -79,6 +85,7 @@ def test_score_configs_equal_full_path_per_question_every_metric():
         questions, ar, chunk_pages = synthetic(seed, chunks_per_page=cpp)
         if graded:
             questions = graded_questions(questions, seed)
+        questions = with_judgments(questions, seed)  # judged pages: Judged@k, condensed lists
         m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], ["a", "b", "c"])
         gold = make_gold(questions, m, chunk_pages)
         cfgs = configs()
