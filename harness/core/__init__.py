@@ -11,6 +11,7 @@ Modules, in pipeline order:
 * ``params``     keyword parameters checked against a constructor's signature
 * ``httpcall``   one bounded HTTP call (one total deadline, body cap, same-origin
   redirects), retries with backoff, redaction of URLs, headers and echoed secrets
+* ``journal``    append-only durable JSON-lines journals keyed by fields (answers, arm calls)
 * ``jsonl``      the one JSON-lines reader (records with file:line, problems collected)
 * ``tablerows``  rows of a DataFrame for plain loops, typed as dynamic
 * ``engines``    execution engines (registry): local, ray; the run's engine session
@@ -20,5 +21,5 @@ Modules, in pipeline order:
 * ``redact``     credentials out of URLs, headers, parameters and text
 """
 
-__all__ = ["atomic", "cluster", "digest", "engines", "errors", "httpcall", "jsonl", "limits", "names",
-           "ordering", "params", "redact", "registry", "tablerows", "text"]
+__all__ = ["atomic", "cluster", "digest", "engines", "errors", "httpcall", "journal", "jsonl", "limits",
+           "names", "ordering", "params", "redact", "registry", "tablerows", "text"]

@@ -10,6 +10,7 @@ Modules, in pipeline order:
                    fused rows, answering on the engine, status)
 * ``retrieval``    the gold-set source: corpus -> arms -> `arm_ranks`
 * ``rescore``      the stored-run source (`--from RUN`): copied tables, a new grid
+* ``search_service`` the reference search service (`harness serve-search`) over the harness's arms
 """
 
-__all__ = ["grid_tables", "lifecycle", "options", "rescore", "retrieval", "run_checks", "sweep"]
+__all__ = ["grid_tables", "lifecycle", "options", "rescore", "retrieval", "run_checks", "search_service", "sweep"]

@@ -1,9 +1,9 @@
 """``harness run --from RUN``: score a new grid over an existing run's stored arm ranks.
 
-Nothing touches the corpus or the models: the source run's ``questions``,
-``question_facts`` (when it has one), ``documents``, ``chunks`` and ``arm_ranks``
-tables (hash-checked when the source is opened) are copied byte for byte into a new
-run directory, and every config of the
+Nothing touches the corpus or the models: the source run's tables declared
+``carried`` (``questions``, ``documents``, ``chunks``, ``arm_ranks``; ``question_facts``
+when it has one; :mod:`harness.store.tables`), hash-checked when the source is opened,
+are copied byte for byte into a new run directory, and every config of the
 new grid is fused and scored from ``arm_ranks``. Each config's arms must be arms of
 the source run, searched at least as deep as the config's depth for that arm (the
 largest depth of the source configs); arm parameters cannot change (they shaped
@@ -37,9 +37,7 @@ from harness.pipeline.options import Progress, RunOptions, RunResult
 from harness.store.provenance import base_manifest
 from harness.store.readback import questions_from_frame
 from harness.store.rundir import Run, RunWriter, open_run
-
-COPIED = ("questions", "documents", "chunks", "arm_ranks")
-COPIED_IF_PRESENT = ("question_facts",)  # reference facts (answer correctness); older runs lack it
+from harness.store.schema import REQUIRED, carried_tables
 
 
 def searched_depths(configs: Any) -> dict[str, int]:
@@ -89,10 +87,12 @@ class StoredRunSource:
         if options.goldset is not None:
             raise ConfigError("--from takes the gold set of the source run; drop --goldset")
         src = open_run(options.source_run, Path(options.runs_dir))
-        missing = [t for t in (*COPIED, "configs") if not src.has_table(t)]
+        carried = carried_tables()  # declared on the tables (store.tables: carried=...)
+        missing = [t for t, how in (*carried.items(), ("configs", REQUIRED))
+                   if how == REQUIRED and not src.has_table(t)]
         if missing:
             raise HarnessError(f"run {src.run_id} cannot be re-scored: no {', '.join(missing)} table(s)")
-        copied = (*COPIED, *(t for t in COPIED_IF_PRESENT if src.has_table(t)))
+        copied = tuple(t for t in carried if src.has_table(t))
         check_grid_size(options.config)
         depths = searched_depths(src.table("configs"))
         cfg = load_config(options.config, known_arms=sorted(depths), known_methods=FUSION_METHODS.names())

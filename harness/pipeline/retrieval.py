@@ -175,7 +175,7 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, con
         kind = str(params.get("kind", name))  # [arms.prod_fulltext] kind = "external"
         arm = make_arm(name, params)
         with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
-            arm.prepare(corpus, context)
+            arm.prepare(corpus, replace(context, name=name))  # the arm's name: its journal
             # results carry the config's arm name, so one kind can serve several arms
             results = [replace(r, arm=name) for r in arm.search(gs.questions, cfg.depth_for(name))]
             if bar is not None:

@@ -2,6 +2,7 @@
 
 Modules, in pipeline order:
 
+* ``evidence``     the "why": how relevant pages moved, every arm's rank
 * ``compare``      compare two sides question by question
 * ``changes``      per-question change rules
 * ``policy``       gate policy TOML
@@ -11,4 +12,4 @@ Modules, in pipeline order:
 * ``answerer_view`` one answerer of a side under a common label (answerer gates)
 """
 
-__all__ = ["answerer_view", "changes", "compare", "completeness", "gate", "gate_report", "policy"]
+__all__ = ["answerer_view", "changes", "compare", "completeness", "evidence", "gate", "gate_report", "policy"]

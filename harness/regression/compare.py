@@ -39,17 +39,8 @@ from harness.metrics.family import AGGREGATES, SCOPES, Metric
 from harness.metrics.info import metric_info
 from harness.metrics.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
 from harness.regression.changes import CHANGE_RULES
-from harness.store.baseline import (
-    PageMove,
-    Side,
-    SideEvidence,
-    evidence_notes,
-    page_moves,
-    relevant_pages,
-    resolve_config,
-    side_configs,
-    side_label,
-)
+from harness.regression.evidence import PageMove, SideEvidence, evidence_notes, page_moves, relevant_pages
+from harness.store.baseline import Side, resolve_config, side_configs, side_label
 
 # The manifest fields that must agree for two runs to be comparable.
 IDENTITY: tuple[tuple[str, str, str], ...] = (

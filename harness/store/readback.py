@@ -53,3 +53,9 @@ def chunks_from_frame(df: pd.DataFrame) -> dict[str, Chunk]:
                               # a missing label reads back as NaN from pandas: None, as written
                               r.page_label if isinstance(r.page_label, str) else None)
             for r in rows(df)}
+
+
+READERS = {"questions": questions_from_frame, "documents": documents_from_frame,
+           "chunks": chunks_from_frame}
+"""Table -> the function that reads it back (``question_facts`` is read with ``questions``);
+the tables declare it (``record=`` in :mod:`harness.store.tables`)."""
