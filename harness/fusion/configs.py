@@ -59,6 +59,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.core import plugins
 from harness.core.errors import ConfigError, Problem, ValidationError
 from harness.fusion.grid_check import Checker
 from harness.fusion.grid_expand import Spec, config_specs, grid_specs
@@ -144,8 +145,9 @@ def expand(raw: dict[str, Any], where: str = "<config>", sha256: str = "",
             used_arms.setdefault(a, None)
             kind = arm_params.get(a, {}).get("kind", a)
             if known_arms is not None and kind not in known_arms:
+                broken = plugins.describe_unknown("harness.arms", str(kind))
                 ck.add(label, f"unknown arm {kind!r}; choose one of: {', '.join(known_arms)}"
-                       " (or name a kind with [arms.NAME] kind = ...)")
+                       " (or name a kind with [arms.NAME] kind = ...)" + (f"; {broken}" if broken else ""))
         ws = tuple(sp.weights.get(a, 1.0) for a in sp.arms)
         ds = tuple(sp.depths.get(a, dd) for a in sp.arms)
         cid = config_id(sp.method, sp.k, sp.arms, ws, ds, dd, sp.tags)
