@@ -16,6 +16,7 @@ from harness.store import answer_tables, ruling_tables
 from harness.store.schema import (
     F64,
     I32,
+    IF_PRESENT,
     REQUIRED,
     RUN_ID,
     SCHEMA_VERSION,
@@ -42,6 +43,23 @@ QUESTIONS = table(
     Column("n_requirements", I32, "number of requirements (0 = unanswerable)"),
     Column("answerable", B, "false when nothing in the corpus answers the question"),
     kept=Kept(("question_id",)), carried=REQUIRED, record="harness.goldset.records.Question",
+)
+
+QUESTION_JUDGMENTS = table(
+    "question_judgments",
+    "Explicit relevance judgments of the gold questions (`judged:` in the gold set); one row per "
+    "question, page and judge. Grade 0 is judged non-relevant, a different fact from never judged: "
+    "`Judged@k` and the condensed-list metrics read them, and `harness run --from` carries them.",
+    ("question_id", "doc_id", "page", "judge_kind", "judge_id"),
+    Column("question_id", S, "gold question id"),
+    Column("doc_id", S, "document of the judged page"),
+    Column("page", I32, "physical page judged"),
+    Column("grade", I32, "0 not relevant, 1 related, 2 relevant, 3 answers it"),
+    Column("judge_kind", S, "human or llm"),
+    Column("judge_id", S, "the person, or the model and prompt hash"),
+    Column("time", S, "ISO 8601 UTC time of the judgment (empty when unknown)"),
+    Column("note", S, "the judge's note"),
+    carried=IF_PRESENT, record="harness.goldset.records.Question (judged)",
 )
 
 DOCUMENTS = table(
