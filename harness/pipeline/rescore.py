@@ -97,8 +97,8 @@ class StoredRunSource:
         depths = searched_depths(src.table("configs"))
         cfg = load_config(options.config, known_arms=sorted(depths), known_methods=FUSION_METHODS.names())
         check_grid(cfg, depths, src.run_id)
-        judged = src.table("question_judgments") if src.has_table("question_judgments") else None
-        questions = tuple(questions_from_frame(src.table("questions"), judgments=judged).values())
+        judgments = src.table("question_judgments") if src.has_table("question_judgments") else None
+        questions = tuple(questions_from_frame(src.table("questions"), judgments=judgments).values())
         chunks = pq.read_table(src.path / "chunks.parquet", columns=["chunk_id", "doc_id", "page"]).to_pandas()
         return cls(src, cfg, questions, chunks, copied)
 

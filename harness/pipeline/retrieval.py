@@ -2,7 +2,7 @@
 
 :class:`GoldsetSource` loads and checks the gold set, corpus, config and parameters
 (before any folder exists), then, inside the run lifecycle
-(:mod:`harness.pipeline.lifecycle`), writes ``questions``, ``question_facts``, ``question_judgments``,
+(:mod:`harness.pipeline.lifecycle`), writes ``questions``, ``question_facts``,
 ``documents``, ``chunks`` and ``arm_ranks``; scoring, fused rows, answering and the
 status are the lifecycle's. ``--from`` is the other source (:mod:`harness.pipeline.rescore`).
 
@@ -126,20 +126,20 @@ def questions_frame(gs: GoldSet) -> pd.DataFrame:
     } for q in gs.questions])
 
 
+JUDGMENT_COLUMNS = ("question_id", "doc_id", "page", "grade", "judge_kind", "judge_id", "time", "note")
+
+
+def question_judgments_frame(gs: GoldSet) -> pd.DataFrame:
+    """One row per explicit judgment of a gold question (``judged:``)."""
+    return pd.DataFrame([(q.question_id, j.doc_id, j.page, j.grade, j.judge_kind, j.judge_id, j.time, j.note)
+                         for q in gs.questions for j in q.judged], columns=list(JUDGMENT_COLUMNS))
+
+
 def question_facts_frame(gs: GoldSet) -> pd.DataFrame:
     """One row per reference fact of a gold question (``answer: {facts: ...}``)."""
     return pd.DataFrame([{"question_id": q.question_id, "fact": i, "phrasings": list(fact)}
                          for q in gs.questions for i, fact in enumerate(q.facts, start=1)],
                         columns=["question_id", "fact", "phrasings"])
-
-
-def question_judgments_frame(gs: GoldSet) -> pd.DataFrame:
-    """One row per explicit judgment of a gold question (``judged:``), in file order."""
-    return pd.DataFrame([{"question_id": q.question_id, "page": j.key, "grade": j.grade,
-                          "judge_kind": j.judge_kind, "judge_id": j.judge_id, "time": j.time,
-                          "note": j.note} for q in gs.questions for j in q.judged],
-                        columns=["question_id", "page", "grade", "judge_kind", "judge_id",
-                                 "time", "note"])
 
 
 def documents_frame(corpus: Corpus) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Run tables back to typed records: questions (with their reference facts and judgments), documents, chunks.
+"""Run tables back to typed records: questions (with their reference facts), documents, chunks.
 
 The inverse of the frames ``harness run`` writes (``questions``, ``question_facts``,
 ``documents``, ``chunks``), for everything that reads a run without its gold set or
@@ -24,17 +24,16 @@ def _ref(s: str) -> PageRef:
 
 def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None,
                          judgments: pd.DataFrame | None = None) -> dict[str, Question]:
-    """``questions`` table (and ``question_facts`` and ``question_judgments``, when the
-    run has them) -> :class:`Question` records (table order kept; judgments in table order)."""
+    """``questions`` table (and ``question_facts``, ``question_judgments``, when the run
+    has them) -> :class:`Question` records (table order kept)."""
     by_q: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     if facts is not None:
         for f in rows(facts):
             by_q.setdefault(str(f.question_id), []).append((int(f.fact), tuple(f.phrasings)))
     judged: dict[str, list[PageJudgment]] = {}
     for j in rows(judgments) if judgments is not None else []:
-        doc, page = split_page_key(str(j.page))
         judged.setdefault(str(j.question_id), []).append(PageJudgment(
-            doc, page, int(j.grade), str(j.judge_kind), str(j.judge_id), str(j.time),
+            str(j.doc_id), int(j.page), int(j.grade), str(j.judge_kind), str(j.judge_id), str(j.time),
             str(j.note)))
     out = {}
     for r in rows(df):
@@ -63,5 +62,6 @@ def chunks_from_frame(df: pd.DataFrame) -> dict[str, Chunk]:
 
 READERS = {"questions": questions_from_frame, "documents": documents_from_frame,
            "chunks": chunks_from_frame}
-"""Table -> the function that reads it back (``question_facts`` is read with ``questions``);
+"""Table -> the function that reads it back (``question_facts`` and ``question_judgments`` are
+read with ``questions``);
 the tables declare it (``record=`` in :mod:`harness.store.tables`)."""

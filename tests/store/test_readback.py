@@ -35,7 +35,8 @@ def test_judgments_come_back_with_their_questions(tmp_path):
                                "question": "Q?", "game": None, "tags": [],
                                "requirements": '[["d#1"]]', "n_requirements": 1,
                                "answerable": True}])
-    judged = pd.DataFrame([{"question_id": "q1", "page": "d#3", "grade": 0, "judge_kind": "human",
+    judged = pd.DataFrame([{"question_id": "q1", "doc_id": "d", "page": 3, "grade": 0,
+                            "judge_kind": "human",
                             "judge_id": "ann", "time": "", "note": "no"}])
     q = questions_from_frame(questions, judgments=judged)["q1"]
     assert q.judged == (PageJudgment("d", 3, 0, "human", "ann", "", "no"),)

@@ -29,6 +29,7 @@ def test_tables_that_read_back_into_records_have_a_reader():
     # facts and judgments come back with the questions
     assert set(READERS) == declared - {"question_facts", "question_judgments"}
     assert "Question" in TABLES.get("question_facts").record
+    assert "Question" in TABLES.get("question_judgments").record
 
 
 def test_a_table_declares_only_known_carry_rules():
