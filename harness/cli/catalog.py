@@ -7,7 +7,7 @@ import importlib
 # (label, module, attribute); modules are imported on demand
 REGISTRIES = (
     ("arms", "harness.arms", "ARMS"),
-    ("fusion methods", "harness.fusion.fuse", "FUSION_METHODS"),
+    ("fusion methods", "harness.fusion.method", "FUSION_METHODS"),
     ("metrics", "harness.metrics.info", "METRICS"),
     ("loaders", "harness.corpus.loaders", "LOADERS"),
     ("chunkers", "harness.corpus.chunking", "CHUNKERS"),

@@ -52,7 +52,7 @@ GROUPS: dict[str, Group] = {
         "harness.rulings.production")),
     "harness.metrics": Group("metrics", "harness.metrics.family", "METRICS",
                              ("harness.metrics.ranking", "harness.metrics.info")),
-    "harness.fusion": Group("fusion methods", "harness.fusion.fuse", "FUSION_METHODS", ("harness.fusion.fuse",)),
+    "harness.fusion": Group("fusion methods", "harness.fusion.method", "FUSION_METHODS", ("harness.fusion",)),
 }
 
 

@@ -119,9 +119,10 @@ FUSED = table(
     Column("doc_id", S, "document of the chunk"),
     Column("page", I32, "physical page of the chunk"),
     Column("fused_rank", I32, "1-based rank in the fused list (exact rational score desc, chunk id asc)"),
-    Column("fused_score", F64, "sum over voting arms of w_a / (k + rank_a)"),
-    Column("ceiling", F64, "sum over the config's arms of w_a / (k + 1)"),
-    Column("score_ratio", F64, "fused_score / ceiling"),
+    Column("fused_score", F64, "the method's fused score (RRF: sum over voting arms of w_a / (k + rank_a))"),
+    Column("ceiling", F64, "the method's ceiling (RRF: sum over the config's arms of w_a / (k + 1)); "
+           "null when it has none", nullable=True),
+    Column("score_ratio", F64, "fused_score / ceiling; null when the method has no ceiling", nullable=True),
     Column("n_arms", I32, "number of arms in the config"),
     Column("arms_voted", I32, "number of arms whose top-depth list holds the chunk"),
     Column("relevant", B, "the chunk's page is one of the question's relevant pages"),
@@ -146,13 +147,14 @@ CONFIGS = table(
     Column("config_id", S, "stable id derived from the parameters"),
     Column("name", S, "readable name"),
     Column("kind", S, "grid (from the config file) or arm (one arm alone)"),
-    Column("method", S, "fusion method name (rrf)"),
-    Column("k", F64, "RRF k"),
+    Column("method", S, "fusion method name (`harness list`: rrf, combsum, combmnz, hybrid, relscore, borda, isr)"),
+    Column("k", F64, "RRF k; null for a method without k", nullable=True),
     Column("arms", pa.list_(S), "arms fused, in order"),
     Column("weights", pa.list_(F64), "per-arm weights"),
     Column("depths", pa.list_(I32), "per-arm depth cutoffs"),
-    Column("ceiling", F64, "sum of w_a / (k + 1)"),
-    Column("params", S, "JSON of every parameter, for provenance"),
+    Column("ceiling", F64, "the method's ceiling (RRF: sum of w_a / (k + 1)); null when it has none "
+           "(docs/fusion.md)", nullable=True),
+    Column("params", S, "JSON of every parameter (with the method's, e.g. norm, mean), for provenance"),
     kept=Kept(("config_id",)),
 )
 
