@@ -13,19 +13,11 @@ import importlib
 import inspect
 from typing import Any
 
-from harness.answering.answerers.base import (
-    ANSWERERS,
-    OUTCOMES,
-    Answerer,
-    AnswerRequest,
-    AnswerResponse,
-    Passage,
-)
+from harness.answering.answerers.base import ANSWERERS, Answerer
 from harness.core.errors import ConfigError
 
 MODULES = ("base", "extractive", "http", "llama_cpp", "ollama", "openai", "replay")
-__all__ = [*MODULES, "ANSWERERS", "OUTCOMES", "AnswerRequest", "AnswerResponse", "Answerer",
-           "Passage", "load_builtin_answerers", "make_answerer"]
+__all__ = [*MODULES, "ANSWERERS", "Answerer", "load_builtin_answerers", "make_answerer"]
 
 _BUILTIN = ("extractive", "ollama", "openai", "replay", "llama_cpp")
 # the `production` answerer (imported ruling pages) lives a stage higher, in
