@@ -13,7 +13,7 @@ from tests.helpers.common import REPO
 
 HARNESS = REPO / "harness"
 STAGES = ("core", "corpus", "goldset", "store", "interop", "embedding", "arms", "fusion", "metrics",
-          "answering", "rulings", "pipeline", "regression", "analysis", "cli")
+          "answering", "rulings", "pipeline", "regression", "analysis", "judging", "cli")
 PACKAGES = (*STAGES, "answering.answerers")
 
 

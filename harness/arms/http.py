@@ -191,6 +191,10 @@ class HttpArm:
             raise ReplyError(str(rec["error"]))
         return read_hits(rec["reply"], self.shape, corpus.chunk_by_id, first_chunks(corpus))
 
+    def hits_of(self, rec: Record) -> list[ReplyHit]:
+        """The hits of one call's record, in reply order; :class:`ReplyError` if it failed."""
+        return self._hits(rec, self.corpus)
+
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
         self._corpus, self._context = corpus, context
 

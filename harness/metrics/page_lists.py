@@ -107,6 +107,10 @@ class Ordering(Protocol):
     def exact(self, rows: np.ndarray, s: np.ndarray, cand: np.ndarray) -> np.ndarray:
         """Candidate columns ``cand`` of ``rows`` (scores ``s``) in exact fused order."""
 
+    def top_score(self, rows: np.ndarray, col: np.ndarray) -> np.ndarray:
+        """Fused score of candidate column ``col`` of each of ``rows`` (``scores`` may be
+        order keys rather than fused scores: every fusion method but RRF)."""
+
 
 def page_lists(source: Fused | Ordering, gold: Gold, depth: int, *, whole_list: bool = True,
                judged_only: bool = False, m: int | None = None) -> PageLists:
@@ -229,7 +233,7 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
         first_rel_rank[rows_e] = distinct + 1.0
         deep[rows_e] = False
     full_rows = np.flatnonzero(bad | deep)
-    top = cs[:, 0].copy()
+    top = np.where(cs[:, 0] > 0, o.top_score(allq, cand[:, 0]), 0.0)
     n_pages = keep.sum(axis=1)
     qi, pos = np.nonzero(keep)
     slot = prank[qi, pos] - 1
@@ -258,7 +262,7 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
         first_rel_rank[full_rows] = np.where(hit.any(axis=1),
                                         np.take_along_axis(fprank, np.argmax(hit, axis=1)[:, None], 1)[:, 0],
                                         np.inf)
-        top[full_rows] = fsc[:, 0]
+        top[full_rows] = np.where(fsc[:, 0] > 0, o.top_score(full_rows, full[:, 0]), 0.0)
         n_pages[full_rows] = fkeep.sum(axis=1)
     if not whole_list:
         first_rel_rank[first_rel_rank > depth] = np.inf

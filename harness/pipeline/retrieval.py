@@ -126,6 +126,15 @@ def questions_frame(gs: GoldSet) -> pd.DataFrame:
     } for q in gs.questions])
 
 
+JUDGMENT_COLUMNS = ("question_id", "doc_id", "page", "grade", "judge_kind", "judge_id", "time", "note")
+
+
+def question_judgments_frame(gs: GoldSet) -> pd.DataFrame:
+    """One row per explicit judgment of a gold question (``judged:``)."""
+    return pd.DataFrame([(q.question_id, j.doc_id, j.page, j.grade, j.judge_kind, j.judge_id, j.time, j.note)
+                         for q in gs.questions for j in q.judged], columns=list(JUDGMENT_COLUMNS))
+
+
 def question_facts_frame(gs: GoldSet) -> pd.DataFrame:
     """One row per reference fact of a gold question (``answer: {facts: ...}``)."""
     return pd.DataFrame([{"question_id": q.question_id, "fact": i, "phrasings": list(fact)}
@@ -233,6 +242,7 @@ class GoldsetSource:
         makers: tuple[tuple[str, Callable[[], pd.DataFrame]], ...] = (
             ("questions", lambda: questions_frame(gs)),
             ("question_facts", lambda: question_facts_frame(gs)),
+            ("question_judgments", lambda: question_judgments_frame(gs)),
             ("documents", lambda: documents_frame(corpus)),
             ("chunks", lambda: chunks_frame(corpus)))
         for name, make in makers:
