@@ -103,8 +103,9 @@ def preflight_arms(arms: Sequence[str], corpus: Corpus, questions: Sequence[Ques
                    context: ArmContext) -> None:
     """Build every arm named in ``arms`` (parameters from ``context.arm_params``) and run
     its ``preflight``; raise one :class:`ValidationError` naming each arm that is not
-    ready (module docstring)."""
-    problems = []
+    ready (module docstring). Arms failing with the same message (arms that read another
+    arm's replies) are reported once, the others named after it."""
+    found: dict[str, list[str]] = {}  # message -> arms, in config order
     for name in arms:
         params = context.arm_params.get(name, {})
         try:
@@ -112,7 +113,10 @@ def preflight_arms(arms: Sequence[str], corpus: Corpus, questions: Sequence[Ques
         except HarnessError as exc:
             message = str(exc)
         if message:
-            problems.append(Problem(f"arm {name} ({params.get('kind', name)})", message))
+            found.setdefault(message, []).append(f"{name} ({params.get('kind', name)})")
+    problems = [Problem(f"arm {names[0]}", message + (f" (the same for arm(s) {', '.join(names[1:])})"
+                                                       if len(names) > 1 else ""))
+                for message, names in found.items()]
     if problems:
         raise ValidationError(problems, "arm preflight failed; nothing was written")
 

@@ -19,7 +19,8 @@ Modules, in pipeline order:
 * ``names``      the one check of names that become paths; NFC ids, invisible characters
 * ``limits``     upper bounds on input sizes and user-given counts
 * ``redact``     credentials out of URLs, headers, parameters and text
+* ``plugins``    built-in and entry-point components (arms, answerers, metrics, fusion): one discovery
 """
 
 __all__ = ["atomic", "cluster", "digest", "engines", "errors", "httpcall", "journal", "jsonl", "limits",
-           "names", "ordering", "params", "redact", "registry", "tablerows", "text"]
+           "names", "ordering", "params", "plugins", "redact", "registry", "tablerows", "text"]

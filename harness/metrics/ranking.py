@@ -165,10 +165,13 @@ def _top_score(p: PageLists, k: int) -> np.ndarray:
 
 
 @_family("top_score_ratio", kind="score", scope="all", takes_cutoff=False,
-         description="top_score / the config's ceiling; the evidence an answer gate would use")
+         description="top_score / the config's ceiling; the evidence an answer gate would use; NaN for a "
+                     "fusion method without a ceiling (docs/fusion.md)")
 def _top_ratio(p: PageLists, k: int) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(p.ceiling > 0, p.top_score / np.where(p.ceiling > 0, p.ceiling, 1.0), 0.0)
+        # NaN where the fusion method has no ceiling (CombSUM z-score, Borda): no ratio, never a plausible 0
+        return np.where(np.isnan(p.ceiling), np.nan,
+                        np.where(p.ceiling > 0, p.top_score / np.where(p.ceiling > 0, p.ceiling, 1.0), 0.0))
 
 
 def parse(name: str) -> Metric:

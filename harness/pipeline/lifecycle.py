@@ -35,6 +35,7 @@ from typing import Any, Protocol
 import pandas as pd
 import pyarrow as pa
 
+from harness.core import plugins
 from harness.core.engines import EngineInfo, open_engine
 from harness.core.errors import HarnessError
 from harness.fusion.configs import FusionConfig, RunConfig
@@ -107,13 +108,13 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
     if options.run_id is not None:
         check_run_id(options.run_id)
     options.engine.check()
+    plugins.load_all()  # built-ins and installed plug-ins: arms, answerers, metrics, fusion methods
     source = load(options)
     specs = metric_specs(options, source.cfg)
     stored = check_budget(*source.sizes(), source.cfg, options.store)
     check_answering(options, source.cfg, stored)
     if options.answerers:  # a dead answerer endpoint fails here, before any retrieval work
         from harness.answering.runner import check_answerers
-        from harness.rulings import production  # noqa: F401  (registers the `production` answerer)
 
         check_answerers(list(options.answerers))
     source.preflight(options)
@@ -144,6 +145,18 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
             raise
         finally:
             writer.close()
+
+
+def run_from(options: RunOptions, progress: Progress | None = None) -> RunResult:
+    """``harness run``: the stored-run source when ``options.source_run`` is given (``--from``;
+    the corpus, arm and model code are never imported), else the gold-set source."""
+    if options.source_run is not None:
+        from harness.pipeline.rescore import StoredRunSource  # deferred: no pipeline circle
+
+        return execute(options, StoredRunSource.load, progress)
+    from harness.pipeline.retrieval import GoldsetSource  # deferred: corpus, arms, models
+
+    return execute(options, GoldsetSource.load, progress)
 
 
 def _score(writer: RunWriter, ranks: RankInputs, cfg: RunConfig, specs: list[Metric],

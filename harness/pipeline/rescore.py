@@ -2,7 +2,7 @@
 
 Nothing touches the corpus or the models: the source run's tables declared
 ``carried`` (``questions``, ``documents``, ``chunks``, ``arm_ranks``; ``question_facts``
-when it has one; :mod:`harness.store.tables`), hash-checked when the source is opened,
+and ``question_judgments`` when it has them; :mod:`harness.store.tables`), hash-checked when the source is opened,
 are copied byte for byte into a new run directory, and every config of the
 new grid is fused and scored from ``arm_ranks``. Each config's arms must be arms of
 the source run, searched at least as deep as the config's depth for that arm (the
@@ -97,7 +97,8 @@ class StoredRunSource:
         depths = searched_depths(src.table("configs"))
         cfg = load_config(options.config, known_arms=sorted(depths), known_methods=FUSION_METHODS.names())
         check_grid(cfg, depths, src.run_id)
-        questions = tuple(questions_from_frame(src.table("questions")).values())
+        judgments = src.table("question_judgments") if src.has_table("question_judgments") else None
+        questions = tuple(questions_from_frame(src.table("questions"), judgments=judgments).values())
         chunks = pq.read_table(src.path / "chunks.parquet", columns=["chunk_id", "doc_id", "page"]).to_pandas()
         return cls(src, cfg, questions, chunks, copied)
 

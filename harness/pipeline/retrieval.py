@@ -89,7 +89,7 @@ def check_parameters(cfg: RunConfig, arm_overrides: dict[str, dict[str, Any]],
     labels = {}
     if answerers:
         from harness.answering.answerers import ANSWERERS
-        from harness.answering.runner import parse_specs
+        from harness.answering.specs import parse_specs
 
         for spec in parse_specs(answerers):
             labels[spec.label] = spec.name
@@ -124,6 +124,15 @@ def questions_frame(gs: GoldSet) -> pd.DataFrame:
         "requirements": json.dumps([[str(r) for r in req] for req in q.requirements], ensure_ascii=False),
         "n_requirements": len(q.requirements), "answerable": q.answerable,
     } for q in gs.questions])
+
+
+JUDGMENT_COLUMNS = ("question_id", "doc_id", "page", "grade", "judge_kind", "judge_id", "time", "note")
+
+
+def question_judgments_frame(gs: GoldSet) -> pd.DataFrame:
+    """One row per explicit judgment of a gold question (``judged:``)."""
+    return pd.DataFrame([(q.question_id, j.doc_id, j.page, j.grade, j.judge_kind, j.judge_id, j.time, j.note)
+                         for q in gs.questions for j in q.judged], columns=list(JUDGMENT_COLUMNS))
 
 
 def question_facts_frame(gs: GoldSet) -> pd.DataFrame:
@@ -233,6 +242,7 @@ class GoldsetSource:
         makers: tuple[tuple[str, Callable[[], pd.DataFrame]], ...] = (
             ("questions", lambda: questions_frame(gs)),
             ("question_facts", lambda: question_facts_frame(gs)),
+            ("question_judgments", lambda: question_judgments_frame(gs)),
             ("documents", lambda: documents_frame(corpus)),
             ("chunks", lambda: chunks_frame(corpus)))
         for name, make in makers:

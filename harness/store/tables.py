@@ -16,6 +16,7 @@ from harness.store import answer_tables, ruling_tables
 from harness.store.schema import (
     F64,
     I32,
+    IF_PRESENT,
     REQUIRED,
     RUN_ID,
     SCHEMA_VERSION,
@@ -42,6 +43,23 @@ QUESTIONS = table(
     Column("n_requirements", I32, "number of requirements (0 = unanswerable)"),
     Column("answerable", B, "false when nothing in the corpus answers the question"),
     kept=Kept(("question_id",)), carried=REQUIRED, record="harness.goldset.records.Question",
+)
+
+QUESTION_JUDGMENTS = table(
+    "question_judgments",
+    "Explicit relevance judgments of the gold questions (`judged:` in the gold set); one row per "
+    "question, page and judge. Grade 0 is judged non-relevant, a different fact from never judged: "
+    "`Judged@k` and the condensed-list metrics read them, and `harness run --from` carries them.",
+    ("question_id", "doc_id", "page", "judge_kind", "judge_id"),
+    Column("question_id", S, "gold question id"),
+    Column("doc_id", S, "document of the judged page"),
+    Column("page", I32, "physical page judged"),
+    Column("grade", I32, "0 not relevant, 1 related, 2 relevant, 3 answers it"),
+    Column("judge_kind", S, "human or llm"),
+    Column("judge_id", S, "the person, or the model and prompt hash"),
+    Column("time", S, "ISO 8601 UTC time of the judgment (empty when unknown)"),
+    Column("note", S, "the judge's note"),
+    carried=IF_PRESENT, record="harness.goldset.records.Question (judged)",
 )
 
 DOCUMENTS = table(
@@ -101,9 +119,10 @@ FUSED = table(
     Column("doc_id", S, "document of the chunk"),
     Column("page", I32, "physical page of the chunk"),
     Column("fused_rank", I32, "1-based rank in the fused list (exact rational score desc, chunk id asc)"),
-    Column("fused_score", F64, "sum over voting arms of w_a / (k + rank_a)"),
-    Column("ceiling", F64, "sum over the config's arms of w_a / (k + 1)"),
-    Column("score_ratio", F64, "fused_score / ceiling"),
+    Column("fused_score", F64, "the method's fused score (RRF: sum over voting arms of w_a / (k + rank_a))"),
+    Column("ceiling", F64, "the method's ceiling (RRF: sum over the config's arms of w_a / (k + 1)); "
+           "null when it has none", nullable=True),
+    Column("score_ratio", F64, "fused_score / ceiling; null when the method has no ceiling", nullable=True),
     Column("n_arms", I32, "number of arms in the config"),
     Column("arms_voted", I32, "number of arms whose top-depth list holds the chunk"),
     Column("relevant", B, "the chunk's page is one of the question's relevant pages"),
@@ -128,13 +147,14 @@ CONFIGS = table(
     Column("config_id", S, "stable id derived from the parameters"),
     Column("name", S, "readable name"),
     Column("kind", S, "grid (from the config file) or arm (one arm alone)"),
-    Column("method", S, "fusion method name (rrf)"),
-    Column("k", F64, "RRF k"),
+    Column("method", S, "fusion method name (`harness list`: rrf, combsum, combmnz, hybrid, relscore, borda, isr)"),
+    Column("k", F64, "RRF k; null for a method without k", nullable=True),
     Column("arms", pa.list_(S), "arms fused, in order"),
     Column("weights", pa.list_(F64), "per-arm weights"),
     Column("depths", pa.list_(I32), "per-arm depth cutoffs"),
-    Column("ceiling", F64, "sum of w_a / (k + 1)"),
-    Column("params", S, "JSON of every parameter, for provenance"),
+    Column("ceiling", F64, "the method's ceiling (RRF: sum of w_a / (k + 1)); null when it has none "
+           "(docs/fusion.md)", nullable=True),
+    Column("params", S, "JSON of every parameter (with the method's, e.g. norm, mean), for provenance"),
     kept=Kept(("config_id",)),
 )
 

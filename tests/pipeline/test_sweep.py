@@ -113,3 +113,42 @@ def test_exact_ties_not_exact_in_float_decide_the_page_list():
     assert m.chunk_ids[f.rows].tolist() == ["x1", "x2"]
     vals = score_configs(m, gold, [c], [parse("first_rel_rank"), parse("MRR@10")], workers=1)[0]
     assert vals["first_rel_rank"].tolist() == [2.0] and vals["MRR@10"].tolist() == [1 / 2]
+
+
+def method_configs():
+    """Every fusion method with its choice parameters, on a few arm sets and depths."""
+    import math
+
+    from harness.fusion.method import FUSION_METHODS
+
+    variants = {"combsum": [("norm", n) for n in ("min-max", "z-score", "sum")],
+                "combmnz": [("norm", n) for n in ("min-max", "z-score", "sum")],
+                "hybrid": [(("norm", n), ("mean", m)) for n in ("min-max", "l2")
+                           for m in ("arithmetic", "geometric", "harmonic")]}
+    out = []
+    for name in FUSION_METHODS.names():
+        for opts in variants.get(name, [()]):
+            opts = tuple(sorted(opts if opts and isinstance(opts[0], tuple) else ([opts] if opts else [])))
+            for arms, w, d in ((("a", "b", "c"), (1.0, 1.0, 1.0), (100, 100, 100)),
+                               (("a", "b"), (1.0, 0.5), (3, 60)), (("b", "c"), (0.5, 2.0), (10, 50))):
+                cid = f"{name}-{opts}-{'+'.join(arms)}-{d[0]}"
+                out.append(FusionConfig(cid, cid, "grid", name, 20.0 if name == "rrf" else math.nan, arms, w, d,
+                                        opts))
+    return out
+
+
+def test_every_fusion_method_scores_as_the_full_path():
+    specs = [parse(x) for x in METRICS]
+    for seed, cpp in ((5, 2), (8, 3)):
+        questions, ar, chunk_pages = synthetic(seed, chunks_per_page=cpp)
+        # coarse arm scores: many exact ties in every normalisation
+        ar = ar.assign(score=np.round(10.0 / ar["rank"].to_numpy(), 0) + (ar["arm"] == "a") * 3.0)
+        m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], ["a", "b", "c"])
+        gold = make_gold(questions, m, chunk_pages)
+        cfgs = method_configs()
+        fast = score_configs(m, gold, cfgs, specs, workers=2)
+        for c, vals in zip(cfgs, fast, strict=True):
+            tab = metrics_frame(fuse(m, c), gold, specs)
+            for s in specs:
+                want = tab[tab["metric"] == s.name]["value"].to_numpy()
+                np.testing.assert_array_equal(vals[s.name], want, err_msg=f"{seed} {c.config_id} {s.name}")

@@ -20,13 +20,16 @@ def test_baselines_keep_the_declared_tables_with_their_sort_keys():
 
 def test_from_carries_the_declared_tables():
     assert carried_tables() == {"questions": REQUIRED, "documents": REQUIRED, "chunks": REQUIRED,
-                                "arm_ranks": REQUIRED, "question_facts": IF_PRESENT}
+                                "arm_ranks": REQUIRED, "question_facts": IF_PRESENT,
+                                "question_judgments": IF_PRESENT}
 
 
 def test_tables_that_read_back_into_records_have_a_reader():
     declared = {n for n, s in TABLES.items() if s.record}
-    assert set(READERS) == declared - {"question_facts"}  # facts come back with the questions
+    # facts and judgments come back with the questions
+    assert set(READERS) == declared - {"question_facts", "question_judgments"}
     assert "Question" in TABLES.get("question_facts").record
+    assert "Question" in TABLES.get("question_judgments").record
 
 
 def test_a_table_declares_only_known_carry_rules():
