@@ -107,18 +107,9 @@ def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEF
     tables (see the module docstring)."""
     from sklearn.model_selection import StratifiedKFold
 
-    from harness.metrics.family import SCOPES
-    from harness.metrics.info import metric_info
+    from harness.metrics.info import scored_rows
 
-    info = metric_info(metric)
-    if info is None:
-        raise HarnessError(f"metric {metric!r} has no known direction; metrics in the run: "
-                           f"{', '.join(sorted(metrics['metric'].unique()))}")
-    rows = metrics[metrics["metric"] == info.name]
-    rows = rows[SCOPES.get(info.scope)(rows)]
-    if rows.empty:
-        raise HarnessError(f"no {info.name} rows in scope ({info.scope}); metrics in the run: "
-                           f"{', '.join(sorted(metrics['metric'].unique()))}")
+    info, rows = scored_rows(metrics, metric)
     if n_folds < 2:
         raise HarnessError(f"--folds {n_folds}: need at least 2 folds")
     wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
