@@ -48,13 +48,19 @@ Q1 = '  - {id: q1, language: en, question: "How far?", pages: [rb#2]}\n'
 ASK = ("python", "-c",
        "import sys, time\n"
        "from harness.answering.answerers.ollama import OllamaAnswerer\n"
-       "from harness.answering.answerers.base import AnswerRequest, Passage\n"
+       "from harness.answering.requests import AnswerRequest, Passage\n"
        "a = OllamaAnswerer(model='m', base_url='{url}', timeout_s=2, retries=0)\n"
        "t = time.monotonic()\n"
        "r = a.answer(AnswerRequest('q1', 'How far?', 'en', (Passage(1, 'rb#2#0', 'rb', 2, 'Turn', 'Move three.'),)))\n"
        "took = time.monotonic() - t\n"
        "print(r.outcome, r.error, f'took {took:.1f}s')\n"
        "sys.exit(0 if took < 10 else 3)\n")
+
+HTTP_ARM = ('[arms.live]\nkind = "http"\nurl = "http://127.0.0.1:9/search"\n'
+            'body = { q = "{question}", k = "{depth}" }\nchunk = "chunk_id"\n'
+            '[grid]\nk = [60]\narms = [["live"]]\n')
+RUN_HTTP = (*RUN, "-p", "live.url={url}/search", "-p", "live.timeout_s=2",
+            "-p", "live.max_body_bytes=100000")
 
 CASES: tuple[Case, ...] = (
     # --- gold-set YAML -------------------------------------------------------
@@ -185,10 +191,37 @@ CASES: tuple[Case, ...] = (
          "query failed"),
     # --- answerer HTTP -------------------------------------------------------
     Case("http-trickle", lambda root: None, ASK, 0, "total deadline", server="trickle"),
-    Case("http-endless", lambda root: None, ASK, 0, "larger than", server="endless"),
+    # --- the http arm: exit 2 before any run folder ---------------------------
+    Case("http-arm-down", _cfg(HTTP_ARM), RUN, 2,
+         "arm live (http): POST http://127.0.0.1:9/search, question q1: ", no_runs=True),
+    Case("http-arm-trickle", _cfg(HTTP_ARM), RUN_HTTP, 2, "no complete reply within the total deadline",
+         no_runs=True, server="trickle"),
+    Case("http-arm-endless", _cfg(HTTP_ARM), RUN_HTTP, 2, "over the cap of 100000 bytes",
+         no_runs=True, server="endless"),
+    Case("http-arm-placeholder", _cfg(HTTP_ARM.replace("{question}", "{qestion}")), RUN, 2,
+         "unknown placeholder {qestion}; allowed: {question}", no_runs=True),
+    Case("http-endless", lambda root: None, ASK, 0, "over the cap of", server="endless"),
     # --- ingest --------------------------------------------------------------
     Case("ingest-unrelated-jsonl", fi.ingest_folder, ("harness", "ingest", "{root}/folder"), 0,
          "analytics.jsonl: skipped"),
     Case("ingest-missing", lambda root: None, ("harness", "ingest", "{root}/nothing"), 2,
          "no such file or folder"),
+    # --- judgments, pools, qrels of judgments ----------------------------------
+    Case("judged-grade-9", fi.with_goldset(fi.goldset_text(questions=(
+        '  - {id: q1, language: en, question: "How far?", pages: [rb#2],\n'
+        "     judged: [{ref: rb#1, grade: 9, kind: human, judge: ann}]}\n"))), VALIDATE, 2,
+         "g.yaml:7: question q1: judged: grade must be an integer 0-3"),
+    Case("judgments-bad-lines", lambda root: (fi.tiny(root), fi.write(
+        root, "j.jsonl", '{"question_id": "q1", "page": "rb#2", "grade": 7, "judge_kind": '
+        '"human", "judge_id": "ann"}\n[1]\n')), ("harness", "goldset", "merge", "{root}/g.yaml",
+         "{root}/j.jsonl", "-o", "{root}/g2.yaml"), 2, "j.jsonl:2: expected a JSON object"),
+    Case("judgments-unknown-question", lambda root: (fi.tiny(root), fi.write(
+        root, "j.jsonl", '{"question_id": "q9", "page": "rb#2", "grade": 1, "judge_kind": '
+        '"human", "judge_id": "ann"}\n')), ("harness", "goldset", "merge", "{root}/g.yaml",
+         "{root}/j.jsonl", "-o", "{root}/g2.yaml"), 2, "j.jsonl:1: unknown question 'q9'"),
+    Case("pool-not-a-pool", lambda root: fi.write(root, "p.jsonl", '{"type": "page"}\n'),
+         ("harness", "judge", "{root}/p.jsonl", "--port", "0"), 2, "p.jsonl:1: not a pool file"),
+    Case("judgment-qrels-grade", lambda root: fi.write(root, "q.qrels", "q1 0 rb#2 7\n"),
+         ("harness", "judges", "import", "{root}/q.qrels", "--judge", "ann", "-o",
+          "{root}/j.jsonl"), 2, "q.qrels:1: relevance 7 outside 0-3"),
 )
