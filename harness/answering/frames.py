@@ -16,8 +16,8 @@ from typing import Any
 import pandas as pd
 
 from harness.answering.answer_metrics import answer_context, score_answer
-from harness.answering.answerers.base import AnswerRequest, Passage
 from harness.answering.read import ReadOptions, ReadRow, answering_read
+from harness.answering.requests import AnswerRequest, Passage
 from harness.core.errors import HarnessError
 from harness.corpus.records import Chunk, Document, page_key
 from harness.goldset.records import Question

@@ -7,8 +7,8 @@ import threading
 import time
 from typing import Any, ClassVar
 
-from harness.answering.answerers.base import AnswerRequest, AnswerResponse
 from harness.answering.fanout import ASKERS, ask_local, call
+from harness.answering.requests import AnswerRequest, AnswerResponse
 from harness.core.engines import ENGINES
 
 REQ = AnswerRequest("q1", "How far may a boat move?", "en", ())
