@@ -313,6 +313,24 @@ def _facts_agreement(fx: Fixture, tmp: Path) -> None:
     assert "Traceback" not in res.stderr
 
 
+def _judges_llm(fx: Fixture, tmp: Path) -> None:
+    from harness.judging.poolfile import FoundBy, Pool, PoolPage, PoolQuestion, write_pool
+    from tests.helpers.llama_server import free_port
+
+    pool = write_pool(Pool("g", "g.yaml", "ab" * 32, ("r",), 1, ("c",),
+                           (PoolQuestion("q", "Why?", "en", ()),),
+                           (PoolPage("q", "d#1", (FoundBy("r", "bm25", "arm", 1),), "t"),)),
+                      tmp / "pool.jsonl")
+    suite = tmp / "s.toml"
+    suite.write_text(f'[suite]\nname = "s"\n[answerers.j]\nprovider = "openai"\nmodel = "m"\n'
+                     f'endpoint = "http://127.0.0.1:{free_port()}"\nretries = 0\n'
+                     '[judge]\nanswerer = "j"\n', encoding="utf-8")
+    res = harness("judges", "llm", pool, "--suite", suite, "-o", tmp / "llm.jsonl",
+                  "--preflight-timeout", "2")
+    assert res.returncode == 2 and "cannot reach" in res.stderr, res.stdout + res.stderr
+    assert "Traceback" not in res.stderr and not (tmp / "llm.jsonl").exists()
+
+
 CASES: dict[tuple[str, ...], Case] = {
     ("run",): _run, ("list",): _list, ("validate",): _validate, ("ingest",): _ingest,
     ("goldset", "from-qrels"): _from_qrels, ("goldset", "from-outline"): _from_outline,
@@ -322,6 +340,7 @@ CASES: dict[tuple[str, ...], Case] = {
     ("query",): _query, ("tune",): _tune, ("rulings", "import"): _rulings, ("rulings", "score"): _rulings_score,
     ("rulings", "decode"): _rulings_decode, ("export",): _export,
     ("facts", "agreement"): _facts_agreement, ("serve-search",): _serve_search,
+    ("judges", "llm"): _judges_llm,
 }
 
 
