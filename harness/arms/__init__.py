@@ -10,7 +10,6 @@ Modules, in pipeline order:
 * ``dense``     cosine similarity of sentence embeddings (exact search)
 * ``flat_search`` exact top-k inner products on fixed BLAS block shapes, ties by id (``dense``)
 * ``boost``     the service's doc-priority arm
-* ``maxscore``  exact top-k of summed term weights from the rarer terms' postings (``bm25``)
 * ``external``  ranked lists captured elsewhere (TREC / Parquet / JSONL)
 * ``http``      a live search endpoint asked per question (``http_template`` requests,
   ``http_calls`` concurrent journaled calls, ``http_reply`` the ranked list)
@@ -31,7 +30,7 @@ from harness.core import plugins
 
 __all__ = [  # noqa: RUF022 - modules first, then the re-exported names
     "base", "bm25", "boost", "dense", "external", "flat_search", "http", "http_calls",
-    "http_ranks", "http_reply", "http_template", "maxscore", "rrf_decode", "rrf_rounding", "termdoc", "sqlite_fts5",
+    "http_ranks", "http_reply", "http_template", "rrf_decode", "rrf_rounding", "termdoc", "sqlite_fts5",
     "tantivy_bm25", "pg_cluster", "pg_base", "postgres", "pgvector",
     "ARMS", "Arm", "ArmContext", "ArmResult", "Hit", "hits_from_scores", "load_builtin_arms",
 ]
