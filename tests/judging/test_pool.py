@@ -154,3 +154,23 @@ def test_a_rescored_run_keeps_the_judgments_of_its_gold_set(tmp_path: Path) -> N
     ma, mb = (r.table("metrics").sort_values(["config_id", "metric", "question_id"])
               .reset_index(drop=True) for r in (first, again))
     assert ma["value"].equals(mb["value"])
+
+
+def test_pool_files_are_identical_across_hash_seeds(sample_run: Run, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.helpers.common import REPO
+
+    outs = []
+    for seed in ("1", "4242"):
+        out = tmp_path / f"pool-{seed}.jsonl"
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
+        res = subprocess.run([sys.executable, "-c", "from harness.cli import main; main()",
+                              "pool", str(sample_run.path), "-k", "3", "-c", LEXICAL_CONFIG,
+                              "-o", str(out)], env=env, capture_output=True, text=True,
+                             timeout=300, check=False)
+        assert res.returncode == 0, res.stderr
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]
