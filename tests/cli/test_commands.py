@@ -313,6 +313,11 @@ def _facts_agreement(fx: Fixture, tmp: Path) -> None:
     assert "Traceback" not in res.stderr
 
 
+def _trend(fx: Fixture, tmp: Path) -> None:
+    out = _ok(harness("trend", "--runs-dir", fx.runs))
+    assert "trend over 1 retrieval run(s)" in out and "no alerts" in out
+
+
 CASES: dict[tuple[str, ...], Case] = {
     ("run",): _run, ("list",): _list, ("validate",): _validate, ("ingest",): _ingest,
     ("goldset", "from-qrels"): _from_qrels, ("goldset", "from-outline"): _from_outline,
@@ -321,7 +326,7 @@ CASES: dict[tuple[str, ...], Case] = {
     ("baseline", "save"): _baseline_save, ("bands",): _bands, ("report",): _report,
     ("query",): _query, ("tune",): _tune, ("rulings", "import"): _rulings, ("rulings", "score"): _rulings_score,
     ("rulings", "decode"): _rulings_decode, ("export",): _export,
-    ("facts", "agreement"): _facts_agreement, ("serve-search",): _serve_search,
+    ("facts", "agreement"): _facts_agreement, ("trend",): _trend, ("serve-search",): _serve_search,
 }
 
 
