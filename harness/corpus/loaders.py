@@ -57,6 +57,12 @@ from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
 from harness.core.digest import file_sha256
 from harness.core.errors import Problem, ValidationError
 from harness.core.jsonl import iter_records
+from harness.core.limits import (
+    MAX_DOCUMENT_BYTES,
+    MAX_TEXT_DOCUMENT_BYTES,
+    MAX_TEXT_LINE,
+    size_problem,
+)
 from harness.core.registry import Registry
 from harness.core.text import normalise
 from harness.corpus.outline import OutlineEntry, clean_title, page_headings, read_outline
@@ -112,8 +118,27 @@ def _fail(where: str, message: str) -> ValidationError:
     return ValidationError([Problem(where, message)], summary="cannot load document")
 
 
+def _long_line(data: bytes) -> tuple[int, int] | None:
+    """(line, length) of the first line longer than :data:`MAX_TEXT_LINE`, else None."""
+    start, line = 0, 1
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if end - start > MAX_TEXT_LINE:
+            return line, end - start
+        start, line = end + 1, line + 1
+    return None
+
+
 def _read_text(path: Path) -> str:
+    too_big = size_problem(path, MAX_TEXT_DOCUMENT_BYTES, "text document")
+    if too_big:
+        raise _fail(str(path), too_big.split(": ", 1)[1])
     data = path.read_bytes()
+    long = _long_line(data)
+    if long is not None:
+        raise _fail(f"{path}:{long[0]}", f"a line of {long[1]:,} bytes, above the limit of "
+                    f"{MAX_TEXT_LINE:,}; is this a text document?")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -359,6 +384,9 @@ def _resolve(spec: DocumentSpec) -> tuple[Loader, Path]:
     loader = LOADERS.get(format_of(path, dict(spec.options)))
     if not path.is_file():
         raise _fail(f"{spec.path}", f"document {spec.doc_id}: file not found")
+    too_big = size_problem(path, MAX_DOCUMENT_BYTES, "document")
+    if too_big:
+        raise _fail(f"{spec.path}", f"document {spec.doc_id}: " + too_big.split(": ", 1)[1])
     return loader, path
 
 

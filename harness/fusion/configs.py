@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigError, Problem, ValidationError
+from harness.core.limits import count_problem
 from harness.core.names import name_problem
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "data" / "default-grid.toml"
@@ -200,6 +201,10 @@ class _Checker:
     def depth(self, value: Any, at: str) -> int | None:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             self.add(at, f"depth must be an integer >= 1, got {value!r}")
+            return None
+        problem = count_problem("depth", value)
+        if problem:  # an arm searches this deep for every question
+            self.add(at, problem)
             return None
         return value
 

@@ -16,6 +16,8 @@ from typing import Any
 import yaml
 
 from harness.core.errors import HarnessError, Problem, ValidationError
+from harness.core.limits import MAX_GOLDSET_BYTES, size_problem
+from harness.core.names import id_problem
 from harness.corpus import loaders
 from harness.corpus.records import DOC_KINDS, DocumentSpec
 from harness.goldset import yamlsafe
@@ -70,6 +72,9 @@ class _Source:
 def read_goldset(path: Path, *, check_pages: bool,
                  allow_outside: bool = False) -> tuple[GoldSet | None, list[Problem]]:
     src = _Source(path, allow_outside=allow_outside)
+    too_big = size_problem(path, MAX_GOLDSET_BYTES, "gold set")
+    if too_big:
+        return None, [Problem(str(path), too_big.split(": ", 1)[1])]
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -184,7 +189,9 @@ def _documents(raw: Any, node: yaml.Node, src: _Source) -> dict[str, _Doc]:
         before = len(src.problems)
         doc_id = _text(entry, "id", dnode, src, "document")
         what = f"document {doc_id or '?'}"
-        if doc_id is not None and not _DOC_ID.match(doc_id):
+        if doc_id is not None and id_problem("document id", doc_id):
+            src.add(_child(dnode, "id"), str(id_problem("document id", doc_id)))
+        elif doc_id is not None and not _DOC_ID.match(doc_id):
             src.add(_child(dnode, "id"), f"{what}: id may not contain '#' or spaces")
         elif doc_id is not None and doc_id in docs:
             src.add(_child(dnode, "id"), f"duplicate document id {doc_id!r} "
@@ -362,6 +369,9 @@ def _questions(raw: Any, node: yaml.Node, src: _Source, docs: dict[str, _Doc],
         elif not isinstance(qid, str) or not qid.strip():
             src.add(qnode, f"question id must be a non-empty string (quote numbers), got {qid!r}")
             qid = None
+        elif id_problem("question id", qid):
+            src.add(_child(qnode, "id"), str(id_problem("question id", qid)))
+            qid = None
         elif qid in first_line:
             src.add(qnode, f"duplicate question id (first at line {first_line[qid]})", qid)
         else:
@@ -444,7 +454,9 @@ def document_root(goldset_path: Path) -> Path:
     allowed): the gold set's folder, or its parent when that folder is named
     ``goldsets`` (the layout of this repository and of ``../shared``, where
     ``goldsets/x.yaml`` names ``../corpora/...``)."""
-    folder = Path(goldset_path).resolve().parent
+    # the folder the user named, not a link's target: documents are resolved from
+    # there too, so a linked gold set finds its documents beside the link
+    folder = Path(goldset_path).absolute().parent.resolve()
     return folder.parent if folder.name == "goldsets" else folder
 
 
