@@ -68,6 +68,7 @@ from harness.answering.read import ReadOptions
 from harness.answering.suite import DEFAULT_MAX_ERROR_RATE, Suite
 from harness.core.engines import EngineChoice, open_engine
 from harness.core.errors import ConfigError, HarnessError, ValidationError
+from harness.core.limits import count_problem
 from harness.core.redact import redact_params, redact_text
 from harness.store.rundir import Run, RunWriter
 
@@ -209,8 +210,9 @@ def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]
     engine.check()
     if max_workers is None:
         max_workers = (suite.workers if suite is not None else None) or 2
-    if max_workers < 1:
-        raise HarnessError(f"max_workers must be >= 1, got {max_workers}")
+    problem = count_problem("workers", max_workers)
+    if problem:  # threads (or Ray calls) in flight per answerer
+        raise HarnessError(f"--workers: {problem}")
     specs = parse_specs(answerers) if answerers or suite is None else ()
     if suite is not None:
         specs = _merge_specs(specs, suite_specs(suite))

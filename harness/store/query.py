@@ -108,7 +108,8 @@ def table_files(runs_dir: Path) -> tuple[pd.DataFrame, dict[str, list[tuple[str,
     return pd.DataFrame(runs, columns=list(RUNS_COLUMNS)), dict(files)
 
 
-LOCKDOWN = ("set autoinstall_known_extensions = false",
+LOCKDOWN = ("set enable_progress_bar = false",  # results go to stdout, nothing else
+            "set autoinstall_known_extensions = false",
             "set autoload_known_extensions = false",
             "set enable_external_access = false",
             "set lock_configuration = true")

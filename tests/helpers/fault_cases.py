@@ -12,22 +12,10 @@ the tier with one row here.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from tests.helpers import fault_inputs as fi
-
-
-@dataclass(frozen=True)
-class Case:
-    id: str
-    build: Callable[[Path], None]
-    argv: tuple[str, ...]
-    exit: int
-    fragment: str
-    no_runs: bool = False  # the command must not leave anything under {root}/runs
-    server: str | None = None  # hostile_server mode for {url}
-    timeout_s: float = 180.0  # generous: the machine may be loaded; a hang is unbounded
+from tests.helpers.fault_case import Case
 
 
 def _cfg(body: str) -> Callable[[Path], None]:
@@ -56,7 +44,7 @@ ASK = ("python", "-c",
        "print(r.outcome, r.error, f'took {took:.1f}s')\n"
        "sys.exit(0 if took < 10 else 3)\n")
 
-CASES: tuple[Case, ...] = (
+BASE_CASES: tuple[Case, ...] = (
     # --- gold-set YAML -------------------------------------------------------
     Case("yaml-bomb", fi.with_goldset(fi.yaml_bomb()), VALIDATE, 2, "aliases expand to more than"),
     Case("yaml-recursive-alias", fi.with_goldset("a: &a [*a]\n" + fi.goldset_text()), VALIDATE, 2,
@@ -185,10 +173,15 @@ CASES: tuple[Case, ...] = (
          "query failed"),
     # --- answerer HTTP -------------------------------------------------------
     Case("http-trickle", lambda root: None, ASK, 0, "total deadline", server="trickle"),
-    Case("http-endless", lambda root: None, ASK, 0, "larger than", server="endless"),
+    Case("http-endless", lambda root: None, ASK, 0, "over the cap", server="endless"),
     # --- ingest --------------------------------------------------------------
     Case("ingest-unrelated-jsonl", fi.ingest_folder, ("harness", "ingest", "{root}/folder"), 0,
          "analytics.jsonl: skipped"),
     Case("ingest-missing", lambda root: None, ("harness", "ingest", "{root}/nothing"), 2,
          "no such file or folder"),
 )
+
+from tests.helpers.fault_cases_issue25 import ISSUE25  # noqa: E402 (the tables build on RUN etc.)
+from tests.helpers.fault_cases_round2 import ROUND2  # noqa: E402
+
+CASES: tuple[Case, ...] = BASE_CASES + ISSUE25 + ROUND2
