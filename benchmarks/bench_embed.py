@@ -63,7 +63,8 @@ def timed(fn) -> tuple[float, float, np.ndarray]:
 
 def recall_at_5(goldset: Path, backend: str, cache: Path, runs: Path) -> dict[str, float]:
     """Mean recall@5 over answerable questions per config of a ``harness run``."""
-    from harness.pipeline.retrieval import RunOptions, run
+    from harness.pipeline.options import RunOptions
+    from harness.pipeline.retrieval import run
 
     result = run(RunOptions(goldset=goldset, runs_dir=runs, run_id=f"{goldset.stem}-{backend}",
                             cache_dir=cache, arm_overrides={"dense": {"backend": backend}},

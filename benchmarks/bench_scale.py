@@ -23,7 +23,7 @@ in the benchmark process only (nothing in ``harness/`` is changed for it):
   embedding cache is filled beforehand (untimed, another process) by a registered
   stand-in model ``bench-random`` (deterministic unit vectors from the text's
   SHA-256, 384-d like e5-small); the timed process refuses to embed anything, so
-  the dense stage is cache lookups, the faiss index and the search. The model's own
+  the dense stage is cache lookups, the index and the exact search. The model's own
   load time (e5-small: a few seconds) is not in it; embedding throughput is
   ``bench_embed.py``'s;
 * ``frames``: ``_arm_frame`` (hits to a table) and the per-arm partial Parquet files;
@@ -159,7 +159,7 @@ def register_model() -> None:
 def options(root: Path, run_id: str) -> Any:
     from harness.fusion.configs import load_config
     from harness.pipeline.grid_tables import StorePolicy
-    from harness.pipeline.retrieval import RunOptions
+    from harness.pipeline.options import RunOptions
 
     first = load_config(root / "grid.toml").configs[0].config_id
     return RunOptions(goldset=root / "scale.yaml", config=root / "grid.toml", runs_dir=root / "runs",
@@ -231,8 +231,7 @@ def instrument(clock: Clock) -> None:
 
     from harness.arms import ARMS, load_builtin_arms
     from harness.fusion.fuse import RankMatrix
-    from harness.pipeline import options as run_options
-    from harness.pipeline import retrieval
+    from harness.pipeline import lifecycle, retrieval
     from harness.store.rundir import RunWriter
 
     load_builtin_arms()
@@ -243,7 +242,7 @@ def instrument(clock: Clock) -> None:
                 (pd.DataFrame, "to_parquet", "frames"),  # the partial arm files
                 (RunWriter, "write_table", "write"), (RunWriter, "write_arrow", "write"),
                 (retrieval, "make_gold", "fuse+score"),
-                (run_options, "grid_tables", "fuse+score")]  # called by score_and_write
+                (lifecycle, "grid_tables", "fuse+score")]  # called by the lifecycle's score step
     for owner, attr, stage in targets:
         setattr(owner, attr, clock.wrap(stage, getattr(owner, attr)))
     from_ranks = RankMatrix.__dict__["from_arm_ranks"].__func__

@@ -82,7 +82,8 @@ class StageTimer:
 
 def child(goldset: Path, cache: Path, runs: Path, run_id: str, backend: str) -> dict[str, object]:
     """One timed run in this process (called in a subprocess by :func:`main`)."""
-    from harness.pipeline.retrieval import RunOptions, run
+    from harness.pipeline.options import RunOptions
+    from harness.pipeline.retrieval import run
 
     timer = StageTimer()
     result = run(RunOptions(goldset=goldset, runs_dir=runs, run_id=run_id, cache_dir=cache,

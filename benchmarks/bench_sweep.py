@@ -42,9 +42,10 @@ import pandas as pd
 from harness.fusion.configs import FusionConfig
 from harness.fusion.fuse import RankMatrix
 from harness.goldset.records import PageRef, Question
-from harness.metrics.pages import make_gold
-from harness.metrics.ranking import parse
-from harness.pipeline.sweep import DenseRanks, _scores, page_lists_topk, score_configs
+from harness.metrics.gold import make_gold
+from harness.metrics.page_lists import Candidates, page_lists
+from harness.metrics.ranking import compute, parse
+from harness.pipeline.sweep import ConfigScores, DenseRanks, score_configs
 
 METRICS = ("recall@10", "MRR@10", "nDCG@10", "hit@5")
 RANX = {"recall@10": "recall@10", "MRR@10": "mrr@10", "nDCG@10": "ndcg@10", "hit@5": "hit_rate@5"}
@@ -88,7 +89,7 @@ def grid_toml(path: Path) -> Path:
 
 def write_source_run(root: Path, questions: list[Question], ar: pd.DataFrame, pool: int) -> Path:
     """A complete run directory holding the generated arm ranks (what `harness run` stores)."""
-    from harness.pipeline.retrieval import configs_frame
+    from harness.pipeline.lifecycle import configs_frame
     from harness.store.provenance import base_manifest, now_iso
     from harness.store.rundir import RunWriter
 
@@ -162,14 +163,13 @@ def ranx_sweep(runs, qrels, cfgs, *, per_question: bool = False):
 def tie_free_difference(matrix, gold, theirs, cfgs):
     """Largest per-question difference where no fused tie touches the top 11, and the
     number of such question-configs (out of all compared)."""
-    dense = DenseRanks.build(matrix, gold)
+    dense, cands = DenseRanks.build(matrix), Candidates.build(matrix, gold)
     specs = [parse(m) for m in METRICS]
     worst, clean_n, total = 0.0, 0, 0
-    from harness.metrics.ranking import compute
-
     for c in cfgs:
-        ours = compute(specs, page_lists_topk(dense, gold, c, 10))
-        top = -np.sort(-_scores(dense, c), axis=1)[:, :12]
+        scores = ConfigScores.of(dense, cands, c)
+        ours = compute(specs, page_lists(scores, gold, 10))
+        top = -np.sort(-scores.scores, axis=1)[:, :12]
         clean = ~(np.abs(np.diff(top, axis=1)) <= 1e-15).any(axis=1)
         for m in METRICS:
             d = np.abs(ours[m] - np.asarray(theirs[c.config_id][RANX[m]]))[clean]

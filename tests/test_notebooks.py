@@ -61,7 +61,8 @@ def _figures(nb: nbformat.NotebookNode) -> int:
 @pytest.fixture(scope="module")
 def sample_runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh run of the embedded sample with the default grid and answers."""
-    from harness.pipeline.retrieval import RunOptions, run
+    from harness.pipeline.options import RunOptions
+    from harness.pipeline.retrieval import run
 
     d = tmp_path_factory.mktemp("sample-runs")
     run(RunOptions(runs_dir=d, run_id="sample", answerers=(("extractive", {}),)))

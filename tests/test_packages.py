@@ -13,7 +13,7 @@ from tests.helpers.common import REPO
 
 HARNESS = REPO / "harness"
 STAGES = ("core", "corpus", "goldset", "store", "interop", "embedding", "arms", "fusion", "metrics",
-          "answering", "rulings", "pipeline", "regression", "analysis", "cli")
+          "answering", "rulings", "pipeline", "regression", "analysis", "judging", "cli")
 PACKAGES = (*STAGES, "answering.answerers")
 
 
@@ -67,3 +67,80 @@ def test_no_import_from_a_higher_stage() -> None:
                 if other is not None and other > own and f"{name} -> {t}" not in known:
                     bad.append(f"{name} -> {t}")
     assert bad == []
+
+
+# --- size and privacy limits: docs/design.md "Limits", exceptions listed there -----------
+
+MAX_LINES = 400
+MAX_PARAMS = 8
+_LIMIT_ROW = re.compile(r"^\| (lines|params|private) \| `([^`]+)` \| (.+?) \|$", flags=re.MULTILINE)
+
+
+def _exceptions(kind: str) -> dict[str, str]:
+    """``{where: why}`` of the rows of docs/design.md's limits table of this kind."""
+    text = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
+    return {where: why for k, where, why in _LIMIT_ROW.findall(text) if k == kind}
+
+
+def _module_name(path) -> str:
+    return ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+
+
+def _functions(tree: ast.AST, prefix: str = ""):
+    """(qualified name, node) of every function, methods as ``Class.name``."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield prefix + node.name, node
+            yield from _functions(node, f"{prefix}{node.name}.")
+        elif isinstance(node, ast.ClassDef):
+            yield from _functions(node, f"{prefix}{node.name}.")
+
+
+def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    a = fn.args
+    names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+    names += [x.arg for x in (a.vararg, a.kwarg) if x is not None]
+    return len([n for n in names if n not in ("self", "cls")])
+
+
+def _found(kind: str) -> dict[str, str]:
+    """Every violation of limit ``kind`` in ``harness/``: ``{where: what}``."""
+    out = {}
+    for path in sorted(HARNESS.rglob("*.py")):
+        name = _module_name(path)
+        short = str(path.relative_to(HARNESS).with_suffix(""))
+        text = path.read_text(encoding="utf-8")
+        lines = len(text.splitlines())
+        if kind == "lines" and lines > MAX_LINES:
+            out[short] = f"{lines} lines"
+        if kind == "lines":
+            continue
+        tree = ast.parse(text)
+        if kind == "params" and "cli" not in path.relative_to(HARNESS).parts:
+            for qual, fn in _functions(tree):
+                if _params(fn) > MAX_PARAMS:
+                    out[f"{name.removeprefix('harness.')}.{qual}"] = f"{_params(fn)} parameters"
+        if kind == "private":
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("harness") \
+                        and node.module != name:
+                    for alias in node.names:
+                        if alias.name.startswith("_"):
+                            where = f"{name.removeprefix('harness.')} -> {node.module}.{alias.name}"
+                            out[where] = "private import"
+                elif isinstance(node, ast.Import):
+                    for alias in node.names:
+                        if any(p.startswith("_") and not p.startswith("__")
+                               for p in alias.name.split(".")):
+                            out[f"{name.removeprefix('harness.')} -> {alias.name}"] = "private import"
+    return out
+
+
+@pytest.mark.parametrize("kind", ["lines", "params", "private"])
+def test_limits_hold_or_docs_design_says_why(kind: str) -> None:
+    """No module over 400 lines, no function over 8 parameters outside ``harness/cli/``, no
+    private (``_name``) import across modules, unless docs/design.md's limits table names
+    it with a reason; a row whose exception no longer exists is stale and fails too."""
+    found, listed = _found(kind), _exceptions(kind)
+    assert sorted(set(found) - set(listed)) == [], f"over the {kind} limit: {found}"
+    assert sorted(set(listed) - set(found)) == [], "stale rows in docs/design.md's limits table"

@@ -22,7 +22,8 @@ from harness.analysis.languages import language_table
 from harness.goldset import parse
 from harness.goldset.derive import OUTLINE_TEMPLATES, from_outline
 from harness.goldset.parallel import parallel
-from harness.pipeline.retrieval import RunOptions, RunResult, questions_frame, run
+from harness.pipeline.options import RunOptions, RunResult
+from harness.pipeline.retrieval import questions_frame, run
 from tests.helpers.common import SHARED
 
 # derived and imported gold sets are written beside their output and name the

@@ -50,7 +50,8 @@ def interval_frame(metrics: pd.DataFrame, names: tuple[str, ...] = HEADLINE_METR
                    seed: int = 0) -> pd.DataFrame:
     """Columns ``metric``, ``config_id``, ``value``, ``lo``, ``hi``, ``n``; the metrics
     of ``names`` the run has, configs ordered best first by the first of them."""
-    from harness.metrics.info import AGGREGATES, SCOPES, metric_info
+    from harness.metrics.family import AGGREGATES, SCOPES
+    from harness.metrics.info import metric_info
     from harness.metrics.stats import bootstrap_ci
 
     rows = []

@@ -60,7 +60,8 @@ from harness.analysis.languages import language_table
 from harness.analysis.summary import summary_frame
 from harness.core.errors import HarnessError
 from harness.core.ordering import order
-from harness.metrics.info import AGGREGATES, SCOPES, MetricInfo, metric_info
+from harness.metrics.family import AGGREGATES, SCOPES, Metric
+from harness.metrics.info import metric_info
 from harness.regression.compare import compare_runs
 from harness.store.rundir import Run
 
@@ -90,7 +91,7 @@ const key=r=>{const s=r.cells[i].textContent.trim(),n=parseFloat(s);return isNaN
 *(up?1:-1)}).forEach(r=>b.appendChild(r))});"""
 
 
-def _rows_in_scope(metrics: pd.DataFrame, metric: str) -> tuple[MetricInfo, pd.DataFrame]:
+def _rows_in_scope(metrics: pd.DataFrame, metric: str) -> tuple[Metric, pd.DataFrame]:
     info = metric_info(metric)
     if info is None:
         raise HarnessError(f"metric {metric!r} has no known direction; choose one of: "

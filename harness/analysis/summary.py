@@ -14,7 +14,8 @@ from harness.core.ordering import order
 from harness.metrics.info import aggregate, resolve
 from harness.metrics.ranking import DEFAULT_METRICS
 
-SUMMARY_METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10", "first_rel_rank")
+SUMMARY_METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10", "nDCG(judged_only=True)@10",
+                   "Judged@10", "first_rel_rank")
 """Shown when the run has them; every other ranking metric the user chose is shown after them."""
 
 RANK_BY = ("nDCG@10", "MRR@10", "recall@10", "recall@5")

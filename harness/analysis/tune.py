@@ -108,7 +108,8 @@ def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEF
     tables (see the module docstring)."""
     from sklearn.model_selection import StratifiedKFold
 
-    from harness.metrics.info import SCOPES, metric_info
+    from harness.metrics.family import SCOPES
+    from harness.metrics.info import metric_info
 
     info = metric_info(metric)
     if info is None:

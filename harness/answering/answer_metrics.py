@@ -59,9 +59,9 @@ from harness.answering.facts import fact_recall
 from harness.answering.fence import DEFAULT_PARAMS, FenceParams, FenceResult, check
 from harness.answering.read import ReadRow, context_recall
 from harness.core.errors import RegistryError
-from harness.core.registry import Registry
 from harness.goldset.records import Question
-from harness.metrics.info import FAMILIES, MetricFamily
+from harness.metrics import info  # noqa: F401 - declares the answer metrics computed here
+from harness.metrics.family import METRICS, implement
 
 
 @dataclass(frozen=True)
@@ -80,35 +80,11 @@ class AnswerContext:
     """The judge's verdict per reference fact (None: not judged; an item None: no verdict)."""
 
 
-@dataclass(frozen=True)
-class AnswerMetric:
-    """A computable answer metric: its declared facts and its compute function."""
-
-    info: MetricFamily
-    compute: Callable[[AnswerContext], float]
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def scope(self) -> str:
-        return self.info.scope
-
-    @property
-    def doc(self) -> str:
-        return self.info.description
-
-
-ANSWER_METRICS: Registry[AnswerMetric] = Registry("answer metric")
-
-
 def _metric(name: str, compute: Callable[[AnswerContext], float]) -> None:
-    """Register the compute function of the declared answer metric ``name``."""
-    info = FAMILIES.get(name)
-    if info.kind != "answer":
-        raise RegistryError(f"metric {name} is declared as {info.kind}, not answer")
-    ANSWER_METRICS.add(name, AnswerMetric(info, compute))
+    """Bind the computation of the answer metric ``name`` declared in :mod:`harness.metrics.info`."""
+    if METRICS.get(name).kind != "answer":
+        raise RegistryError(f"metric {name} is declared as {METRICS.get(name).kind}, not answer")
+    implement(name, compute)
 
 
 def _flag(b: bool) -> float:  # noqa: FBT001 - converts a value, not a flag
@@ -149,6 +125,11 @@ def _judged_recall(judged: tuple[bool | None, ...] | None) -> float:
     return sum(1 for v in judged if v) / len(judged)
 
 
+def answer_metric_names() -> list[str]:
+    """Every answer metric, in declaration order."""
+    return [name for name, f in METRICS.items() if f.kind == "answer"]
+
+
 def score_answer(ctx: AnswerContext) -> dict[str, float]:
-    """Every registered answer metric of one answer, in registry order."""
-    return {name: float(m.compute(ctx)) for name, m in ANSWER_METRICS.items()}
+    """Every answer metric of one answer, in declaration order."""
+    return {name: float(METRICS.get(name).compute(ctx)) for name in answer_metric_names()}

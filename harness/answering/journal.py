@@ -14,21 +14,17 @@ any other unparseable line (invalid JSON or UTF-8) is a
 
 Hostile input: the journal is opened with ``O_NOFOLLOW`` (a planted link is refused,
 never truncated through), labels are checked by :func:`harness.core.names.check_name`,
-and a journal above :data:`harness.core.limits.MAX_JOURNAL_BYTES` is refused unread.
+and a journal above :data:`harness.core.limits.MAX_JOURNAL_BYTES` is refused unread
+(:class:`harness.core.journal.KeyedJournal`, shared with the ``http`` arm).
 """
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from harness.core.atomic import check_no_links, open_nofollow, read_bytes_nofollow
-from harness.core.errors import HarnessError, Problem, ValidationError
-from harness.core.jsonl import iter_records
-from harness.core.limits import MAX_JOURNAL_BYTES, check_size
+from harness.core.atomic import check_no_links
+from harness.core.journal import KeyedJournal
 from harness.core.names import check_name, name_problem
 
 JOURNAL_DIR = "answers-journal"
@@ -47,71 +43,17 @@ def journal_path(run_path: Path, label: str) -> Path:
     return check_no_links(Path(run_path) / JOURNAL_DIR / f"{label}.jsonl", run_path)
 
 
-def _decoded(raw: bytes, path: Path, problems: list[Problem]) -> Iterator[str]:
-    for n, line in enumerate(raw.split(b"\n"), start=1):
-        try:
-            yield line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(Problem(f"{path}:{n}", f"not valid UTF-8 (byte {exc.start + 1})"))
-            yield ""
-
-
-class Journal:
-    """One answerer's journal; use as a context manager to append."""
+class Journal(KeyedJournal):
+    """One answerer's journal, keyed on (question_id, config_id); use as a context
+    manager to append (:class:`harness.core.journal.KeyedJournal`)."""
 
     def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self._fh: TextIO | None = None
+        super().__init__(path, ("question_id", "config_id"), "answer journal")
 
     def load(self) -> dict[Key, dict[str, Any]]:
         """Latest record per (question_id, config_id); repairs a torn last line."""
-        if self.path.is_symlink():
-            check_no_links(self.path, self.path.parent)  # raises, naming the link
-        if not self.path.exists():
-            return {}
-        check_size(self.path, MAX_JOURNAL_BYTES, "answers journal")
-        raw = read_bytes_nofollow(self.path)
-        cut = raw.rfind(b"\n") + 1
-        if cut < len(raw):
-            fd = open_nofollow(self.path, os.O_RDWR)
-            try:
-                os.ftruncate(fd, cut)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        out: dict[Key, dict[str, Any]] = {}
-        problems: list[Problem] = []
-        for r in iter_records(_decoded(raw[:cut].rstrip(b"\n"), self.path, problems), self.path,
-                              problems):
-            if "question_id" not in r.record or "config_id" not in r.record:
-                problems.append(Problem(r.where, "unreadable journal line (needs question_id "
-                                                 "and config_id)"))
-                continue
-            out[(r.record["question_id"], r.record["config_id"])] = r.record
-        if problems:
-            raise ValidationError(problems, "answer journal is damaged")
-        return out
+        return {(str(k[0]), str(k[1])): r for k, r in super().load().items()}
 
     def __enter__(self) -> Journal:
-        if self.path.parent.is_symlink():
-            check_no_links(self.path.parent, self.path.parent.parent)  # raises, naming it
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = open_nofollow(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-        except OSError as exc:
-            raise HarnessError(f"{self.path}: cannot open the journal ({exc.strerror})") from None
-        self._fh = os.fdopen(fd, "a", encoding="utf-8")
+        super().__enter__()
         return self
-
-    def append(self, record: dict[str, Any]) -> None:
-        """Write one record durably (flush + fsync) before returning."""
-        if self._fh is None:
-            raise RuntimeError("journal is not open; use it as a context manager")
-        self._fh.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-
-    def __exit__(self, *exc: object) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None

@@ -19,7 +19,7 @@ Arms without the method (``bm25``, ``dense``, ``boost``) are ready by constructi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -52,13 +52,14 @@ class ArmContext:
     """What an arm may need besides the corpus: a cache folder, a progress hook, the
     engine its heavy work runs on (a name in :data:`harness.core.engines.ENGINES`), the
     run's folder (None during preflight: no folder exists yet) for arms that journal
-    their calls, and every arm's parameters of the run's config (by config name), for
-    arms that read another arm's replies (``http-ranks``)."""
+    their calls, the arm's name in the config, and every arm's parameters of the run's
+    config (by config name), for arms that read another arm's replies (``http-ranks``)."""
 
     cache_dir: Path
     progress: Any = None  # callable(description, total) -> context manager yielding advance(n)
     engine: str = "local"
     run_dir: Path | None = None
+    name: str = ""
     arm_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
@@ -102,16 +103,20 @@ def preflight_arms(arms: Sequence[str], corpus: Corpus, questions: Sequence[Ques
                    context: ArmContext) -> None:
     """Build every arm named in ``arms`` (parameters from ``context.arm_params``) and run
     its ``preflight``; raise one :class:`ValidationError` naming each arm that is not
-    ready (module docstring)."""
-    problems = []
+    ready (module docstring). Arms failing with the same message (arms that read another
+    arm's replies) are reported once, the others named after it."""
+    found: dict[str, list[str]] = {}  # message -> arms, in config order
     for name in arms:
         params = context.arm_params.get(name, {})
         try:
-            message = _preflight_one(name, params, corpus, questions, context)
+            message = _preflight_one(name, params, corpus, questions, replace(context, name=name))
         except HarnessError as exc:
             message = str(exc)
         if message:
-            problems.append(Problem(f"arm {name} ({params.get('kind', name)})", message))
+            found.setdefault(message, []).append(f"{name} ({params.get('kind', name)})")
+    problems = [Problem(f"arm {names[0]}", message + (f" (the same for arm(s) {', '.join(names[1:])})"
+                                                       if len(names) > 1 else ""))
+                for message, names in found.items()]
     if problems:
         raise ValidationError(problems, "arm preflight failed; nothing was written")
 

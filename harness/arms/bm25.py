@@ -21,9 +21,11 @@ behaviour for comparison. Only chunks with a positive score are returned (a
 full-text arm returns matches).
 
 Implementation: the per-(term, chunk) weights are computed once in
-:meth:`BM25Arm.prepare` (:mod:`harness.arms.termdoc`); a batch of questions is
-scored in one sparse product and each question's top ``depth`` is cut with
-``argpartition`` (:func:`harness.arms.base.top_hits`). Every floating-point step
+:meth:`BM25Arm.prepare` (eager scoring, as bm25s does; :mod:`harness.arms.termdoc`);
+a batch of questions is scored by gathering its terms' weight rows and summing them
+per chunk in one ``np.bincount`` (:func:`harness.arms.termdoc.gathered_scores`); a
+question's candidates are the chunks at or above a lower bound of its ``depth``-th
+score (:meth:`BM25Arm._candidates`), cut exactly by :func:`harness.arms.base.top_hits`. Every floating-point step
 repeats rank-bm25's operations in rank-bm25's order (idf with ``math.log``, its
 running idf sum in first-occurrence order, the per-token sum in query order), so
 scores equal ``BM25Okapi.get_scores`` to the bit and do not depend on hash order.
@@ -43,7 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from harness.arms.base import ARMS, ArmContext, ArmResult, top_hits
-from harness.arms.termdoc import TermDocMatrix, batch_scores, build, query_matrix
+from harness.arms.termdoc import TermDocMatrix, batches, build, gathered_scores, query_matrix
 from harness.core.errors import ConfigError
 from harness.core.ordering import id_ranks
 from harness.core.text import Tokenizer
@@ -136,16 +138,37 @@ class BM25Arm:
                     for q in questions]
         tokens = [self._tokenizer(q.language)(q.question) for q in questions]
         queries = query_matrix(tdm.vocab, tokens, per_occurrence=True)
+        df = tdm.df
         out = []
-        for row, idx, scores in batch_scores(queries, self._weights):
-            q = questions[row]
-            positive = scores > 0
-            hits = top_hits(self._ids, self._id_rank, idx[positive], scores[positive], depth)
-            reason = None
-            if not hits:
-                reason = NO_TERM if queries.indptr[row] == queries.indptr[row + 1] else NO_POSITIVE
-            out.append(ArmResult(q.question_id, self.name, hits, reason))
+        for rows in batches(queries, self._weights):
+            dense = gathered_scores(queries, self._weights, rows)
+            for row, scores in zip(rows, dense, strict=True):
+                terms = queries.indices[queries.indptr[row]:queries.indptr[row + 1]]
+                cand = self._candidates(scores, terms, df, depth)
+                hits = top_hits(self._ids, self._id_rank, cand, scores[cand], depth)
+                reason = None
+                if not hits:
+                    reason = NO_TERM if len(terms) == 0 else NO_POSITIVE
+                out.append(ArmResult(questions[row].question_id, self.name, hits, reason))
         return out
+
+    def _candidates(self, scores: np.ndarray, terms: np.ndarray, df: np.ndarray, depth: int) -> np.ndarray:
+        """Chunks that can be in the top ``depth``: positive and at least the ``depth``-th
+        largest score among the chunks of one query term (the rarest with ``depth`` chunks;
+        its chunks are distinct, so ``depth`` chunks score that much), a lower bound of the
+        ``depth``-th score over all chunks."""
+        if depth <= 0 or len(terms) == 0:
+            return np.zeros(0, dtype=np.int64)
+        counts = df[terms]
+        enough = counts >= depth
+        if enough.any():
+            t = int(terms[enough][np.argmin(counts[enough])])
+            lo, hi = self._weights.indptr[t], self._weights.indptr[t + 1]
+            posting = scores[self._weights.indices[lo:hi]]
+            kth = float(np.partition(posting, len(posting) - depth)[len(posting) - depth])
+            if kth > 0:
+                return np.flatnonzero(scores >= kth)
+        return np.flatnonzero(scores > 0)
 
     def describe(self) -> dict[str, Any]:
         return {"arm": self.name, "implementation": "harness.arms.bm25 on scipy.sparse",

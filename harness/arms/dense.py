@@ -3,19 +3,17 @@
 Definition: every chunk text is embedded in the passage role and every question in
 the query role by a packaged model (:mod:`harness.embedding.models`, default ``e5-small``,
 multilingual); the score of a chunk is the inner product of the L2-normalised
-vectors, i.e. their cosine, found with a faiss ``IndexFlatIP`` (exact, no
-approximation). Embeddings are cached on disk (:mod:`harness.embedding.cache`), so a
-second run over the same corpus embeds nothing.
+vectors, i.e. their cosine, over every chunk (exact, no approximation:
+:mod:`harness.arms.flat_search`, BLAS products on fixed block shapes). Embeddings are
+cached on disk (:mod:`harness.embedding.cache`), so a second run over the same corpus
+embeds nothing.
 
-Conventions: hits are ordered score descending then chunk id ascending
-(:func:`harness.arms.base.hits_from_scores`). faiss returns tied scores in no
-particular order, so it is asked for ``depth + extra`` candidates which are then
-re-ranked; when the last candidate ties with the ``depth``-th, the tie group may go
-on beyond the candidates and every chunk is scored instead. Each question's scores
-are those faiss gives it searched on its own, so they do not depend on the other
-questions of the call (faiss picks its kernel from the call's shape); the questions
-are nevertheless searched in blocks, with the single-query kernel
-(:mod:`harness.arms.flat_search`). An empty corpus gives empty hit lists.
+Conventions: hits are ordered score descending then chunk id ascending, the
+harness's ordering (:mod:`harness.core.ordering`), decided exactly inside the search
+(a tie at the cut-off goes to the smaller chunk id). Every question is scored by the
+same kernel whatever the other questions of the call, so its hits and scores are the
+same searched alone, in any batch and in any process. An empty corpus gives empty hit
+lists.
 
 Backend: the ``backend`` parameter names an entry of
 :data:`harness.embedding.backends.BACKENDS` (``torch-fp32``, ``torch-bf16``, ``auto``,
@@ -44,9 +42,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from harness.arms.base import ARMS, ArmContext, ArmResult, Hit, hits_from_scores
-from harness.arms.flat_search import FlatSearch
+from harness.arms.base import ARMS, ArmContext, ArmResult, Hit
+from harness.arms.flat_search import FlatSearch, describe_kernel
 from harness.core.errors import ConfigError, HarnessError
+from harness.core.ordering import id_ranks
 from harness.corpus.records import Corpus
 from harness.embedding.backends import AUTO, BACKENDS, resolve_backend
 from harness.embedding.cache import BatchRunner, EmbeddingCache, embed
@@ -65,34 +64,29 @@ class DenseArm:
     name: ClassVar[str] = "dense"
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32,
-                 cache_dir: str | Path | None = None, extra: int = 10,
-                 backend: str = AUTO) -> None:
+                 cache_dir: str | Path | None = None, backend: str = AUTO) -> None:
         EMBEDDING_MODELS.get(model)  # unknown names fail here, listing the choices
         if backend not in BACKENDS:
             raise ConfigError(f"dense arm: unknown backend {backend!r}; choose one of: "
                               f"{', '.join(BACKENDS.names())}")
         problems = [f"{k} must be an integer >= {lo}, got {v!r}"
-                    for k, v, lo in (("batch_size", batch_size, 1), ("extra", extra, 0))
+                    for k, v, lo in (("batch_size", batch_size, 1),)
                     if not isinstance(v, int) or isinstance(v, bool) or v < lo]
         if problems:
             raise ConfigError("dense arm: " + "; ".join(problems))
         self.model_name = model
         self.batch_size = batch_size
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
-        self.extra = extra
         self.backend = backend
         self.resolved_backend = resolve_backend(backend).name
         self._model: EmbeddingModel | None = None
         self._cache: EmbeddingCache | None = None
         self._runner: BatchRunner | None = None
-        self._index: Any = None
         self._flat: FlatSearch | None = None
         self._ids: list[str] = []
 
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
         """Load the model, embed every chunk (passage role) and build the index."""
-        import faiss  # deferred: heavy import
-
         root = self.cache_dir if self.cache_dir is not None else Path(context.cache_dir)
         self._model = load_model(self.model_name, root, self.resolved_backend)
         self._cache = EmbeddingCache(root, self._model.model_id)
@@ -101,51 +95,35 @@ class DenseArm:
                                                           self.resolved_backend))
         vectors = embed(self._model, [c.text for c in corpus.chunks], "passage", self._cache,
                         self.batch_size, context.progress, runner=self._runner)
-        self._index = faiss.IndexFlatIP(self._model.dimension)
-        if len(vectors):
-            self._index.add(vectors)
-        self._flat = FlatSearch(self._index)
         self._ids = [c.chunk_id for c in corpus.chunks]
+        matrix = np.asarray(vectors, dtype=np.float32).reshape(len(self._ids), self._model.dimension)
+        self._flat = FlatSearch(matrix, id_ranks(self._ids) if self._ids else None)
 
     def search(self, questions: Sequence[Question], depth: int) -> list[ArmResult]:
         """Top ``depth`` chunks per question by cosine (ties by chunk id)."""
-        if self._model is None or self._index is None:
+        if self._model is None or self._flat is None:
             raise HarnessError("dense arm: call prepare(corpus, context) before search()")
         if depth < 0:
             raise ValueError(f"depth must be >= 0, got {depth}")
         queries = embed(self._model, [q.question for q in questions], "query", self._cache,
                         self.batch_size, runner=self._runner)
-        n = self._index.ntotal
-        if depth == 0 or n == 0:
+        if depth == 0 or not self._ids:
             return [ArmResult(q.question_id, self.name, ()) for q in questions]
-        k = min(n, depth + self.extra)
-        # every question scored as if searched alone, in blocks (harness.arms.flat_search)
-        assert self._flat is not None
-        scores, idx = self._flat.search(queries, k)
-        return [ArmResult(q.question_id, self.name, self._top(v, s, i, depth))
-                for q, v, s, i in zip(questions, queries, scores, idx, strict=True)]
-
-    def _top(self, query: np.ndarray, scores: np.ndarray, idx: np.ndarray,
-             depth: int) -> tuple[Hit, ...]:
-        n, k = self._index.ntotal, len(scores)
-        if k < n and scores[k - 1] == scores[min(depth, k) - 1]:
-            all_scores, all_idx = self._index.search(query[None, :], n)
-            scores, idx = all_scores[0], all_idx[0]
-        ids = [self._ids[i] for i in idx]
-        return hits_from_scores(ids, scores, depth)
+        scores, rows = self._flat.search(queries, depth)  # exact order: score desc, chunk id asc
+        ids = self._ids
+        return [ArmResult(q.question_id, self.name,
+                          tuple(Hit(ids[r], rank, s) for rank, (r, s) in
+                                enumerate(zip(row.tolist(), sc.tolist(), strict=True), 1)))
+                for q, sc, row in zip(questions, scores, rows, strict=True)]
 
     def describe(self) -> dict[str, Any]:
-        """Parameters, the model's provenance, the faiss version and cache counts."""
-        import faiss  # deferred: heavy import
-
+        """Parameters, the model's provenance, the search kernel and cache counts."""
         out: dict[str, Any] = {"arm": self.name, "model": self.model_name,
                                "backend": self.backend,
                                "backend_resolved": self.resolved_backend,
-                               "batch_size": self.batch_size, "extra": self.extra,
+                               "batch_size": self.batch_size,
                                "cache_dir": str(self.cache_dir) if self.cache_dir else None,
-                               "faiss": faiss.__version__, "index": "IndexFlatIP",
-                               "search": "per question" if self._flat is not None and self._flat.per_query
-                               else "blocks, single-query kernel"}
+                               "search": describe_kernel(self._flat)}
         if self._model is not None:
             out["model_describe"] = self._model.describe()
         if self._cache is not None:

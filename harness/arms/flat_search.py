@@ -1,125 +1,232 @@
-"""Exact top-k over a faiss flat index for many queries, each scored as if searched alone.
+"""Exact top-k inner-product search for many queries, each scored by the same kernel.
 
-Definition: :meth:`FlatSearch.search` returns, for every query row, the ``k`` scores
-``index.search(query[None, :], k)`` returns for that query on its own, bit for bit,
-and the same row ids up to faiss's order among exactly tied scores (which of several
-chunks tied at the ``k``-th score are returned may differ too): what a caller
-that orders by score then id and widens the search when a tie reaches its cut-off
-(the dense arm) cannot tell apart. It asks faiss for blocks of queries at a time.
+Definition: ``FlatSearch(vectors, id_order).search(queries, k)`` returns, for every query
+row, the ``k`` corpus rows with the largest inner product and their float32 scores,
+ordered score descending then ``id_order`` ascending (the harness's ordering rule,
+:mod:`harness.core.ordering`, on exact keys: a tie at the ``k``-th score goes to the
+smaller id, so no caller needs to widen the search).
 
-Why blocks need care: faiss picks its kernel from the call's shape, and the kernels
-round differently in the last bit. In faiss 1.15 one query on a corpus of at least
-10,000 vectors (and more than one OpenMP thread) is scored by BLAS ``sgemm`` split
-over the database ("db-parallel"); below that, or on one thread, by a sequential
-per-pair inner product. A block of ``m`` queries takes BLAS when ``m * d`` reaches
-``faiss.cvar.distance_compute_blas_threshold`` (128,000) and the sequential kernel
-below it. :func:`block_sizes` therefore cuts the queries into blocks on the same
-side as a single query: large blocks when one query uses BLAS, blocks under the
-threshold when it does not, and no blocks (one query per call) when too few
-queries are left to reach the threshold.
+Kernel: scores are BLAS ``sgemm`` products (numpy ``matmul``) on fixed shapes: queries in
+blocks of :data:`QUERY_BLOCK` rows, the last block padded with zero rows, against the
+corpus in column blocks of :data:`CORPUS_BLOCK` (the last one shorter, fixed per corpus).
+Every query is thus scored in a call of the same shape whatever the number of queries and
+whichever queries share its block, so its scores depend on nothing but itself and the
+corpus: identical across block sizes, calls and processes (same BLAS library, CPU and
+thread count). BLAS sgemm may pick its kernel from the shape and the row tail (faiss's
+flat search switches kernels with the number of queries, and on some CPUs they round
+differently in the last bit): fixed shapes keep every row on one path.
 
-Guard: this depends on faiss internals, which change between versions (faiss 1.8
-used ``nx < 20`` as the threshold and had no db-parallel path). So the first query
-of every block is also searched alone and compared bit for bit; on any difference
-the whole call falls back to one query per call (the slow, always-identical path)
-and :attr:`FlatSearch.per_query` says so. A kernel that rounds differently differs
-on practically every row, so one row per block detects it.
+Guard: a GEMM never mixes rows, but a row's position in the block could select another
+micro-kernel. At construction a canary (a seeded random block, the same block shifted by
+one row, and its first row among zero rows, against the first corpus block) must agree
+bit for bit; if not, a warning is logged and every query is scored alone, one
+``(1, d)`` product per query (slow, the same kernel for every query);
+:attr:`FlatSearch.per_query` says so.
 
-Cost: one query per call spends most of its time starting OpenMP threads and
-allocating buffers (36-60 ms per query at 20k-50k chunks on the shared 2-core
-machine, against about 1 ms per query in blocks; ``benchmarks/bench_scale.py``).
+Selection (exact, linear): per corpus block, a lower bound of each row's ``k``-th score
+(the ``k``-th largest of the maxima of ``G >= k`` column groups of the first block: ``k``
+groups each hold a score at least that large), then the running ``k``-th score; only
+scores at or above it become candidates, merged with the running top ``k`` on 64-bit keys
+(monotone integer image of the float32 score, then the inverted id order), which are
+unique, so ``np.partition`` on them is the exact order. ``-0.0`` is read as ``0.0``.
+Vectors must be finite (checked: a NaN score would have no place in the order).
 
-Reference: faiss ``faiss/utils/distances.cpp`` (``knn_inner_product``,
-``should_use_db_parallel``, ``Run_search_inner_product``).
+Cost: the matmul dominates (2 x queries x corpus x dimension flops at the BLAS rate); the
+selection reads each score block once more (``benchmarks/bench_dense.py``: faiss
+``IndexFlatIP.search`` as the peer).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import logging
+from dataclasses import dataclass, field
 
 import numpy as np
 
-BLOCK = 4096
-"""Queries per faiss call on the BLAS side (the result buffers are block x k)."""
+from harness.core.errors import HarnessError
 
-DB_PARALLEL_MIN = 10_000
-"""faiss 1.15 ``kDbParallelMinVectors`` (a C++ constant, not exposed to Python)."""
+log = logging.getLogger(__name__)
 
+QUERY_BLOCK = 256
+"""Query rows per product (a multiple of every x86 sgemm micro-kernel's row count)."""
 
-def single_query_uses_blas(n: int) -> bool:
-    """Whether faiss scores one query against ``n`` vectors with BLAS (db-parallel)."""
-    import faiss  # deferred: heavy import
+CORPUS_BLOCK = 16_384
+"""Corpus rows per product: a 256 x 16,384 float32 score block is 16 MB (stays in cache)."""
 
-    nt = faiss.omp_get_max_threads()
-    return nt > 1 and n >= max(DB_PARALLEL_MIN, nt * int(faiss.cvar.distance_compute_blas_database_bs))
+GROUPS = 1024
+"""Column groups of the first block whose maxima bound each row's ``k``-th score."""
 
+CANARY_SEED = 20261201
 
-def block_sizes(n_queries: int, n: int, d: int) -> list[int]:
-    """Sizes of consecutive query blocks that faiss scores with the single-query kernel.
-
-    All ones when no such blocking exists (fewer queries than a BLAS block needs).
-    """
-    import faiss  # deferred: heavy import
-
-    threshold = int(faiss.cvar.distance_compute_blas_threshold)
-    if single_query_uses_blas(n):
-        low = max(-(-threshold // d), faiss.omp_get_max_threads())  # smallest BLAS block
-        if n_queries < low:
-            return [1] * n_queries
-        block = max(BLOCK, low)
-        sizes = [block] * (n_queries // block)
-        rest = n_queries - block * len(sizes)
-        if rest >= low:
-            sizes.append(rest)
-        elif rest:  # a short tail joins the block before it (there is one: n_queries >= low)
-            sizes[-1] += rest
-        return sizes
-    high = max(1, (threshold - 1) // d)  # largest sequential block
-    return [min(high, n_queries - s) for s in range(0, n_queries, high)]
+_MIN = np.iinfo(np.int64).min
+_LOW = np.int64(0xFFFFFFFF)
 
 
-def same_result(scores_a: np.ndarray, ids_a: np.ndarray, scores_b: np.ndarray, ids_b: np.ndarray) -> bool:
-    """Equal scores bit for bit and the same ids above the last score (see the module docstring)."""
-    if not np.array_equal(scores_a, scores_b):
-        return False
-    if len(scores_a) == 0:
-        return True
-    last = scores_a[-1]
-    return set(ids_a[scores_a > last].tolist()) == set(ids_b[scores_b > last].tolist())
+def score_keys(scores: np.ndarray, order_rank: np.ndarray) -> np.ndarray:
+    """64-bit keys: larger key = larger score, then smaller ``order_rank`` (< 2**32)."""
+    bits = (scores.astype(np.float32) + np.float32(0.0)).view(np.int32).astype(np.int64)
+    bits = np.where(bits < 0, bits ^ 0x7FFFFFFF, bits)  # negative floats: reverse magnitude
+    return (bits << 32) | (_LOW - order_rank)
+
+
+def key_scores(keys: np.ndarray) -> np.ndarray:
+    """The float32 scores of :func:`score_keys` keys."""
+    hi = keys >> 32
+    return np.where(hi < 0, hi ^ 0x7FFFFFFF, hi).astype(np.int32).view(np.float32)
+
+
+def merge_top(top: np.ndarray, rows: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """``top`` (rows x k keys, ``_MIN`` for empty slots) with candidate ``keys`` of
+    ``rows`` (ascending) merged in: each row keeps its ``k`` largest keys (unordered)."""
+    k = top.shape[1]
+    uniq, start, count = np.unique(rows, return_index=True, return_counts=True)
+    width = int(count.max())
+    pool = np.full((len(uniq), k + width), _MIN, dtype=np.int64)
+    pool[:, :k] = top[uniq]
+    within = np.arange(len(rows)) - np.repeat(start, count)
+    pool[np.repeat(np.arange(len(uniq)), count), k + within] = keys
+    out = top.copy()
+    out[uniq] = np.partition(pool, width, axis=1)[:, width:]
+    return out
+
+
+def group_maxima(s: np.ndarray, groups: int) -> np.ndarray | None:
+    """Row maxima of the column groups of score block ``s`` (column ``c`` in group
+    ``c % groups``, full groups only); None when the block has fewer columns than groups."""
+    per = s.shape[1] // groups
+    if not per:
+        return None
+    mx = s[:, :groups].copy()
+    for t in range(1, per):
+        np.maximum(mx, s[:, t * groups:(t + 1) * groups], out=mx)
+    return mx
+
+
+def block_candidates(s: np.ndarray, thr: np.ndarray, mx: np.ndarray | None,
+                     groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, cols, scores)`` of the entries of score block ``s`` at or above the row
+    thresholds ``thr``, rows ascending; ``mx`` (:func:`group_maxima`) skips the groups
+    whose maximum is below."""
+    cols = s.shape[1]
+    per = cols // groups if mx is not None else 0
+    parts = []
+    if per:
+        assert mx is not None
+        gr, gc = np.nonzero(mx >= thr[:, None])
+        cols_g = gc[:, None] + groups * np.arange(per)[None, :]
+        vals = s[gr[:, None], cols_g]
+        ii, tt = np.nonzero(vals >= thr[gr][:, None])
+        parts.append((gr[ii], cols_g[ii, tt], vals[ii, tt]))
+    if per * groups < cols:
+        tail = s[:, per * groups:]
+        r, c = np.nonzero(tail >= thr[:, None])
+        parts.append((r, c + per * groups, tail[r, c]))
+    r = np.concatenate([p[0] for p in parts])
+    c = np.concatenate([p[1] for p in parts])
+    v = np.concatenate([p[2] for p in parts])
+    order = np.argsort(r, kind="stable")
+    return r[order], c[order], v[order]
+
+
+def row_position_free(vectors: np.ndarray) -> bool:
+    """The guard of the module docstring: does a row's position or its block-mates change
+    its scores against the first corpus block?"""
+    x = vectors[:CORPUS_BLOCK]
+    rng = np.random.default_rng(CANARY_SEED)
+    r = rng.standard_normal((QUERY_BLOCK, vectors.shape[1])).astype(np.float32)
+    alone = np.zeros_like(r)
+    alone[0] = r[0]
+    base = r @ x.T
+    return bool(np.array_equal(np.roll(base, 1, axis=0), np.roll(r, 1, axis=0) @ x.T)
+                and np.array_equal(base[0], (alone @ x.T)[0]))
 
 
 @dataclass
 class FlatSearch:
-    """Blocked search over ``index`` (a faiss flat index); see the module docstring."""
+    """Exact top-k over ``vectors`` (rows, float32); see the module docstring.
 
-    index: Any
-    per_query: bool = False  # True once a block differed from the single-query result
+    ``id_order`` is a permutation of ``range(len(vectors))``: the position of each row
+    in ascending id order (default: row order).
+    """
+
+    vectors: np.ndarray
+    id_order: np.ndarray | None = None
+    per_query: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        self.vectors = np.ascontiguousarray(self.vectors, dtype=np.float32)
+        n = len(self.vectors)
+        if self.vectors.ndim != 2:
+            raise HarnessError(f"flat search: vectors must be a matrix, got shape {self.vectors.shape}")
+        if not np.isfinite(self.vectors).all():
+            bad = np.flatnonzero(~np.isfinite(self.vectors).all(axis=1))
+            raise HarnessError(f"flat search: {len(bad)} vectors have non-finite values "
+                               f"(first row {int(bad[0])})")
+        rank = np.arange(n, dtype=np.int64) if self.id_order is None else np.asarray(self.id_order, np.int64)
+        if rank.shape != (n,) or not np.array_equal(np.sort(rank), np.arange(n)):
+            raise HarnessError("flat search: id_order must be a permutation of the rows")
+        self.id_order = rank
+        self._rank = rank
+        self._row_of_rank = np.argsort(rank)
+        if n and not row_position_free(self.vectors):
+            self.per_query = True
+            log.warning("flat search: this BLAS rounds a query's scores differently by its row "
+                        "in the block; every query is scored alone (one product per query, slow)")
+
+    @property
+    def dimension(self) -> int:
+        """Vector dimension."""
+        return int(self.vectors.shape[1])
 
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(scores, ids)`` of shape ``(len(queries), k)``, row i that of query i searched
-        alone (:func:`same_result`)."""
-        q = np.ascontiguousarray(queries, dtype=np.float32)
-        n_q = len(q)
-        scores = np.empty((n_q, k), dtype=np.float32)
-        ids = np.empty((n_q, k), dtype=np.int64)
-        sizes = block_sizes(n_q, int(self.index.ntotal), int(self.index.d))
-        if self.per_query or all(s == 1 for s in sizes):
-            return self._one_by_one(q, k, scores, ids)
-        start = 0
-        for size in sizes:
-            block_s, block_i = self.index.search(q[start:start + size], k)
-            alone_s, alone_i = self.index.search(q[start:start + 1], k)
-            if not same_result(block_s[0], block_i[0], alone_s[0], alone_i[0]):
-                self.per_query = True
-                return self._one_by_one(q, k, scores, ids)
-            scores[start:start + size], ids[start:start + size] = block_s, block_i
-            start += size
-        return scores, ids
+        """``(scores, rows)`` of shape ``(len(queries), min(k, n))``: each query's best
+        rows, score descending then id order ascending (module docstring)."""
+        q = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self.dimension)
+        if not np.isfinite(q).all():
+            raise HarnessError("flat search: a query vector has non-finite values")
+        k = max(0, min(int(k), len(self.vectors)))
+        keys = np.empty((len(q), k), dtype=np.int64)
+        step = 1 if self.per_query else QUERY_BLOCK
+        for start in range(0, len(q) if k else 0, step):
+            block = q[start:start + step]
+            keys[start:start + len(block)] = self._block_keys(block, k, step)
+        keys = np.sort(keys, axis=1)[:, ::-1]
+        scores = key_scores(keys)
+        rows = self._row_of_rank[(_LOW - (keys & _LOW)).astype(np.int64)]
+        return scores, rows
 
-    def _one_by_one(self, q: np.ndarray, k: int, scores: np.ndarray,
-                    ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        for i in range(len(q)):
-            s, j = self.index.search(q[i:i + 1], k)
-            scores[i], ids[i] = s[0], j[0]
-        return scores, ids
+    def _block_keys(self, block: np.ndarray, k: int, shape_rows: int) -> np.ndarray:
+        """The top ``k`` keys (unordered) of each row of ``block``, padded to ``shape_rows``."""
+        m = len(block)
+        padded = np.zeros((shape_rows, self.dimension), dtype=np.float32)
+        padded[:m] = block
+        top = np.full((m, k), _MIN, dtype=np.int64)
+        thr = np.full(m, -np.inf, dtype=np.float32)
+        groups = max(GROUPS, k)
+        for j in range(0, len(self.vectors), CORPUS_BLOCK):
+            s = (padded @ self.vectors[j:j + CORPUS_BLOCK].T)[:m]  # padding rows never ranked
+            mx = group_maxima(s, groups)
+            if j == 0 and mx is not None:  # k groups hold a score >= their k-th largest maximum
+                thr = np.maximum(thr, np.partition(mx, groups - k, axis=1)[:, groups - k])
+            r, c, v = block_candidates(s, thr, mx, groups)
+            if len(r):
+                top = merge_top(top, r, score_keys(v, self._rank[c + j]))
+                full = top.min(axis=1) != _MIN
+                thr[full] = np.maximum(thr[full], key_scores(top[full].min(axis=1)))
+        return top
+
+
+def describe_kernel(flat: FlatSearch | None) -> dict[str, object]:
+    """For the manifest: the kernel in use, the block shapes and numpy's BLAS (library,
+    the micro-architecture it chose at run time, threads), which decide the last bit."""
+    import threadpoolctl  # type: ignore[import-untyped]  # deferred: scans the loaded libraries
+
+    blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+    runtime = [i for i in threadpoolctl.threadpool_info()
+               if i.get("user_api") == "blas" and "numpy" in str(i.get("filepath", ""))]
+    return {"kernel": "one product per query" if flat is not None and flat.per_query
+            else "blas sgemm on fixed blocks",
+            "query_block": QUERY_BLOCK, "corpus_block": CORPUS_BLOCK,
+            "blas": f"{blas.get('name')} {blas.get('version')}",
+            "blas_architecture": runtime[0].get("architecture") if runtime else None,
+            "blas_threads": runtime[0].get("num_threads") if runtime else None}

@@ -6,7 +6,8 @@ Only the CLI configures logging.
 
 Modules, in help order: ``core`` (run, list, validate), ``ingest``, ``goldset``,
 ``answer`` (answer, answerers), ``compare`` (compare, gate, baseline), ``analysis``
-(bands, report, query), ``rulings``, ``interop`` (export); helpers: ``catalog``
+(bands, report, query), ``rulings``, ``interop`` (export), ``serve`` (serve-search),
+``judging`` (pool, judge, judges); helpers: ``catalog``
 (every registry for ``harness list``), ``errors`` (messages and exit codes),
 ``progress`` (progress bars), ``summary`` (the summary after ``harness run``).
 """
@@ -27,9 +28,10 @@ app = typer.Typer(
 )
 
 # command-group modules, in help order; each exposes register(app)
-GROUPS = ("core", "ingest", "goldset", "answer", "facts", "compare", "analysis", "rulings", "interop")
-__all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "facts", "goldset", "ingest",
-           "interop", "main", "progress", "rulings", "summary"]
+GROUPS = ("core", "ingest", "goldset", "answer", "facts", "compare", "analysis", "rulings", "interop",
+          "serve", "judging")
+__all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "facts", "goldset",
+           "ingest", "interop", "judging", "main", "progress", "rulings", "serve", "summary"]
 
 
 @app.callback()

@@ -7,9 +7,8 @@ import importlib
 # (label, module, attribute); modules are imported on demand
 REGISTRIES = (
     ("arms", "harness.arms", "ARMS"),
-    ("fusion methods", "harness.fusion.fuse", "FUSION_METHODS"),
-    ("metrics", "harness.metrics.ranking", "METRICS"),
-    ("answer metrics", "harness.answering.answer_metrics", "ANSWER_METRICS"),
+    ("fusion methods", "harness.fusion.method", "FUSION_METHODS"),
+    ("metrics", "harness.metrics.info", "METRICS"),
     ("loaders", "harness.corpus.loaders", "LOADERS"),
     ("chunkers", "harness.corpus.chunking", "CHUNKERS"),
     ("embedding models", "harness.embedding.models", "EMBEDDING_MODELS"),
@@ -21,21 +20,11 @@ REGISTRIES = (
     ("engines", "harness.core.engines", "ENGINES"),
 )
 
-_PLUGINS = ("harness.arms.bm25", "harness.arms.boost", "harness.arms.dense", "harness.arms.external", "harness.answering.rerankers",
-            "harness.answering.read", "harness.rulings.production")
-
-
 def load_plugins() -> None:
-    """Import the modules that register built-in components."""
-    from harness.answering.answerers import load_builtin_answerers  # deferred: plugin loading
+    """Register every built-in component and every installed plug-in (harness.core.plugins)."""
+    from harness.core import plugins  # deferred: plugin loading imports the registering modules
 
-    load_builtin_answerers()
-    for mod in _PLUGINS:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:
-                raise
+    plugins.load_all()
 
 
 def all_registries() -> dict[str, list[str]]:
@@ -46,16 +35,36 @@ def all_registries() -> dict[str, list[str]]:
             reg = getattr(importlib.import_module(mod), attr)
         except (ModuleNotFoundError, AttributeError):
             continue
-        names = reg.names()
-        if label == "metrics":
-            # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
-            from harness.metrics.ranking import METRICS
-
-            names = [n + ("@k" if METRICS.get(n).takes_cutoff else "") for n in names]
-        out[label] = names
-    from harness.metrics.info import OTHER_NAMES  # deferred: like the registries above
+        if label == "metrics":  # one registry: listed by kind
+            out[label] = [f.label for _, f in reg.items() if f.kind != "answer"]
+            out["answer metrics"] = [f.label for _, f in reg.items() if f.kind == "answer"]
+            continue
+        out[label] = reg.names()
+    from harness.metrics.family import OTHER_NAMES  # deferred: like the registries above
 
     names_seen = {a.name.lower(): f"{a.name}->{a.family}" for a in reversed(OTHER_NAMES)
                   if a.name.lower() != a.family.lower()}
     out["metric names of ranx / ir_measures / trec_eval (docs/metrics.md)"] = list(reversed(names_seen.values()))
     return out
+
+
+def plugin_origins() -> dict[str, dict[str, str]]:
+    """Registry label -> {name: ``builtin`` or ``package==version``} for the plug-in groups."""
+    from harness.core import plugins  # deferred: like load_plugins
+
+    return {g.label: plugins.origins(group) for group, g in plugins.GROUPS.items()}
+
+
+def origin_summary(label: str, origins: dict[str, dict[str, str]]) -> str:
+    """``builtin``, or ``builtin; NAME: package==version, ...`` for what packages added."""
+    found = origins.get("metrics" if label == "answer metrics" else label, {})
+    added = [f"{n}: {o}" for n, o in found.items() if o != "builtin"]
+    return "; ".join(["builtin", *added]) if label != "answer metrics" else "builtin"
+
+
+def broken_plugins() -> list[str]:
+    """One line per plug-in that failed to load (by name, package and error)."""
+    from harness.core import plugins  # deferred: like load_plugins
+
+    load_plugins()
+    return [str(b) for b in plugins.broken()]

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from harness.cli.catalog import all_registries
+from harness.cli.catalog import all_registries, broken_plugins, origin_summary, plugin_origins
 from harness.cli.errors import bad_input_exits_2, plain_console
 from harness.cli.progress import rich_progress
 from harness.core.engines import ADDRESS_HELP, ENGINE_HELP, EngineChoice
@@ -120,21 +120,30 @@ def _coerce(value: str) -> object:
     return {"true": True, "false": False}.get(value.lower(), value)
 
 
-def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print {registry: [names]} as JSON.")) -> None:
-    """List registered arms, fusion methods, metrics, answerers, loaders and tables.
+def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print {registry: [names]} as JSON, with "
+                                                            "\"plug-in origins\" and \"broken plug-ins\".")) -> None:
+    """List registered arms, fusion methods, metrics, answerers, loaders and tables, and where
+    each came from: builtin, or the package==version of a plug-in (entry points harness.arms,
+    harness.answerers, harness.metrics, harness.fusion). A plug-in that fails to load is listed
+    by name with its error (on stderr), never a traceback.
 
     Example: harness list --json
     """
-
+    registries = all_registries()
+    origins = plugin_origins()
+    broken = broken_plugins()
     if as_json:
         import json
 
-        typer.echo(json.dumps({k: list(v) for k, v in all_registries().items()}, indent=2))
+        typer.echo(json.dumps({**{k: list(v) for k, v in registries.items()}, "plug-in origins": origins,
+                               "broken plug-ins": broken}, indent=2))
         return
-    table = Table("registry", "names")
-    for kind, names in all_registries().items():
-        table.add_row(kind, ", ".join(names))
+    table = Table("registry", "names", "from")
+    for kind, names in registries.items():
+        table.add_row(kind, ", ".join(names), origin_summary(kind, origins))
     Console(markup=False, highlight=False).print(table)
+    for line in broken:
+        typer.echo(f"warning: {line}", err=True)
 
 
 def validate_cmd(

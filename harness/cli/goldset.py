@@ -50,6 +50,34 @@ def from_qrels_cmd(
     Console(markup=False, highlight=False).print(f"wrote {path}: {len(gs.questions)} questions")
 
 
+@goldset_app.command("merge")
+def merge_cmd(
+    gold: Annotated[Path, typer.Argument(help="Gold set YAML to start from.")],
+    judgments: Annotated[list[Path], typer.Argument(help="Judgments files (JSON lines).")],
+    out: Out,
+    allow_outside: Annotated[bool, typer.Option(
+        "--allow-outside", help="Accept GOLD's documents outside its folder.")] = False,
+) -> None:
+    """Write a new gold-set version with the judgments as judged: lists (grade 0 included),
+    with provenance (source and judgments hashes, judge ids).
+
+    Example: harness goldset merge goldsets/sample.yaml pool.judgments.jsonl -o goldsets/sample-v2.yaml
+    """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
+    from harness.cli.errors import print_note
+    from harness.goldset.merge import merge_judgments
+
+    with bad_input_exits_2():
+        r = merge_judgments(gold, list(judgments), out, allow_outside=allow_outside)
+    grades = ", ".join(f"{n} x grade {g}" for g, n in r.grades) or "nothing new"
+    judges = ", ".join(f"{i} ({k}) {n}" for i, k, n in r.judges) or "-"
+    Console(markup=False, highlight=False, soft_wrap=True).print(
+        f"wrote {r.path}: {r.added} judgments added ({grades}; judges: {judges}); "
+        f"{r.already_present} already in {gold.name}")
+    for line in r.listed_judged_zero:
+        print_note(f"listed page judged not relevant (check the gold set): {line}")
+
+
 def _by_language(values: list[str], option: str) -> dict[str, Path]:
     """Parse repeated ``LANG=PATH`` options; malformed ones raise (exit 2)."""
     out: dict[str, Path] = {}

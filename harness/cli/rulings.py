@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.cli.errors import bad_input_exits_2, err_console, print_error
+from harness.core.errors import Problem
 from harness.core.tablerows import records
 
 Files = Annotated[list[Path], typer.Argument(help="Ruling page files, or folders of *.txt pages.")]
@@ -22,7 +23,8 @@ Rounding = Annotated[str, typer.Option("--rounding", help="half_up or half_even.
 GoldOpt = Annotated[Path | None, typer.Option("--goldset", "-g", help="Also score on it.")]
 GoldReq = Annotated[Path, typer.Option("--goldset", "-g", help="Gold set YAML.")]
 MappingOpt = Annotated[Path | None, typer.Option(
-    "--mapping", help="Mapping file: production games, documents, questions -> gold.")]
+    "--mapping", help="Mapping file: production games, documents, questions -> gold "
+    "(default: mapping.yaml beside the pages).")]
 RunRef = Annotated[str, typer.Argument(help="Rulings run: a path, an id under --runs-dir, latest.")]
 RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Folder that holds run directories.")]
 Score = Annotated[str, typer.Argument(help="Fused RRF score as printed, e.g. 0.048916.")]
@@ -89,13 +91,42 @@ def import_cmd(files: Files, out: Out = Path("runs"), run_id: RunId = None, dept
                       str(r.get("outcome") or "-"),
                       f"{sum(d.ranks is not None for d in dec)}/{len(dec)}", _fence(dict(r.values)))
     Console().print(table)
-    for r in result.rulings:
-        for w in r.warnings:
-            err_console.print(f"warning: {w}", markup=False, highlight=False)
+    for line in grouped_warnings([w for r in result.rulings for w in r.warnings], len(result.rulings)):
+        err_console.print(f"warning: {line}", markup=False, highlight=False)
     for f in result.failures:
         err_console.print(f"not imported: {f}", markup=False, highlight=False)
     if goldset is not None:
+        mapping = mapping or folder_mapping(files)
         _score(result.path, goldset, mapping)
+
+
+def grouped_warnings(warnings: list[Problem], pages: int) -> list[str]:
+    """One line per distinct warning, with the pages it concerns: a warning repeated across
+    pages prints once ("... in all 4 pages", or the files that have it)."""
+    by_message: dict[str, list[str]] = {}
+    for w in warnings:
+        by_message.setdefault(w.message, []).append(w.where)
+    lines = []
+    for message, places in by_message.items():
+        if len(places) == 1:
+            lines.append(f"{places[0]}: {message}" if places[0] else message)
+        elif len(places) == pages:
+            lines.append(f"{message}: in all {pages} pages")
+        else:
+            lines.append(f"{message}: in {len(places)} of {pages} pages ({', '.join(places)})")
+    return lines
+
+
+def folder_mapping(files: list[Path]) -> Path | None:
+    """The ``mapping.yaml`` beside the ruling pages (in a folder given, or the pages' one
+    folder), used when ``--mapping`` is not given; a note says so."""
+    folders = {p if p.is_dir() else p.parent for p in files}
+    found = [f / "mapping.yaml" for f in sorted(folders) if (f / "mapping.yaml").is_file()]
+    if len(found) != 1:
+        return None
+    err_console.print(f"note: using the mapping beside the pages: {found[0]}", markup=False,
+                      highlight=False)
+    return found[0]
 
 
 def _score(run_path: Path, goldset: Path, mapping: Path | None) -> None:

@@ -11,6 +11,7 @@ Modules, in pipeline order:
 * ``params``     keyword parameters checked against a constructor's signature
 * ``httpcall``   one bounded HTTP call (one total deadline, body cap, same-origin
   redirects), retries with backoff, redaction of URLs, headers and echoed secrets
+* ``journal``    append-only durable JSON-lines journals keyed by fields (answers, arm calls)
 * ``jsonl``      the one JSON-lines reader (records with file:line, problems collected)
 * ``tablerows``  rows of a DataFrame for plain loops, typed as dynamic
 * ``engines``    execution engines (registry): local, ray; the run's engine session
@@ -18,7 +19,8 @@ Modules, in pipeline order:
 * ``names``      the one check of names that become paths; NFC ids, invisible characters
 * ``limits``     upper bounds on input sizes and user-given counts
 * ``redact``     credentials out of URLs, headers, parameters and text
+* ``plugins``    built-in and entry-point components (arms, answerers, metrics, fusion): one discovery
 """
 
-__all__ = ["atomic", "cluster", "digest", "engines", "errors", "httpcall", "jsonl", "limits", "names",
-           "ordering", "params", "redact", "registry", "tablerows", "text"]
+__all__ = ["atomic", "cluster", "digest", "engines", "errors", "httpcall", "journal", "jsonl", "limits",
+           "names", "ordering", "params", "plugins", "redact", "registry", "tablerows", "text"]

@@ -50,11 +50,10 @@ import numpy as np
 
 from harness.core.errors import ConfigError
 from harness.core.limits import COUNTS
-from harness.core.redact import redact_text
+from harness.core.redact import MASK, is_secret_key, redact_text
 from harness.core.redact import redact_url as redact_url
 
-SECRET_HEADER_WORDS = ("authorization", "cookie", "token", "key", "secret", "password", "auth")
-REDACTED = "<redacted>"
+REDACTED = MASK
 REDIRECTS = (301, 302, 303, 307, 308)
 _CHUNK = 65536
 
@@ -128,10 +127,9 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
 
 
 def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """Header names kept; values of credential-bearing ones (:data:`SECRET_HEADER_WORDS`
-    in the name) replaced by :data:`REDACTED`."""
-    return {k: REDACTED if any(w in k.lower() for w in SECRET_HEADER_WORDS) else v
-            for k, v in headers.items()}
+    """Header names kept; values of credential-bearing ones
+    (:func:`harness.core.redact.is_secret_key`) replaced by :data:`REDACTED`."""
+    return {k: REDACTED if is_secret_key(k) else v for k, v in headers.items()}
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:

@@ -52,7 +52,10 @@ class Registry(Generic[T]):
             return self._items[name]
         except KeyError:
             choices = ", ".join(self.names()) or "(none registered)"
-            raise RegistryError(f"unknown {self.kind} {name!r}; choose one of: {choices}") from None
+            from harness.core.plugins import broken_hint  # deferred: plugins imports this module
+
+            raise RegistryError(f"unknown {self.kind} {name!r}; choose one of: {choices}"
+                                + broken_hint(self, name)) from None
 
     def names(self) -> list[str]:
         """Registered names in registration order."""

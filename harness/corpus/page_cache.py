@@ -28,13 +28,13 @@ import functools
 import hashlib
 import importlib.metadata
 import json
-import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.core.atomic import write_text
 from harness.corpus.loaders import Loaded
 
 PAGE_CACHE_VERSION = 1
@@ -92,13 +92,10 @@ class PageCache:
             return found
         self.stats.misses += 1
         loaded = compute()
-        self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = entry.with_name(f".tmp-{os.getpid()}-{os.urandom(4).hex()}.json")
-        tmp.write_text(json.dumps({"version": PAGE_CACHE_VERSION, "source": str(path),
-                                   "texts": loaded.texts, "labels": loaded.labels,
-                                   "headings": loaded.headings, "title": loaded.title},
-                                  ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, entry)
+        write_text(entry, json.dumps({"version": PAGE_CACHE_VERSION, "source": str(path),
+                                      "texts": loaded.texts, "labels": loaded.labels,
+                                      "headings": loaded.headings, "title": loaded.title},
+                                     ensure_ascii=False))
         self.stats.writes += 1
         return loaded
 

@@ -7,8 +7,12 @@ Modules, in pipeline order:
 * ``judged``    a question's explicit judgments (``judged:``): checked, read, written
 * ``parse``     load_goldset / validate_goldset: every problem with file:line
 * ``write``     write v1 gold-set YAML
+* ``judgments`` judgments files (JSON lines): read, checked against a gold set, appended
+* ``labels``    label sets: one grade per (question, page), from a gold set or judgments
+* ``merge``     ``harness goldset merge``: judgments -> a new gold-set version with provenance
 * ``derive``    gold sets derived from PDF outlines (and the helpers derivations share)
 * ``parallel``  gold sets derived from parallel corpora (ask in one language, answer in another)
 """
 
-__all__ = ["derive", "judged", "parallel", "parse", "records", "write", "yamlsafe"]
+__all__ = ["derive", "judged", "judgments", "labels", "merge", "parallel", "parse", "records",
+           "write", "yamlsafe"]

@@ -49,6 +49,7 @@ Reference: ``goldsets/README.md`` (the v1 format in full).
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -99,6 +100,17 @@ class PageJudgment:
     def key(self) -> str:
         """The judged page's id ``doc#page``."""
         return page_key(self.doc_id, self.page)
+
+
+def consolidate(judgments: Iterable[PageJudgment]) -> dict[str, int]:
+    """Page id -> one grade from several judgments of it: the people's when any person
+    judged the page, else the models'; several of one kind -> the lower median
+    (``statistics.median_low``, so two judges at 1 and 2 give 1). Pages sorted."""
+    by_page: dict[str, dict[str, list[int]]] = {}
+    for j in judgments:
+        by_page.setdefault(j.key, {}).setdefault(j.judge_kind, []).append(j.grade)
+    return {p: statistics.median_low(kinds.get("human") or kinds["llm"])
+            for p, kinds in sorted(by_page.items())}
 
 
 Requirement = tuple[PageRef, ...]
@@ -154,11 +166,7 @@ class Question:
         """Judged page id -> the grade its explicit judgments give: people's
         judgments when there are any, else the models'; several judges of one
         kind -> the lower median of their grades (``statistics.median_low``)."""
-        by_page: dict[str, dict[str, list[int]]] = {}
-        for j in self.judged:
-            by_page.setdefault(j.key, {}).setdefault(j.judge_kind, []).append(j.grade)
-        return {p: statistics.median_low(kinds.get("human") or kinds["llm"])
-                for p, kinds in sorted(by_page.items())}
+        return consolidate(self.judged)
 
     @cached_property
     def llm_only_pages(self) -> frozenset[str]:

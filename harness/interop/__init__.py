@@ -5,6 +5,7 @@ Modules, in pipeline order:
 * ``trec``    TREC run / qrels files, read and written
 * ``export``  a run exported (question set, padding, requirements qrels); ranx / ir_measures adapters
 * ``qrels``   a gold set from a qrels file plus a questions file
+* ``judgment_qrels`` judgments and gold sets as graded qrels, and qrels as judgments
 """
 
-__all__ = ["export", "qrels", "trec"]
+__all__ = ["export", "judgment_qrels", "qrels", "trec"]

@@ -1,11 +1,14 @@
-"""Ranking metrics: one registry of metric facts, the computations, page lists.
+"""Metrics: one metric object and registry, page lists built as metrics need them, statistics.
 
 Modules, in pipeline order:
 
-* ``info``     the metric-info registry: direction, scope, aggregate, description, aliases
-* ``ranking``  page-level ranking metric computations (hit, recall, P, MRR, nDCG, MAP ...)
-* ``pages``    fused chunk lists -> page lists -> the fused and metrics tables
-* ``stats``    paired statistics over per-question values: permutation test, BCa bootstrap CI, Holm
+* ``family``      the metric object: families (facts, needs, computation) and metrics (family + cutoff)
+* ``gold``        the gold side of page lists: relevance, requirements, grades, judged pages
+* ``page_lists``  the one page-list builder: full fused lists or the fast top-m path
+* ``ranking``     page-level ranking metrics, each declared on its computation (hit, recall, nDCG, Judged ...)
+* ``info``        what interprets a metric asks: resolve, scope, aggregate; answer metric facts
+* ``pages``       fused chunk lists -> the fused and metrics tables
+* ``stats``       paired statistics over per-question values: permutation test, BCa bootstrap CI, Holm
 """
 
-__all__ = ["info", "pages", "ranking", "stats"]
+__all__ = ["family", "gold", "info", "page_lists", "pages", "ranking", "stats"]

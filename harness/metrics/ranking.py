@@ -21,8 +21,13 @@ Chunks collapse to their page in fused order (first occurrence wins), then:
 * ``top_score_ratio`` top_score / ceiling; defined for every question, answerable or not:
                  for unanswerable questions it is the evidence an answer gate would use.
 
-Direction, scope, aggregate and the names other tools use are declared once in
-:mod:`harness.metrics.info`; this module only computes.
+* ``Judged@k``   fraction of the top k pages the gold set judged (ir_measures ``Judged@k``:
+                 divided by min(k, pages ranked); 0.0 when nothing was ranked).
+
+Each family is declared here, once, with its facts, its needs and the names other
+tools use, on its computation (:func:`harness.metrics.family.declare`). Ranking
+metrics with a cutoff also have a condensed-list variant, ``nDCG(judged_only=True)@10``:
+the same computation on the list with unjudged pages removed (Sakai 2007).
 
 Every question gets a row for every metric. Ranking metrics of unanswerable
 questions (no relevant page) take the metric's default and are left out of means
@@ -32,144 +37,69 @@ questions (no relevant page) take the metric's default and are left out of means
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from harness.core.errors import RegistryError
-from harness.core.registry import Registry
+from harness.corpus.records import page_key
+from harness.fusion.configs import FusionConfig
+from harness.fusion.fuse import Fused, RankMatrix
 from harness.goldset.records import Question
-from harness.metrics.info import FAMILIES, MetricFamily, metric_name, resolve
+from harness.metrics.family import Metric, alias, declare
+from harness.metrics.gold import Gold, make_gold
+from harness.metrics.page_lists import Ordering, PageLists, page_lists
+
+Compute = Callable[[PageLists, int], np.ndarray]
+_TREC = "trec_eval / ir_measures"
 
 
-@dataclass(frozen=True)
-class PageLists:
-    """G ranked page lists, padded to D columns (D >= every cutoff asked for).
-
-    ``rel[g, i]``: the page at rank i+1 is relevant; ``req[g, i]``: bitmask of the
-    requirements it meets; ``n_req``/``n_rel``: requirements / relevant pages of the
-    question; ``first_rel``: rank of the first relevant page over the *whole* list
-    (inf if none); ``top_score``/``ceiling``: fused score of the first chunk and the
-    config's ceiling. ``gain[g, i]``: the grade of the page at rank i+1 (0 if not
-    relevant) and ``ideal_gain[g]``: the question's grades sorted descending, padded
-    with 0; both None for binary relevance (every relevant page has grade 1).
-    """
-
-    rel: np.ndarray
-    req: np.ndarray
-    n_req: np.ndarray
-    n_rel: np.ndarray
-    first_rel: np.ndarray
-    top_score: np.ndarray
-    ceiling: np.ndarray
-    gain: np.ndarray | None = None
-    ideal_gain: np.ndarray | None = None
-
-
-@dataclass(frozen=True)
-class Family:
-    """A computable metric family: its declared facts (:mod:`harness.metrics.info`)
-    and the function computing it from page lists."""
-
-    info: MetricFamily
-    compute: Callable[[PageLists, int], np.ndarray]
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def takes_cutoff(self) -> bool:
-        return self.info.takes_cutoff
-
-    @property
-    def higher_is_better(self) -> bool:
-        return self.info.direction == "higher"
-
-    @property
-    def default(self) -> float:
-        return self.info.default
-
-    @property
-    def kind(self) -> str:
-        return self.info.kind
-
-    @property
-    def aggregate(self) -> str:
-        return self.info.aggregate
-
-    @property
-    def doc(self) -> str:
-        return self.info.description
-
-
-@dataclass(frozen=True)
-class MetricSpec:
-    """A parsed metric: family plus cutoff. ``name`` is canonical and round-trips."""
-
-    family: Family
-    cutoff: int | None
-
-    @property
-    def name(self) -> str:
-        return metric_name(self.family.name, self.cutoff)
-
-    @property
-    def higher_is_better(self) -> bool:
-        return self.family.higher_is_better
-
-    @property
-    def default(self) -> float:
-        return self.family.default
-
-    @property
-    def kind(self) -> str:
-        return self.family.kind
-
-    def compute(self, lists: PageLists) -> np.ndarray:
-        return self.family.compute(lists, self.cutoff or 0)
-
-
-METRICS: Registry[Family] = Registry("metric")
-
-
-def _family(name: str) -> Callable[[Callable[[PageLists, int], np.ndarray]], Family]:
-    """Register the compute function of the declared ranking or score family ``name``."""
-    def deco(fn: Callable[[PageLists, int], np.ndarray]) -> Family:
-        info = FAMILIES.get(name)
-        if info.kind not in _KINDS:
-            raise RegistryError(f"metric {name} is declared as {info.kind}, not ranking or score")
-        return METRICS.add(name, Family(info, fn))
+def _family(name: str, *, description: str, aliases: Sequence[tuple[str, str, str]] = (),
+            **facts: Any) -> Callable[[Compute], Compute]:
+    """Declare the ranking family ``name`` on its computation ``(lists, k) -> (G,) values``;
+    ``aliases``: (other tool's name, tool, note where the meaning differs)."""
+    facts = {"kind": "ranking", "direction": "higher", "scope": "answerable",
+             "takes_cutoff": True, **facts}
+    def deco(fn: Compute) -> Compute:
+        condensable = facts.pop("condensable", facts["kind"] == "ranking" and facts["takes_cutoff"])
+        declare(name, description=description, compute=fn, condensable=condensable, **facts)
+        for other, source, note in aliases:
+            alias(other, name, source=source, note=note)
+        return fn
 
     return deco
-
-
-_KINDS = ("ranking", "score")
 
 
 def _popcount(x: np.ndarray) -> np.ndarray:
     return np.bitwise_count(x.astype(np.uint64)).astype(np.float64)
 
 
-@_family("hit")
+@_family("hit", description="1 if any relevant page is in the top k pages, else 0",
+         reference="ir_measures Success@k",
+         aliases=(("Success", _TREC, ""), ("success", "trec_eval", ""), ("hit_rate", "ranx", "")))
 def _hit(p: PageLists, k: int) -> np.ndarray:
     return np.asarray(p.rel[:, :k].any(axis=1), dtype=np.float64)
 
 
-@_family("recall")
+@_family("recall", description="fraction of the question's requirements met by the top k pages "
+                               "(a requirement is a set of alternative pages, met by any one)",
+         aliases=(("R", _TREC, "R@k counts relevant pages; ours counts requirements (any-of groups). "
+                               "They agree when every requirement is a single page."),
+                  ("recall", "ranx", "as R@k: ranx counts relevant pages, ours requirements")))
 def _recall(p: PageLists, k: int) -> np.ndarray:
     met = np.bitwise_or.reduce(p.req[:, :k], axis=1) if k else np.zeros(len(p.req), np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(p.n_req > 0, _popcount(met) / np.maximum(p.n_req, 1), 0.0)
 
 
-@_family("P")
+@_family("P", description="relevant pages in the top k, divided by k",
+         aliases=(("precision", "ranx", ""),))
 def _precision(p: PageLists, k: int) -> np.ndarray:
     hits: np.ndarray = p.rel[:, :k].sum(axis=1)
     return hits / float(k)
 
 
-@_family("MRR")
+@_family("MRR", description="1 / rank of the first relevant page if it is within k, else 0",
+         aliases=(("RR", _TREC, ""), ("recip_rank", "trec_eval", ""), ("mrr", "ranx", "")))
 def _mrr(p: PageLists, k: int) -> np.ndarray:
     return np.where(p.first_rel <= k, 1.0 / np.where(np.isfinite(p.first_rel), p.first_rel, 1.0), 0.0)
 
@@ -179,7 +109,12 @@ def _discounts(k: int) -> np.ndarray:
     return 1.0 / np.log2(np.arange(2, k + 2))
 
 
-@_family("nDCG")
+@_family("nDCG", needs=("grades",),
+         description="normalised discounted cumulative gain over the top k pages, linear gains "
+                     "(the page's grade; 1 when the gold set gives none), log2 discount",
+         reference="Jarvelin & Kekalainen 2002; trec_eval ndcg_cut",
+         aliases=(("ndcg", "ranx", "ranx ndcg uses linear gains like ours; ranx ndcg_burges (2^g - 1) "
+                                   "differs where grades exceed 1"), ("ndcg_cut", "trec_eval", "")))
 def _ndcg(p: PageLists, k: int) -> np.ndarray:
     gains = (p.gain if p.gain is not None else p.rel.astype(np.float64))[:, :k]
     disc = _discounts(k)
@@ -194,7 +129,10 @@ def _ndcg(p: PageLists, k: int) -> np.ndarray:
         return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
 
 
-@_family("MAP")
+@_family("MAP", description="average precision at k: sum of P@i over the ranks i <= k holding a "
+                            "relevant page, divided by the number of relevant pages (mean over "
+                            "questions: MAP)", reference="trec_eval map_cut",
+         aliases=(("AP", _TREC, ""), ("map", "ranx", ""), ("map_cut", "trec_eval", "")))
 def _average_precision(p: PageLists, k: int) -> np.ndarray:
     rel = p.rel[:, :k].astype(np.float64)
     precision_at = np.cumsum(rel, axis=1) / np.arange(1, rel.shape[1] + 1)[None, :]
@@ -202,79 +140,109 @@ def _average_precision(p: PageLists, k: int) -> np.ndarray:
         return np.where(p.n_rel > 0, (precision_at * rel).sum(axis=1) / np.maximum(p.n_rel, 1), 0.0)
 
 
-@_family("first_rel_rank")
+@_family("Judged", needs=("judgments",), condensable=False, reference="ir_measures Judged@k",
+         description="fraction of the top k pages the gold set judged, relevant or not: judged "
+                     "pages in the top k / min(k, pages ranked); 0.0 when nothing was ranked")
+def _judged(p: PageLists, k: int) -> np.ndarray:
+    if p.judged is None or p.n_pages is None:
+        raise ValueError("Judged@k needs page lists built with judgments")
+    n = np.minimum(p.n_pages, k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, p.judged[:, :k].sum(axis=1) / np.maximum(n, 1), 0.0)
+
+
+@_family("first_rel_rank", direction="lower", aggregate="median", default=float("inf"),
+         takes_cutoff=False, needs=("whole_list",),
+         description="rank of the first relevant page; +inf when none was retrieved (median)")
 def _first_rel(p: PageLists, k: int) -> np.ndarray:
     return p.first_rel.astype(np.float64)
 
 
-@_family("top_score")
+@_family("top_score", kind="score", scope="all", takes_cutoff=False,
+         description="fused score of the rank-1 chunk; 0.0 when nothing was retrieved")
 def _top_score(p: PageLists, k: int) -> np.ndarray:
     return p.top_score.astype(np.float64)
 
 
-@_family("top_score_ratio")
+@_family("top_score_ratio", kind="score", scope="all", takes_cutoff=False,
+         description="top_score / the config's ceiling; the evidence an answer gate would use; NaN for a "
+                     "fusion method without a ceiling (docs/fusion.md)")
 def _top_ratio(p: PageLists, k: int) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(p.ceiling > 0, p.top_score / np.where(p.ceiling > 0, p.ceiling, 1.0), 0.0)
+        # NaN where the fusion method has no ceiling (CombSUM z-score, Borda): no ratio, never a plausible 0
+        return np.where(np.isnan(p.ceiling), np.nan,
+                        np.where(p.ceiling > 0, p.top_score / np.where(p.ceiling > 0, p.ceiling, 1.0), 0.0))
 
 
-def parse(name: str) -> MetricSpec:
-    """Parse a metric name (canonical or an alias, any case) into its canonical spec.
+def parse(name: str) -> Metric:
+    """Parse a ranking or score metric name (canonical or an alias, any case).
 
     >>> parse("ndcg@10").name, parse("Success@5").name
     ('nDCG@10', 'hit@5')
     """
-    info = resolve(name, kinds=_KINDS)
-    return MetricSpec(METRICS.get(info.family.name), info.cutoff)
+    return Metric.parse(name, kinds=_KINDS)
 
 
+_KINDS = ("ranking", "score")
 DEFAULT_METRICS = ("hit@1", "hit@5", "recall@5", "recall@10", "MRR@10", "nDCG@10",
-                   "first_rel_rank", "top_score", "top_score_ratio")
+                   "nDCG(judged_only=True)@10", "Judged@10", "first_rel_rank", "top_score",
+                   "top_score_ratio")
 
 
-def depth_needed(specs: Sequence[MetricSpec]) -> int:
-    return max([s.cutoff or 1 for s in specs] + [1])
+def depth_needed(metrics: Sequence[Metric]) -> int:
+    return max([m.cutoff or 1 for m in metrics] + [1])
 
 
-def compute(specs: Sequence[MetricSpec], lists: PageLists) -> dict[str, np.ndarray]:
-    """Every metric for every group: ``{canonical name: (G,) float64}``."""
-    return {s.name: s.compute(lists) for s in specs}
+def score(metrics: Sequence[Metric], source: Fused | Ordering, gold: Gold) -> dict[str, np.ndarray]:
+    """Every metric for every question of ``gold``: ``{canonical name: (Q,) float64}``.
+
+    The page lists are built as the metrics need them (``whole_list``; the condensed
+    list for ``judged_only`` metrics); ranking metrics of unanswerable questions take
+    the metric's default."""
+    depth = depth_needed(metrics)
+    answerable = gold.n_req > 0
+    out: dict[str, np.ndarray] = {}
+    for judged_only in (False, True):
+        group = [m for m in metrics if m.judged_only == judged_only]
+        if not group:
+            continue
+        lists = page_lists(source, gold, depth, judged_only=judged_only,
+                           whole_list=any("whole_list" in m.needs for m in group))
+        values = compute(group, lists)
+        for m in group:
+            v = values[m.name]
+            out[m.name] = (np.where(answerable, v, m.default) if m.kind == "ranking" else v).astype(np.float64)
+    return {m.name: out[m.name] for m in metrics}
 
 
-def requirement_masks(question: Question) -> dict[str, int]:
-    """Page id -> bitmask of the requirements it meets (bit i = requirement i)."""
-    if len(question.requirements) > 62:
-        raise ValueError(f"question {question.question_id}: more than 62 requirements")
-    masks: dict[str, int] = {}
-    for i, req in enumerate(question.requirements):
-        for ref in req:
-            masks[str(ref)] = masks.get(str(ref), 0) | (1 << i)
-    return masks
+def compute(metrics: Sequence[Metric], lists: PageLists) -> dict[str, np.ndarray]:
+    """Each metric's raw values on ``lists`` (no defaults): ``{canonical name: (G,)}``."""
+    return {m.name: m.family.compute(lists, m.cutoff or 0) for m in metrics}
 
 
 def score_ranking(pages_in_order: Sequence[str], question: Question, metrics: Sequence[str],
                   top_score: float = 0.0, ceiling: float = 0.0) -> dict[str, float]:
     """Score one ranked page list (page ids ``doc#page``, duplicates collapse to the
-    first occurrence) for one question. Convenience for imported rankings."""
+    first occurrence) for one question, through the same page lists as a run.
+    Convenience for imported rankings; unanswerable questions score the defaults."""
     specs = [parse(m) for m in metrics]
-    seen: dict[str, None] = {}
-    for p in pages_in_order:
-        seen.setdefault(p, None)
-    pages = list(seen)
-    masks = requirement_masks(question)
-    d = max(depth_needed(specs), len(pages), 1)
-    rel = np.zeros((1, d), bool)
-    req = np.zeros((1, d), np.int64)
-    for i, p in enumerate(pages):
-        rel[0, i] = p in question.relevant_pages
-        req[0, i] = masks.get(p, 0)
-    grades = question.page_grades
-    gain = np.array([[float(grades.get(p, 0)) for p in pages] + [0.0] * (d - len(pages))])
-    ideal = np.array([sorted(map(float, grades.values()), reverse=True) or [0.0]], dtype=np.float64)
-    hits = np.flatnonzero(rel[0])
-    lists = PageLists(rel, req, np.array([len(question.requirements)]),
-                      np.array([len(question.relevant_pages)]),
-                      np.array([hits[0] + 1.0 if len(hits) else np.inf]),
-                      np.array([top_score]), np.array([ceiling]),
-                      gain if question.graded else None, ideal if question.graded else None)
-    return {k: float(v[0]) for k, v in compute(specs, lists).items()}
+    pages = list(dict.fromkeys(pages_in_order))
+    where = {p: _doc_page(p, i) for i, p in enumerate(pages)}
+    n = len(pages)
+    matrix = RankMatrix(np.array([question.question_id], dtype=object), np.zeros(n, np.int64),
+                        np.array(pages, dtype=object), np.arange(n), ("list",),
+                        np.arange(1, n + 1, dtype=np.int32)[:, None])
+    gold = make_gold([question], matrix, where)
+    # one arm, k = 0: the config's ceiling w / (0 + 1) is ``ceiling`` exactly
+    cfg = FusionConfig("list", "list", "grid", "rrf", 0.0, ("list",), (float(ceiling),), (max(n, 1),))
+    fused = Fused(cfg, np.arange(n), np.zeros(n, np.int64), np.arange(1, n + 1),
+                  np.r_[top_score, np.zeros(max(n - 1, 0))][:n], np.ones(n, np.int64))
+    return {k: float(v[0]) for k, v in score(specs, fused, gold).items()}
+
+
+def _doc_page(page_id: str, i: int) -> tuple[str, int]:
+    """(doc, page) of a ``doc#page`` id; an id of another shape gets a page of its own."""
+    doc, _, page = page_id.rpartition("#")
+    if doc and page.isdigit() and page_key(doc, int(page)) == page_id:
+        return doc, int(page)
+    return f"{page_id}\x00", -1 - i

@@ -4,9 +4,13 @@ Modules, in pipeline order:
 
 * ``sweep``        the scoring path: every config -> per-question metrics (exact, top-k)
 * ``grid_tables``  `metrics` and `fused` tables of a grid; grid-size limit, fused-row budget
-* ``options``      what a run takes and gives (options, result, metric list, scoring step)
-* ``retrieval``    `harness run`: gold set -> corpus -> arms -> fusion -> metrics -> run dir
-* ``rescore``      `harness run --from RUN`: a new grid over stored arm ranks
+* ``options``      what a run takes and gives (options and result records only)
+* ``run_checks``   a run's options checked against its grid, before any folder exists
+* ``lifecycle``    the one run lifecycle every source goes through (manifest, scoring,
+                   fused rows, answering on the engine, status)
+* ``retrieval``    the gold-set source: corpus -> arms -> `arm_ranks`
+* ``rescore``      the stored-run source (`--from RUN`): copied tables, a new grid
+* ``search_service`` the reference search service (`harness serve-search`) over the harness's arms
 """
 
-__all__ = ["grid_tables", "options", "rescore", "retrieval", "sweep"]
+__all__ = ["grid_tables", "lifecycle", "options", "rescore", "retrieval", "run_checks", "search_service", "sweep"]

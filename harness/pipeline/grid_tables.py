@@ -27,8 +27,9 @@ from harness.core.errors import ConfigError
 from harness.core.limits import count_problem
 from harness.fusion.configs import FusionConfig, RunConfig
 from harness.fusion.fuse import Fused, RankMatrix, fuse
-from harness.metrics.pages import Gold, fused_frame
-from harness.metrics.ranking import MetricSpec
+from harness.metrics.family import Metric
+from harness.metrics.gold import Gold
+from harness.metrics.pages import fused_frame
 from harness.pipeline.sweep import score_configs
 
 MAX_CONFIGS = 5000
@@ -119,7 +120,7 @@ def check_budget(n_questions: int, n_chunks: int, cfg: RunConfig, policy: StoreP
 
 
 def metrics_table(question_ids: Sequence[str], answerable: np.ndarray, configs: Sequence[FusionConfig],
-                  specs: Sequence[MetricSpec], values: Sequence[dict[str, np.ndarray]]) -> pa.Table:
+                  specs: Sequence[Metric], values: Sequence[dict[str, np.ndarray]]) -> pa.Table:
     """Rows per config, then metric, then question (question order of the gold set)."""
     nq, nm, nc = len(question_ids), len(specs), len(configs)
     val = np.empty(nc * nm * nq, np.float64)
@@ -144,7 +145,7 @@ def metrics_table(question_ids: Sequence[str], answerable: np.ndarray, configs: 
     })
 
 
-def grid_tables(matrix: RankMatrix, gold: Gold, cfg: RunConfig, specs: Sequence[MetricSpec],
+def grid_tables(matrix: RankMatrix, gold: Gold, cfg: RunConfig, specs: Sequence[Metric],
                 stored: Sequence[FusionConfig], depth: int) -> tuple[pa.Table, pd.DataFrame]:
     """(metrics of every config, fused rows of the stored configs to ``depth``)."""
     values = score_configs(matrix, gold, cfg.configs, specs)

@@ -1,9 +1,9 @@
 """``harness run --from RUN``: score a new grid over an existing run's stored arm ranks.
 
-Nothing touches the corpus or the models: the source run's ``questions``,
-``question_facts`` (when it has one), ``documents``, ``chunks`` and ``arm_ranks``
-tables (hash-checked when the source is opened) are copied byte for byte into a new
-run directory, and every config of the
+Nothing touches the corpus or the models: the source run's tables declared
+``carried`` (``questions``, ``documents``, ``chunks``, ``arm_ranks``; ``question_facts``
+and ``question_judgments`` when it has them; :mod:`harness.store.tables`), hash-checked when the source is opened,
+are copied byte for byte into a new run directory, and every config of the
 new grid is fused and scored from ``arm_ranks``. Each config's arms must be arms of
 the source run, searched at least as deep as the config's depth for that arm (the
 largest depth of the source configs); arm parameters cannot change (they shaped
@@ -13,34 +13,31 @@ of the tables taken from it; the gold-set and corpus sections are the source's.
 
 from __future__ import annotations
 
-import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
+from harness.core.atomic import atomic_write
 from harness.core.digest import file_sha256
+from harness.core.engines import EngineInfo
 from harness.core.errors import ConfigError, HarnessError
 from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix
-from harness.metrics.pages import make_gold
-from harness.pipeline.grid_tables import check_budget, check_grid_size
-from harness.pipeline.options import (
-    Progress,
-    RunOptions,
-    RunResult,
-    check_answering,
-    configs_frame,
-    metric_specs,
-    score_and_write,
-)
-from harness.store.provenance import base_manifest, now_iso
+from harness.goldset.records import Question
+from harness.metrics.family import Metric
+from harness.metrics.gold import make_gold
+from harness.pipeline.grid_tables import check_grid_size
+from harness.pipeline.lifecycle import RankInputs, execute
+from harness.pipeline.options import Progress, RunOptions, RunResult
+from harness.store.provenance import base_manifest
 from harness.store.readback import questions_from_frame
-from harness.store.rundir import MANIFEST, RunWriter, new_run_id, open_run, run_path
-
-COPIED = ("questions", "documents", "chunks", "arm_ranks")
-COPIED_IF_PRESENT = ("question_facts",)  # reference facts (answer correctness); older runs lack it
+from harness.store.rundir import Run, RunWriter, open_run
+from harness.store.schema import REQUIRED, carried_tables
 
 
 def searched_depths(configs: Any) -> dict[str, int]:
@@ -68,61 +65,81 @@ def check_grid(cfg: RunConfig, depths: dict[str, int], source: str) -> None:
                           + (f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""))
 
 
+@dataclass(frozen=True)
+class StoredRunSource:
+    """A run from another run's stored arm ranks (the
+    :class:`~harness.pipeline.lifecycle.RunSource` of ``harness run --from``)."""
+
+    src: Run
+    cfg: RunConfig
+    questions: tuple[Question, ...]
+    chunks: pd.DataFrame  # chunk_id, doc_id, page
+    copied: tuple[str, ...]
+    resumable: bool = False
+
+    @classmethod
+    def load(cls, options: RunOptions) -> StoredRunSource:
+        if options.source_run is None:
+            raise ConfigError("re-scoring needs a source run (--from RUN)")
+        if options.arm_overrides:
+            raise ConfigError(f"--from {options.source_run}: arm parameters cannot change when "
+                              f"re-scoring stored ranks (got {sorted(options.arm_overrides)})")
+        if options.goldset is not None:
+            raise ConfigError("--from takes the gold set of the source run; drop --goldset")
+        src = open_run(options.source_run, Path(options.runs_dir))
+        carried = carried_tables()  # declared on the tables (store.tables: carried=...)
+        missing = [t for t, how in (*carried.items(), ("configs", REQUIRED))
+                   if how == REQUIRED and not src.has_table(t)]
+        if missing:
+            raise HarnessError(f"run {src.run_id} cannot be re-scored: no {', '.join(missing)} table(s)")
+        copied = tuple(t for t in carried if src.has_table(t))
+        check_grid_size(options.config)
+        depths = searched_depths(src.table("configs"))
+        cfg = load_config(options.config, known_arms=sorted(depths), known_methods=FUSION_METHODS.names())
+        check_grid(cfg, depths, src.run_id)
+        judgments = src.table("question_judgments") if src.has_table("question_judgments") else None
+        questions = tuple(questions_from_frame(src.table("questions"), judgments=judgments).values())
+        chunks = pq.read_table(src.path / "chunks.parquet", columns=["chunk_id", "doc_id", "page"]).to_pandas()
+        return cls(src, cfg, questions, chunks, copied)
+
+    def sizes(self) -> tuple[int, int]:
+        return len(self.questions), len(self.chunks)
+
+    def preflight(self, options: RunOptions) -> None:
+        """Nothing to check: no arm runs."""
+
+    def begin(self, writer: RunWriter, run_id: str, specs: list[Metric]) -> dict[str, Any]:
+        m, cfg = self.src.manifest, self.cfg
+        return {
+            **base_manifest(run_id), "goldset": m.get("goldset"), "corpus": m.get("corpus"),
+            "arms": m.get("arms", {}), "metrics": [s.name for s in specs],
+            "config": {"path": cfg.path, "sha256": cfg.sha256, "configs": [c.config_id for c in cfg.configs]},
+            "source_run": {"run_id": self.src.run_id, "path": str(self.src.path.resolve()),
+                           "tables": {t: m["tables"][t]["sha256"] for t in self.copied}},
+        }
+
+    def inputs(self, writer: RunWriter, engine: EngineInfo, progress: Progress | None) -> RankInputs:
+        """Copy the source's tables byte for byte (atomically), then build the ranks."""
+        tables = {}
+        for t in self.copied:
+            dst = writer.file(f"{t}.parquet")
+            atomic_write(dst, lambda tmp, t=t: shutil.copyfile(self.src.path / f"{t}.parquet", tmp),
+                         writer.path)
+            tables[t] = {"sha256": file_sha256(dst), "rows": self.src.manifest["tables"][t]["rows"]}
+        writer.update_manifest({"tables": tables})  # before reading: a copy is a table of the run
+        arm_ranks = pq.read_table(writer.file("arm_ranks.parquet"),
+                                  columns=["question_id", "arm", "chunk_id", "rank"]).to_pandas()
+        ch = self.chunks
+        matrix = RankMatrix.from_arm_ranks(arm_ranks, [q.question_id for q in self.questions],
+                                           self.cfg.arm_names)
+        gold = make_gold(list(self.questions), matrix, dict(zip(
+            ch["chunk_id"], zip(ch["doc_id"], ch["page"].astype(int), strict=True), strict=True)))
+        return RankInputs(matrix, gold)
+
+    def result(self, path: Path, metrics: pa.Table) -> RunResult:
+        return RunResult(path, None, None, self.cfg, metrics)
+
+
 def rescore(options: RunOptions, progress: Progress | None = None) -> RunResult:
     """Re-score ``options.config`` over ``options.source_run``'s arm ranks (see module doc)."""
-    if options.source_run is None:
-        raise ConfigError("re-scoring needs a source run (--from RUN)")
-    if options.arm_overrides:
-        raise ConfigError(f"--from {options.source_run}: arm parameters cannot change when "
-                          f"re-scoring stored ranks (got {sorted(options.arm_overrides)})")
-    if options.goldset is not None:
-        raise ConfigError("--from takes the gold set of the source run; drop --goldset")
-    src = open_run(options.source_run, Path(options.runs_dir))
-    missing = [t for t in (*COPIED, "configs") if not src.has_table(t)]
-    if missing:
-        raise HarnessError(f"run {src.run_id} cannot be re-scored: no {', '.join(missing)} table(s)")
-    copied = [*COPIED, *(t for t in COPIED_IF_PRESENT if src.has_table(t))]
-    check_grid_size(options.config)
-    depths = searched_depths(src.table("configs"))
-    cfg = load_config(options.config, known_arms=sorted(depths), known_methods=FUSION_METHODS.names())
-    check_grid(cfg, depths, src.run_id)
-    questions = list(questions_from_frame(src.table("questions")).values())
-    chunks = pq.read_table(src.path / "chunks.parquet", columns=["chunk_id", "doc_id", "page"]).to_pandas()
-    stored = check_budget(len(questions), len(chunks), cfg, options.store)
-    check_answering(options, cfg, stored)
-    specs = metric_specs(options, cfg)
-
-    run_id = options.run_id or new_run_id()
-    out = run_path(Path(options.runs_dir), run_id)  # the one run-id check (core.names)
-    if (out / MANIFEST).exists():
-        raise HarnessError(f"{out} already exists; a re-scored run needs a new --run-id")
-    writer = RunWriter(out)
-    m = src.manifest
-    writer.update_manifest({
-        **base_manifest(run_id), "goldset": m.get("goldset"), "corpus": m.get("corpus"),
-        "arms": m.get("arms", {}), "metrics": [s.name for s in specs],
-        "config": {"path": cfg.path, "sha256": cfg.sha256, "configs": [c.config_id for c in cfg.configs]},
-        "source_run": {"run_id": src.run_id, "path": str(src.path.resolve()),
-                       "tables": {t: m["tables"][t]["sha256"] for t in copied}},
-    })
-    for t in copied:
-        dst = writer.file(f"{t}.parquet")
-        tmp = dst.with_name(f".{dst.name}.tmp-{os.getpid()}")
-        shutil.copyfile(src.path / f"{t}.parquet", tmp)
-        os.replace(tmp, dst)
-        writer.update_manifest({"tables": {t: {"sha256": file_sha256(dst), "rows": m["tables"][t]["rows"]}}})
-    writer.write_table("configs", configs_frame(cfg))
-
-    arm_ranks = pq.read_table(out / "arm_ranks.parquet",
-                              columns=["question_id", "arm", "chunk_id", "rank"]).to_pandas()
-    matrix = RankMatrix.from_arm_ranks(arm_ranks, [q.question_id for q in questions], cfg.arm_names)
-    gold = make_gold(questions, matrix, dict(zip(chunks["chunk_id"],
-                                                 zip(chunks["doc_id"], chunks["page"].astype(int),
-                                                     strict=True), strict=True)))
-    metrics = score_and_write(writer, matrix, gold, cfg, specs, stored, options.store.depth, progress)
-    if options.answerers:
-        from harness.answering.runner import answer_run
-
-        answer_run(writer.path, list(options.answerers), configs=options.answer_configs)
-    writer.update_manifest({"status": "complete", "finished": now_iso()})
-    return RunResult(writer.path, None, None, cfg, metrics)
+    return execute(options, StoredRunSource.load, progress)

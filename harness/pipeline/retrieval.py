@@ -1,9 +1,10 @@
-"""``harness run``: gold set -> corpus -> arms -> fusion grid -> metrics -> run directory.
+"""``harness run`` from a gold set: the source that builds the corpus and searches every arm.
 
-Every config of the grid is scored through the vectorised scoring path
-(:mod:`harness.pipeline.sweep`); fused rows are stored within the row budget of
-:mod:`harness.pipeline.grid_tables`. ``RunOptions.source_run`` re-scores a grid over
-an existing run's stored arm ranks (:mod:`harness.pipeline.rescore`).
+:class:`GoldsetSource` loads and checks the gold set, corpus, config and parameters
+(before any folder exists), then, inside the run lifecycle
+(:mod:`harness.pipeline.lifecycle`), writes ``questions``, ``question_facts``,
+``documents``, ``chunks`` and ``arm_ranks``; scoring, fused rows, answering and the
+status are the lifecycle's. ``--from`` is the other source (:mod:`harness.pipeline.rescore`).
 
 Stages write their tables as they finish (atomically), and each arm's ranks are
 kept in ``.partial/`` until all arms are done, so an interrupted run resumed with
@@ -13,22 +14,21 @@ set, corpus and config hashes still match the manifest.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
-from harness.answering.runner import answer_run, check_answerers
 from harness.arms import ARMS, ArmContext, load_builtin_arms
 from harness.arms.base import empty_counts, make_arm, preflight_arms
 from harness.core.atomic import atomic_path
-from harness.core.engines import EngineInfo, open_engine
+from harness.core.engines import EngineInfo
 from harness.core.errors import ConfigError, HarnessError, Problem, ValidationError
 from harness.core.names import check_name
 from harness.core.redact import redact_params
@@ -40,19 +40,13 @@ from harness.fusion.configs import RunConfig, load_config
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix
 from harness.goldset.parse import check_corpus, load_goldset
 from harness.goldset.records import GoldSet
-from harness.metrics.pages import make_gold
-from harness.metrics.ranking import MetricSpec
-from harness.pipeline.grid_tables import check_budget, check_grid_size
-from harness.pipeline.options import Progress as Progress
-from harness.pipeline.options import RunOptions as RunOptions
-from harness.pipeline.options import RunResult as RunResult
-from harness.pipeline.options import check_answering as check_answering
-from harness.pipeline.options import configs_frame as configs_frame
-from harness.pipeline.options import metric_specs as metric_specs
-from harness.pipeline.options import score_and_write
-from harness.rulings import production  # noqa: F401  (registers the `production` answerer)
-from harness.store.provenance import base_manifest, check_inputs, inputs_section, now_iso
-from harness.store.rundir import RunWriter, check_run_id, new_run_id, run_path
+from harness.metrics.family import Metric
+from harness.metrics.gold import make_gold
+from harness.pipeline.grid_tables import check_grid_size
+from harness.pipeline.lifecycle import RankInputs, execute
+from harness.pipeline.options import Progress, RunOptions, RunResult
+from harness.store.provenance import base_manifest, check_inputs, inputs_section
+from harness.store.rundir import RunWriter
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_GOLDSET = REPO_ROOT / "goldsets" / "sample.yaml"
@@ -132,6 +126,15 @@ def questions_frame(gs: GoldSet) -> pd.DataFrame:
     } for q in gs.questions])
 
 
+JUDGMENT_COLUMNS = ("question_id", "doc_id", "page", "grade", "judge_kind", "judge_id", "time", "note")
+
+
+def question_judgments_frame(gs: GoldSet) -> pd.DataFrame:
+    """One row per explicit judgment of a gold question (``judged:``)."""
+    return pd.DataFrame([(q.question_id, j.doc_id, j.page, j.grade, j.judge_kind, j.judge_id, j.time, j.note)
+                         for q in gs.questions for j in q.judged], columns=list(JUDGMENT_COLUMNS))
+
+
 def question_facts_frame(gs: GoldSet) -> pd.DataFrame:
     """One row per reference fact of a gold question (``answer: {facts: ...}``)."""
     return pd.DataFrame([{"question_id": q.question_id, "fact": i, "phrasings": list(fact)}
@@ -164,23 +167,24 @@ def _arm_frame(results: Sequence[Any], corpus: Corpus) -> pd.DataFrame:
     return df.astype({"rank": "int32", "page": "int32", "score": "float64"})
 
 
-def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cache_dir: Path,
-             progress: Progress | None, engine: str = "local") -> pd.DataFrame:
-    """Run every arm once over every question (resumable per arm)."""
+def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, context: ArmContext,
+             progress: Progress | None) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Run every arm once over every question, resumable per arm: an arm whose ranks
+    are in ``.partial/`` and whose manifest entry was written is not searched again.
+    Returns the ranks and the manifest's ``arms`` entries of the arms searched now."""
     writer.folder(".partial")  # never through a planted link
-    frames = []
+    done = writer.read_manifest().get("arms", {})
+    frames, described = [], {}
     for name in cfg.arm_names:
         out = writer.file(f".partial/arm_ranks-{check_name('arm name', name)}.parquet")
-        if out.exists():
+        if out.exists() and name in done:
             frames.append(pq.read_table(out).to_pandas())
             continue
         params = cfg.arm_params.get(name, {})
         kind = str(params.get("kind", name))  # [arms.prod_fulltext] kind = "external"
         arm = make_arm(name, params)
-        ctx = ArmContext(cache_dir=cache_dir, progress=progress, engine=engine,
-                         run_dir=writer.path, arm_params=cfg.arm_params)
         with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
-            arm.prepare(corpus, ctx)
+            arm.prepare(corpus, replace(context, name=name))  # the arm's name: its journal
             # results carry the config's arm name, so one kind can serve several arms
             results = [replace(r, arm=name) for r in arm.search(gs.questions, cfg.depth_for(name))]
             if bar is not None:
@@ -189,75 +193,75 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, cac
         with atomic_path(out, within=writer.path) as tmp:
             df.to_parquet(tmp, index=False)
         # per-arm count of empty result lists (and known reasons): the run summary reads it
-        writer.update_manifest({"arms": {name: {"kind": kind, **redact_params(arm.describe()),
-                                                **empty_counts(results)}}})
+        described[name] = {"kind": kind, **redact_params(arm.describe()), **empty_counts(results)}
+        close = getattr(arm, "close", None)  # engine arms stop their server or connection
+        if callable(close):
+            close()
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
-    return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
+    ranks = pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
+    return ranks, described
 
 
-def run(options: RunOptions = RunOptions(), progress: Progress | None = None) -> RunResult:
-    """Execute (or resume) a retrieval run; returns where it was written."""
-    if options.run_id is not None:
-        check_run_id(options.run_id)
-    options.engine.check()
-    if options.source_run is not None:
-        raise ConfigError("a run --from stored arm ranks is harness.pipeline.rescore.rescore(options)")
-    gs, corpus, cfg = load_inputs(options)
-    specs = metric_specs(options, cfg)
-    stored = check_budget(len(gs.questions), len(corpus.chunks), cfg, options.store)
-    check_answering(options, cfg, stored)
-    if options.answerers:  # a dead answerer endpoint fails here, before any retrieval work
-        check_answerers(list(options.answerers))
-    # arm preflight (a dead endpoint, a refused database): exit 2 before any folder exists
-    preflight_arms(cfg.arm_names, corpus, gs.questions,
-                   ArmContext(cache_dir=_cache_dir(options), arm_params=cfg.arm_params))
-    with open_engine(options.engine) as engine:  # before any folder: a dead --address writes nothing
-        return _write_run(options, progress, gs, corpus, cfg, specs, stored, engine)
+@dataclass(frozen=True)
+class GoldsetSource:
+    """A run from a gold set: its corpus is built and every arm searched (the
+    :class:`~harness.pipeline.lifecycle.RunSource` of ``harness run``)."""
 
+    goldset: GoldSet
+    corpus: Corpus
+    cfg: RunConfig
+    cache_dir: Path
+    resumable: bool = True
 
-def _write_run(options: RunOptions, progress: Progress | None, gs: GoldSet, corpus: Corpus,
-               cfg: RunConfig, specs: list[MetricSpec], stored: list[Any],
-               engine: EngineInfo) -> RunResult:
-    run_id = options.run_id or new_run_id()
-    writer = RunWriter(run_path(Path(options.runs_dir), run_id))
-    try:
-        inputs = inputs_section(gs, corpus, cfg)
+    @classmethod
+    def load(cls, options: RunOptions) -> GoldsetSource:
+        if options.source_run is not None:
+            raise ConfigError("a run --from stored arm ranks is harness.pipeline.rescore.rescore(options)")
+        gs, corpus, cfg = load_inputs(options)
+        return cls(gs, corpus, cfg, _cache_dir(options))
+
+    def sizes(self) -> tuple[int, int]:
+        return len(self.goldset.questions), len(self.corpus.chunks)
+
+    def preflight(self, options: RunOptions) -> None:
+        # arm preflight (a dead endpoint, a refused database): exit 2 before any folder exists
+        preflight_arms(self.cfg.arm_names, self.corpus, self.goldset.questions,
+                       ArmContext(cache_dir=self.cache_dir, arm_params=self.cfg.arm_params))
+
+    def begin(self, writer: RunWriter, run_id: str, specs: list[Metric]) -> dict[str, Any]:
+        inputs = inputs_section(self.goldset, self.corpus, self.cfg)
         existing = writer.read_manifest()
-        if existing:
+        if existing:  # a resumed run: its inputs must hash the same
             check_inputs(existing, inputs)
-        else:
-            writer.update_manifest({**base_manifest(run_id), **inputs,
-                                    "metrics": [s.name for s in specs]})
-        writer.update_manifest({"engine": engine.describe()})
+            return {}
+        return {**base_manifest(run_id), **inputs, "metrics": [s.name for s in specs]}
+
+    def inputs(self, writer: RunWriter, engine: EngineInfo, progress: Progress | None) -> RankInputs:
+        gs, corpus, cfg = self.goldset, self.corpus, self.cfg
         makers: tuple[tuple[str, Callable[[], pd.DataFrame]], ...] = (
             ("questions", lambda: questions_frame(gs)),
             ("question_facts", lambda: question_facts_frame(gs)),
+            ("question_judgments", lambda: question_judgments_frame(gs)),
             ("documents", lambda: documents_frame(corpus)),
-            ("chunks", lambda: chunks_frame(corpus)), ("configs", lambda: configs_frame(cfg)))
+            ("chunks", lambda: chunks_frame(corpus)))
         for name, make in makers:
             if not writer.has_table(name):
                 writer.write_table(name, make())
-
-        cache_dir = _cache_dir(options)
-        arm_ranks = run_arms(writer, gs, corpus, cfg, cache_dir, progress, engine.name)
+        context = ArmContext(cache_dir=self.cache_dir, progress=progress, engine=engine.name,
+                             run_dir=writer.path, arm_params=cfg.arm_params)
+        arm_ranks, arms = run_arms(writer, gs, corpus, cfg, context, progress)
         if not writer.has_table("arm_ranks"):
             writer.write_table("arm_ranks", arm_ranks)
-
-        qids = [q.question_id for q in gs.questions]
-        matrix = RankMatrix.from_arm_ranks(arm_ranks, qids, cfg.arm_names)
+        matrix = RankMatrix.from_arm_ranks(arm_ranks, [q.question_id for q in gs.questions],
+                                           cfg.arm_names)
         gold = make_gold(gs.questions, matrix, {c.chunk_id: (c.doc_id, c.page) for c in corpus.chunks})
-        metrics = score_and_write(writer, matrix, gold, cfg, specs, stored, options.store.depth, progress)
+        return RankInputs(matrix, gold, {"arms": arms} if arms else {})
 
-        if options.answerers:
-            answer_run(writer.path, list(options.answerers), configs=options.answer_configs,
-                       engine=options.engine)
-        writer.update_manifest({"status": "complete", "finished": now_iso()})
-        return RunResult(writer.path, gs, corpus, cfg, metrics)
-    except HarnessError as exc:  # the manifest says the run failed, and why
-        # the disk may be what failed: then the first error is the one to show
-        with contextlib.suppress(HarnessError):
-            writer.mark_failed(str(exc))  # a complete run refused again stays complete
-        raise
-    finally:
-        writer.close()
+    def result(self, path: Path, metrics: pa.Table) -> RunResult:
+        return RunResult(path, self.goldset, self.corpus, self.cfg, metrics)
+
+
+def run(options: RunOptions = RunOptions(), progress: Progress | None = None) -> RunResult:
+    """Execute (or resume) a retrieval run from a gold set; returns where it was written."""
+    return execute(options, GoldsetSource.load, progress)

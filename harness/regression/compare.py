@@ -35,20 +35,12 @@ import numpy as np
 import pandas as pd
 
 from harness.core.errors import HarnessError
-from harness.metrics.info import AGGREGATES, SCOPES, MetricInfo, metric_info
+from harness.metrics.family import AGGREGATES, SCOPES, Metric
+from harness.metrics.info import metric_info
 from harness.metrics.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
 from harness.regression.changes import CHANGE_RULES
-from harness.store.baseline import (
-    PageMove,
-    Side,
-    SideEvidence,
-    evidence_notes,
-    page_moves,
-    relevant_pages,
-    resolve_config,
-    side_configs,
-    side_label,
-)
+from harness.regression.evidence import PageMove, SideEvidence, evidence_notes, page_moves, relevant_pages
+from harness.store.baseline import Side, resolve_config, side_configs, side_label
 
 # The manifest fields that must agree for two runs to be comparable.
 IDENTITY: tuple[tuple[str, str, str], ...] = (
@@ -288,7 +280,7 @@ def _long_metrics(side: Side) -> pd.DataFrame:
     return out
 
 
-def _pairs_for(b: pd.DataFrame, c: pd.DataFrame, info: MetricInfo, where: str
+def _pairs_for(b: pd.DataFrame, c: pd.DataFrame, info: Metric, where: str
                ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, int]:
     """(paired rows in scope on both sides, base rows in scope, candidate rows in
     scope, NaN pairs dropped), over the questions both sides have."""
@@ -312,7 +304,7 @@ def _pairs_for(b: pd.DataFrame, c: pd.DataFrame, info: MetricInfo, where: str
     return j[~nan], b[b["value"].notna()], c[c["value"].notna()], int(nan.sum())
 
 
-def _metric_comparison(pair: ConfigPair, answerer: str, info: MetricInfo,
+def _metric_comparison(pair: ConfigPair, answerer: str, info: Metric,
                        rows: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, int], seed: int,
                        n_resamples: int, confidence: float) -> MetricComparison:
     j, side_b, side_c, n_nan = rows

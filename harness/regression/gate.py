@@ -47,6 +47,7 @@ from harness.regression.compare import (
 )
 from harness.regression.completeness import check_gateable
 from harness.regression.policy import MetricPolicy, Policy
+from harness.regression.unjudged import unjudged_notes
 from harness.store.baseline import Side, side_configs
 
 EXIT_PASS, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
@@ -296,7 +297,7 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
     pair = policy.answerer_pair
     if pair is None and policy.answerer and _has_answer_metric(policy):
         pair = (policy.answerer, policy.answerer)
-    excluded = 0
+    excluded, sides = 0, (base, candidate)
     if pair is not None:  # answerer against answerer: views under one label, errors left out
         from harness.regression.answerer_view import GATED, answerer_views
 
@@ -314,8 +315,9 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
             if m.answerer == GATED else m for m in comparison.metrics))
         policy = replace(policy, answerer=shown)
     result = evaluate(policy, comparison)
+    failed = [(c.metric, c.questions) for c in result.failures() if c.questions]
     return GateResult(result.policy, result.pair, result.checks, result.comparison,
-                      pin_notes(policy, base))
+                      pin_notes(policy, base) + unjudged_notes(*sides, result.pair, failed))
 
 
 def _has_answer_metric(policy: Policy) -> bool:

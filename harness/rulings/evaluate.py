@@ -73,7 +73,9 @@ def _none(x: Any) -> Any:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
 
-def _page_id(doc_id: Any, page: Any, docs: dict[str, DocTarget]) -> str | None:
+def page_id(doc_id: Any, page: Any, docs: dict[str, DocTarget]) -> str | None:
+    """The gold ``doc#page`` of a production (document, page), through the document
+    mapping and its page offset; None when either is missing or the document is unmapped."""
     if _none(page) is None or _none(doc_id) is None:
         return None
     t = docs.get(str(doc_id))
@@ -108,7 +110,7 @@ def _answer_metrics(q: Question, r: dict[str, Any], reads: pd.DataFrame, cits: p
 
     read_rows: list[ReadRow] = []
     for x in table_rows(reads, index=True):
-        doc, page = split(_page_id(x.doc_id, x.page, docs))
+        doc, page = split(page_id(x.doc_id, x.page, docs))
         read_rows.append(ReadRow(int(x.read_at), f"production:{x.question_id}:{x.read_at}", doc,
                             str(_none(x.doc_kind) or ""), page, str(_none(x.heading) or ""),
                             int(_none(x.fused_rank) or 0), float(_none(x.fused_score) or math.nan),
@@ -116,7 +118,7 @@ def _answer_metrics(q: Question, r: dict[str, Any], reads: pd.DataFrame, cits: p
                             str(_none(x.slot) or "")))
     passages = []
     for c in table_rows(cits, index=True):
-        doc, page = split(_page_id(c.doc_id, c.page, docs))
+        doc, page = split(page_id(c.doc_id, c.page, docs))
         passages.append(CitedPassage(int(c.n), f"production:{c.question_id}:[{c.n}]", doc, page))
     answer_text = r.get("answer_text")
     text = answer_text if isinstance(answer_text, str) else ""
@@ -159,7 +161,7 @@ def score_rulings(tables: dict[str, pd.DataFrame], gs: GoldSet, mapping: Mapping
             q = gs.question_by_id[m.gold_question_id]
             refs = part["ruling_refs"].sort_values("fused_rank")
             if len(refs):
-                pages = [p for p in (_page_id(d, pg, docs) for d, pg in
+                pages = [p for p in (page_id(d, pg, docs) for d, pg in
                                      zip(refs["doc_id"], refs["page"], strict=True)) if p]
                 top = float(_none(refs["fused_score"].iloc[0]) or 0.0)
                 ceiling = _none(r.get("ceiling"))

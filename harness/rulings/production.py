@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 from harness.answering.answerers.base import ANSWERERS, OUTCOMES, AnswerRequest, AnswerResponse, Passage
 from harness.core.errors import ConfigError, HarnessError
 from harness.goldset.parse import load_goldset
-from harness.rulings.evaluate import _page_id
+from harness.rulings.evaluate import page_id
 from harness.rulings.mapping import Mapping, load_mapping
 from harness.rulings.match import ProdDoc, map_documents
 from harness.store.rundir import Run
@@ -81,7 +81,7 @@ class ProductionAnswerer:
             docs = map_documents(prod.values(), _none(r["game"]), _none(r["edition"]), gs, mapping)
             read = []
             for x in c.itertuples(index=False):
-                pid = _page_id(x.doc_id, x.page, docs) or f"production:{x.doc_id}#0"
+                pid = page_id(x.doc_id, x.page, docs) or f"production:{x.doc_id}#0"
                 doc, _, page = pid.rpartition("#")
                 read.append(Passage(int(x.n), f"production:{m.question_id}:[{int(x.n)}]", doc,
                                     int(page), str(_none(x.heading) or ""), ""))

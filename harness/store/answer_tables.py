@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from harness.store.schema import F64, I32, B, Column, S, table
+from harness.store.schema import F64, I32, IF_PRESENT, B, Column, Kept, S, table
 
 READS = table(
     "reads",
@@ -51,6 +51,7 @@ ANSWERS = table(
     Column("error", S, "error message when outcome is error", nullable=True),
     Column("fence_passed", B, "the answer fence's verdict (harness.answering.fence)"),
     Column("fence_reason", S, "ok, or every failed fence rule"),
+    kept=Kept(("config_id", "answerer", "question_id"), blank=("text",)),
 )
 
 CITATIONS = table(
@@ -79,6 +80,7 @@ ANSWER_METRICS = table(
     Column("value", F64, "value at full precision (documented default when undefined; null where "
            "a metric has no value, e.g. fact_recall of a question without facts)", nullable=True),
     Column("answerable", B, "false for questions nothing in the corpus answers"),
+    kept=Kept(("config_id", "answerer", "metric", "question_id")),
 )
 
 QUESTION_FACTS = table(
@@ -88,6 +90,7 @@ QUESTION_FACTS = table(
     Column("question_id", S, "gold question id"),
     Column("fact", I32, "1-based position of the fact in the question's list"),
     Column("phrasings", pa.list_(S), "accepted phrasings of the fact (any one states it)"),
+    carried=IF_PRESENT, record="harness.goldset.records.Question (facts)",
 )
 
 JUDGE_VERDICTS = table(

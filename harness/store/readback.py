@@ -14,7 +14,7 @@ import pandas as pd
 
 from harness.core.tablerows import rows
 from harness.corpus.records import HEADING_SEP, Chunk, Document, split_page_key
-from harness.goldset.records import PageRef, Question
+from harness.goldset.records import PageJudgment, PageRef, Question
 
 
 def _ref(s: str) -> PageRef:
@@ -22,14 +22,19 @@ def _ref(s: str) -> PageRef:
     return PageRef(doc, page)
 
 
-def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None
-                         ) -> dict[str, Question]:
-    """``questions`` table (and ``question_facts``, when the run has one) ->
-    :class:`Question` records (table order kept)."""
+def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None,
+                         judgments: pd.DataFrame | None = None) -> dict[str, Question]:
+    """``questions`` table (and ``question_facts``, ``question_judgments``, when the run
+    has them) -> :class:`Question` records (table order kept)."""
     by_q: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     if facts is not None:
         for f in rows(facts):
             by_q.setdefault(str(f.question_id), []).append((int(f.fact), tuple(f.phrasings)))
+    judged: dict[str, list[PageJudgment]] = {}
+    for j in rows(judgments) if judgments is not None else []:
+        judged.setdefault(str(j.question_id), []).append(PageJudgment(
+            str(j.doc_id), int(j.page), int(j.grade), str(j.judge_kind), str(j.judge_id), str(j.time),
+            str(j.note)))
     out = {}
     for r in rows(df):
         reqs = tuple(tuple(_ref(x) for x in req) for req in json.loads(r.requirements))
@@ -37,7 +42,7 @@ def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None
         qf = tuple(p for _, p in sorted(by_q.get(r.question_id, [])))
         out[r.question_id] = Question(r.question_id, r.question, r.language, reqs,
                                       tuple(r.tags) if r.tags is not None else (), game,
-                                      facts=qf)
+                                      facts=qf, judged=tuple(judged.get(r.question_id, ())))
     return out
 
 
@@ -53,3 +58,10 @@ def chunks_from_frame(df: pd.DataFrame) -> dict[str, Chunk]:
                               # a missing label reads back as NaN from pandas: None, as written
                               r.page_label if isinstance(r.page_label, str) else None)
             for r in rows(df)}
+
+
+READERS = {"questions": questions_from_frame, "documents": documents_from_frame,
+           "chunks": chunks_from_frame}
+"""Table -> the function that reads it back (``question_facts`` and ``question_judgments`` are
+read with ``questions``);
+the tables declare it (``record=`` in :mod:`harness.store.tables`)."""

@@ -35,11 +35,35 @@ SCHEMA_VERSION = "2"
 
 
 @dataclass(frozen=True)
+class Kept:
+    """How a table is kept in a compact baseline (:mod:`harness.store.baseline`): its rows
+    sorted by ``sort`` (stable files: the same run saves the same bytes), only the rows
+    whose ``only`` column is true (None: every row), ``blank`` columns emptied."""
+
+    sort: tuple[str, ...]
+    only: str | None = None
+    blank: tuple[str, ...] = ()
+
+
+REQUIRED, IF_PRESENT = "required", "if present"
+"""Values of :attr:`TableSpec.carried`: a run ``--from`` another copies the table (and
+refuses a source without it), or copies it when the source has it (older runs lack it)."""
+
+
+@dataclass(frozen=True)
 class TableSpec:
+    """A table: its columns and key, and what other stages do with it: ``kept`` in
+    baselines (None: not kept), ``carried`` by ``harness run --from`` (None: not carried,
+    else :data:`REQUIRED` or :data:`IF_PRESENT`), ``record``: the typed record it reads
+    back into (:mod:`harness.store.readback`; "" when it is read as a frame only)."""
+
     name: str
     doc: str
     columns: tuple[Column, ...]
     key: tuple[str, ...]
+    kept: Kept | None = None
+    carried: str | None = None
+    record: str = ""
 
     def schema(self, families: dict[str, list[str]] | None = None) -> pa.Schema:
         """Arrow schema; ``families`` expands ``prefix*`` columns, e.g.
@@ -68,9 +92,22 @@ def _field(name: str, type_: pa.DataType, doc: str, *, nullable: bool) -> pa.Fie
 TABLES: Registry[TableSpec] = Registry("table")
 
 
-def table(name: str, doc: str, key: tuple[str, ...], *columns: Column) -> TableSpec:
-    """Declare and register a table."""
-    return TABLES.add(name, TableSpec(name, doc, tuple(columns), key))
+def table(name: str, doc: str, key: tuple[str, ...], *columns: Column, kept: Kept | None = None,
+          carried: str | None = None, record: str = "") -> TableSpec:
+    """Declare and register a table (facts: :class:`TableSpec`)."""
+    if carried not in (None, REQUIRED, IF_PRESENT):
+        raise ValueError(f"table {name}: carried must be None, {REQUIRED!r} or {IF_PRESENT!r}")
+    return TABLES.add(name, TableSpec(name, doc, tuple(columns), key, kept, carried, record))
+
+
+def kept_tables() -> dict[str, Kept]:
+    """Table name -> how a baseline keeps it, in registration order."""
+    return {n: s.kept for n, s in TABLES.items() if s.kept is not None}
+
+
+def carried_tables() -> dict[str, str]:
+    """Table name -> :data:`REQUIRED` or :data:`IF_PRESENT` for ``harness run --from``."""
+    return {n: s.carried for n, s in TABLES.items() if s.carried is not None}
 
 
 S, I32, F64, B = pa.string(), pa.int32(), pa.float64(), pa.bool_()

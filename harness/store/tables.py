@@ -16,11 +16,14 @@ from harness.store import answer_tables, ruling_tables
 from harness.store.schema import (
     F64,
     I32,
+    IF_PRESENT,
+    REQUIRED,
     RUN_ID,
     SCHEMA_VERSION,
     TABLES,
     B,
     Column,
+    Kept,
     S,
     TableSpec,
     table,
@@ -39,6 +42,24 @@ QUESTIONS = table(
     Column("requirements", S, 'JSON list of requirements, each a list of "doc#page" refs (any one satisfies)'),
     Column("n_requirements", I32, "number of requirements (0 = unanswerable)"),
     Column("answerable", B, "false when nothing in the corpus answers the question"),
+    kept=Kept(("question_id",)), carried=REQUIRED, record="harness.goldset.records.Question",
+)
+
+QUESTION_JUDGMENTS = table(
+    "question_judgments",
+    "Explicit relevance judgments of the gold questions (`judged:` in the gold set); one row per "
+    "question, page and judge. Grade 0 is judged non-relevant, a different fact from never judged: "
+    "`Judged@k` and the condensed-list metrics read them, and `harness run --from` carries them.",
+    ("question_id", "doc_id", "page", "judge_kind", "judge_id"),
+    Column("question_id", S, "gold question id"),
+    Column("doc_id", S, "document of the judged page"),
+    Column("page", I32, "physical page judged"),
+    Column("grade", I32, "0 not relevant, 1 related, 2 relevant, 3 answers it"),
+    Column("judge_kind", S, "human or llm"),
+    Column("judge_id", S, "the person, or the model and prompt hash"),
+    Column("time", S, "ISO 8601 UTC time of the judgment (empty when unknown)"),
+    Column("note", S, "the judge's note"),
+    carried=IF_PRESENT, record="harness.goldset.records.Question (judged)",
 )
 
 DOCUMENTS = table(
@@ -52,6 +73,7 @@ DOCUMENTS = table(
     Column("path", S, "source file path as given", nullable=True),
     Column("source_sha256", S, "SHA-256 of the source file", nullable=True),
     Column("pages", I32, "number of physical pages"),
+    carried=REQUIRED, record="harness.corpus.records.Document",
 )
 
 CHUNKS = table(
@@ -65,6 +87,7 @@ CHUNKS = table(
     Column("char_start", I32, "start offset in the normalised page text"),
     Column("char_end", I32, "end offset (exclusive) in the normalised page text"),
     Column("text", S, "chunk text"),
+    carried=REQUIRED, record="harness.corpus.records.Chunk",
 )
 
 ARM_RANKS = table(
@@ -77,6 +100,7 @@ ARM_RANKS = table(
     Column("page", I32, "physical page of the chunk"),
     Column("rank", I32, "1-based rank under this arm (score desc, chunk id asc)"),
     Column("score", F64, "the arm's own score (bm25 score, cosine, boost score)"),
+    carried=REQUIRED,
 )
 
 FUSED = table(
@@ -95,14 +119,16 @@ FUSED = table(
     Column("doc_id", S, "document of the chunk"),
     Column("page", I32, "physical page of the chunk"),
     Column("fused_rank", I32, "1-based rank in the fused list (exact rational score desc, chunk id asc)"),
-    Column("fused_score", F64, "sum over voting arms of w_a / (k + rank_a)"),
-    Column("ceiling", F64, "sum over the config's arms of w_a / (k + 1)"),
-    Column("score_ratio", F64, "fused_score / ceiling"),
+    Column("fused_score", F64, "the method's fused score (RRF: sum over voting arms of w_a / (k + rank_a))"),
+    Column("ceiling", F64, "the method's ceiling (RRF: sum over the config's arms of w_a / (k + 1)); "
+           "null when it has none", nullable=True),
+    Column("score_ratio", F64, "fused_score / ceiling; null when the method has no ceiling", nullable=True),
     Column("n_arms", I32, "number of arms in the config"),
     Column("arms_voted", I32, "number of arms whose top-depth list holds the chunk"),
     Column("relevant", B, "the chunk's page is one of the question's relevant pages"),
     Column("page_rank", I32, "rank of the chunk's page in the page list (chunks collapsed to pages in fused order)"),
     Column("rank_*", I32, "rank under each arm of the run (null: the arm did not rank it within the config's depth)"),
+    kept=Kept(("config_id", "question_id", "fused_rank"), only="relevant"),
 )
 
 METRICS = table(
@@ -113,6 +139,7 @@ METRICS = table(
     Column("metric", S, "canonical metric name, e.g. recall@5, nDCG@10"),
     Column("value", F64, "metric value at full precision"),
     Column("answerable", B, "ranking-metric means are taken over answerable questions only"),
+    kept=Kept(("config_id", "metric", "question_id")),
 )
 
 CONFIGS = table(
@@ -120,14 +147,31 @@ CONFIGS = table(
     Column("config_id", S, "stable id derived from the parameters"),
     Column("name", S, "readable name"),
     Column("kind", S, "grid (from the config file) or arm (one arm alone)"),
-    Column("method", S, "fusion method name (rrf)"),
-    Column("k", F64, "RRF k"),
+    Column("method", S, "fusion method name (`harness list`: rrf, combsum, combmnz, hybrid, relscore, borda, isr)"),
+    Column("k", F64, "RRF k; null for a method without k", nullable=True),
     Column("arms", pa.list_(S), "arms fused, in order"),
     Column("weights", pa.list_(F64), "per-arm weights"),
     Column("depths", pa.list_(I32), "per-arm depth cutoffs"),
-    Column("ceiling", F64, "sum of w_a / (k + 1)"),
-    Column("params", S, "JSON of every parameter, for provenance"),
+    Column("ceiling", F64, "the method's ceiling (RRF: sum of w_a / (k + 1)); null when it has none "
+           "(docs/fusion.md)", nullable=True),
+    Column("params", S, "JSON of every parameter (with the method's, e.g. norm, mean), for provenance"),
+    kept=Kept(("config_id",)),
 )
+
+
+def _facts(spec: TableSpec) -> list[str]:
+    """The table's declared facts as Markdown lines (none: no lines)."""
+    out = []
+    if spec.kept is not None:
+        how = f"sorted by {', '.join(spec.kept.sort)}"
+        how += f"; only rows where `{spec.kept.only}`" if spec.kept.only else "; every row"
+        how += f"; {', '.join(f'`{c}`' for c in spec.kept.blank)} blanked" if spec.kept.blank else ""
+        out.append(f"Kept in baselines: {how}.")
+    if spec.carried is not None:
+        out.append(f"Carried by `harness run --from`: {spec.carried}.")
+    if spec.record:
+        out.append(f"Read back into: `{spec.record}` (`harness.store.readback`).")
+    return [*(f"{line}  " for line in out[:-1]), *out[-1:], ""] if out else []
 
 
 def markdown() -> str:
@@ -141,7 +185,7 @@ def markdown() -> str:
            "`run_id`.", ""]
     for name, spec in TABLES.items():
         out += [f"## `{name}`", "", spec.doc, "", f"Key: {', '.join(spec.key)}", "",
-                "| column | type | nullable | meaning |", "|---|---|---|---|"]
+                *_facts(spec), "| column | type | nullable | meaning |", "|---|---|---|---|"]
         for c in (RUN_ID, *spec.columns):
             out.append(f"| `{c.name}` | {c.type} | {'yes' if c.nullable or c.name.endswith('*') else 'no'} | {c.doc} |")
         out.append("")

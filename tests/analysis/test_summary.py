@@ -19,6 +19,7 @@ def _metrics(names: list[str]) -> pd.DataFrame:
 
 def test_default_runs_show_the_summary_list_and_chosen_metrics_show_themselves():
     assert summary_columns(list(DEFAULT_METRICS)) == ["hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10",
+                                                      "nDCG(judged_only=True)@10", "Judged@10",
                                                       "first_rel_rank"]
     assert summary_columns(["nDCG@20", "MAP@10", "recall@10", "top_score"]) == ["nDCG@20", "MAP@10", "recall@10"]
 

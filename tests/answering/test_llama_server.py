@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.pipeline.retrieval import RunOptions, run
+from harness.pipeline.options import RunOptions
+from harness.pipeline.retrieval import run
 from harness.store.rundir import Run
 from tests.helpers.common import FIXTURES, LEXICAL
 from tests.helpers.llama_server import LlamaServer, llama_missing, llama_server

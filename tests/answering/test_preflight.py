@@ -115,7 +115,8 @@ def test_cli_exits_1_above_the_error_rate_and_0_within_it(run_dir: Path) -> None
 
 
 def test_run_with_a_dead_answerer_fails_before_retrieval(tmp_path: Path) -> None:
-    from harness.pipeline.retrieval import RunOptions, run
+    from harness.pipeline.options import RunOptions
+    from harness.pipeline.retrieval import run
     from tests.helpers.common import FIXTURES, LEXICAL
 
     opts = RunOptions(goldset=FIXTURES / "goldsets" / "sample-three.yaml", config=LEXICAL,

@@ -13,7 +13,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.answering.answer_metrics import ANSWER_METRICS
+from harness.answering.answer_metrics import answer_metric_names
 from harness.answering.answerers.base import AnswerRequest, AnswerResponse
 from harness.answering.journal import JOURNAL_DIR, Journal
 from harness.answering.read import ReadOptions
@@ -41,8 +41,8 @@ def test_tables_hold_every_question_and_every_metric(run_dir: Path) -> None:
     answers = run.table("answers")
     assert len(answers) == 2 * 2 * N_Q
     m = run.table("answer_metrics")
-    assert len(m) == 2 * 2 * N_Q * len(ANSWER_METRICS)
-    assert set(m["metric"]) == set(ANSWER_METRICS.names())
+    assert len(m) == 2 * 2 * N_Q * len(answer_metric_names())
+    assert set(m["metric"]) == set(answer_metric_names())
     # fact recall is undefined (NaN) without reference facts (none here) and unjudged
     facts = m["metric"].isin(["fact_recall", "judge_fact_recall"])
     assert not m[~facts]["value"].isna().any()

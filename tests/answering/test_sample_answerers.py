@@ -12,7 +12,8 @@ from harness.answering.answers_view import answers_html, answers_view
 from harness.answering.runner import answer_run
 from harness.answering.sidebyside import side_by_side, to_markdown, to_records
 from harness.cli.answer import register
-from harness.pipeline.retrieval import RunOptions, run
+from harness.pipeline.options import RunOptions
+from harness.pipeline.retrieval import run
 from harness.regression.gate import run_gate
 from harness.regression.policy import parse_policy
 from harness.rulings.evaluate import score_run

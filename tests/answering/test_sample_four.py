@@ -17,7 +17,8 @@ import pytest
 from harness.answering.runner import answer_run
 from harness.answering.sidebyside import side_by_side
 from harness.answering.suite import parse_suite
-from harness.pipeline.retrieval import RunOptions, run
+from harness.pipeline.options import RunOptions
+from harness.pipeline.retrieval import run
 from harness.regression.gate import run_gate
 from harness.regression.policy import load_policy, parse_policy
 from harness.rulings.evaluate import score_run

@@ -11,7 +11,8 @@ import pytest
 from harness.arms import load_builtin_arms
 from harness.arms.base import ARMS, ArmContext, ArmResult, preflight_arms
 from harness.core.errors import ConfigError, ValidationError
-from harness.pipeline.retrieval import RunOptions, run
+from harness.pipeline.options import RunOptions
+from harness.pipeline.retrieval import run
 from tests.helpers.common import make_tiny_corpus
 
 CALLS: list[str] = []

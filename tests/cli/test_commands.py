@@ -275,6 +275,30 @@ def _export(fx: Fixture, tmp: Path) -> None:
     assert f"wrote {len(files)} files" in out
 
 
+def _serve_search(fx: Fixture, tmp: Path) -> None:
+    import json
+    import re
+    import urllib.request
+
+    with subprocess.Popen([*_harness(), "serve-search", "--port", "0", "--arms", "bm25,boost"],
+                          stderr=subprocess.PIPE, text=True,
+                          env={**os.environ, "COLUMNS": "250"}) as proc:
+        try:
+            assert proc.stderr is not None
+            line = proc.stderr.readline()  # printed once the port is bound
+            found = re.search(r"http://127\.0\.0\.1:(\d+)/search", line)
+            assert found, line
+            req = urllib.request.Request(found.group(0), data=json.dumps(
+                {"q": "How many lanterns?", "k": 3, "debug": True}).encode(),
+                headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=60) as resp:
+                hits = json.loads(resp.read())["hits"]
+            assert len(hits) == 3 and set(hits[0]["debug"]["ranks"]) == {"bm25", "boost"}
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
 def _facts_agreement(fx: Fixture, tmp: Path) -> None:
     import json
 
@@ -297,7 +321,7 @@ CASES: dict[tuple[str, ...], Case] = {
     ("baseline", "save"): _baseline_save, ("bands",): _bands, ("report",): _report,
     ("query",): _query, ("tune",): _tune, ("rulings", "import"): _rulings, ("rulings", "score"): _rulings_score,
     ("rulings", "decode"): _rulings_decode, ("export",): _export,
-    ("facts", "agreement"): _facts_agreement,
+    ("facts", "agreement"): _facts_agreement, ("serve-search",): _serve_search,
 }
 
 

@@ -39,7 +39,7 @@ def test_miss_then_hit_gives_identical_pages(tmp_path):
     assert (cache.stats.misses, cache.stats.hits) == (1, 1)
     assert first == second == pages_of(spec(src), None)
     assert len(list(cache.folder.glob("*.json"))) == 1
-    assert not list(cache.folder.glob(".tmp-*"))
+    assert not list(cache.folder.glob(".*.tmp-*"))  # core.atomic temporaries
     a = build_corpus([spec(src)], page_cache=cache)
     assert a.chunks == build_corpus([spec(src)]).chunks
 
@@ -103,7 +103,7 @@ def test_a_cached_pdf_is_not_parsed_again(tmp_path, monkeypatch):
 
 def test_harness_run_fills_the_page_cache_in_a_fresh_process(tmp_path):
     code = ("import sys; from pathlib import Path; "
-            "from harness.pipeline.retrieval import RunOptions, load_inputs; "
+            "from harness.pipeline.options import RunOptions; from harness.pipeline.retrieval import load_inputs; "
             "load_inputs(RunOptions(cache_dir=Path(sys.argv[1])))")
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     for _ in range(2):

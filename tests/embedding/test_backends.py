@@ -135,7 +135,8 @@ def test_bf16_vectors_stay_within_cosine_099_of_fp32(srd_passages, tmp_path):
 @pytest.mark.slow
 @pytest.mark.shared
 def test_bf16_recall_at_5_matches_fp32_on_secret_hitler(tmp_path):
-    from harness.pipeline.retrieval import RunOptions, run
+    from harness.pipeline.options import RunOptions
+    from harness.pipeline.retrieval import run
 
     goldset = SHARED / "goldsets" / "secret-hitler.yaml"
     (tmp_path / "cache").mkdir()

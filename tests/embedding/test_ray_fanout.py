@@ -83,7 +83,8 @@ def test_a_worker_killed_mid_batch_is_retried(cluster, tmp_path: Path) -> None:
 @ray_only
 @pytest.mark.slow
 def test_sample_run_tables_equal_the_local_engine(cluster, tmp_path: Path) -> None:
-    from harness.pipeline.retrieval import RunOptions, run
+    from harness.pipeline.options import RunOptions
+    from harness.pipeline.retrieval import run
 
     def sample(name: str, engine: str, cache: Path):
         opts = RunOptions(runs_dir=tmp_path / "runs", run_id=name, cache_dir=cache,

@@ -128,7 +128,7 @@ def _answers(rng: np.random.Generator, questions: pd.DataFrame
              ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Two answerers on config rrf-3: ``extractive`` abstains on unanswerable
     questions, ``echo`` answers everything and sometimes fails the fence."""
-    from harness.answering.answer_metrics import ANSWER_METRICS
+    from harness.answering.answer_metrics import answer_metric_names
 
     answers, metrics = [], []
     for answerer in ("extractive", "echo"):
@@ -147,7 +147,7 @@ def _answers(rng: np.random.Generator, questions: pd.DataFrame
             special = {"abstained": float(abstain), "latency_ms": latency, "error": 0.0,
                        "fence_pass": float(fence),
                        "abstention_correct": float(abstain == (not q["answerable"]))}
-            for name in ANSWER_METRICS.names():
+            for name in answer_metric_names():
                 metrics.append({"question_id": q["question_id"], "config_id": "rrf-3",
                                 "answerer": answerer, "metric": name,
                                 "value": special.get(name, float(rng.random())),

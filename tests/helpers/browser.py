@@ -62,3 +62,34 @@ def scroll_width(exe: str, page: Path, profile: Path, width: int = 1400) -> tupl
     if not (sw and cw):
         raise RuntimeError(f"no scroll width in the dumped DOM: {res.stderr[-2000:]}")
     return int(sw.group(1)), int(cw.group(1))
+
+
+def webdriver_skip_reason() -> str | None:
+    """Why a driven browser test cannot run here, or None when it can: it needs
+    Chromium, Debian's ``chromium-driver`` (``chromedriver``) and ``selenium`` (dev extra)."""
+    import importlib.util
+
+    if chromium() is None:
+        return "no Chromium found (apt-get install chromium; scripts/test tries)"
+    if shutil.which("chromedriver") is None:
+        return "no chromedriver found (apt-get install chromium-driver; scripts/test tries)"
+    if importlib.util.find_spec("selenium") is None:
+        return "selenium is not installed (pip install -e '.[dev]')"
+    return None
+
+
+def driven_chromium(profile: Path):  # type: ignore[no-untyped-def]
+    """A selenium-driven headless Chromium with a fresh profile (the caller quits it).
+
+    The driver and browser paths are given, so Selenium Manager never looks anything up
+    on the network."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    options.add_argument("--window-size=1200,900")
+    options.binary_location = str(chromium())
+    return webdriver.Chrome(options=options, service=Service(str(shutil.which("chromedriver"))))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from harness.goldset.records import PageRef, Question
+from harness.goldset.records import PageJudgment, PageRef, Question
 from harness.metrics.ranking import score_ranking
 from harness.store.rundir import RunWriter
 from harness.store.tables import TABLES
@@ -48,10 +48,12 @@ def move(lists: Mapping[str, list[str]], question: str, page: str, rank: int | N
     return out
 
 
-def _question(q: str) -> Question:
+def _question(q: str, judged: Sequence[str] = ()) -> Question:
+    """``judged``: pages (``doc#page``) the gold set judged non-relevant for ``q``."""
+    marks = tuple(PageJudgment(p.split("#")[0], int(p.split("#")[1]), 0, "human", "tester") for p in judged)
     if q in UNANSWERABLE:
-        return Question(q, f"question {q}?", "en", ())
-    return Question(q, f"question {q}?", "en", ((PageRef("rb", int(q[1:])),),))
+        return Question(q, f"question {q}?", "en", (), judged=marks)
+    return Question(q, f"question {q}?", "en", ((PageRef("rb", int(q[1:])),),), judged=marks)
 
 
 def write_run(path: Path, lists: Mapping[str, Sequence[str]], *,
@@ -59,7 +61,8 @@ def write_run(path: Path, lists: Mapping[str, Sequence[str]], *,
               arm_ranks: Mapping[tuple[str, str], Mapping[str, int | None]] | None = None,
               goldset_sha: str | None = "gold-1", corpus_hash: str | None = "corpus-1",
               answers: pd.DataFrame | None = None, answer_metrics: pd.DataFrame | None = None,
-              status: str = "complete") -> Path:
+              status: str = "complete", metrics: Sequence[str] = METRICS,
+              judged: Mapping[str, Sequence[str]] | None = None) -> Path:
     """A run whose every config ranks pages as ``lists`` says (one chunk per page).
 
     Every arm ranks each page at its fused rank unless ``arm_ranks[(question, page)]``
@@ -75,7 +78,7 @@ def write_run(path: Path, lists: Mapping[str, Sequence[str]], *,
     if corpus_hash is not None:
         manifest["corpus"] = {"content_hash": corpus_hash}
     w.update_manifest(manifest)
-    questions = [_question(q) for q in lists]
+    questions = [_question(q, (judged or {}).get(q, ())) for q in lists]
     w.write_table("questions", pd.DataFrame([{
         "question_id": q.question_id, "goldset": "synthetic", "language": "en",
         "question": q.question, "game": "G", "tags": [],
@@ -85,7 +88,7 @@ def write_run(path: Path, lists: Mapping[str, Sequence[str]], *,
         "config_id": cid, "name": name, "kind": kind, "method": "rrf", "k": K,
         "arms": list(ARMS), "weights": [1.0] * 3, "depths": [10] * 3,
         "ceiling": 3 / (K + 1), "params": "{}"} for cid, name, kind in configs]))
-    fused, metrics = [], []
+    fused, rows = [], []
     for cid, _, _ in configs:
         for q in questions:
             pages = list(lists[q.question_id])
@@ -100,14 +103,14 @@ def write_run(path: Path, lists: Mapping[str, Sequence[str]], *,
                 for a in ARMS:
                     row[f"rank_{a}"] = override.get(a, i + 1) if a in override else i + 1
                 fused.append(row)
-            scores = score_ranking(pages, q, METRICS, top_score=3 / (K + 1), ceiling=3 / (K + 1))
-            metrics += [{"question_id": q.question_id, "config_id": cid, "metric": m,
+            scores = score_ranking(pages, q, metrics, top_score=3 / (K + 1), ceiling=3 / (K + 1))
+            rows += [{"question_id": q.question_id, "config_id": cid, "metric": m,
                          "value": v, "answerable": q.answerable} for m, v in scores.items()]
     fused_df = pd.DataFrame(fused)
     for a in ARMS:
         fused_df[f"rank_{a}"] = pd.array(fused_df[f"rank_{a}"], dtype="Int32")
     w.write_table("fused", fused_df, {"rank_*": list(ARMS)})
-    w.write_table("metrics", pd.DataFrame(metrics))
+    w.write_table("metrics", pd.DataFrame(rows))
     if answers is not None:
         w.write_table("answers", answers)
     if answer_metrics is not None:

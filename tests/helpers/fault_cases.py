@@ -44,6 +44,12 @@ ASK = ("python", "-c",
        "print(r.outcome, r.error, f'took {took:.1f}s')\n"
        "sys.exit(0 if took < 10 else 3)\n")
 
+HTTP_ARM = ('[arms.live]\nkind = "http"\nurl = "http://127.0.0.1:9/search"\n'
+            'body = { q = "{question}", k = "{depth}" }\nchunk = "chunk_id"\n'
+            '[grid]\nk = [60]\narms = [["live"]]\n')
+RUN_HTTP = (*RUN, "-p", "live.url={url}/search", "-p", "live.timeout_s=2",
+            "-p", "live.max_body_bytes=100000")
+
 BASE_CASES: tuple[Case, ...] = (
     # --- gold-set YAML -------------------------------------------------------
     Case("yaml-bomb", fi.with_goldset(fi.yaml_bomb()), VALIDATE, 2, "aliases expand to more than"),
@@ -173,7 +179,16 @@ BASE_CASES: tuple[Case, ...] = (
          "query failed"),
     # --- answerer HTTP -------------------------------------------------------
     Case("http-trickle", lambda root: None, ASK, 0, "total deadline", server="trickle"),
-    Case("http-endless", lambda root: None, ASK, 0, "over the cap", server="endless"),
+    # --- the http arm: exit 2 before any run folder ---------------------------
+    Case("http-arm-down", _cfg(HTTP_ARM), RUN, 2,
+         "arm live (http): POST http://127.0.0.1:9/search, question q1: ", no_runs=True),
+    Case("http-arm-trickle", _cfg(HTTP_ARM), RUN_HTTP, 2, "no complete reply within the total deadline",
+         no_runs=True, server="trickle"),
+    Case("http-arm-endless", _cfg(HTTP_ARM), RUN_HTTP, 2, "over the cap of 100000 bytes",
+         no_runs=True, server="endless"),
+    Case("http-arm-placeholder", _cfg(HTTP_ARM.replace("{question}", "{qestion}")), RUN, 2,
+         "unknown placeholder {qestion}; allowed: {question}", no_runs=True),
+    Case("http-endless", lambda root: None, ASK, 0, "over the cap of", server="endless"),
     # --- ingest --------------------------------------------------------------
     Case("ingest-unrelated-jsonl", fi.ingest_folder, ("harness", "ingest", "{root}/folder"), 0,
          "analytics.jsonl: skipped"),

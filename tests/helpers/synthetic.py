@@ -24,3 +24,22 @@ def synthetic(seed: int, n_q: int = 40, n_pages: int = 30, chunks_per_page: int 
     return questions, ar, chunk_pages
 
 
+
+
+def with_judgments(questions, seed: int, n_pages: int = 30, per_question: int = 6):
+    """The same questions with seeded explicit judgments: mostly judged non-relevant
+    (grade 0), some judged relevant (grade 1-3) beyond the requirement pages."""
+    from dataclasses import replace
+
+    from harness.goldset.records import PageJudgment
+
+    rng = np.random.default_rng(seed + 1000)
+    out = []
+    for x in questions:
+        listed = {r.page for req in x.requirements for r in req}
+        free = [p for p in range(1, n_pages + 1) if p not in listed]
+        pages = rng.choice(free, size=min(per_question, len(free)), replace=False)
+        grades = rng.choice([0, 0, 0, 1, 2, 3], size=len(pages))
+        out.append(replace(x, judged=tuple(PageJudgment("d", int(p), int(g), "human", "alice")
+                                           for p, g in zip(pages, grades, strict=True))))
+    return out

@@ -19,7 +19,8 @@ from harness.interop.export import (
 )
 from harness.interop.trec import read_qrels, read_run
 from harness.pipeline.grid_tables import StorePolicy
-from harness.pipeline.retrieval import RunOptions, run
+from harness.pipeline.options import RunOptions
+from harness.pipeline.retrieval import run
 from harness.store.rundir import Run
 from tests.helpers.common import LEXICAL
 

@@ -24,7 +24,8 @@ from ir_measures import RR, P, R, Success, nDCG
 from harness.interop.export import export_run, split_requirement_qid
 from harness.interop.qrels import goldset_from_qrels
 from harness.metrics.ranking import DEFAULT_METRICS
-from harness.pipeline.retrieval import SAMPLE_GOLDSET, RunOptions, run
+from harness.pipeline.options import RunOptions
+from harness.pipeline.retrieval import SAMPLE_GOLDSET, run
 from harness.store.rundir import Run
 from tests.helpers.common import LEXICAL
 

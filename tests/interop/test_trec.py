@@ -12,7 +12,8 @@ from harness.goldset import parse
 from harness.interop.export import export_run
 from harness.interop.qrels import goldset_from_qrels
 from harness.interop.trec import read_qrels, read_run, write_qrels, write_run
-from harness.pipeline.retrieval import SAMPLE_GOLDSET, RunOptions, run
+from harness.pipeline.options import RunOptions
+from harness.pipeline.retrieval import SAMPLE_GOLDSET, run
 from harness.store.rundir import Run
 from tests.helpers.common import LEXICAL
 

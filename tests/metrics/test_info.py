@@ -4,28 +4,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness.answering.answer_metrics import ANSWER_METRICS
+from harness.answering.answer_metrics import answer_metric_names
 from harness.core.errors import HarnessError, RegistryError
-from harness.metrics.info import (
-    FAMILIES,
-    OTHER_NAMES,
-    aggregate,
-    alias,
-    declare,
-    known_metric_names,
-    metric_info,
-    resolve,
-    scope_mask,
-)
-from harness.metrics.ranking import METRICS
+from harness.metrics.family import METRICS, OTHER_NAMES, alias, declare
+from harness.metrics.info import aggregate, known_metric_names, metric_info, resolve, scope_mask
 from tests.helpers.common import REPO
 
 
-def test_every_computed_metric_is_declared_once_and_every_declaration_is_computed():
-    declared = {name for name, _ in FAMILIES.items()}
-    computed = set(METRICS.names()) | set(ANSWER_METRICS.names())
-    assert declared == computed
-    assert set(METRICS.names()).isdisjoint(ANSWER_METRICS.names())
+def test_every_declared_metric_is_computed_by_one_registry():
+    for name, fam in METRICS.items():
+        assert callable(fam.compute), name  # raises for a declaration nothing computes
+    answer = set(answer_metric_names())
+    assert answer == {n for n, f in METRICS.items() if f.kind == "answer"} and "fence_pass" in answer
 
 
 def test_declarations_are_checked_and_duplicates_raise():
@@ -47,6 +37,8 @@ def test_facts_of_ranking_score_and_answer_metrics():
     assert latency is not None and not latency.higher_is_better
     assert metric_info("abstained") is None  # declared, but no better direction
     assert resolve("abstained").family.direction == "none"
+    judged = metric_info("Judged@10")
+    assert judged is not None and judged.needs == {"judgments"} and judged.higher_is_better
     assert metric_info("no-such-metric") is None
     assert "abstained" not in known_metric_names() and "hit@k" in known_metric_names()
 
@@ -73,7 +65,7 @@ def test_scope_mask_per_row_and_aggregates():
 
 def test_docs_list_every_metric_and_every_other_tools_name():
     text = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
-    for name, fam in FAMILIES.items():
-        assert f"`{name}{'@k' if fam.takes_cutoff else ''}`" in text, name
+    for name, fam in METRICS.items():
+        assert f"`{fam.label}`" in text, name
     for a in OTHER_NAMES:
-        assert f"`{a.name}{'@k' if FAMILIES.get(a.family).takes_cutoff else ''}`" in text, a.name
+        assert f"`{a.name}{'@k' if METRICS.get(a.family).takes_cutoff else ''}`" in text, a.name

@@ -12,14 +12,15 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from ir_measures import AP, RR, P, R, Success, nDCG
+from ir_measures import AP, RR, Judged, P, R, Success, nDCG
 
 from harness.fusion.configs import FusionConfig
 from harness.fusion.fuse import RankMatrix, fuse
 from harness.goldset.records import PageRef, Question
-from harness.metrics.pages import make_gold, page_lists, page_ranks
-from harness.metrics.ranking import compute, parse
-from tests.helpers.synthetic import synthetic
+from harness.metrics.gold import make_gold
+from harness.metrics.page_lists import page_ranks
+from harness.metrics.ranking import parse, score
+from tests.helpers.synthetic import synthetic, with_judgments
 
 METRICS = {"hit@5": Success @ 5, "recall@5": R @ 5, "recall@10": R @ 10, "P@5": P @ 5,
            "MRR@10": RR @ 10, "nDCG@10": nDCG @ 10}
@@ -33,23 +34,25 @@ def _graded(questions: list[Question], seed: int) -> list[Question]:
                            for req in x.requirements), game=x.game) for x in questions]
 
 
-def _ours_and_oracle_run(seed: int, graded: bool, names: list[str]):
+def _ours_and_oracle_run(seed: int, graded: bool, names: list[str], *, judged: bool = False):
     questions, ar, chunk_pages = synthetic(seed)
     if graded:
         questions = _graded(questions, seed)
+    if judged:
+        questions = with_judgments(questions, seed)
     m = RankMatrix.from_arm_ranks(ar, [x.question_id for x in questions], ["a", "b", "c"])
     gold = make_gold(questions, m, chunk_pages)
     cfg = FusionConfig("c", "c", "grid", "rrf", 60.0, ("a", "b", "c"), (1.0, 0.7, 1.3), (30, 40, 50))
     f = fuse(m, cfg)
     specs = [parse(n) for n in names]
-    lists, _ = page_lists(f, gold, max(s.cutoff or 1 for s in specs))
-    ours = compute(specs, lists)
+    ours = score(specs, f, gold)
     prank, first = page_ranks(f, gold)
     run = pd.DataFrame({"query_id": m.question_ids[f.question_index][first].astype(str),
                         "doc_id": [f"{d}#{p}" for d, p in zip(gold.chunk_doc[f.rows][first],
                                                               gold.chunk_pageno[f.rows][first], strict=True)],
                         "score": 1.0 / prank[first]})
-    qrels = pd.DataFrame([(x.question_id, p, g) for x in questions for p, g in x.page_grades.items()],
+    qrels = pd.DataFrame([(x.question_id, p, x.page_grades.get(p, 0)) for x in questions
+                          for p in sorted(x.judged_pages())],  # judged non-relevant: grade 0
                          columns=["query_id", "doc_id", "relevance"])
     return questions, ours, run, qrels
 
@@ -74,6 +77,45 @@ def test_page_metrics_match_ir_measures(seed):
     for i, question in enumerate(questions):
         for name, measure in METRICS.items():
             assert ours[name][i] == pytest.approx(ref[(question.question_id, str(measure))], abs=1e-12), name
+
+
+@pytest.mark.parametrize(("seed", "graded"), [(1, False), (2, False), (3, True)])
+def test_judged_and_condensed_lists_match_ir_measures_judged_only(seed, graded):
+    """Judged@k, and nDCG / AP / P on the condensed list (trec_eval -J: unjudged
+    documents removed before the cutoff), with pages judged non-relevant and judged
+    relevant beyond the requirements."""
+    measures = [Judged @ 5, Judged @ 10, nDCG(judged_only=True) @ 5, nDCG(judged_only=True) @ 10,
+                AP(judged_only=True) @ 10, P(judged_only=True) @ 5, nDCG @ 10, AP @ 10]
+    names = [str(m).replace("AP", "MAP") for m in measures]
+    questions, ours, run, qrels = _ours_and_oracle_run(seed, graded, names, judged=True)
+    assert (qrels["relevance"] == 0).sum() > len(questions) and set(qrels["relevance"]) >= {0, 1}
+    ref = {(r.query_id, str(r.measure)): r.value for r in ir_measures.iter_calc(measures, qrels, run)}
+    changed = 0
+    for i, question in enumerate(questions):
+        for name, measure in zip(names, measures, strict=True):
+            assert ours[name][i] == pytest.approx(ref[(question.question_id, str(measure))], abs=1e-12), name
+        changed += ours["nDCG(judged_only=True)@10"][i] != ours["nDCG@10"][i]
+    assert changed > len(questions) // 2  # the condensed list really is another list
+
+
+def test_condensed_recall_and_judged_follow_the_formulas():
+    from harness.goldset.records import PageJudgment
+    from harness.metrics.ranking import score_ranking
+    from tests.helpers.common import q
+
+    question = q("q", "x", ("d#2",), ("d#7",))
+    question = Question(question.question_id, question.question, question.language, question.requirements,
+                        judged=(PageJudgment("d", 3, 0, "human", "alice"),))  # d#3 judged non-relevant
+    pages = ["d#1", "d#3", "d#9", "d#2", "d#7"]  # unjudged: d#1, d#9
+    v = score_ranking(pages, question, ["Judged@2", "Judged@5", "Judged@10", "recall@2",
+                                        "recall(judged_only=True)@2", "hit(judged_only=True)@1",
+                                        "MRR(judged_only=True)@10", "P(judged_only=True)@2"])
+    assert v["Judged@2"] == 1 / 2 and v["Judged@5"] == 3 / 5
+    assert v["Judged@10"] == 3 / 5  # min(k, pages ranked): ir_measures' convention
+    assert v["recall@2"] == 0.0 and v["recall(judged_only=True)@2"] == 1 / 2  # condensed: d#3 d#2 d#7
+    assert v["hit(judged_only=True)@1"] == 0.0 and v["MRR(judged_only=True)@10"] == 1 / 2
+    assert v["P(judged_only=True)@2"] == 1 / 2
+    assert score_ranking([], question, ["Judged@5"]) == {"Judged@5": 0.0}  # nothing ranked
 
 
 @pytest.mark.slow

@@ -6,7 +6,8 @@ import pytest
 
 from harness.core.errors import RegistryError
 from harness.goldset.records import PageRef, Question
-from harness.metrics.ranking import DEFAULT_METRICS, METRICS, parse, score_ranking
+from harness.metrics.family import METRICS
+from harness.metrics.ranking import DEFAULT_METRICS, parse, score_ranking
 from tests.helpers.common import q
 
 
@@ -51,7 +52,7 @@ def test_no_hits_scores_defaults():
 
 
 def test_directions_come_from_registry():
-    assert not METRICS.get("first_rel_rank").higher_is_better
+    assert METRICS.get("first_rel_rank").higher_is_better is False
     assert parse("recall@5").higher_is_better
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from harness.arms.base import ArmResult, Hit, empty_counts, empty_warning
 from harness.arms.boost import NO_GAME
-from harness.pipeline.retrieval import RunOptions, run
+from harness.pipeline.options import RunOptions
+from harness.pipeline.retrieval import run
 from tests.helpers.common import FIXTURES, LEXICAL, REPO
 
 

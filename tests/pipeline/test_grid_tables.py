@@ -5,7 +5,8 @@ import pandas as pd
 
 from harness.fusion.configs import FusionConfig, RunConfig
 from harness.fusion.fuse import RankMatrix, fuse
-from harness.metrics.pages import fused_frame, make_gold
+from harness.metrics.gold import make_gold
+from harness.metrics.pages import fused_frame
 from harness.metrics.ranking import parse
 from harness.pipeline.grid_tables import grid_tables, metrics_table
 from tests.helpers.synthetic import synthetic

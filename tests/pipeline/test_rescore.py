@@ -13,8 +13,9 @@ import pandas as pd
 import pytest
 
 from harness.pipeline.grid_tables import StorePolicy, grid_size
+from harness.pipeline.options import RunOptions
 from harness.pipeline.rescore import rescore
-from harness.pipeline.retrieval import RunOptions, run
+from harness.pipeline.retrieval import run
 from harness.store.rundir import Run
 from tests.helpers.common import LEXICAL
 
@@ -125,3 +126,30 @@ def test_answering_a_config_whose_fused_rows_were_not_stored_is_refused(source, 
                        store=StorePolicy(configs=("none",))))
     with pytest.raises(HarnessError, match="no fused rows stored"):
         answer_run(r.path, [("extractive", {})])
+
+
+def test_from_carries_explicit_judgments_so_judged_metrics_stay_equal(source, tmp_path):
+    import shutil
+
+    from tests.helpers.common import REPO
+
+    gold = tmp_path / "goldsets"
+    shutil.copytree(REPO / "goldsets", gold)
+    text = (gold / "sample.yaml").read_text(encoding="utf-8")
+    line = next(x for x in text.splitlines() if x.startswith("  - {id: bw-01,"))
+    judged = line[:-1] + (", judged: [{ref: bw-rules#2, grade: 0, kind: human, judge: t},"
+                          " {ref: bw-rules#4, grade: 0, kind: human, judge: t}]}")
+    (gold / "sample.yaml").write_text(text.replace(line, judged), encoding="utf-8")
+    src = run(RunOptions(goldset=gold / "sample.yaml", config=LEXICAL, runs_dir=tmp_path, run_id="j"))
+    again = rescore(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="j2", source_run=src.path))
+    a, b = Run(src.path), Run(again.path)
+    assert len(a.table("question_judgments")) == 2 and b.has_table("question_judgments")
+    pd.testing.assert_frame_equal(a.table("metrics").drop(columns="run_id"),
+                                  b.table("metrics").drop(columns="run_id"))
+    plain = Run(source.path).table("metrics")
+    judged_at = a.table("metrics")
+    key = ["question_id", "config_id", "metric"]
+    both = plain.merge(judged_at, on=key, suffixes=("_plain", "_judged"))
+    moved = both[both["value_plain"] != both["value_judged"]]
+    assert set(moved["question_id"]) == {"bw-01"}  # only the judged question's values move
+    assert set(moved["metric"]) <= {"Judged@10", "nDCG(judged_only=True)@10"} and len(moved)

@@ -12,7 +12,8 @@ from ir_measures import RR, Success, nDCG
 
 from harness.arms.bm25 import BM25Arm
 from harness.core.errors import ProvenanceError
-from harness.pipeline.retrieval import SAMPLE_GOLDSET, RunOptions, run
+from harness.pipeline.options import RunOptions
+from harness.pipeline.retrieval import SAMPLE_GOLDSET, run
 from harness.store.rundir import Run
 from harness.store.tables import TABLES
 from tests.helpers.common import LEXICAL
@@ -109,13 +110,13 @@ def test_interrupted_run_resumes_without_redoing_arms(tmp_path, monkeypatch):
         return real_prepare(self, corpus, ctx)
 
     monkeypatch.setattr(BM25Arm, "prepare", counting)
-    import harness.pipeline.options as options_module
+    import harness.pipeline.lifecycle as lifecycle_module
 
     def boom(*a, **k):
         raise KeyboardInterrupt
 
     with monkeypatch.context() as mp:
-        mp.setattr(options_module, "grid_tables", boom)
+        mp.setattr(lifecycle_module, "grid_tables", boom)
         with pytest.raises(KeyboardInterrupt):
             run(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="r"))
     assert calls == [1]

@@ -7,13 +7,16 @@ import pytest
 from harness.fusion.configs import FusionConfig
 from harness.fusion.fuse import RankMatrix, fuse
 from harness.goldset.records import PageRef, Question
-from harness.metrics.pages import make_gold, metrics_frame, page_lists
+from harness.metrics.gold import make_gold
+from harness.metrics.page_lists import Candidates, page_lists
+from harness.metrics.pages import metrics_frame
 from harness.metrics.ranking import compute, parse
-from harness.pipeline.sweep import DenseRanks, page_lists_topk, score_configs, sweep
-from tests.helpers.synthetic import synthetic
+from harness.pipeline.sweep import ConfigScores, DenseRanks, score_configs, sweep
+from tests.helpers.synthetic import synthetic, with_judgments
 
 METRICS = ["hit@1", "hit@5", "recall@10", "MRR@10", "nDCG@10", "MAP@10", "P@5", "top_score",
-           "top_score_ratio", "first_rel_rank"]
+           "top_score_ratio", "first_rel_rank", "Judged@10", "nDCG(judged_only=True)@10",
+           "MAP(judged_only=True)@10", "recall(judged_only=True)@5", "MRR(judged_only=True)@10"]
 
 
 def configs():
@@ -40,17 +43,23 @@ def test_topk_page_lists_equal_full_path(seed, graded):
     questions, ar, chunk_pages = synthetic(seed, chunks_per_page=3)
     if graded:
         questions = graded_questions(questions, seed)
+    questions = with_judgments(questions, seed)
     m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], ["a", "b", "c"])
     gold = make_gold(questions, m, chunk_pages)
-    dense = DenseRanks.build(m, gold)
+    dense, cands = DenseRanks.build(m), Candidates.build(m, gold)
     specs = [parse(x) for x in METRICS]
     for c in configs():
-        full, _ = page_lists(fuse(m, c), gold, 10)
-        fast = page_lists_topk(dense, gold, c, 10, m=11)  # a small m forces boundary fallbacks
+        full = page_lists(fuse(m, c), gold, 10)
+        fast = page_lists(ConfigScores.of(dense, cands, c), gold, 10, m=11)  # a small m: boundary fallbacks
         assert (full.rel == fast.rel).all() and (full.req == fast.req).all(), c.config_id
+        assert (full.judged == fast.judged).all() and (full.n_pages == fast.n_pages).all(), c.config_id
         a, b = compute(specs, full), compute(specs, fast)
         for name in a:
             np.testing.assert_array_equal(a[name], b[name], err_msg=f"{c.config_id} {name}")
+        cf = page_lists(fuse(m, c), gold, 10, judged_only=True)
+        cs = page_lists(ConfigScores.of(dense, cands, c), gold, 10, judged_only=True, whole_list=False, m=11)
+        assert (cf.rel == cs.rel).all() and (cf.n_pages == cs.n_pages).all()
+        assert (cf.judged == (np.arange(10)[None, :] < cf.n_pages[:, None])).all()  # nothing unjudged left
 
 
 def test_sweep_means_equal_metrics_table_and_ignore_thread_count():
@@ -76,6 +85,7 @@ def test_score_configs_equal_full_path_per_question_every_metric():
         questions, ar, chunk_pages = synthetic(seed, chunks_per_page=cpp)
         if graded:
             questions = graded_questions(questions, seed)
+        questions = with_judgments(questions, seed)  # judged pages: Judged@k, condensed lists
         m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], ["a", "b", "c"])
         gold = make_gold(questions, m, chunk_pages)
         cfgs = configs()
@@ -103,3 +113,42 @@ def test_exact_ties_not_exact_in_float_decide_the_page_list():
     assert m.chunk_ids[f.rows].tolist() == ["x1", "x2"]
     vals = score_configs(m, gold, [c], [parse("first_rel_rank"), parse("MRR@10")], workers=1)[0]
     assert vals["first_rel_rank"].tolist() == [2.0] and vals["MRR@10"].tolist() == [1 / 2]
+
+
+def method_configs():
+    """Every fusion method with its choice parameters, on a few arm sets and depths."""
+    import math
+
+    from harness.fusion.method import FUSION_METHODS
+
+    variants = {"combsum": [("norm", n) for n in ("min-max", "z-score", "sum")],
+                "combmnz": [("norm", n) for n in ("min-max", "z-score", "sum")],
+                "hybrid": [(("norm", n), ("mean", m)) for n in ("min-max", "l2")
+                           for m in ("arithmetic", "geometric", "harmonic")]}
+    out = []
+    for name in FUSION_METHODS.names():
+        for opts in variants.get(name, [()]):
+            opts = tuple(sorted(opts if opts and isinstance(opts[0], tuple) else ([opts] if opts else [])))
+            for arms, w, d in ((("a", "b", "c"), (1.0, 1.0, 1.0), (100, 100, 100)),
+                               (("a", "b"), (1.0, 0.5), (3, 60)), (("b", "c"), (0.5, 2.0), (10, 50))):
+                cid = f"{name}-{opts}-{'+'.join(arms)}-{d[0]}"
+                out.append(FusionConfig(cid, cid, "grid", name, 20.0 if name == "rrf" else math.nan, arms, w, d,
+                                        opts))
+    return out
+
+
+def test_every_fusion_method_scores_as_the_full_path():
+    specs = [parse(x) for x in METRICS]
+    for seed, cpp in ((5, 2), (8, 3)):
+        questions, ar, chunk_pages = synthetic(seed, chunks_per_page=cpp)
+        # coarse arm scores: many exact ties in every normalisation
+        ar = ar.assign(score=np.round(10.0 / ar["rank"].to_numpy(), 0) + (ar["arm"] == "a") * 3.0)
+        m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], ["a", "b", "c"])
+        gold = make_gold(questions, m, chunk_pages)
+        cfgs = method_configs()
+        fast = score_configs(m, gold, cfgs, specs, workers=2)
+        for c, vals in zip(cfgs, fast, strict=True):
+            tab = metrics_frame(fuse(m, c), gold, specs)
+            for s in specs:
+                want = tab[tab["metric"] == s.name]["value"].to_numpy()
+                np.testing.assert_array_equal(vals[s.name], want, err_msg=f"{seed} {c.config_id} {s.name}")

@@ -354,7 +354,8 @@ def test_sample_gate_passes_unchanged_and_fails_worse_configs(tmp_path: Path) ->
     the default grid plus a k=1, depth-3 config; gated against the first one's baseline
     with the example policy of docs/ci."""
     from harness.fusion.configs import DEFAULT_CONFIG
-    from harness.pipeline.retrieval import RunOptions, run
+    from harness.pipeline.options import RunOptions
+    from harness.pipeline.retrieval import run
     from harness.store.baseline import save_baseline
 
     runs_dir = tmp_path / "runs"
@@ -384,3 +385,52 @@ def test_sample_gate_passes_unchanged_and_fails_worse_configs(tmp_path: Path) ->
     bad = runner.invoke(_cli(), ["gate", "--baseline", "sample", "--run", "cand", "--policy",
                                  str(broken), "--runs-dir", str(runs_dir)])
     assert bad.exit_code == EXIT_BAD_INPUT and "not valid TOML" in bad.output
+
+
+JUDGED_METRICS = ("MRR@10", "MRR(judged_only=True)@10", "Judged@10", "nDCG@10", "nDCG(judged_only=True)@10")
+
+
+def _judged_policy(tmp_path: Path, floor: float | None = None) -> Path:
+    p = tmp_path / "judged.toml"
+    p.write_text('[gate]\nconfig = "c3"\n\n[metrics."MRR@10"]\nmax_drop = 0\n'
+                 + (f'\n[metrics."Judged@10"]\nfloor = {floor}\n' if floor is not None else ""),
+                 encoding="utf-8")
+    return p
+
+
+def _judged_runs(tmp_path: Path) -> dict[str, Path]:
+    """q01 finds rb#1 at rank 2 behind fl#1; fl#1 and fl#2 are judged non-relevant for q01.
+    ``new``: an unjudged page moves above rb#1; ``judged``: the judged fl#2 does."""
+    judged = {"q01": ("fl#1", "fl#2")}
+    base = base_lists()
+    unjudged = move(base, "q01", "fl#5", 1)
+    judged_worse = move(base, "q01", "fl#2", 1)
+    kw = {"metrics": JUDGED_METRICS, "judged": judged}
+    return {"base": write_run(tmp_path / "b", base, **kw), "new": write_run(tmp_path / "n", unjudged, **kw),
+            "judged": write_run(tmp_path / "j", judged_worse, **kw),
+            "plain": write_run(tmp_path / "p", unjudged, metrics=("MRR@10",), judged=judged)}
+
+
+def test_a_regression_on_unjudged_pages_is_named_and_one_on_judged_pages_is_not(tmp_path):
+    runs = _judged_runs(tmp_path)
+    policy = load_policy(_judged_policy(tmp_path))
+    new = run_gate(policy, Run(runs["base"]), Run(runs["new"]))
+    assert new.exit_code == EXIT_REGRESSION and by_name(new)["MRR@10 max_drop"].questions == ("q01",)
+    [note] = [n for n in new.notes if "unjudged" in n]
+    assert note.startswith("MRR@10: 1 of the 1 questions") and "MRR(judged_only=True)@10 (q01)" in note
+    judged = run_gate(policy, Run(runs["base"]), Run(runs["judged"]))
+    assert judged.exit_code == EXIT_REGRESSION  # fl#2 is judged non-relevant: a real regression
+    assert not [n for n in judged.notes if "unjudged" in n]
+    plain = run_gate(policy, Run(runs["plain"]), Run(runs["plain"]))  # no condensed variant stored: no note
+    assert plain.exit_code == EXIT_PASS and not plain.notes
+
+
+def test_judged_at_k_floor_is_a_policy_key(tmp_path):
+    runs = _judged_runs(tmp_path)
+    # q01's top 10: fl#1, rb#1 and fl#2 judged of 10 pages; every other question: its page only
+    judged_mean = (3 / 10 + 19 / 10) / N_ANSWERABLE
+    ok = run_gate(load_policy(_judged_policy(tmp_path, floor=0.1)), Run(runs["base"]), Run(runs["base"]))
+    assert by_name(ok)["Judged@10 floor"].status is Status.OK
+    assert by_name(ok)["Judged@10 floor"].measured_value == pytest.approx(judged_mean, abs=1e-12)
+    low = run_gate(load_policy(_judged_policy(tmp_path, floor=0.5)), Run(runs["base"]), Run(runs["base"]))
+    assert low.exit_code == EXIT_REGRESSION and "misses the floor" in by_name(low)["Judged@10 floor"].message

@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 from harness.cli import app
 from harness.goldset.parse import load_goldset
 from harness.metrics.ranking import score_ranking
-from harness.pipeline.retrieval import SAMPLE_GOLDSET, RunOptions, run
+from harness.pipeline.options import RunOptions
+from harness.pipeline.retrieval import SAMPLE_GOLDSET, run
 from harness.store.rundir import Run, RunWriter
 from tests.helpers.common import REPO
 

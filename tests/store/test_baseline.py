@@ -150,30 +150,3 @@ def test_cli_baseline_save(run_dir: Path) -> None:
     assert CliRunner().invoke(app, [*args, "--overwrite"]).exit_code == 0
     bad = CliRunner().invoke(app, ["baseline", "save", "run-a", "../x", "--runs-dir", str(runs)])
     assert bad.exit_code == 2 and "plain folder name" in bad.output
-
-
-class _FusedSide:
-    """A side whose fused table holds rows for ``configs`` only, cut at ``depth``."""
-
-    def __init__(self, configs: list[str], depth: int) -> None:
-        self.manifest = {"fused_rows": {"configs": configs, "depth": depth}}
-        self.run_id = "r1"
-        self._fused = pd.DataFrame({"question_id": ["q1"] * len(configs), "config_id": configs,
-                                    "doc_id": ["d"] * len(configs), "page": [1] * len(configs),
-                                    "page_rank": [1] * len(configs), "rank_bm25": [1] * len(configs)})
-
-    def has_table(self, name: str) -> bool:
-        return name == "fused"
-
-    def table(self, name: str) -> pd.DataFrame:
-        return self._fused
-
-
-def test_evidence_notes_name_configs_without_rows_and_cut_lists():
-    from harness.store.baseline import SideEvidence, evidence_notes
-
-    notes = evidence_notes(SideEvidence(_FusedSide(["a"], 20), {"a", "b"}))  # type: ignore[arg-type]
-    assert len(notes) == 2
-    assert notes[0].startswith("r1: no fused rows stored for b,") and "--fused-config ID" in notes[0]
-    assert "depth 20" in notes[1]
-    assert evidence_notes(SideEvidence(_FusedSide(["a", "b"], 0), {"a", "b"})) == []  # type: ignore[arg-type]

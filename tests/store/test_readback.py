@@ -1,6 +1,7 @@
 """harness.store.readback: run tables back to the records they were written from."""
 
-from harness.pipeline.retrieval import SAMPLE_GOLDSET, RunOptions, run
+from harness.pipeline.options import RunOptions
+from harness.pipeline.retrieval import SAMPLE_GOLDSET, run
 from harness.store.readback import chunks_from_frame, documents_from_frame, questions_from_frame
 from harness.store.rundir import Run
 from tests.helpers.common import LEXICAL

@@ -9,7 +9,6 @@ config file), reporting unknown names and parameters with the valid choices.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from typing import Any
 
@@ -21,25 +20,23 @@ from harness.answering.answerers.base import (
     AnswerResponse,
     Passage,
 )
+from harness.core import plugins
 from harness.core.errors import ConfigError
 
 MODULES = ("base", "extractive", "http", "llama_cpp", "ollama", "openai", "replay")
 __all__ = [*MODULES, "ANSWERERS", "OUTCOMES", "AnswerRequest", "AnswerResponse", "Answerer",
            "Passage", "load_builtin_answerers", "make_answerer"]
 
-_BUILTIN = ("extractive", "ollama", "openai", "replay", "llama_cpp")
-# the `production` answerer (imported ruling pages) lives a stage higher, in
-# harness.rulings.production; the commands that answer import it (harness.cli.catalog.load_plugins)
 
 
 def load_builtin_answerers() -> None:
-    """Import the modules that register the built-in answerers (idempotent).
+    """Register the built-in answerers (``production`` included) and those of installed
+    plug-in packages (entry points ``harness.answerers``; :mod:`harness.core.plugins`).
 
     The ``llama-cpp`` module registers even without llama-cpp-python installed;
     only constructing that answerer needs the extra.
     """
-    for mod in _BUILTIN:
-        importlib.import_module(f"harness.answering.answerers.{mod}")
+    plugins.load("harness.answerers")
 
 
 def make_answerer(name: str, **params: Any) -> Answerer:

@@ -1,0 +1,142 @@
+"""Benchmark: the bm25 arm against bm25s (numba backend), per question and per process.
+
+Corpus and questions: ``tests/helpers/generated_corpus.py`` (20 games, Zipf vocabulary of
+30,000 words, seeded), ``--sizes`` chunks, ``--questions`` questions, top ``--depth``.
+Both sides get the same tokens (the harness's tokenizer; bm25s indexes the token lists
+given to it), Robertson/Okapi BM25 with k1 = 1.5, b = 0.75.
+
+* per question: ``BM25Arm.search`` (what ``harness run`` calls: tokenising, scoring,
+  the exact top ``depth`` as Hit records) against ``BM25.retrieve(..., backend_selection=
+  "numba")`` on the token lists (scores and ids as arrays), alternating, after one
+  warm-up call each (numba compiles on its first call), medians of ``--repeats``;
+* whole process: a fresh Python process per side that imports its library, builds the
+  index from the generated corpus and answers every question (bm25s pays numba's
+  compilation here), medians of ``--process-repeats``; the corpus generation is timed
+  apart and subtracted;
+* rankings are not compared with bm25s (its idf differs); the arm equals rank-bm25 to the
+  bit (``tests/arms/test_bm25.py``).
+
+Skips, saying why, when bm25s or numba is not installed (``pip install bm25s numba``).
+Run: .venv/bin/python benchmarks/bench_bm25.py [--sizes 50000,200000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # the generated corpus lives with the tests
+
+from machine import machine_line  # noqa: E402
+
+from harness.arms.base import ArmContext  # noqa: E402
+from harness.arms.bm25 import BM25Arm  # noqa: E402
+from harness.core.text import Tokenizer  # noqa: E402
+from tests.helpers.generated_corpus import generated_corpus, generated_questions  # noqa: E402
+
+
+def data(size: int, n_q: int, seed: int):  # type: ignore[no-untyped-def]
+    corpus, vocab = generated_corpus(seed, size, n_games=20, vocab_size=30_000, chunk_len=(30, 150))
+    return corpus, generated_questions(seed + 1, vocab, n_q, games=20)
+
+
+def bm25s_index(corpus):  # type: ignore[no-untyped-def]
+    import bm25s  # deferred: the peer
+
+    tok = Tokenizer()
+    model = bm25s.BM25(k1=1.5, b=0.75, method="robertson", backend="numba")
+    model.index([tok(c.text) or ["\u2205"] for c in corpus.chunks], show_progress=False)
+    return model
+
+
+def bm25s_search(model, questions, depth: int):  # type: ignore[no-untyped-def]
+    tok = Tokenizer()
+    vocab = model.vocab_dict
+    queries = [[t for t in tok(q.question) if t in vocab] or [next(iter(vocab))] for q in questions]
+    return model.retrieve(queries, k=depth, show_progress=False, backend_selection="numba", n_threads=1)
+
+
+def timed(fn):  # type: ignore[no-untyped-def]
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def child(side: str, size: int, n_q: int, seed: int, depth: int) -> None:
+    """One whole process: build + every question (printed: seconds after the corpus)."""
+    corpus, questions = data(size, n_q, seed)
+    t0 = time.perf_counter()
+    if side == "harness":
+        arm = BM25Arm()
+        arm.prepare(corpus, ArmContext(Path(".")))
+        arm.search(questions, depth)
+    else:
+        bm25s_search(bm25s_index(corpus), questions, depth)
+    print(f"SECONDS {time.perf_counter() - t0:.4f}")
+
+
+def process_seconds(side: str, size: int, args: argparse.Namespace) -> float:
+    out = subprocess.run([sys.executable, __file__, "--child", side, "--sizes", str(size),
+                          "--questions", str(args.questions), "--seed", str(args.seed),
+                          "--depth", str(args.depth)], capture_output=True, text=True, check=True)
+    return float(next(line.split()[1] for line in out.stdout.splitlines() if line.startswith("SECONDS")))
+
+
+def one_size(size: int, args: argparse.Namespace) -> None:
+    corpus, questions = data(size, args.questions, args.seed)
+    arm = BM25Arm()
+    t_arm, _ = timed(lambda: arm.prepare(corpus, ArmContext(Path("."))))
+    t_peer, model = timed(lambda: bm25s_index(corpus))
+    arm.search(questions[:5], args.depth)
+    bm25s_search(model, questions[:5], args.depth)  # numba compiles here
+    ours, peer = [], []
+    for _ in range(args.repeats):
+        ours.append(timed(lambda: arm.search(questions, args.depth))[0] / len(questions))
+        peer.append(timed(lambda: bm25s_search(model, questions, args.depth))[0] / len(questions))
+    o, p = statistics.median(ours), statistics.median(peer)
+    print(f"{size:,} chunks, {len(questions)} questions, depth {args.depth}: index build harness "
+          f"{t_arm:.2f} s, bm25s {t_peer:.2f} s")
+    print(f"  per question: harness {o * 1e3:.3f} ms, bm25s-numba {p * 1e3:.3f} ms -> harness/bm25s "
+          f"{o / p:.2f}x (target <= 1.00); repeats ms {[round(x * 1e3, 3) for x in ours]} vs "
+          f"{[round(x * 1e3, 3) for x in peer]}")
+    whole: dict[str, list[float]] = {"harness": [], "bm25s": []}
+    for _ in range(args.process_repeats):
+        for side in whole:
+            whole[side].append(process_seconds(side, size, args))
+    h, b = statistics.median(whole["harness"]), statistics.median(whole["bm25s"])
+    print(f"  whole process (import + build + {len(questions)} questions, corpus generation excluded): "
+          f"harness {h:.2f} s, bm25s {b:.2f} s -> {h / b:.2f}x (target < 1); repeats {whole}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="50000,200000")
+    ap.add_argument("--questions", type=int, default=1000)
+    ap.add_argument("--depth", type=int, default=100)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--process-repeats", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--child", choices=("harness", "bm25s"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args.child, int(args.sizes), args.questions, args.seed, args.depth)
+        return 0
+    missing = [m for m in ("bm25s", "numba") if importlib.util.find_spec(m) is None]
+    if missing:
+        print(f"SKIPPED: {', '.join(missing)} not installed (pip install bm25s numba): no peer to compare with")
+        return 0
+    print("start:", machine_line())
+    for size in (int(s) for s in args.sizes.split(",")):
+        one_size(size, args)
+    print("end:  ", machine_line())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""Borda count (BordaFuse), registered as ``borda``.
+
+For a question, the candidates ``C`` are every chunk any of the config's arms ranked
+within its depth (``N = |C|``). Arm ``a`` with ``n_a`` chunks gives its rank-``r``
+chunk ``N - r + 1`` points and each chunk of ``C`` it did not rank the mean of the
+points left, ``(N - n_a + 1) / 2``.
+
+    fused(d) = sum_a w_a * points_a(d)
+
+No fixed ceiling (the top score depends on the question's candidate count), so
+``score_ratio`` is empty. Parameters: per-arm ``weights`` and ``depths``. Exact
+order: rational scores, ties by chunk id. Equal to ranx ``bordafuse`` (unit weights)
+and ``w_bordafuse``. Reference: Aslam & Montague, "Models for metasearch", SIGIR 2001.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from harness.fusion.method import FusionMethod, Planes, register
+
+if TYPE_CHECKING:
+    from harness.fusion.records import FusionConfig
+
+
+@register
+class Borda(FusionMethod):
+    name = "borda"
+    description = "Borda count over the union of the arms' lists (BordaFuse)"
+    source = "Aslam & Montague, SIGIR 2001; ranx bordafuse / w_bordafuse"
+    rank_based = True
+
+    def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
+        big_n = planes.votes(config).sum(axis=1, keepdims=True).astype(np.float64)
+        total = np.zeros(planes.shape)
+        for j, w in enumerate(config.weights):
+            r, _, votes = planes.arm(config, j)
+            n_a = votes.sum(axis=1, keepdims=True).astype(np.float64)
+            points = np.where(votes, big_n - r + 1.0, (big_n - n_a + 1.0) / 2.0)
+            total = total + float(w) * points
+        return total
+
+    def exact_context(self, planes: Planes, config: FusionConfig, q: int) -> Any:
+        per_arm = [int(planes.arm(config, j)[2][q].sum()) for j in range(len(config.arms))]
+        return int(planes.votes(config)[q].sum()), per_arm
+
+    def exact_score(self, ranks: Sequence[int], config: FusionConfig, context: Any) -> Fraction:
+        big_n, per_arm = context
+        total = Fraction(0)
+        for r, w, d, n_a in zip(ranks, config.weights, config.depths, per_arm, strict=True):
+            pts = Fraction(big_n - int(r) + 1) if 0 < int(r) <= int(d) else Fraction(big_n - n_a + 1, 2)
+            total += Fraction(float(w)) * pts
+        return total

@@ -1,0 +1,52 @@
+"""CombSUM over normalised arm scores, registered as ``combsum``.
+
+    fused(d) = sum over voting arms of w_a * norm_a(s_a(d))
+
+``norm`` is ``min-max`` (default), ``z-score`` or ``sum`` (:mod:`harness.fusion.normalise`,
+as ranx normalises). Ceiling: ``sum_a w_a`` for ``min-max`` and ``sum`` (each normalised
+score is at most 1); none for ``z-score``. Exact order: float64 score desc (fixed
+operations), equal floats by chunk id. Equal to ranx ``fuse(norm=..., method="sum")``
+(unit weights) and ``method="wsum"``. Reference: Fox & Shaw, "Combination of multiple
+searches", TREC-2, 1993.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from harness.fusion.method import FusionMethod, Param, Planes, register
+from harness.fusion.normalise import NORMS
+
+if TYPE_CHECKING:
+    from harness.fusion.records import FusionConfig
+
+COMB_NORM = Param("norm", "per-list score normalisation", ("min-max", "z-score", "sum"), "min-max",
+                  (("min-max", "minmax"), ("z-score", "zscore"), ("sum", "sum")))
+
+
+def weighted_sum(planes: Planes, config: FusionConfig, norm: str) -> tuple[np.ndarray, np.ndarray]:
+    """(sum of w_a * normalised score, number of arms voting), arms in config order."""
+    fn = NORMS.get(norm)
+    total, n = np.zeros(planes.shape), np.zeros(planes.shape)
+    for j, w in enumerate(config.weights):
+        _, s, votes = planes.arm(config, j)
+        total = total + float(w) * fn(s, votes)
+        n = n + votes
+    return total, n
+
+
+@register
+class CombSUM(FusionMethod):
+    name = "combsum"
+    description = "CombSUM: weighted sum of normalised arm scores"
+    source = "Fox & Shaw, TREC-2 1993; ranx sum / wsum"
+    params = (COMB_NORM,)
+    rank_based = False
+
+    def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
+        return weighted_sum(planes, config, self.option(config, "norm"))[0]
+
+    def ceiling(self, config: FusionConfig) -> float | None:
+        return None if self.option(config, "norm") == "z-score" else float(sum(config.weights))

@@ -1,0 +1,42 @@
+"""Weaviate-style relative-score fusion, registered as ``relscore``.
+
+Each arm's scores are min-max normalised over its list (the best 1.0, the worst 0.0;
+an all-equal list 1.0), then summed with the weights:
+
+    fused(d) = sum over voting arms of w_a * (s_a(d) - min_a) / (max_a - min_a)
+
+Weaviate's ``alpha`` is the weight pair ``{dense = alpha, bm25 = 1 - alpha}``.
+Ceiling ``sum_a w_a``. Exact order: float64 score desc (fixed operations), equal
+floats by chunk id. Reference: Weaviate hybrid search, ``relativeScoreFusion``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from harness.fusion.method import FusionMethod, Planes, register
+from harness.fusion.normalise import NORMS
+
+if TYPE_CHECKING:
+    from harness.fusion.records import FusionConfig
+
+
+@register
+class RelativeScore(FusionMethod):
+    name = "relscore"
+    description = "Weaviate-style relative-score fusion: weighted sum of min-max scores"
+    source = "Weaviate hybrid search, relativeScoreFusion"
+    rank_based = False
+
+    def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
+        fn = NORMS.get("relative")
+        total = np.zeros(planes.shape)
+        for j, w in enumerate(config.weights):
+            _, s, votes = planes.arm(config, j)
+            total = total + float(w) * fn(s, votes)
+        return total
+
+    def ceiling(self, config: FusionConfig) -> float | None:
+        return float(sum(config.weights))

@@ -1,0 +1,138 @@
+"""``harness judge POOL``: the judging page and its JSON API, on 127.0.0.1 only.
+
+Routes (``http.server.ThreadingHTTPServer``, one :class:`~harness.judging.session.Session`):
+
+* ``GET /`` the page (:mod:`harness.judging.page`); ``?judge=ID`` names the judge
+* ``GET /api/state?judge=ID`` the judge's next item, progress and the agreement so far
+* ``POST /api/judge`` ``{judge, question_id, page, grade, note, seconds}`` -> the next state
+* ``POST /api/skip`` ``{judge, question_id, page}`` -> the next state
+* ``GET /api/agreement`` agreement between the judges (Cohen's and Fleiss' kappa)
+
+A refused request answers 400 with ``{"error": message}``. Every response carries a
+``Content-Security-Policy`` that allows nothing but this server (``default-src
+'self'``; the page's inline script and style), so the page can load nothing from
+elsewhere. The server binds to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from dataclasses import asdict
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from harness.judging import page
+from harness.judging.highlight import highlight, question_terms
+from harness.judging.session import JudgingError, Session
+
+HOST = "127.0.0.1"
+CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self'; connect-src 'self'; form-action 'self'")
+MAX_BODY = 1 << 16
+log = logging.getLogger(__name__)
+
+
+def item_payload(session: Session, index: int) -> dict[str, Any]:
+    """What the page shows of item ``index``: question, marked text, gold pages, finders."""
+    p = session.items[index]
+    q = session.questions[p.question_id]
+    terms = question_terms(q.question, q.language)
+    return {"index": index, "question_id": p.question_id, "question": q.question,
+            "language": q.language, "page": p.page,
+            "html": highlight(p.text, terms, q.language),
+            "found_by": [f"{f.source} ({f.kind} #{f.rank}{', run ' + f.run if len(session.pool.runs) > 1 else ''})"
+                         for f in p.found_by],
+            # the page being judged is never shown as gold (an --include-judged pool holds them)
+            "gold": [{"page": g, "grade": grade, "html": highlight(text, terms, q.language)}
+                     for g, grade, text in q.gold if g != p.page]}
+
+
+def state(session: Session, judge: str) -> dict[str, Any]:
+    index = session.next_item(judge)
+    return {"judge": judge, "progress": asdict(session.progress(judge)),
+            "item": None if index is None else item_payload(session, index),
+            "agreement": session.agreement()}
+
+
+def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "harness-judge"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            log.debug("%s " + format, self.address_string(), *args)
+
+        def _send(self, status: int, body: bytes, ctype: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Content-Security-Policy", CSP)
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _json(self, data: Any, status: int = HTTPStatus.OK) -> None:
+            self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"),
+                       "application/json; charset=utf-8")
+
+        def do_GET(self) -> None:
+            url = urlsplit(self.path)
+            query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+            try:
+                if url.path == "/":
+                    self._send(HTTPStatus.OK, page.render().encode("utf-8"),
+                               "text/html; charset=utf-8")
+                elif url.path == "/api/state":
+                    self._json(state(session, query.get("judge", "")))
+                elif url.path == "/api/agreement":
+                    self._json(session.agreement())
+                else:
+                    self._json({"error": f"no such page {url.path}"}, HTTPStatus.NOT_FOUND)
+            except JudgingError as exc:
+                self._json({"error": str(exc)}, HTTPStatus.BAD_REQUEST)
+
+        def do_POST(self) -> None:
+            url = urlsplit(self.path)
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+                if not 0 < length <= MAX_BODY:
+                    raise JudgingError(f"request body must be 1 to {MAX_BODY} bytes")
+                body = json.loads(self.rfile.read(length))
+                if not isinstance(body, dict):
+                    raise JudgingError("request body must be a JSON object")
+                judge = str(body.get("judge", ""))
+                qid, pid = str(body.get("question_id", "")), str(body.get("page", ""))
+                if url.path == "/api/judge":
+                    seconds = body.get("seconds")
+                    session.record(judge, qid, pid, body.get("grade"), note=str(body.get("note")
+                                   or ""), seconds=float(seconds) if isinstance(
+                                       seconds, int | float) else None)
+                elif url.path == "/api/skip":
+                    session.skip(judge, qid, pid)
+                else:
+                    self._json({"error": f"no such action {url.path}"}, HTTPStatus.NOT_FOUND)
+                    return
+                self._json(state(session, judge))
+            except (JudgingError, ValueError) as exc:
+                self._json({"error": str(exc)}, HTTPStatus.BAD_REQUEST)
+
+    return Handler
+
+
+def make_server(session: Session, port: int = 0) -> ThreadingHTTPServer:
+    """A server bound to 127.0.0.1 (``port`` 0: any free port; ``server_address`` says)."""
+    server = ThreadingHTTPServer((HOST, port), make_handler(session))
+    server.daemon_threads = True
+    return server
+
+
+def serve_in_thread(session: Session, port: int = 0) -> tuple[ThreadingHTTPServer,
+                                                             threading.Thread]:
+    """Start :func:`make_server` in a daemon thread (tests; the CLI serves in the foreground)."""
+    server = make_server(session, port)
+    thread = threading.Thread(target=server.serve_forever, name="harness-judge", daemon=True)
+    thread.start()
+    return server, thread

@@ -1,0 +1,270 @@
+"""Page lists: the one input of every ranking metric, built by one function.
+
+Chunks collapse to pages in fused order: a page's rank is its position among distinct
+pages, counted at its best-ranked chunk. :func:`page_lists` builds the lists of every
+question from either source, and both give the same lists (tested on every metric):
+
+* the full fused lists of one config (:class:`harness.fusion.fuse.Fused`): exact by
+  construction (the ``fused`` table, imported rankings, the tests' reference);
+* a config's fused scores over dense candidate columns (:class:`Ordering`, built by
+  :mod:`harness.pipeline.sweep`): the fast path. The top ``m`` candidates of each
+  question are selected (``argpartition``) and put in exact fused order; candidates
+  scoring above the m-th best by more than the float tolerance are a prefix of the
+  exact order. A question whose first ``depth`` pages reach down to that boundary (a
+  tie across the cut, too few distinct pages among m chunks), or whose first relevant
+  page lies beyond them when the whole list is needed, is ordered in full.
+
+What is built follows the metrics' needs (:data:`harness.metrics.family.NEEDS`):
+``whole_list`` makes ``first_rel`` exact beyond the cutoffs; ``judged_only`` builds the
+condensed list (unjudged pages removed before ranking; Sakai 2007) instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+import numpy as np
+
+from harness.fusion.fuse import Fused, RankMatrix
+from harness.metrics.gold import Gold, lookup
+
+
+@dataclass(frozen=True)
+class PageLists:
+    """G ranked page lists, padded to D columns (D >= every cutoff asked for).
+
+    ``rel[g, i]``: the page at rank i+1 is relevant; ``req[g, i]``: bitmask of the
+    requirements it meets; ``n_req``/``n_rel``: requirements / relevant pages of the
+    question; ``first_rel``: rank of the first relevant page over the *whole* list
+    (inf if none); ``top_score``/``ceiling``: fused score of the first chunk and the
+    config's ceiling. ``gain[g, i]``: the grade of the page at rank i+1 (0 if not
+    relevant) and ``ideal_gain[g]``: the question's grades sorted descending, padded
+    with 0; both None for binary relevance (every relevant page has grade 1).
+    ``judged[g, i]``: the gold set judged the page; ``n_pages[g]``: pages in the list
+    within D (None where the builder was not asked for judgments).
+    """
+
+    rel: np.ndarray
+    req: np.ndarray
+    n_req: np.ndarray
+    n_rel: np.ndarray
+    first_rel: np.ndarray
+    top_score: np.ndarray
+    ceiling: np.ndarray
+    gain: np.ndarray | None = None
+    ideal_gain: np.ndarray | None = None
+    judged: np.ndarray | None = None
+    n_pages: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Gold facts of a run's dense candidate columns (Q, U): a question's candidates in
+    chunk-id order (the :class:`~harness.fusion.fuse.RankMatrix` row order), padded."""
+
+    page: np.ndarray  # int64 page code, -1 for padding
+    rel: np.ndarray  # bool
+    req: np.ndarray  # int64 requirement mask
+    gain: np.ndarray | None  # float grade; None: binary relevance
+    judged: np.ndarray  # bool
+
+    @classmethod
+    def build(cls, matrix: RankMatrix, gold: Gold) -> Candidates:
+        nq = len(matrix.question_ids)
+        counts = np.bincount(matrix.question_index, minlength=nq)
+        u = int(counts.max(initial=0)) or 1
+        starts = np.r_[0, np.cumsum(counts)[:-1]]
+        at = (matrix.question_index, np.arange(len(matrix.question_index)) - starts[matrix.question_index])
+        found = lookup(gold, matrix.question_index * gold.n_pages + gold.chunk_page)
+
+        def dense(values: np.ndarray, fill: float) -> np.ndarray:
+            out = np.full((nq, u), fill, values.dtype)
+            out[at] = values
+            return out
+
+        return cls(dense(gold.chunk_page, -1), dense(found.rel, False), dense(found.req, 0),
+                   None if found.gain is None else dense(found.gain, 0.0), dense(found.judged, False))
+
+
+class Ordering(Protocol):
+    """One config's fused scores over dense candidate columns, and its exact order."""
+
+    @property
+    def candidates(self) -> Candidates: ...
+
+    @property
+    def scores(self) -> np.ndarray:
+        """(Q, U) fused scores; 0.0 exactly where no arm voted (never in a list)."""
+
+    @property
+    def tol(self) -> float:
+        """Float tolerance below which two scores may be exactly equal."""
+
+    @property
+    def ceiling(self) -> float: ...
+
+    def exact(self, rows: np.ndarray, s: np.ndarray, cand: np.ndarray) -> np.ndarray:
+        """Candidate columns ``cand`` of ``rows`` (scores ``s``) in exact fused order."""
+
+    def top_score(self, rows: np.ndarray, col: np.ndarray) -> np.ndarray:
+        """Fused score of candidate column ``col`` of each of ``rows`` (``scores`` may be
+        order keys rather than fused scores: every fusion method but RRF)."""
+
+
+def page_lists(source: Fused | Ordering, gold: Gold, depth: int, *, whole_list: bool = True,
+               judged_only: bool = False, m: int | None = None) -> PageLists:
+    """The page lists of every question of ``gold`` to ``depth`` pages, from ``source``.
+
+    ``whole_list=False``: ``first_rel`` is exact only within ``depth`` (inf beyond),
+    enough for every metric with a cutoff (fast path only; the full lists always know).
+    ``judged_only``: the condensed lists (pages the gold set did not judge removed).
+    ``m``: candidates per question on the fast path (default ``depth + 6``)."""
+    if isinstance(source, Fused):
+        return from_fused(source, gold, depth, judged_only=judged_only)[0]
+    return _top_pages(source, gold, depth, m or depth + 6, whole_list=whole_list, judged_only=judged_only)
+
+
+def page_ranks(fused: Fused, gold: Gold) -> tuple[np.ndarray, np.ndarray]:
+    """(page_rank per fused row, True where the row is its page's first chunk)."""
+    keys = gold.row_keys(fused.question_index, fused.rows)
+    first = np.zeros(len(keys), bool)
+    _, first_idx, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    first[first_idx] = True
+    csum = np.cumsum(first)
+    starts = np.r_[0, np.flatnonzero(np.diff(fused.question_index)) + 1] if len(keys) else np.zeros(0, np.int64)
+    base = np.repeat(np.r_[0, csum][starts], np.diff(np.r_[starts, len(keys)]))
+    rank_at = csum - base  # page rank of each first-occurrence row
+    return rank_at[first_idx][inverse], first
+
+
+def from_fused(fused: Fused, gold: Gold, depth: int, *,
+               judged_only: bool = False) -> tuple[PageLists, np.ndarray]:
+    """:class:`PageLists` for every question (absent ones stay empty) from full fused
+    lists, with the per-row relevance flags (of the rows kept)."""
+    if judged_only:
+        keep = lookup(gold, gold.row_keys(fused.question_index, fused.rows)).judged
+        fused = replace(fused, rows=fused.rows[keep], question_index=fused.question_index[keep],
+                        fused_rank=fused.fused_rank[keep], score=fused.score[keep],
+                        arms_voted=fused.arms_voted[keep])
+    nq = len(gold.questions)
+    prank, first = page_ranks(fused, gold)
+    found = lookup(gold, gold.row_keys(fused.question_index, fused.rows))
+    sel = first & (prank <= depth)
+    at = (fused.question_index[sel], prank[sel] - 1)
+    rel = np.zeros((nq, depth), bool)
+    req = np.zeros((nq, depth), np.int64)
+    judged = np.zeros((nq, depth), bool)
+    rel[at] = found.rel[sel]
+    req[at] = found.req[sel]
+    judged[at] = found.judged[sel]
+    gain = None
+    if found.gain is not None:
+        gain = np.zeros((nq, depth))
+        gain[at] = found.gain[sel]
+    first_rel = np.full(nq, np.inf)
+    rsel = first & found.rel
+    np.minimum.at(first_rel, fused.question_index[rsel], prank[rsel].astype(np.float64))
+    top = np.zeros(nq)
+    top_sel = fused.fused_rank == 1
+    top[fused.question_index[top_sel]] = fused.score[top_sel]
+    ceiling = np.full(nq, fused.config.ceiling)
+    n_pages = np.bincount(fused.question_index[sel], minlength=nq)
+    return (PageLists(rel, req, gold.n_req, gold.n_rel, first_rel, top, ceiling, gain, gold.ideal_gain,
+                      judged, n_pages), found.rel)
+
+
+def first_pages(pages: np.ndarray) -> np.ndarray:
+    """True where a row position holds the first occurrence of its page (pages >= 0)."""
+    w = pages.shape[1]
+    if w == 0:
+        return np.zeros(pages.shape, bool)
+    big = int(pages.max(initial=0)) + 1
+    key = np.where(pages >= 0, pages, big) * w + np.arange(w)[None, :]
+    o = np.argsort(key, axis=1)
+    sp = np.take_along_axis(pages, o, 1)
+    first_sorted = np.ones(pages.shape, bool)
+    first_sorted[:, 1:] = sp[:, 1:] != sp[:, :-1]
+    first = np.zeros(pages.shape, bool)
+    np.put_along_axis(first, o, first_sorted, 1)
+    return first & (pages >= 0)
+
+
+def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
+               judged_only: bool) -> PageLists:
+    """The fast path (module docstring): first ``depth`` pages, top score, and the exact
+    first relevant rank over the whole list (within ``depth`` only without ``whole_list``)."""
+    d = o.candidates
+    nq, u = d.page.shape
+    s, tol = o.scores, o.tol
+    if judged_only:  # unjudged candidates never enter the list; every judged one fits in m
+        s = np.where(d.judged, s, 0.0)
+        m = max(m, int(d.judged.sum(axis=1).max(initial=0)) + 1)
+    m = min(m, u)
+    allq = np.arange(nq)
+    cand = np.argpartition(s, u - m, axis=1)[:, u - m :] if m < u else np.tile(np.arange(u), (nq, 1))
+    cand = o.exact(allq, s, cand)  # allq: every row, s as it is
+    cs = np.take_along_axis(s, cand, 1)
+    boundary = cs.min(axis=1) if m < u else np.zeros(nq)
+    pages = np.where(cs > 0, np.take_along_axis(d.page, cand, 1), -1)
+    first = first_pages(pages)
+    prank = np.cumsum(first, axis=1)
+    keep = first & (prank <= depth)
+    last_pos = np.where(keep.any(axis=1), m - 1 - np.argmax(keep[:, ::-1], axis=1), 0)
+    last_score = cs[allq, last_pos]
+    bad = (boundary > 0) & ((last_score - boundary <= tol) | (prank[:, -1] < depth))
+    relc = np.take_along_axis(d.rel, cand, 1) & first
+    rpos = np.argmax(relc, axis=1)
+    # the candidates are an exact prefix of the fused list down to scores above the boundary
+    found = relc.any(axis=1) & ((boundary == 0) | (cs[allq, rpos] - boundary > tol))
+    first_rel_rank = np.where(found, prank[allq, rpos].astype(np.float64), np.inf)
+    # first relevant page beyond the exact prefix: needs the whole list, unless all of it is here
+    deep = (~found & (d.rel & (s > 0)).any(axis=1) & (boundary > 0)) if whole_list else np.zeros(nq, bool)
+    if deep.any():  # count distinct pages strictly ahead of the best relevant chunk
+        rows_d = np.flatnonzero(deep & ~bad)
+        sd = s[rows_d]
+        t = np.where(d.rel[rows_d], sd, 0.0).max(axis=1)
+        near_other = (np.abs(sd - t[:, None]) <= tol) & ~d.rel[rows_d] & (sd > 0)
+        easy = ~near_other.any(axis=1)  # no exact-tie question at the relevant chunk
+        rows_e = rows_d[easy]
+        ahead = np.where(sd[easy] > t[easy, None] + tol, d.page[rows_e], -1)
+        ahead.sort(axis=1)
+        distinct = ((ahead[:, 1:] != ahead[:, :-1]) & (ahead[:, 1:] >= 0)).sum(axis=1) + (ahead[:, 0] >= 0)
+        first_rel_rank[rows_e] = distinct + 1.0
+        deep[rows_e] = False
+    full_rows = np.flatnonzero(bad | deep)
+    top = np.where(cs[:, 0] > 0, o.top_score(allq, cand[:, 0]), 0.0)
+    n_pages = keep.sum(axis=1)
+    qi, pos = np.nonzero(keep)
+    slot = prank[qi, pos] - 1
+    chosen = cand[qi, pos]
+    if len(full_rows):
+        ok = ~np.isin(qi, full_rows)
+        qi, slot, chosen = qi[ok], slot[ok], chosen[ok]
+    out = {name: np.zeros((nq, depth), a.dtype) for name, a in
+           (("rel", d.rel), ("req", d.req), ("gain", d.gain), ("judged", d.judged)) if a is not None}
+    for name, arr in out.items():
+        arr[qi, slot] = getattr(d, name)[qi, chosen]
+    if len(full_rows):
+        fs = s[full_rows]
+        full = o.exact(full_rows, fs, np.tile(np.arange(u), (len(full_rows), 1)))
+        fsc = np.take_along_axis(fs, full, 1)
+        fp = np.where(fsc > 0, np.take_along_axis(d.page[full_rows], full, 1), -1)
+        ffirst = first_pages(fp)
+        fprank = np.cumsum(ffirst, axis=1)
+        fkeep = ffirst & (fprank <= depth)
+        ri, pos = np.nonzero(fkeep)
+        for name, arr in out.items():
+            arr[full_rows] = 0
+            arr[full_rows[ri], fprank[ri, pos] - 1] = np.take_along_axis(
+                getattr(d, name)[full_rows], full, 1)[ri, pos]
+        hit = ffirst & np.take_along_axis(d.rel[full_rows], full, 1)
+        first_rel_rank[full_rows] = np.where(hit.any(axis=1),
+                                        np.take_along_axis(fprank, np.argmax(hit, axis=1)[:, None], 1)[:, 0],
+                                        np.inf)
+        top[full_rows] = np.where(fsc[:, 0] > 0, o.top_score(full_rows, full[:, 0]), 0.0)
+        n_pages[full_rows] = fkeep.sum(axis=1)
+    if not whole_list:
+        first_rel_rank[first_rel_rank > depth] = np.inf
+    return PageLists(out["rel"], out["req"], gold.n_req, gold.n_rel, first_rel_rank, top,
+                     np.full(nq, o.ceiling), out.get("gain"), gold.ideal_gain, out["judged"], n_pages)

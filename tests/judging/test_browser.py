@@ -1,0 +1,135 @@
+"""The judging loop in a real headless Chromium (selenium + Debian's chromium-driver):
+pool -> judge in the browser (two judges, a skip, a note, a restart) -> merge -> rerun.
+
+Skips, saying why, where Chromium, chromedriver or selenium is missing
+(``scripts/test`` apt-installs ``chromium`` and ``chromium-driver``; selenium is in the
+dev extra).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.goldset.judgments import read_judgments
+from harness.goldset.parse import load_goldset
+from harness.judging.poolfile import read_pool
+from harness.judging.server import serve_in_thread
+from harness.judging.session import Session
+from harness.pipeline.options import RunOptions
+from harness.pipeline.retrieval import run
+from harness.store.rundir import Run
+from tests.helpers.browser import driven_chromium, webdriver_skip_reason
+from tests.helpers.common import LEXICAL
+from tests.helpers.judging import LEXICAL_CONFIG, sample_copy
+
+pytestmark = pytest.mark.slow
+ANN = ("0", "1", "s", "2", "0", "0", "1", "3", "0", "2", "1")  # keys ann presses after a click
+BOB = ("3", "0", "2", "2", "0", "1")  # bob's grades of the first six pages
+
+
+def scored_run(goldset: Path, runs: Path, run_id: str) -> Run:
+    return Run(run(RunOptions(goldset=goldset, config=LEXICAL, runs_dir=runs, run_id=run_id,
+                              metrics=("Judged@10", "nDCG@10"))).path)
+
+
+def judged_at_10(r: Run) -> float:
+    m = r.table("metrics")
+    m = m[(m["metric"] == "Judged@10") & (m["config_id"] == LEXICAL_CONFIG)]
+    assert len(m) == 57  # every question has its row
+    return float(m["value"].mean())
+
+
+def press(driver, keys: str, done_after: int) -> None:  # type: ignore[no-untyped-def]
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    before = driver.find_element(By.ID, "item-id").text
+    ActionChains(driver).send_keys(keys).perform()
+    WebDriverWait(driver, 20).until(
+        lambda d: d.find_element(By.ID, "item-id").text != before
+        and d.find_element(By.ID, "progress").text.startswith(f"{done_after} of "))
+
+
+def test_pool_judge_in_the_browser_merge_and_rerun(tmp_path: Path) -> None:
+    reason = webdriver_skip_reason()
+    if reason:
+        pytest.skip(reason)
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    gold = sample_copy(tmp_path)
+    before = scored_run(gold, tmp_path / "runs", "v1")
+    cli = CliRunner()
+    pool_file = tmp_path / "pool.jsonl"
+    out = cli.invoke(app, ["pool", str(before.path), "--depth", "3", "-c", LEXICAL_CONFIG,
+                           "-o", str(pool_file)])
+    assert out.exit_code == 0, out.output
+    pool = read_pool(pool_file)
+    judgments = tmp_path / "pool.judgments.jsonl"
+    server, _ = serve_in_thread(Session(pool, judgments))
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    driver = driven_chromium(tmp_path / "profile")
+    try:
+        driver.get(base)  # no judge in the URL: the page asks for a name
+        driver.find_element(By.ID, "judge-name").send_keys("ann")
+        driver.find_element(By.ID, "start").click()
+        wait = WebDriverWait(driver, 20)
+        wait.until(lambda d: d.find_element(By.ID, "question").text)
+        first = pool.pages[0]
+        assert driver.find_element(By.ID, "item-id").text.startswith(
+            f"{first.question_id} · {first.page}")
+        assert driver.find_elements(By.CSS_SELECTOR, "#text mark")  # question terms marked
+        assert driver.find_element(By.ID, "gold-count").text == str(
+            len(pool.questions[0].gold))
+        driver.find_element(By.ID, "note").send_keys("setup page, not the answer")
+        driver.find_element(By.ID, "grade-3").click()  # typing in the note: keys are text there
+        wait.until(lambda d: d.find_element(By.ID, "progress").text.startswith("1 of "))
+        done = 1
+        for key in ANN:
+            done += key != "s"
+            press(driver, key, done)
+        assert "mean" in driver.find_element(By.ID, "timing").text
+        # a second judge on the same pool, in the same session
+        driver.get(base + "?judge=bob")
+        wait.until(lambda d: d.find_element(By.ID, "progress").text.startswith("0 of "))
+        for n, key in enumerate(BOB, start=1):
+            press(driver, key, n)
+        wait.until(lambda d: d.find_elements(By.ID, "kappa"))
+        # shared pages 1, 2, 3, 5, 6 (ann skipped the 4th): ann 3 0 1 2 0, bob 3 0 2 0 1
+        assert int(driver.find_element(By.ID, "n-disagreements").text) == 3
+        assert len(driver.find_elements(By.CSS_SELECTOR, "li.disagreement")) == 3
+        assert driver.find_element(By.CSS_SELECTOR, "#kappa td.kappa").text != "undefined"
+        server.shutdown()
+        server.server_close()
+        # restart: judging resumes from the judgments file
+        server, _ = serve_in_thread(Session(read_pool(pool_file), judgments))
+        driver.get(f"http://127.0.0.1:{server.server_address[1]}/?judge=ann")
+        wait.until(lambda d: d.find_element(By.ID, "progress").text.startswith(
+            f"{done} of {len(pool.pages)} judged"))
+    finally:
+        driver.quit()
+        server.shutdown()
+        server.server_close()
+    rows = read_judgments(judgments)
+    assert len(rows) == done + len(BOB)
+    ann = [j for j in rows if j.judgment.judge_id == "ann"]
+    assert ann[0].judgment.note == "setup page, not the answer" and ann[0].judgment.grade == 3
+    assert (ann[0].question_id, ann[0].page) == (first.question_id, first.page)
+    assert all(j.seconds is not None and j.seconds >= 0 for j in rows)
+    skipped = pool.pages[3]  # ann's fourth judgment was a skip: that page waits for the end
+    assert (skipped.question_id, skipped.page) not in {j.pair for j in ann}
+    # merge the session into a new gold-set version, and rerun it
+    v2 = gold.with_name("sample-v2.yaml")
+    out = cli.invoke(app, ["goldset", "merge", str(gold), str(judgments), "-o", str(v2)])
+    assert out.exit_code == 0, out.output
+    assert f"{len(rows)} judgments added" in out.output
+    merged = load_goldset(v2)
+    zero = {j.pair for j in rows if j.judgment.grade == 0}
+    assert zero and all(p in merged.question_by_id[q].judged_pages() for q, p in zero)
+    after = scored_run(v2, tmp_path / "runs", "v2")
+    assert judged_at_10(after) > judged_at_10(before)

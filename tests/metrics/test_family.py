@@ -1,0 +1,64 @@
+"""The metric object: one family + cutoff value type, canonical names that round-trip, needs."""
+
+import pytest
+
+from harness.core.errors import RegistryError
+from harness.metrics.family import METRICS, NEEDS, Metric, declare, implement
+from harness.metrics.info import resolve
+from harness.metrics.ranking import DEFAULT_METRICS
+
+NAMES = ["hit@5", "recall@10", "P@3", "MRR@10", "nDCG@10", "MAP@5", "Judged@10", "first_rel_rank",
+         "top_score", "nDCG(judged_only=True)@10", "MAP(judged_only=True)@5", "recall(judged_only=True)@3",
+         "fence_pass", "latency_ms", *DEFAULT_METRICS]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_canonical_names_round_trip_and_equal_themselves(name):
+    m = resolve(name)
+    assert str(m) == m.name == name
+    assert resolve(str(m)) == m and hash(resolve(str(m))) == hash(m)
+
+
+def test_family_at_cutoff_and_keyword_parameters_follow_ir_measures():
+    ndcg = METRICS.get("nDCG")
+    assert ndcg @ 10 == resolve("ndcg_cut@10") == Metric(ndcg, 10)
+    assert ndcg(judged_only=True) @ 10 == resolve("nDCG(judged_only=True)@10")
+    assert ndcg @ 10 != ndcg(judged_only=True) @ 10 and ndcg @ 10 != ndcg @ 5
+    assert resolve("nDCG(judged_only=False)@10") == ndcg @ 10  # the default is left out of the name
+    assert resolve("AP(judged_only=True)@10").name == "MAP(judged_only=True)@10"
+    assert len({resolve("RR@10"), resolve("MRR@10"), resolve("mrr@10")}) == 1
+
+
+def test_ir_measures_prints_the_same_names():
+    import ir_measures
+
+    assert str(ir_measures.parse_measure("nDCG(judged_only=True)@10")) == resolve("nDCG(judged_only=True)@10").name
+    assert str(ir_measures.parse_measure("Judged@10")) == resolve("judged@10").name
+
+
+def test_needs_are_declared_with_the_computation():
+    assert resolve("first_rel_rank").needs == {"whole_list"}
+    assert resolve("nDCG@10").needs == {"grades"}
+    assert resolve("nDCG(judged_only=True)@10").needs == {"grades", "judgments"}
+    assert resolve("Judged@5").needs == {"judgments"} and resolve("hit@5").needs == frozenset()
+    assert all(f.needs <= set(NEEDS) for _, f in METRICS.items())
+
+
+def test_bad_names_and_parameters_are_refused():
+    with pytest.raises(RegistryError, match="only parameter is judged_only"):
+        resolve("nDCG(rel=2)@10")
+    with pytest.raises(RegistryError, match="no condensed-list"):
+        resolve("top_score(judged_only=True)")
+    with pytest.raises(RegistryError, match="no condensed-list"):
+        resolve("Judged(judged_only=True)@10")
+    with pytest.raises(RegistryError, match="unknown metric"):
+        resolve("nDCG@10/condensed")
+
+
+def test_declarations_and_computations_are_bound_once():
+    with pytest.raises(RegistryError, match="need 'corpus' is not one of"):
+        declare("x_needs", kind="ranking", direction="higher", scope="all", description="x", needs=("corpus",))
+    with pytest.raises(RegistryError, match="computed twice"):
+        implement("hit", lambda p, k: p)
+    with pytest.raises(RegistryError, match="unknown metric 'no_such'"):
+        implement("no_such", lambda p, k: p)
