@@ -191,7 +191,9 @@ def _once(method: str, url: str, headers: Mapping[str, str], body: bytes | None,
             raise OSError("deadline")
         return HttpReply(resp.status, {k.lower(): v for k, v in resp.getheaders()}, bytes(data), url)
     except (OSError, http.client.HTTPException) as exc:
-        if fired.is_set():
+        # the socket timeout is the time left, so a TimeoutError is the deadline too (it
+        # may fire a moment before the watchdog does)
+        if fired.is_set() or isinstance(exc, TimeoutError):
             raise CallError(f"no complete reply within the total deadline of "
                             f"{left:.3g} s", retryable=True) from None
         raise CallError(f"{type(exc).__name__}: {exc or 'no detail'}", retryable=True) from None
