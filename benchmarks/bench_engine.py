@@ -91,8 +91,9 @@ def phase_answer(args: argparse.Namespace) -> dict[str, float]:
     from functools import partial
 
     from harness.answering.answerers import make_answerer
-    from harness.answering.answerers.base import ANSWERERS, AnswerRequest
+    from harness.answering.answerers.base import ANSWERERS
     from harness.answering.fanout import ASKERS
+    from harness.answering.requests import AnswerRequest
     from harness.core.engines import EngineChoice, open_engine
 
     params = {"model": "stub", "base_url": args.url, "retries": 0}

@@ -73,7 +73,7 @@ def test_no_import_from_a_higher_stage() -> None:
 
 MAX_LINES = 400
 MAX_PARAMS = 8
-_LIMIT_ROW = re.compile(r"^\| (lines|params|private) \| `([^`]+)` \| (.+?) \|$", flags=re.MULTILINE)
+_LIMIT_ROW = re.compile(r"^\| (lines|params|private|reexport) \| `([^`]+)` \| (.+?) \|$", flags=re.MULTILINE)
 
 
 def _exceptions(kind: str) -> dict[str, str]:
@@ -143,4 +143,65 @@ def test_limits_hold_or_docs_design_says_why(kind: str) -> None:
     it with a reason; a row whose exception no longer exists is stale and fails too."""
     found, listed = _found(kind), _exceptions(kind)
     assert sorted(set(found) - set(listed)) == [], f"over the {kind} limit: {found}"
+    assert sorted(set(listed) - set(found)) == [], "stale rows in docs/design.md's limits table"
+
+
+def _harness_imports(module: str) -> set[str]:
+    """Every ``harness.*`` module ``module`` imports (module level and deferred)."""
+    path = REPO.joinpath(*module.split("."))
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("harness.")}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("harness."):
+            out.add(str(node.module))
+            out |= {f"{node.module}.{a.name}" for a in node.names
+                    if REPO.joinpath(*f"{node.module}.{a.name}".split(".")).with_suffix(".py").exists()}
+    return out
+
+
+def test_answering_arrows_point_one_way() -> None:
+    """The helpers the answerers use (prompt, requests, http helpers, gguf...) never import
+    ``answering.answerers``, directly or through another module."""
+    answerers = "harness.answering.answerers"
+    helpers = {m for p in sorted((HARNESS / "answering" / "answerers").glob("*.py"))
+               for m in _harness_imports(f"{answerers}.{p.stem}")
+               if m.startswith("harness.answering.") and not m.startswith(answerers)}
+    assert helpers, "the answerers import no helper: the test reads the wrong folder"
+    bad, seen, todo = [], set(), sorted(helpers)
+    while todo:
+        m = todo.pop()
+        if m in seen:
+            continue
+        seen.add(m)
+        for t in _harness_imports(m):
+            if t.startswith(answerers):
+                bad.append(f"{m} -> {t}")
+            elif t.startswith("harness.answering.") and t not in seen:
+                todo.append(t)
+    assert bad == []
+
+
+def _reexports() -> dict[str, str]:
+    """``from M import x as x`` outside package ``__init__`` files: a name kept importable
+    from a module that does not define it (a shim), ``{where: what}``."""
+    out = {}
+    for path in sorted(HARNESS.rglob("*.py")):
+        if path.name == "__init__.py":
+            continue  # a package's __init__ names its public API on purpose
+        name = _module_name(path).removeprefix("harness.")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("harness"):
+                for alias in node.names:
+                    if alias.asname == alias.name:
+                        out[f"{name} -> {node.module}.{alias.name}"] = "re-export"
+    return out
+
+
+def test_no_reexport_shims_or_docs_design_says_why() -> None:
+    """Import a name from the module that defines it: no ``import x as x`` shims (the
+    limits table of docs/design.md lists the ones still to fold, kind ``reexport``)."""
+    found, listed = _reexports(), _exceptions("reexport")
+    assert sorted(set(found) - set(listed)) == [], f"re-export shims: {found}"
     assert sorted(set(listed) - set(found)) == [], "stale rows in docs/design.md's limits table"

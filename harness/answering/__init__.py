@@ -4,12 +4,17 @@ Modules, in pipeline order:
 
 * ``read``            candidate pool, floors: the passages answered from
 * ``rerankers``       re-rankers of the read (registry)
+* ``requests``        what an answerer is asked and returns (passages, requests, responses)
 * ``answerers``       answerer registry and the built-in answerers
 * ``prompt``          the versioned answer prompt
 * ``citations``       citation markers -> passages read
 * ``fence``           the answer fence (garbage check)
 * ``answer_metrics``  answer metric computations (facts in harness.metrics.info)
-* ``runner``          answer a run: reads -> answerers -> journal -> tables
+* ``specs``           which answerers a run asks (LABEL=NAME, suites), built and closed
+* ``plan``            plan phase: options settled against the run (configs, read, labels)
+* ``asking``          ask phase: what the journals lack, on the engine, journaled
+* ``consolidate``     consolidate and judge phases: journals -> answers, verdicts
+* ``runner``          answer a run: plan -> ask -> consolidate -> judge -> tables
 * ``journal``         append-only answer journal (resumable answering)
 * ``calls``           one answerer call (errors become rows) and the job types engines share
 * ``fanout``          where an answerer's calls are made, per engine (registry)
@@ -25,8 +30,8 @@ Modules, in pipeline order:
 """
 
 __all__ = [
-    "answer_metrics", "answerers", "answers_view", "calls", "citations", "fact_labels", "fact_words", "facts",
-    "fanout", "fence",
-    "frames", "gguf", "journal", "judge", "preflight", "prompt", "ray_ask", "read", "rerankers",
-    "runner", "sidebyside", "suite",
+    "answer_metrics", "answerers", "answers_view", "asking", "calls", "citations", "consolidate",
+    "fact_labels", "fact_words", "facts", "fanout", "fence", "frames", "gguf", "journal", "judge",
+    "plan", "preflight", "prompt", "ray_ask", "read", "requests", "rerankers", "runner",
+    "sidebyside", "specs", "suite",
 ]

@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from harness.answering.answerers.base import OUTCOMES, Answerer, AnswerRequest, AnswerResponse
+from harness.answering.answerers.base import Answerer
+from harness.answering.requests import OUTCOMES, AnswerRequest, AnswerResponse
 from harness.core.errors import HarnessError
 
 Job = tuple[str, AnswerRequest]

@@ -16,8 +16,8 @@ from typing import Any
 import pandas as pd
 
 from harness.answering.answer_metrics import answer_context, score_answer
-from harness.answering.answerers.base import AnswerRequest, Passage
 from harness.answering.read import ReadOptions, ReadRow, answering_read
+from harness.answering.requests import AnswerRequest, Passage
 from harness.core.errors import HarnessError
 from harness.corpus.records import Chunk, Document, page_key
 from harness.goldset.records import Question
@@ -68,7 +68,8 @@ def load_inputs(run: Run) -> RunInputs:
     if missing:
         raise HarnessError(f"run {run.run_id} cannot be answered: no {', '.join(missing)} table(s)")
     facts = run.table("question_facts") if run.has_table("question_facts") else None
-    return RunInputs(questions_from_frame(run.table("questions"), facts),
+    judged = run.table("question_judgments") if run.has_table("question_judgments") else None
+    return RunInputs(questions_from_frame(run.table("questions"), facts, judged),
                      documents_from_frame(run.table("documents")),
                      chunks_from_frame(run.table("chunks")), run.table("configs"),
                      run.table("fused"))

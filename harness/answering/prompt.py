@@ -36,7 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 from string import Template
 
-from harness.answering.answerers.base import AnswerRequest, Passage
+from harness.answering.requests import AnswerRequest, Passage
 from harness.core.errors import HarnessError
 
 PROMPT_VERSION = "answer-v1"

@@ -30,8 +30,9 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
-from harness.answering.answerers.base import Answerer, AnswerRequest, AnswerResponse
+from harness.answering.answerers.base import Answerer
 from harness.answering.calls import Job, OnDone, call
+from harness.answering.requests import AnswerRequest, AnswerResponse
 from harness.core.cluster import ray_session
 from harness.core.errors import HarnessError
 

@@ -98,10 +98,11 @@ class HttpArm:
         elif self.url_env is not None and not os.environ.get(self.url_env):
             p.append(f"url_env: environment variable {self.url_env} is not set")
         else:
-            u = self.url or ""
+            u = self.url if self.url is not None else os.environ.get(self.url_env or "", "")
             if urlsplit(u).scheme not in ("http", "https") or not urlsplit(u).hostname:
                 p.append(f"url {redact_url(u)!r} is not an http(s) URL")
-            p += check_template(u, "url")
+            if self.url is not None:  # a URL from the environment is taken as it is
+                p += check_template(u, "url")
         if self.method.upper() not in METHODS:
             p.append(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
         for key, tpl in (("body", self.body), ("query", self.query), ("headers", self.headers)):
@@ -137,6 +138,9 @@ class HttpArm:
         env_url = os.environ.get(self.url_env or "", "")
         if env_url and env_url != redact_url(env_url):  # userinfo or a query: may hold a token
             hidden.append(env_url)
+        password = urlsplit(self.url or env_url).password
+        if password:
+            hidden.append(password)
         return CallLimits(self.timeout_s, self.max_body_bytes, self.retry, self.seed,
                           self.concurrency, tuple(hidden))
 
@@ -151,7 +155,7 @@ class HttpArm:
         shown = {"method": self.method, "url": render(shown_base, values, masked=True),
                  "query": shown_fields,
                  "body": render(self.body, values, masked=True) if self.method == "POST" else None}
-        url = _with_query(render(base, values), fields)
+        url = _with_query(render(base, values) if self.url is not None else base, fields)
         headers = {str(k): str(v) for k, v in render(self.headers, values).items()}
         body = None
         if self.method == "POST":

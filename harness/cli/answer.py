@@ -94,9 +94,10 @@ def answer_cmd(
     Example: harness answer latest --suite docs/examples/answerers.toml --engine ray --address HEAD:6379
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
-    from harness.answering.read import ReadOptions
+    from harness.answering.plan import AnswerOptions
     from harness.answering.runner import answer_run
     from harness.answering.sidebyside import print_side_by_side
+    from harness.answering.specs import split_label
     from harness.answering.suite import load_suite
     from harness.cli.catalog import load_plugins
     from harness.store.rundir import Run, open_run
@@ -112,27 +113,20 @@ def answer_cmd(
             raise ConfigError(f"--max-error-rate must be within [0, 1], got {max_error_rate}")
         loaded = load_suite(suite) if suite is not None else None
         params = parse_answerer_params(param or [])
-        floor = floor or []
-        r = open_run(run, runs_dir)
-        read_options = None
-        if any(x is not None for x in (pool, final, reranker, errata_arm)) or floor:
-            d = ReadOptions()
-            read_options = ReadOptions(
-                pool if pool is not None else d.pool, final if final is not None else d.final,
-                reranker or d.reranker,
-                () if floor == ["none"] else tuple(floor) or d.floors,
-                None if errata_arm == "any" else errata_arm or d.errata_arm)
-        specs = [(a, params.get(a.split("=")[0], {})) for a in answerer]
-        unused = sorted(set(params) - {a.split("=")[0] for a in answerer})
+        unused = sorted(set(params) - {split_label(a)[0] for a in answerer})
         if unused:
             raise ConfigError(f"--param names answerer label(s) not given with --answerer: "
                               f"{', '.join(unused)}")
+        r = open_run(run, runs_dir)
+        options = AnswerOptions(
+            answerers=tuple((a, params.get(split_label(a)[0], {})) for a in answerer),
+            configs=tuple(config or ()) or None,
+            read_options=_read_options(pool, final, reranker, floor or [], errata_arm),
+            max_workers=workers, retry_errors=retry_errors,
+            suite=loaded, preflight=preflight,
+            max_error_rate=max_error_rate, judge=judge, engine=choice)
         with open_engine(choice), rich_progress() as progress:
-            summary = answer_run(r.path, specs, configs=config or None,
-                                 read_options=read_options, max_workers=workers,
-                                 retry_errors=retry_errors, progress=progress, suite=loaded,
-                                 preflight=preflight, max_error_rate=max_error_rate, judge=judge,
-                                 engine=choice)
+            summary = answer_run(r.path, options=options, progress=progress)
     console = Console()
     asked, reused, errors = dict(summary.asked), dict(summary.reused), dict(summary.errors)
     for label in summary.answerers:
@@ -147,6 +141,20 @@ def answer_cmd(
             console.print(f"{label}: error rate {summary.error_rate(label):.1%} is above the "
                           f"limit {summary.max_error_rate:.1%}", markup=False, highlight=False)
         raise typer.Exit(1)
+
+
+def _read_options(pool: int | None, final: int | None, reranker: str | None, floor: list[str],
+                  errata_arm: str | None) -> Any:
+    """The read options the flags give (None: none given, the run's earlier ones or the
+    defaults of :class:`harness.answering.read.ReadOptions`)."""
+    from harness.answering.read import ReadOptions
+
+    if all(x is None for x in (pool, final, reranker, errata_arm)) and not floor:
+        return None
+    d = ReadOptions()
+    return ReadOptions(pool if pool is not None else d.pool, final if final is not None else d.final,
+                       reranker or d.reranker, () if floor == ["none"] else tuple(floor) or d.floors,
+                       None if errata_arm == "any" else errata_arm or d.errata_arm)
 
 
 def answerers_cmd(

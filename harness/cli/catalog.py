@@ -38,6 +38,8 @@ def all_registries() -> dict[str, list[str]]:
         if label == "metrics":  # one registry: listed by kind
             out[label] = [f.label for _, f in reg.items() if f.kind != "answer"]
             out["answer metrics"] = [f.label for _, f in reg.items() if f.kind == "answer"]
+            out["condensed-list variants, e.g. nDCG(judged_only=True)@10 (docs/metrics.md)"] = [
+                f"{f.name}(judged_only=True)@k" for _, f in reg.items() if f.condensable]
             continue
         out[label] = reg.names()
     from harness.metrics.family import OTHER_NAMES  # deferred: like the registries above

@@ -14,13 +14,13 @@ from harness.cli.errors import bad_input_exits_2, plain_console
 from harness.cli.progress import rich_progress
 from harness.core.engines import ADDRESS_HELP, ENGINE_HELP, EngineChoice
 from harness.core.errors import ConfigError
+from harness.core.limits import DEFAULT_MAX_FUSED_ROWS
 from harness.corpus.records import Corpus
 from harness.goldset.records import GoldSet
 
 ALLOW_OUTSIDE_HELP = ("Read documents outside the gold set's folder (its parent when the folder is "
                       "named goldsets/).")
-DEFAULT_MAX_FUSED_ROWS = 5_000_000  # harness.pipeline.grid_tables.DEFAULT_MAX_FUSED_ROWS (kept light to import)
-SUMMARY_ROWS = 30  # harness.cli.summary.SUMMARY_ROWS (kept light to import: pandas, pyarrow)
+SUMMARY_ROWS = 30  # configs the run summary prints (--summary-rows; harness.cli.summary)
 
 
 def register(app: typer.Typer) -> None:
@@ -61,33 +61,26 @@ def run_cmd(
     Example: harness run --engine ray --address 10.0.0.5:6379
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
+    from harness.answering.specs import split_label
     from harness.pipeline.grid_tables import StorePolicy
+    from harness.pipeline.lifecycle import run_from
     from harness.pipeline.options import RunOptions
 
     with bad_input_exits_2():
         params = _parse_params(param)
         # an answerer may be given as LABEL=NAME; its parameters are keyed by the label
-        labels = {a.split("=")[0] for a in answerer}
-        answerers = tuple((a, params.get(a.split("=")[0], {})) for a in answerer)
-        arm_overrides = {k: v for k, v in params.items() if k not in labels}
+        labels = {split_label(a)[0] for a in answerer}
         opts = RunOptions(goldset=goldset, config=config, runs_dir=out, run_id=run_id,
-                          answerers=answerers, answer_configs=tuple(answer_config) or None,
-                          cache_dir=cache_dir, arm_overrides=arm_overrides,
-                          metrics=tuple(metric) or None,
-                          allow_outside=allow_outside,
+                          answerers=tuple((a, params.get(split_label(a)[0], {})) for a in answerer),
+                          answer_configs=tuple(answer_config) or None, cache_dir=cache_dir,
+                          arm_overrides={k: v for k, v in params.items() if k not in labels},
+                          metrics=tuple(metric) or None, allow_outside=allow_outside,
                           store=StorePolicy(tuple(fused_config) or None, fused_depth, max_fused_rows),
                           source_run=Path(source) if source else None,
                           engine=EngineChoice(engine, address))
         opts.engine.check()
         with rich_progress(quiet=quiet or as_json) as progress:
-            if opts.source_run is not None:  # stored arm ranks: no corpus, arm or model code loaded
-                from harness.pipeline.rescore import rescore
-
-                result = rescore(opts, progress=progress)
-            else:
-                from harness.pipeline.retrieval import run
-
-                result = run(opts, progress=progress)
+            result = run_from(opts, progress=progress)  # --from: no corpus, arm or model code loaded
     if as_json:
         from harness.cli.summary import summary_json
 

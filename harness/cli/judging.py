@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -87,12 +88,17 @@ def judge_cmd(
     plain_console(stderr=True).print(
         f"judging {len(session.items)} pooled pages of {session.pool.goldset}: "
         f"http://{host!s}:{bound}/  (judgments -> {target}; Ctrl-C to stop)")
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # SIGTERM stops like Ctrl-C: every judgment is already on disk
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
+    plain_console(stderr=True).print(f"stopped; judgments are in {target}")
 
 
 def _print_agreement(r: LabelAgreement, ranking: RankingAgreement | None) -> None:

@@ -37,14 +37,13 @@ def summary_json(run_path: Path) -> str:
                        "configs": records}, indent=2, allow_nan=False)
 
 
-SUMMARY_ROWS = 30
 """Configs printed after a run at most (every single-arm config, then the best others):
 a 200-config grid prints a readable table; ``--summary-rows 0``, ``--json``, ``harness
 report`` and ``harness query`` give every config."""
 
 
 def print_summary(run_path: Path, console: Console | None = None, *, metrics: pa.Table | None = None,
-                  rows: int = SUMMARY_ROWS) -> None:
+                  rows: int) -> None:
     """Print a run's per-config summary (:func:`summary_frame`), its per-arm empty counts,
     the per-language table of multilingual runs and the answerers' side-by-side.
 

@@ -8,7 +8,9 @@ run for ever). The body is read in chunks and refused beyond ``max_body_bytes``
 (a declared ``Content-Length`` beyond it is refused before reading). Redirects are
 followed only within the same origin (scheme, host and port), at most
 ``max_redirects`` hops, inside the same deadline; a redirect elsewhere is an error.
-No connection is reused: every call opens its own, so calls are thread-safe.
+No connection is reused: every call opens its own, so calls are thread-safe. A URL's
+``user:password@`` is sent as HTTP Basic authentication (RFC 7617) unless an
+``Authorization`` header is given.
 
 :func:`call_with_retries` repeats a call on connect errors, deadlines, dropped
 connections, HTTP 429 and 5xx, waiting after failed attempt ``a`` (0-based)
@@ -33,6 +35,7 @@ Backoff And Jitter", AWS Architecture Blog (2015).
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import http.client
@@ -44,12 +47,11 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
 import numpy as np
 
 from harness.core.errors import ConfigError
-from harness.core.limits import COUNTS
 from harness.core.redact import MASK, is_secret_key, redact_text
 from harness.core.redact import redact_url as redact_url
 
@@ -87,8 +89,8 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         bad = []
-        if self.retries < 0 or self.retries > COUNTS["retries"]:
-            bad.append(f"retries={self.retries} must be between 0 and {COUNTS['retries']}")
+        if self.retries < 0:
+            bad.append(f"retries={self.retries} must be >= 0")
         if self.backoff_s < 0 or self.backoff_max_s < 0:
             bad.append("backoff_s and backoff_max_s must be >= 0")
         if not 0.0 <= self.jitter <= 1.0:
@@ -175,7 +177,11 @@ def _once(method: str, url: str, headers: Mapping[str, str], body: bytes | None,
         if fired.is_set():
             cut()
         path = urlunsplit(("", "", p.path or "/", p.query, ""))
-        conn.request(method, path, body=body, headers={"Accept-Encoding": "identity", **headers})
+        sent = {"Accept-Encoding": "identity", **headers}
+        if p.username is not None and not any(k.lower() == "authorization" for k in sent):
+            pair = f"{unquote(p.username)}:{unquote(p.password or '')}".encode()
+            sent["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")  # RFC 7617
+        conn.request(method, path, body=body, headers=sent)
         resp = conn.getresponse()
         declared = resp.getheader("content-length")
         if declared and declared.isdigit() and int(declared) > max_body_bytes:
@@ -191,8 +197,7 @@ def _once(method: str, url: str, headers: Mapping[str, str], body: bytes | None,
             raise OSError("deadline")
         return HttpReply(resp.status, {k.lower(): v for k, v in resp.getheaders()}, bytes(data), url)
     except (OSError, http.client.HTTPException) as exc:
-        # the socket timeout is the time left, so a TimeoutError is the deadline too (it
-        # may fire a moment before the watchdog does)
+        # the socket's own timeout is the time that was left: it and the watchdog race
         if fired.is_set() or isinstance(exc, TimeoutError):
             raise CallError(f"no complete reply within the total deadline of "
                             f"{left:.3g} s", retryable=True) from None

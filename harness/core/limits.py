@@ -23,6 +23,7 @@ MAX_TEXT_LINE = 4 * MiB          # one line of a text, Markdown or JSONL documen
 MAX_GOLDSET_BYTES = 256 * MiB    # a 100,000-question gold set is ~20 MiB
 MAX_JOURNAL_BYTES = 1024 * MiB   # an answers journal of one answerer
 MAX_HTTP_BODY = 16 * MiB         # one HTTP reply (answer, preflight, search arm)
+DEFAULT_MAX_FUSED_ROWS = 5_000_000  # the fused table's default row budget (--max-fused-rows)
 
 COUNTS: dict[str, int] = {
     "resamples": 1_000_000, "folds": 1_000, "depth": 10_000, "fused_depth": 10_000,

@@ -9,8 +9,9 @@ A team's own package adds components through Python entry points in the same gro
     [project.entry-points."harness.metrics"]
     acme = "acme_harness.metrics"                    # or a module that registers on import
 
-An entry point's object is registered under the entry point's name, unless loading it
-already registered that name (a module that calls ``ARMS.register`` / ``declare`` itself).
+An entry point's object is registered under the entry point's name (a fusion method class
+is instantiated first: that registry holds instances), unless loading it already registered
+that name (a module that calls ``ARMS.register`` / ``declare`` itself).
 :func:`load` imports the built-ins, then every entry point of the group, once per process.
 A plug-in that fails to import, or whose name is already taken, is not registered and is
 recorded as broken (:func:`broken`), by name with its package and the error's last line;
@@ -41,6 +42,7 @@ class Group:
     module: str  # where the registry lives
     attribute: str
     builtins: tuple[str, ...]  # modules that register the built-in components
+    instances: bool = False  # the registry holds instances: a class entry point is instantiated
 
 
 GROUPS: dict[str, Group] = {
@@ -52,7 +54,8 @@ GROUPS: dict[str, Group] = {
         "harness.rulings.production")),
     "harness.metrics": Group("metrics", "harness.metrics.family", "METRICS",
                              ("harness.metrics.ranking", "harness.metrics.info")),
-    "harness.fusion": Group("fusion methods", "harness.fusion.method", "FUSION_METHODS", ("harness.fusion",)),
+    "harness.fusion": Group("fusion methods", "harness.fusion.method", "FUSION_METHODS", ("harness.fusion",),
+                            instances=True),
 }
 
 
@@ -99,7 +102,7 @@ def _load_entry_point(group: str, ep: md.EntryPoint, reg: Registry[Any]) -> None
     try:
         obj = ep.load()
         if ep.name not in reg and not _is_module(obj):
-            reg.add(ep.name, obj)
+            reg.add(ep.name, obj() if GROUPS[group].instances and isinstance(obj, type) else obj)
     except Exception as exc:
         _broken[(group, ep.name)] = BrokenPlugin(group, ep.name, pkg, _last_line(exc))
         return

@@ -68,6 +68,7 @@ class Candidates:
     req: np.ndarray  # int64 requirement mask
     gain: np.ndarray | None  # float grade; None: binary relevance
     judged: np.ndarray  # bool
+    judged_cols: np.ndarray  # (Q, J) columns of each question's judged candidates, -1 padded
 
     @classmethod
     def build(cls, matrix: RankMatrix, gold: Gold) -> Candidates:
@@ -83,8 +84,12 @@ class Candidates:
             out[at] = values
             return out
 
+        judged = dense(found.judged, False)
+        width = max(int(judged.sum(axis=1).max(initial=0)), 1)
+        cols = np.argsort(~judged, axis=1, kind="stable")[:, :width]
+        cols = np.where(np.take_along_axis(judged, cols, 1), cols, -1)
         return cls(dense(gold.chunk_page, -1), dense(found.rel, False), dense(found.req, 0),
-                   None if found.gain is None else dense(found.gain, 0.0), dense(found.judged, False))
+                   None if found.gain is None else dense(found.gain, 0.0), judged, cols)
 
 
 class Ordering(Protocol):
@@ -197,15 +202,19 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
     d = o.candidates
     nq, u = d.page.shape
     s, tol = o.scores, o.tol
-    if judged_only:  # unjudged candidates never enter the list; every judged one fits in m
-        s = np.where(d.judged, s, 0.0)
-        m = max(m, int(d.judged.sum(axis=1).max(initial=0)) + 1)
-    m = min(m, u)
     allq = np.arange(nq)
-    cand = np.argpartition(s, u - m, axis=1)[:, u - m :] if m < u else np.tile(np.arange(u), (nq, 1))
+    if judged_only:  # the condensed list: every judged candidate (few), unjudged ones never enter
+        s = np.where(d.judged, s, 0.0)
+        whole = True  # padding: a column scoring 0 (never in a list)
+        cand = np.where(d.judged_cols >= 0, d.judged_cols, np.argmin(s, axis=1)[:, None])
+    else:
+        m = min(m, u)
+        whole = m >= u
+        cand = np.tile(np.arange(u), (nq, 1)) if whole else np.argpartition(s, u - m, axis=1)[:, u - m :]
+    m = cand.shape[1]
     cand = o.exact(allq, s, cand)  # allq: every row, s as it is
     cs = np.take_along_axis(s, cand, 1)
-    boundary = cs.min(axis=1) if m < u else np.zeros(nq)
+    boundary = np.zeros(nq) if whole else cs.min(axis=1)
     pages = np.where(cs > 0, np.take_along_axis(d.page, cand, 1), -1)
     first = first_pages(pages)
     prank = np.cumsum(first, axis=1)

@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 
 from harness.core.errors import ConfigError
-from harness.core.limits import count_problem
+from harness.core.limits import DEFAULT_MAX_FUSED_ROWS, count_problem
 from harness.fusion.configs import FusionConfig, RunConfig
 from harness.fusion.fuse import Fused, RankMatrix, fuse
 from harness.metrics.family import Metric
@@ -33,7 +33,6 @@ from harness.metrics.pages import fused_frame
 from harness.pipeline.sweep import score_configs
 
 MAX_CONFIGS = 5000
-DEFAULT_MAX_FUSED_ROWS = 5_000_000
 
 
 @dataclass(frozen=True)

@@ -147,6 +147,18 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
             writer.close()
 
 
+def run_from(options: RunOptions, progress: Progress | None = None) -> RunResult:
+    """``harness run``: the stored-run source when ``options.source_run`` is given (``--from``;
+    the corpus, arm and model code are never imported), else the gold-set source."""
+    if options.source_run is not None:
+        from harness.pipeline.rescore import StoredRunSource  # deferred: no pipeline circle
+
+        return execute(options, StoredRunSource.load, progress)
+    from harness.pipeline.retrieval import GoldsetSource  # deferred: corpus, arms, models
+
+    return execute(options, GoldsetSource.load, progress)
+
+
 def _score(writer: RunWriter, ranks: RankInputs, cfg: RunConfig, specs: list[Metric],
            stored: list[FusionConfig], options: RunOptions, progress: Progress | None) -> pa.Table:
     """The ``configs``, ``fused`` and ``metrics`` tables of the grid."""

@@ -89,7 +89,7 @@ def check_parameters(cfg: RunConfig, arm_overrides: dict[str, dict[str, Any]],
     labels = {}
     if answerers:
         from harness.answering.answerers import ANSWERERS
-        from harness.answering.runner import parse_specs
+        from harness.answering.specs import parse_specs
 
         for spec in parse_specs(answerers):
             labels[spec.label] = spec.name

@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 
 from harness.core.errors import HarnessError
-from harness.metrics.family import AGGREGATES, SCOPES, Metric
-from harness.metrics.info import metric_info
+from harness.metrics.family import AGGREGATES, Metric
+from harness.metrics.info import in_scope, metric_info
 from harness.metrics.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
 from harness.regression.changes import CHANGE_RULES
 from harness.regression.evidence import PageMove, SideEvidence, evidence_notes, page_moves, relevant_pages
@@ -293,7 +293,7 @@ def _pairs_for(b: pd.DataFrame, c: pd.DataFrame, info: Metric, where: str
     b = b[b["question_id"].isin(common)]
     c = c[c["question_id"].isin(common)]
     try:
-        b, c = b[SCOPES.get(info.scope)(b)], c[SCOPES.get(info.scope)(c)]
+        b, c = in_scope(b, info), in_scope(c, info)
     except HarnessError as exc:
         raise HarnessError(f"{where}: {exc}") from None
     j = b.merge(c, on="question_id", suffixes=("_b", "_c")).sort_values("question_id")

@@ -16,7 +16,7 @@ For every *counted* match (config ``production``):
   not tell the arm count, no metric rows at all when it shows no passage-search
   row (a truncated page is not a miss), no ``latency_ms`` without a total time.
 * ``answer_metrics`` (answerer ``production``): every metric of
-  ``harness.answering.answer_metrics.ANSWER_METRICS``; the answer's ``[n]`` markers
+  ``harness.answering.answer_metrics.answer_metric_names()``; the answer's ``[n]`` markers
   resolve to its reference list (production numbers citations by that list,
   not by read order), ``context_recall`` reads the answerer-read rows and
   ``latency_ms`` is the page's total time.

@@ -29,7 +29,8 @@ import math
 from pathlib import Path
 from typing import Any, ClassVar
 
-from harness.answering.answerers.base import ANSWERERS, OUTCOMES, AnswerRequest, AnswerResponse, Passage
+from harness.answering.answerers.base import ANSWERERS
+from harness.answering.requests import OUTCOMES, AnswerRequest, AnswerResponse, Passage
 from harness.core.errors import ConfigError, HarnessError
 from harness.goldset.parse import load_goldset
 from harness.rulings.evaluate import page_id

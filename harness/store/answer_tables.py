@@ -76,7 +76,7 @@ ANSWER_METRICS = table(
     Column("question_id", S, "gold question id"),
     Column("config_id", S, "fusion config"),
     Column("answerer", S, "answerer label"),
-    Column("metric", S, "canonical answer-metric name (harness.answering.answer_metrics.ANSWER_METRICS)"),
+    Column("metric", S, "canonical answer-metric name (harness.answering.answer_metrics.answer_metric_names())"),
     Column("value", F64, "value at full precision (documented default when undefined; null where "
            "a metric has no value, e.g. fact_recall of a question without facts)", nullable=True),
     Column("answerable", B, "false for questions nothing in the corpus answers"),

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from harness.answering.answerers.base import AnswerRequest, AnswerResponse
 from harness.answering.calls import call
+from harness.answering.requests import AnswerRequest, AnswerResponse
 from harness.core.errors import HarnessError
 
 REQ = AnswerRequest("q1", "How far may a boat move?", "en", ())

@@ -7,8 +7,9 @@ import threading
 import time
 from typing import Any, ClassVar
 
-from harness.answering.answerers.base import AnswerRequest, AnswerResponse
-from harness.answering.fanout import ASKERS, ask_local, call
+from harness.answering.calls import call
+from harness.answering.fanout import ASKERS, ask_local
+from harness.answering.requests import AnswerRequest, AnswerResponse
 from harness.core.engines import ENGINES
 
 REQ = AnswerRequest("q1", "How far may a boat move?", "en", ())

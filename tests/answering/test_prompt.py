@@ -8,7 +8,7 @@ import json
 import pytest
 
 from harness.answering import prompt
-from harness.answering.answerers.base import AnswerRequest, Passage
+from harness.answering.requests import AnswerRequest, Passage
 from harness.core.errors import HarnessError
 
 

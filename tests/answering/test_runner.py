@@ -14,9 +14,9 @@ import typer
 from typer.testing import CliRunner
 
 from harness.answering.answer_metrics import answer_metric_names
-from harness.answering.answerers.base import AnswerRequest, AnswerResponse
 from harness.answering.journal import JOURNAL_DIR, Journal
 from harness.answering.read import ReadOptions
+from harness.answering.requests import AnswerRequest, AnswerResponse
 from harness.answering.runner import answer_run
 from harness.cli.answer import parse_answerer_params, register
 from harness.core.errors import ConfigError, HarnessError, ValidationError

@@ -165,3 +165,19 @@ def test_bad_settings_name_what_is_allowed(tmp_path, extra, message):
         run(RunOptions(config=grid, runs_dir=tmp_path / "runs", run_id="r"))
     assert message in str(info.value)
     assert not (tmp_path / "runs").exists()
+
+
+def test_url_env_with_credentials_never_recorded(tmp_path, monkeypatch):
+    with reference_service() as svc:
+        secret_url = svc.url.replace("http://", "http://ann:pw-s3cret@") + "?token=tok-s3cret"
+        monkeypatch.setenv("SEARCH_URL", secret_url)
+        grid = http_grid(tmp_path / "g.toml", svc.url)
+        text = grid.read_text(encoding="utf-8").replace(f'url = "{svc.url}"', 'url_env = "SEARCH_URL"')
+        grid.write_text(text, encoding="utf-8")
+        res = run(RunOptions(config=grid, runs_dir=tmp_path / "runs", run_id="r"))
+    info = json.loads((res.path / "manifest.json").read_text())["arms"]["live"]
+    assert info["endpoint"] == svc.url and info["url_env"] == "SEARCH_URL"
+    for f in res.path.rglob("*"):
+        if f.is_file():
+            data = f.read_bytes()
+            assert b"s3cret" not in data, f

@@ -15,7 +15,7 @@ from harness.arms.postgres import NO_LEXEME, NO_MATCH, PostgresArm
 from harness.core.errors import ConfigError, HarnessError
 from harness.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
 from tests.helpers.common import q
-from tests.helpers.engines import cluster
+from tests.helpers.engines import cluster, require_postgres
 
 
 @pytest.fixture(scope="module")
@@ -177,3 +177,15 @@ def test_harness_run_exits_2_before_any_folder_on_a_refused_database_or_missing_
         assert ("cannot connect" if n == 0 else "'no_such_table' does not exist") in res.output
         assert "Traceback" not in res.output
         assert not (runs / f"r{n}").exists()
+
+
+def test_a_dsn_is_shown_without_its_password():
+    from harness.arms.pg_base import redact
+
+    require_postgres()
+    assert "s3cret" not in redact("postgresql://reader:s3cret@db.example:5432/search")
+    assert "reader" in redact("postgresql://reader:s3cret@db.example:5432/search")
+    assert "s3cret" not in redact("host=db user=reader password=s3cret dbname=search")
+    assert redact("not a dsn ' = =") == "<dsn not shown>"
+    arm = PostgresArm(dsn="host=db user=reader password=s3cret dbname=search")
+    assert "s3cret" not in str(arm.describe())

@@ -86,9 +86,11 @@ def test_grid_file_metrics_and_bad_names_exit_2(tmp_path):
     assert not (tmp_path / "bad").exists()
 
 
-def test_light_constants_of_the_run_command_match_their_sources():
-    from harness.cli import core
-    from harness.cli.summary import SUMMARY_ROWS
-    from harness.pipeline.grid_tables import DEFAULT_MAX_FUSED_ROWS
+def test_the_run_command_defaults_are_defined_once():
+    import re
 
-    assert core.DEFAULT_MAX_FUSED_ROWS == DEFAULT_MAX_FUSED_ROWS and core.SUMMARY_ROWS == SUMMARY_ROWS
+    from tests.helpers.common import REPO
+
+    text = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "harness").rglob("*.py"))
+    for name in ("DEFAULT_MAX_FUSED_ROWS", "SUMMARY_ROWS"):
+        assert len(re.findall(rf"^{name}\s*=", text, flags=re.MULTILINE)) == 1, name

@@ -104,3 +104,48 @@ def test_bad_inputs_exit_2_naming_file_and_line(setup: tuple[Path, Run], tmp_pat
     bad.write_text(bad.read_text().splitlines()[1] + "\n")
     out = runner.invoke(app, ["judges", "agreement", str(bad), str(gold)])
     assert out.exit_code == 2 and f"{bad}:1: unknown question 'bw-99'" in out.output
+
+
+def test_judge_serves_until_sigterm_and_keeps_every_judgment(setup: tuple[Path, Run],
+                                                             tmp_path: Path) -> None:
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    from tests.helpers.common import REPO
+
+    _, r = setup
+    pool = tmp_path / "pool.jsonl"
+    assert runner.invoke(app, ["pool", str(r.path), "-c", LEXICAL_CONFIG, "-k", "1", "-o",
+                               str(pool)]).exit_code == 0
+    first = next(x for x in map(json.loads, pool.read_text().splitlines()[1:])
+                 if x["type"] == "page")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-c", "from harness.cli import main; main()",
+                             "judge", str(pool), "--port", "0"], env=env,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        url = None
+        for line in proc.stderr:  # the first line names the address
+            found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+            if found:
+                url = found.group()
+                break
+        assert url is not None
+        body = json.dumps({"judge": "ann", "question_id": first["question_id"],
+                           "page": first["page"], "grade": 2, "seconds": 1.5}).encode()
+        req = urllib.request.Request(url + "api/judge", data=body,
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            assert json.load(resp)["progress"]["done"] == 1
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, rest = proc.communicate(timeout=60)  # reads and closes the pipe
+    assert proc.returncode == 0 and "stopped; judgments are in" in rest
+    saved = [json.loads(x) for x in pool.with_name("pool.judgments.jsonl").read_text().splitlines()]
+    assert [(j["question_id"], j["page"], j["grade"]) for j in saved] == [
+        (first["question_id"], first["page"], 2)]

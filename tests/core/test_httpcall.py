@@ -104,3 +104,9 @@ def test_redaction():
     assert redact_headers({"Authorization": "Bearer x", "X-Api-Key": "k", "Accept": "a"}) == {
         "Authorization": REDACTED, "X-Api-Key": REDACTED, "Accept": "a"}
     assert scrub("echo: Bearer s3cret-token!", ["s3cret-token", "ab"]) == f"echo: Bearer {REDACTED}!"
+
+
+def test_userinfo_is_sent_as_basic_auth():
+    with se.search_endpoint([se.json({})]) as ep:
+        request("GET", ep.url.replace("http://", "http://ann:p%40ss@"), deadline_s=5, max_body_bytes=100)
+    assert ep.requests[0]["headers"]["Authorization"] == "Basic YW5uOnBAc3M="  # ann:p@ss

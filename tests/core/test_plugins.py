@@ -58,10 +58,11 @@ def test_list_shows_each_plugin_and_where_it_came_from(site, tmp_path):
     assert "warning: plug-in 'broken-arm'" in text.stderr and "Traceback" not in text.stderr
 
 
-def test_a_plugin_arm_and_metric_run_by_name(site, tmp_path):
+def test_a_plugin_arm_metric_and_fusion_method_run_by_name(site, tmp_path):
     cfg = tmp_path / "acme.toml"
     cfg.write_text('[arms.bm25]\n[arms.mine]\nkind = "acme-overlap"\nmin_overlap = 2\n'
-                   '[grid]\narms = [["bm25", "mine"]]\n', encoding="utf-8")
+                   '[grid]\narms = [["bm25", "mine"]]\n'
+                   '[[configs]]\nname = "acme"\nmethod = "acme-max"\narms = ["bm25", "mine"]\n', encoding="utf-8")
     res = harness(site, "run", "-c", str(cfg), "--out", str(tmp_path / "runs"), "--run-id", "p",
                   "-m", "hit@5", "-m", "acme_hit@5", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
@@ -73,6 +74,9 @@ def test_a_plugin_arm_and_metric_run_by_name(site, tmp_path):
     m = pd.read_parquet(run / "metrics.parquet").pivot_table(index=["config_id", "question_id"],
                                                             columns="metric", values="value")
     assert (m["acme_hit@5"] == m["hit@5"]).all()
+    configs = pd.read_parquet(run / "configs.parquet").set_index("name")
+    assert configs.loc["acme", "method"] == "acme-max"
+    assert m.loc[configs.loc["acme", "config_id"]].notna().all().all()  # the plug-in fusion scored
 
 
 def test_a_broken_or_unknown_arm_kind_is_exit_2_naming_it(site, tmp_path):

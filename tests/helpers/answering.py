@@ -14,7 +14,8 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from harness.answering.answerers.base import ANSWERERS, AnswerRequest, AnswerResponse
+from harness.answering.answerers.base import ANSWERERS
+from harness.answering.requests import AnswerRequest, AnswerResponse
 from harness.core.ordering import order
 from harness.corpus.records import chunk_key
 from harness.store.rundir import RunWriter

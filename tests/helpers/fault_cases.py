@@ -36,7 +36,7 @@ Q1 = '  - {id: q1, language: en, question: "How far?", pages: [rb#2]}\n'
 ASK = ("python", "-c",
        "import sys, time\n"
        "from harness.answering.answerers.ollama import OllamaAnswerer\n"
-       "from harness.answering.answerers.base import AnswerRequest, Passage\n"
+       "from harness.answering.requests import AnswerRequest, Passage\n"
        "a = OllamaAnswerer(model='m', base_url='{url}', timeout_s=2, retries=0)\n"
        "t = time.monotonic()\n"
        "r = a.answer(AnswerRequest('q1', 'How far?', 'en', (Passage(1, 'rb#2#0', 'rb', 2, 'Turn', 'Move three.'),)))\n"
@@ -194,6 +194,24 @@ BASE_CASES: tuple[Case, ...] = (
          "analytics.jsonl: skipped"),
     Case("ingest-missing", lambda root: None, ("harness", "ingest", "{root}/nothing"), 2,
          "no such file or folder"),
+    # --- judgments, pools, qrels of judgments ----------------------------------
+    Case("judged-grade-9", fi.with_goldset(fi.goldset_text(questions=(
+        '  - {id: q1, language: en, question: "How far?", pages: [rb#2],\n'
+        "     judged: [{ref: rb#1, grade: 9, kind: human, judge: ann}]}\n"))), VALIDATE, 2,
+         "g.yaml:7: question q1: judged: grade must be an integer 0-3"),
+    Case("judgments-bad-lines", lambda root: (fi.tiny(root), fi.write(
+        root, "j.jsonl", '{"question_id": "q1", "page": "rb#2", "grade": 7, "judge_kind": '
+        '"human", "judge_id": "ann"}\n[1]\n')), ("harness", "goldset", "merge", "{root}/g.yaml",
+         "{root}/j.jsonl", "-o", "{root}/g2.yaml"), 2, "j.jsonl:2: expected a JSON object"),
+    Case("judgments-unknown-question", lambda root: (fi.tiny(root), fi.write(
+        root, "j.jsonl", '{"question_id": "q9", "page": "rb#2", "grade": 1, "judge_kind": '
+        '"human", "judge_id": "ann"}\n')), ("harness", "goldset", "merge", "{root}/g.yaml",
+         "{root}/j.jsonl", "-o", "{root}/g2.yaml"), 2, "j.jsonl:1: unknown question 'q9'"),
+    Case("pool-not-a-pool", lambda root: fi.write(root, "p.jsonl", '{"type": "page"}\n'),
+         ("harness", "judge", "{root}/p.jsonl", "--port", "0"), 2, "p.jsonl:1: not a pool file"),
+    Case("judgment-qrels-grade", lambda root: fi.write(root, "q.qrels", "q1 0 rb#2 7\n"),
+         ("harness", "judges", "import", "{root}/q.qrels", "--judge", "ann", "-o",
+          "{root}/j.jsonl"), 2, "q.qrels:1: relevance 7 outside 0-3"),
 )
 
 from tests.helpers.fault_cases_issue25 import ISSUE25  # noqa: E402 (the tables build on RUN etc.)

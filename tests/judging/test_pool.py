@@ -130,3 +130,47 @@ def test_bad_pool_files_name_the_line(tmp_path: Path) -> None:
     assert found[1] == f"{p}:5: question q1: d#1 pooled twice (first at {p}:4)"
     assert found[2].startswith(f"{p}:6: not a page id")
     assert found[3].startswith(f"{p}:7: unknown line type 'chunk'")
+
+
+def test_a_rescored_run_keeps_the_judgments_of_its_gold_set(tmp_path: Path) -> None:
+    from harness.goldset.merge import merge_judgments
+    from harness.pipeline.options import RunOptions
+    from harness.pipeline.rescore import rescore
+    from harness.pipeline.retrieval import run
+    from tests.helpers.common import LEXICAL
+
+    gold = sample_copy(tmp_path)
+    jf = write_judgments(tmp_path / "j.jsonl", [
+        Judgment("bw-14", PageJudgment("bw-faq", 2, 0, "human", "ann")),
+        Judgment("bw-01", PageJudgment("bw-rules", 3, 1, "llm", "m@p"))])
+    v2 = merge_judgments(gold, [jf], gold.with_name("v2.yaml")).path
+    metrics = ("Judged@10", "nDCG@10")
+    first = Run(run(RunOptions(goldset=v2, config=LEXICAL, runs_dir=tmp_path / "runs",
+                               run_id="a", metrics=metrics)).path)
+    again = Run(rescore(RunOptions(source_run=first.path, config=LEXICAL, runs_dir=tmp_path / "runs",
+                               run_id="b", metrics=metrics)).path)
+    assert again.table("question_judgments").equals(first.table("question_judgments"))
+    assert len(first.table("question_judgments")) == 2
+    ma, mb = (r.table("metrics").sort_values(["config_id", "metric", "question_id"])
+              .reset_index(drop=True) for r in (first, again))
+    assert ma["value"].equals(mb["value"])
+
+
+def test_pool_files_are_identical_across_hash_seeds(sample_run: Run, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.helpers.common import REPO
+
+    outs = []
+    for seed in ("1", "4242"):
+        out = tmp_path / f"pool-{seed}.jsonl"
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
+        res = subprocess.run([sys.executable, "-c", "from harness.cli import main; main()",
+                              "pool", str(sample_run.path), "-k", "3", "-c", LEXICAL_CONFIG,
+                              "-o", str(out)], env=env, capture_output=True, text=True,
+                             timeout=300, check=False)
+        assert res.returncode == 0, res.stderr
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]

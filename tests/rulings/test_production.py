@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.answering.answerers import make_answerer
-from harness.answering.answerers.base import AnswerRequest
+from harness.answering.requests import AnswerRequest
 from harness.core.errors import ConfigError
 from harness.rulings.evaluate import score_run
 from harness.rulings.importer import import_rulings

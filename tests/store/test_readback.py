@@ -24,3 +24,20 @@ def test_questions_facts_documents_and_chunks_round_trip(tmp_path):
     chunks = chunks_from_frame(r.table("chunks"))
     assert [chunks[c.chunk_id] for c in result.corpus.chunks] == list(result.corpus.chunks)
     assert SAMPLE_GOLDSET.exists()
+
+
+def test_judgments_come_back_with_their_questions(tmp_path):
+    import pandas as pd
+
+    from harness.goldset.records import PageJudgment
+
+    questions = pd.DataFrame([{"question_id": "q1", "goldset": "g", "language": "en",
+                               "question": "Q?", "game": None, "tags": [],
+                               "requirements": '[["d#1"]]', "n_requirements": 1,
+                               "answerable": True}])
+    judged = pd.DataFrame([{"question_id": "q1", "doc_id": "d", "page": 3, "grade": 0,
+                            "judge_kind": "human",
+                            "judge_id": "ann", "time": "", "note": "no"}])
+    q = questions_from_frame(questions, judgments=judged)["q1"]
+    assert q.judged == (PageJudgment("d", 3, 0, "human", "ann", "", "no"),)
+    assert q.judged_pages() == frozenset({"d#1", "d#3"})

@@ -12,20 +12,12 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from harness.answering.answerers.base import (
-    ANSWERERS,
-    OUTCOMES,
-    Answerer,
-    AnswerRequest,
-    AnswerResponse,
-    Passage,
-)
+from harness.answering.answerers.base import ANSWERERS, Answerer
 from harness.core import plugins
 from harness.core.errors import ConfigError
 
 MODULES = ("base", "extractive", "http", "llama_cpp", "ollama", "openai", "replay")
-__all__ = [*MODULES, "ANSWERERS", "OUTCOMES", "AnswerRequest", "AnswerResponse", "Answerer",
-           "Passage", "load_builtin_answerers", "make_answerer"]
+__all__ = [*MODULES, "ANSWERERS", "Answerer", "load_builtin_answerers", "make_answerer"]
 
 
 

@@ -1,58 +1,18 @@
 """The answerer interface and registry.
 
 An answerer receives the question and the numbered passages of the answering
-read and returns text with ``[n]`` citation markers, or an abstention. Every
-answerer renders the same versioned prompt (``harness.answering.prompt``), so
-that models are compared on identical input.
+read (:class:`~harness.answering.requests.AnswerRequest`) and returns text with
+``[n]`` citation markers, or an abstention. Every answerer renders the same
+versioned prompt (``harness.answering.prompt``), so that models are compared on
+identical input.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from harness.answering.requests import AnswerRequest, AnswerResponse
 from harness.core.registry import Registry
-
-OUTCOMES = ("answered", "abstained", "error")
-
-
-@dataclass(frozen=True)
-class Passage:
-    """One passage the answerer reads; ``n`` is its 1-based citation marker."""
-
-    n: int
-    chunk_id: str
-    doc_id: str
-    page: int
-    heading: str
-    text: str
-    title: str = ""
-
-
-@dataclass(frozen=True)
-class AnswerRequest:
-    question_id: str
-    question: str
-    language: str
-    passages: tuple[Passage, ...]
-
-
-@dataclass(frozen=True)
-class AnswerResponse:
-    """What an answerer returned. ``outcome`` is answered, abstained or error;
-    an error carries ``error`` and empty ``text``. Token counts are None when the
-    server does not report them. ``read`` is set by an answerer that read its own
-    passages (``production``): its ``[n]`` markers then resolve to those, not to the
-    run's answering read."""
-
-    text: str
-    outcome: str
-    model_id: str
-    latency_ms: float
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    error: str | None = None
-    read: tuple[Passage, ...] | None = None
 
 
 @runtime_checkable

@@ -45,8 +45,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from harness.answering.answerers.base import ANSWERERS, AnswerRequest, AnswerResponse, Passage
+from harness.answering.answerers.base import ANSWERERS
 from harness.answering.prompt import abstention
+from harness.answering.requests import AnswerRequest, AnswerResponse, Passage
 from harness.core.errors import ConfigError
 from harness.core.ordering import order
 from harness.core.text import Tokenizer, fold

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from harness.answering.answerers.base import AnswerRequest, AnswerResponse
 from harness.answering.prompt import parse_outcome, render
+from harness.answering.requests import AnswerRequest, AnswerResponse
 from harness.core.errors import ConfigError
 from harness.core.httpcall import (
     HttpReply,

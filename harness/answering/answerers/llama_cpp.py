@@ -32,10 +32,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.answering import gguf
-from harness.answering.answerers.base import ANSWERERS, AnswerRequest, AnswerResponse
+from harness.answering.answerers.base import ANSWERERS
 from harness.answering.answerers.http import count
 from harness.answering.gguf import MODEL_ID, assemble_gguf
 from harness.answering.prompt import parse_outcome, render
+from harness.answering.requests import AnswerRequest, AnswerResponse
 from harness.core.errors import ConfigError
 
 EXTRA_HINT = "pip install 'harness[llama]' (llama-cpp-python; compiles from source, ~9 min)"

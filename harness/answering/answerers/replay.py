@@ -43,8 +43,9 @@ from typing import Any, ClassVar
 
 import pyarrow.parquet as pq
 
-from harness.answering.answerers.base import ANSWERERS, OUTCOMES, AnswerRequest, AnswerResponse
+from harness.answering.answerers.base import ANSWERERS
 from harness.answering.prompt import parse_outcome
+from harness.answering.requests import OUTCOMES, AnswerRequest, AnswerResponse
 from harness.core.digest import file_sha256
 from harness.core.errors import ConfigError, Problem, ValidationError
 from harness.core.jsonl import read_records

@@ -6,13 +6,13 @@ import math
 
 import pytest
 
-from harness.answering.answerers.base import AnswerRequest, Passage
 from harness.answering.answerers.extractive import (
     ExtractiveAnswerer,
     question_stopwords,
     split_sentences,
 )
 from harness.answering.prompt import parse_outcome
+from harness.answering.requests import AnswerRequest, Passage
 from harness.core.errors import ConfigError
 
 

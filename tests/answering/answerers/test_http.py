@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from harness.answering.answerers import ANSWERERS, load_builtin_answerers, make_answerer
-from harness.answering.answerers.base import AnswerRequest, Passage
 from harness.answering.answerers.http import HttpAnswerer, check_base_url
 from harness.answering.answerers.ollama import OllamaAnswerer
 from harness.answering.answerers.openai import OpenAIAnswerer
 from harness.answering.prompt import render
+from harness.answering.requests import AnswerRequest, Passage
 from harness.core.errors import ConfigError, RegistryError
 from harness.core.httpcall import RetryPolicy, call_rng, redact_url
 from tests.helpers.chat_server import (

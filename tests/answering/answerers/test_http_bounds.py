@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from harness.answering.answerers.base import AnswerRequest, Passage
 from harness.answering.answerers.ollama import OllamaAnswerer
 from harness.answering.answerers.openai import OpenAIAnswerer
+from harness.answering.requests import AnswerRequest, Passage
 from tests.helpers.hostile_server import hostile_server
 
 REQUEST = AnswerRequest("q1", "How far does a boat move?", "en",

@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 import pytest
 
 from harness.answering import gguf
-from harness.answering.answerers.base import AnswerRequest, Passage
 from harness.answering.answerers.llama_cpp import LlamaCppAnswerer
 from harness.answering.prompt import render
+from harness.answering.requests import AnswerRequest, Passage
 from harness.core.errors import ConfigError, HarnessError
 
 REQUEST = AnswerRequest("q-1", "How many tiles?", "en",

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.answering.answerers.base import AnswerRequest
 from harness.answering.answerers.replay import ReplayAnswerer, load_recording
+from harness.answering.requests import AnswerRequest
 from harness.core.errors import ConfigError, ValidationError
 
 
