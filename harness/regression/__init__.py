@@ -14,5 +14,5 @@ Modules, in pipeline order:
 * ``answerer_view`` one answerer of a side under a common label (answerer gates)
 """
 
-__all__ = ["answerer_view", "changes", "compare", "completeness", "evidence", "gate", "gate_report", "pairing", "policy",
-           "unjudged"]
+__all__ = ["answerer_view", "changes", "compare", "completeness", "evidence", "gate", "gate_report",
+           "pairing", "policy", "unjudged"]
