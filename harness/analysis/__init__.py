@@ -4,6 +4,8 @@ Modules, in pipeline order:
 
 * ``summary``    per-config summary
 * ``languages``  metrics per question language
+* ``anchors``    a config's score anchors: RRF's arms/(k+1), or another method's ceiling and axis
+* ``band_checks`` the fused table checked against its configs before bands are read
 * ``bands``      score bands of relevant and non-relevant chunks
 * ``headline``   best config against the service config; per-config intervals
 * ``figures``    the report's charts
@@ -11,4 +13,4 @@ Modules, in pipeline order:
 * ``tune``       config selection by k-fold cross-validation over questions
 """
 
-__all__ = ["bands", "figures", "headline", "languages", "report", "summary", "tune"]
+__all__ = ["anchors", "band_checks", "bands", "figures", "headline", "languages", "report", "summary", "tune"]

@@ -1,4 +1,4 @@
-"""Score bands: where relevant and non-relevant chunks land on the fused RRF scale.
+"""Score bands: where relevant and non-relevant chunks land on the fused score scale (RRF's and others').
 
 A weighted-RRF config with weights ``w_a`` and constant ``k`` gives a chunk
 ``fused(d) = sum over voting arms of w_a / (k + rank_a(d))`` (Cormack, Clarke &
@@ -24,6 +24,13 @@ introduction to ROC analysis", Pattern Recognition Letters 27, 2006):
   needs. Its threshold maximises Youden's J = TPR - FPR (prevalence-free), and
   the gate reads "answer when score_ratio >= threshold".
 
+Other fusion methods (docs/fusion.md) have no arms/(k+1) anchors: a config's
+``anchors`` then carry the method's ceiling (``top``; NaN when it has none) and
+``axis``, what its score means. With a ceiling, ``score_ratio`` is the axis as for
+RRF; without one (CombSUM/CombMNZ z-score, Borda) ``score_ratio`` is empty and the
+ROC analyses and thresholds are on the raw ``fused_score``. The fused table is checked
+against the RRF formula for RRF configs; every method's ceiling, ratio and votes.
+
 Conventions: quantiles use numpy's default linear interpolation; an empty sample
 gives NaN, never 0. When only one class is present the AUC and the threshold are
 NaN and ``reason`` says why (never a silent 0.5). Among thresholds with equal J
@@ -40,49 +47,16 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from harness.core.errors import Problem, ValidationError
+from harness.analysis.anchors import Anchors, anchors, config_anchors
+from harness.analysis.band_checks import validate
 from harness.fusion.exact import rrf_tie_classes
 from harness.store.rundir import Run
-from harness.store.tables import CONFIGS, FUSED
+
+__all__ = ["Anchors", "BandTable", "anchors", "band_table", "band_tables", "run_band_tables", "validate"]
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 BAND = (0.05, 0.95)
 BOOST_ARM = "boost"
-_RTOL, _ATOL = 1e-9, 1e-12
-
-
-@dataclass(frozen=True)
-class Anchors:
-    """Arithmetic anchors of one config; ``vote_tops[m-1]`` is the highest score
-    ``m`` voting arms can give (the ``m`` largest weights' #1 votes)."""
-
-    k: float
-    arms: tuple[str, ...]
-    weights: tuple[float, ...]
-    vote_tops: tuple[float, ...]
-
-    @property
-    def one_arm_top(self) -> float:
-        return self.vote_tops[0]
-
-    @property
-    def two_arm_top(self) -> float:
-        """NaN for a one-arm config (no second vote exists)."""
-        return self.vote_tops[1] if len(self.vote_tops) > 1 else math.nan
-
-    @property
-    def ceiling(self) -> float:
-        return self.vote_tops[-1]
-
-
-def anchors(k: float, arms: tuple[str, ...], weights: tuple[float, ...]) -> Anchors:
-    """Anchors of a config from its weights and ``k``; e.g. three weight-1 arms at
-    k=60 give ``(1/61, 2/61, 3/61)``."""
-    if len(arms) != len(weights) or not arms:
-        raise ValueError(f"arms {arms} and weights {weights} must be non-empty and equal in length")
-    cumulative = np.cumsum(sorted((float(w) for w in weights), reverse=True))
-    tops = tuple(float(c) / (float(k) + 1.0) for c in cumulative)
-    return Anchors(float(k), tuple(arms), tuple(float(w) for w in weights), tops)
 
 
 @dataclass(frozen=True)
@@ -215,66 +189,6 @@ def _rank_col(arm: str) -> str:
     return f"rank_{arm}"
 
 
-def _config_anchors(row: pd.Series) -> Anchors:
-    return anchors(float(row["k"]), tuple(str(a) for a in row["arms"]),
-                   tuple(float(w) for w in row["weights"]))
-
-
-def _mismatch(bad: np.ndarray, rows: pd.DataFrame, where: str, what: str) -> list[Problem]:
-    if not bad.any():
-        return []
-    first = rows[bad].iloc[0]
-    return [Problem(where, f"{int(bad.sum())} row(s) with {what} (first: question "
-                           f"{first['question_id']}, chunk {first['chunk_id']})")]
-
-
-def validate(fused: pd.DataFrame, configs: pd.DataFrame, where: str = "fused.parquet") -> None:
-    """Check the fused table against its configs and the RRF formula; raise
-    :class:`ValidationError` listing every problem (one per config and check)."""
-    problems: list[Problem] = []
-    for spec, df, name in ((FUSED, fused, where), (CONFIGS, configs, "configs.parquet")):
-        missing = [c.name for c in spec.columns if not c.name.endswith("*") and c.name not in df]
-        if missing:
-            problems.append(Problem(name, f"missing columns {missing}"))
-    if problems:
-        raise ValidationError(problems, "cannot compute score bands")
-    by_id = {str(r["config_id"]): r for _, r in configs.iterrows()}
-    unknown = sorted(set(fused["config_id"].astype(str)) - set(by_id))
-    if unknown:
-        problems.append(Problem(where, f"config ids not in configs.parquet: {unknown}"))
-    for cid, rows in fused[fused["config_id"].isin(list(by_id))].groupby("config_id", sort=True):
-        row, here = by_id[str(cid)], f"{where}: config {cid}"
-        try:
-            a = _config_anchors(row)
-        except ValueError as exc:
-            problems.append(Problem(f"configs.parquet: config {cid}", str(exc)))
-            continue
-        if not np.isclose(float(row["ceiling"]), a.ceiling, rtol=_RTOL, atol=_ATOL):
-            problems.append(Problem(f"configs.parquet: config {cid}",
-                                    f"ceiling {row['ceiling']!r} != sum(w)/(k+1) = {a.ceiling!r}"))
-        score, ceil = rows["fused_score"].to_numpy(float), rows["ceiling"].to_numpy(float)
-        problems += _mismatch(~np.isclose(ceil, a.ceiling, rtol=_RTOL, atol=_ATOL), rows, here,
-                              f"ceiling != the config's {a.ceiling!r}")
-        problems += _mismatch(~np.isclose(rows["score_ratio"].to_numpy(float), score / ceil,
-                                          rtol=_RTOL, atol=_ATOL), rows, here,
-                              "score_ratio != fused_score / ceiling")
-        problems += _mismatch(rows["n_arms"].to_numpy() != len(a.arms), rows, here,
-                              f"n_arms != {len(a.arms)}")
-        missing_ranks = [_rank_col(x) for x in a.arms if _rank_col(x) not in rows]
-        if missing_ranks:
-            problems.append(Problem(here, f"missing rank columns {missing_ranks}"))
-            continue
-        ranks = rows[[_rank_col(x) for x in a.arms]].astype("float64").to_numpy()
-        voted = ~np.isnan(ranks)
-        problems += _mismatch(voted.sum(axis=1) != rows["arms_voted"].to_numpy(), rows, here,
-                              "arms_voted != number of the config's arms ranking the chunk")
-        expect = np.where(voted, np.asarray(a.weights) / (a.k + np.nan_to_num(ranks)), 0.0).sum(1)
-        problems += _mismatch(~np.isclose(score, expect, rtol=_RTOL, atol=_ATOL), rows, here,
-                              "fused_score != sum of w/(k+rank) over voting arms")
-    if problems:
-        raise ValidationError(problems, "fused table is inconsistent with its configs")
-
-
 def _healthy(best: pd.DataFrame, arms_voted: int | None, band: tuple[float, float]) -> HealthyBand:
     if len(best) == 0:
         return HealthyBand(arms_voted, 0, math.nan, math.nan, math.nan, math.nan)
@@ -297,6 +211,8 @@ def _exact_ties_share_floats(rows: pd.DataFrame, a: Anchors, config: pd.Series) 
     (:func:`harness.fusion.exact.rrf_tie_classes`)."""
     if rows.empty or any(_rank_col(x) not in rows for x in a.arms):
         return rows
+    if a.method != "rrf":  # every other method's ties are equal floats (harness.fusion.order)
+        return rows
     depths = [int(d) for d in config["depths"]] if "depths" in config else [2**31 - 1] * len(a.arms)
     ranks = rows[[_rank_col(x) for x in a.arms]].astype("float64").fillna(0).to_numpy(np.int64)
     cls = rrf_tie_classes(ranks, a.k, a.weights, depths, rows["fused_score"].to_numpy(float))
@@ -309,7 +225,7 @@ def _exact_ties_share_floats(rows: pd.DataFrame, a: Anchors, config: pd.Series) 
 def band_table(config: pd.Series, rows: pd.DataFrame, n_questions: int, top_k: int = 5,
                band: tuple[float, float] = BAND, boost_arm: str = BOOST_ARM) -> BandTable:
     """:class:`BandTable` of one config from its (validated) fused rows."""
-    a = _config_anchors(config)
+    a = config_anchors(config)
     rows = _exact_ties_share_floats(rows, a, config)
     top = rows[rows["fused_rank"] <= top_k]
     cells = tuple(
@@ -320,13 +236,14 @@ def band_table(config: pd.Series, rows: pd.DataFrame, n_questions: int, top_k: i
     bands = (_healthy(best, None, band),
              *(_healthy(g, int(cast(int, m)), band) for m, g in best.groupby("arms_voted", sort=True)))
     first = rows[rows["fused_rank"] == 1]
+    axis = "score_ratio" if a.has_ceiling else "fused_score"  # no ceiling: no ratio, the raw score
     return BandTable(
         config_id=str(config["config_id"]), name=str(config["name"]), kind=str(config["kind"]),
         top_k=top_k, anchors=a, n_questions=n_questions,
         n_no_hits=n_questions - int(rows["question_id"].nunique()), cells=cells, bands=bands,
         boost=_boost(top, a, boost_arm),
-        chunks=separation(top["score_ratio"], top["relevant"], f"top-{top_k} chunks"),
-        top_hit=separation(first["score_ratio"], first["relevant"], "top hits"))
+        chunks=separation(top[axis], top["relevant"], f"top-{top_k} chunks"),
+        top_hit=separation(first[axis], first["relevant"], "top hits"))
 
 
 def band_tables(fused: pd.DataFrame, configs: pd.DataFrame, questions: pd.DataFrame | None = None,

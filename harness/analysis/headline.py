@@ -8,7 +8,9 @@
   of the *mean* (:func:`harness.metrics.stats.bootstrap_ci`, seeded); a metric
   aggregated by the median (``first_rel_rank``) or with non-finite values gets no
   interval (NaN), never a made-up one.
-* :func:`headline`: the best config on one metric (ties by id, :mod:`harness.core.ordering`)
+* :func:`best_per_method`: each fusion method's best config (RRF, CombMNZ, hybrid, Borda...
+  side by side) with its paired difference to the service config and its interval;
+* :func:`headline`: the best config (and its fusion method) on one metric (ties by id, :mod:`harness.core.ordering`)
   against the service config: both values and the paired difference with its bootstrap
   interval and permutation p-value, from
   :func:`harness.analysis.report.config_comparison` with the service as reference.
@@ -50,8 +52,8 @@ def interval_frame(metrics: pd.DataFrame, names: tuple[str, ...] = HEADLINE_METR
                    seed: int = 0) -> pd.DataFrame:
     """Columns ``metric``, ``config_id``, ``value``, ``lo``, ``hi``, ``n``; the metrics
     of ``names`` the run has, configs ordered best first by the first of them."""
-    from harness.metrics.family import AGGREGATES, SCOPES
-    from harness.metrics.info import metric_info
+    from harness.metrics.family import AGGREGATES
+    from harness.metrics.info import in_scope, metric_info
     from harness.metrics.stats import bootstrap_ci
 
     rows = []
@@ -61,7 +63,7 @@ def interval_frame(metrics: pd.DataFrame, names: tuple[str, ...] = HEADLINE_METR
         if info is None:
             continue
         m = metrics[metrics["metric"] == info.name]
-        m = m[SCOPES.get(info.scope)(m)]
+        m = in_scope(m, info)
         for cid, g in m.groupby("config_id", sort=True):
             v = g.sort_values("question_id")["value"].to_numpy(np.float64)
             lo = hi = math.nan
@@ -98,19 +100,41 @@ class Headline:
     ties: int
     losses: int
     n: int
+    method: str = ""  # the best config's fusion method
 
 
-def headline(comparison: pd.DataFrame, service: str | None, metric: str) -> Headline:
+def config_methods(configs: pd.DataFrame) -> dict[str, str]:
+    """config id -> fusion method (``arm-*`` configs: ``arm``, one arm alone)."""
+    return {str(c): ("arm" if str(k) == "arm" else str(m))
+            for c, m, k in zip(configs["config_id"], configs["method"], configs["kind"], strict=True)}
+
+
+def best_per_method(comparison: pd.DataFrame, configs: pd.DataFrame) -> pd.DataFrame:
+    """The best config of each fusion method in ``comparison`` (best first, as
+    :func:`harness.analysis.report.config_comparison` orders it), with its paired
+    difference to the comparison's reference and that difference's interval; one row per
+    method, best method first (configs of one arm alone are left out)."""
+    methods = config_methods(configs)
+    cols = [c for c in ("config_id", "value", "diff", "ci_lo", "ci_hi", "p_value", "n") if c in comparison]
+    rows = comparison.assign(method=comparison["config_id"].astype(str).map(methods))
+    rows = rows[rows["method"].notna() & (rows["method"] != "arm")]
+    best = rows.groupby("method", sort=False).head(1)
+    return best[["method", *cols]].reset_index(drop=True)
+
+
+def headline(comparison: pd.DataFrame, service: str | None, metric: str,
+             methods: dict[str, str] | None = None) -> Headline:
     """The best config of ``comparison`` (best first, as
     :func:`harness.analysis.report.config_comparison` orders it) against ``service``,
     which must be the comparison's reference when given."""
     best = comparison.iloc[0]
     nan = math.nan
+    method = (methods or {}).get(str(best["config_id"]), "")
     if service is None:
         return Headline(metric, str(best["config_id"]), float(best["value"]), None, nan, nan,
-                        nan, nan, nan, 0, 0, 0, int(best["n"]))
+                        nan, nan, nan, 0, 0, 0, int(best["n"]), method)
     svc = comparison[comparison["config_id"] == service].iloc[0]
     return Headline(metric, str(best["config_id"]), float(best["value"]), service,
                     float(svc["value"]), float(best["diff"]), float(best["ci_lo"]),
                     float(best["ci_hi"]), float(best["p_value"]), int(best["wins"]),
-                    int(best["ties"]), int(best["losses"]), int(best["n"]))
+                    int(best["ties"]), int(best["losses"]), int(best["n"]), method)

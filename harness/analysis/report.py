@@ -52,16 +52,17 @@ from harness.analysis.figures import (
 from harness.analysis.headline import (
     HEADLINE_METRICS,
     Headline,
+    best_per_method,
+    config_methods,
     headline,
     interval_frame,
     service_config,
 )
 from harness.analysis.languages import language_table
 from harness.analysis.summary import summary_frame
-from harness.core.errors import HarnessError
 from harness.core.ordering import order
-from harness.metrics.family import AGGREGATES, SCOPES, Metric
-from harness.metrics.info import metric_info
+from harness.metrics.family import AGGREGATES
+from harness.metrics.info import scored_rows
 from harness.regression.compare import compare_runs
 from harness.store.rundir import Run
 
@@ -91,19 +92,6 @@ const key=r=>{const s=r.cells[i].textContent.trim(),n=parseFloat(s);return isNaN
 *(up?1:-1)}).forEach(r=>b.appendChild(r))});"""
 
 
-def _rows_in_scope(metrics: pd.DataFrame, metric: str) -> tuple[Metric, pd.DataFrame]:
-    info = metric_info(metric)
-    if info is None:
-        raise HarnessError(f"metric {metric!r} has no known direction; choose one of: "
-                           f"{', '.join(sorted(metrics['metric'].unique()))}")
-    rows = metrics[metrics["metric"] == info.name]
-    rows = rows[SCOPES.get(info.scope)(rows)]
-    if rows.empty:
-        raise HarnessError(f"no {info.name} rows in scope ({info.scope}); metrics present: "
-                           f"{', '.join(sorted(metrics['metric'].unique()))}")
-    return info, rows
-
-
 def config_comparison(run: Run, metric: str = DEFAULT_METRIC, reference: str | None = None,
                       confidence: float = 0.95, n_resamples: int = 10_000,
                       seed: int = 0) -> pd.DataFrame:
@@ -114,7 +102,7 @@ def config_comparison(run: Run, metric: str = DEFAULT_METRIC, reference: str | N
     value), ``ci_lo``/``ci_hi`` (bootstrap CI of the mean paired difference),
     ``p_value`` (paired permutation test), ``wins``/``ties``/``losses``, ``n``,
     ``reference`` and ``note`` (why a CI is missing, e.g. infinite values)."""
-    info, rows = _rows_in_scope(run.table("metrics"), metric)
+    info, rows = scored_rows(run.table("metrics"), metric)
     agg = AGGREGATES.get(info.aggregate)
     value = {str(c): agg(g["value"].to_numpy(np.float64)) for c, g in rows.groupby("config_id")}
     ids = sorted(value)
@@ -141,7 +129,8 @@ def overview_frame(tables: tuple[BandTable, ...]) -> pd.DataFrame:
     for t in tables:
         a, b, boost = t.anchors, t.bands[0], t.boost
         rows.append({
-            "config_id": t.config_id, "name": t.name, "kind": t.kind, "n_arms": len(a.arms),
+            "config_id": t.config_id, "name": t.name, "kind": t.kind, "method": a.method,
+            "score_axis": a.axis, "n_arms": len(a.arms),
             "k": a.k, "one_arm_top": a.one_arm_top, "two_arm_top": a.two_arm_top,
             "ceiling": a.ceiling, "band_n": b.n, "band_score_lo": b.score_lo,
             "band_score_hi": b.score_hi, "band_ratio_lo": b.ratio_lo, "band_ratio_hi": b.ratio_hi,
@@ -171,7 +160,7 @@ def cells_frame(tables: tuple[BandTable, ...]) -> pd.DataFrame:
 def heatmap_figure(metrics: pd.DataFrame, metric: str = DEFAULT_METRIC) -> Figure:
     """Questions (rows) by configs (columns) of one metric's per-question values
     (the questions in the metric's scope)."""
-    _, rows = _rows_in_scope(metrics, metric)
+    _, rows = scored_rows(metrics, metric)
     wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
     return question_figure(wide, metric)
 
@@ -199,8 +188,9 @@ def _f(x: float, digits: int = 3, *, sign: bool = False) -> str:
 
 def _headline_html(h: Headline) -> str:
     e = html.escape
+    method = f"fusion method {h.method}: " if h.method else ""
     cards = [f"<div class='card'>best on {e(h.metric)}<b>{_f(h.best_value)}</b>"
-             f"{e(h.best)}</div>"]
+             f"{e(method + h.best)}</div>"]
     if h.service is None:
         cards.append("<div class='card'>service config<b>-</b>no config of this run is "
                      "rrf k=60 over bm25+dense+boost with weights 1</div>")
@@ -266,9 +256,11 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
                         else str(sorted(metrics["metric"].unique())[0]))
     service = service_config(configs)
     tables = run_band_tables(run, top_k=top_k)
+    rrf = tuple(t for t in tables if t.anchors.method == "rrf")  # the anchor charts: RRF's scale
     comparison = config_comparison(run, metric, reference=service, seed=seed,
                                    n_resamples=n_resamples)
-    top = headline(comparison, service, metric)
+    top = headline(comparison, service, metric, config_methods(configs))
+    per_method = best_per_method(comparison, configs)
     names = tuple(dict.fromkeys((metric, *HEADLINE_METRICS)))
     intervals = interval_frame(metrics, names, n_resamples=min(n_resamples, 2000), seed=seed)
     questions = run.table("questions") if run.has_table("questions") else None
@@ -284,6 +276,12 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
         f"{len(questions) if questions is not None else '?'} questions · commit "
         f"{esc(str((m.get('git') or {}).get('commit') or '?')[:12])}</p>",
         _headline_html(top),
+        f"<h2>Best setting of each fusion method: {esc(metric)}</h2>",
+        f"<p class='note'>Each method's best config on this run, with its mean paired difference to "
+        f"{esc(str(service or top.best))} and a 95% percentile bootstrap interval (in-sample: the "
+        "best of many settings; <code>harness tune</code> gives held-out scores per method). Score "
+        "axes per method: docs/fusion.md.</p>",
+        _table(per_method) if len(per_method) > 1 else "",
         "<h2>Configs by metric</h2>",
         "<p class='note'>Mean over answerable questions with a 95% percentile bootstrap "
         "interval of the mean (medians have none). Red: the service config.</p>",
@@ -301,10 +299,14 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
         "0.0164, two arms' 2/61 = 0.0328, the three-arm ceiling 3/61 = 0.0492 (weights 1, "
         "k = 60). Shaded: the healthy band, the 5th-95th percentile of the best relevant "
         "hit. Gate: the score/ceiling threshold on the top hit maximising Youden's J.</p>",
-        _img(band_figure(fused, tables), "fused scores per arm count against the anchors"),
+        "<p class='note'>Other fusion methods have no arms/(k+1) anchors: the table's "
+        "<code>score_axis</code> says what each config's score means and its ceiling (a "
+        "method without one, e.g. Borda or z-score CombSUM, has no ratio; its gate threshold is "
+        "on the raw fused score). The charts show the RRF configs.</p>",
+        _img(band_figure(fused, rrf), "fused scores per arm count against the anchors") if rrf else "",
         _table(overview_frame(tables).drop(columns=["name", "kind"])),
         "<details><summary>score / ceiling by arms voted, per config; band cells</summary>",
-        _img(ratio_figure(fused, tables), "score/ceiling by arms voted, relevant vs not"),
+        _img(ratio_figure(fused, rrf), "score/ceiling by arms voted, relevant vs not") if rrf else "",
         _table(cells_frame(tables)), "</details>",
     ]
     if questions is not None and "language" in questions:

@@ -19,7 +19,12 @@ procedure is worth on questions it has not seen:
   best config's aggregate over every question); ``gap = in_sample - held_out``
   (positive: the in-sample choice looks better than it generalises; for a
   lower-is-better metric the sign is flipped so positive still means optimism);
-* ``wins``: how many folds chose each config (a stable winner wins every fold).
+* ``wins``: how many folds chose each config (a stable winner wins every fold);
+* ``methods``: each fusion method (RRF, CombMNZ, hybrid, Borda, ...) tuned alone on the
+  same folds: the held-out score of its best setting with a 95 % percentile bootstrap
+  interval over questions, and the paired held-out difference to the service config
+  (``rrf_k60_bm25+dense+boost``) with its interval: "should we leave RRF?" answered on
+  questions the choice did not see (ranx's ``optimize_fusion`` tunes in-sample).
 
 Conventions: a language with fewer questions than folds cannot be spread over every
 fold, so such languages are pooled into one ``other`` stratum (and that stratum into
@@ -60,6 +65,24 @@ class Fold:
 
 
 @dataclass(frozen=True)
+class MethodScore:
+    """One fusion method's configs tuned alone by the same folds: the held-out score of
+    choosing its best setting on training folds, a 95 % bootstrap interval of that score,
+    and the paired held-out difference to the service config with its interval (NaN
+    without a service config, or for a median metric)."""
+
+    method: str
+    n_configs: int
+    held_out: float
+    lo: float
+    hi: float
+    diff: float
+    diff_lo: float
+    diff_hi: float
+    chosen: tuple[str, ...]  # the setting chosen in each fold
+
+
+@dataclass(frozen=True)
 class TuneResult:
     metric: str
     higher_is_better: bool
@@ -75,6 +98,8 @@ class TuneResult:
     held_out: float
     gap: float
     strata: dict[str, str]
+    methods: tuple[MethodScore, ...] = ()  # per fusion method, best first
+    service: str | None = None
 
 
 def _aggregate(values: np.ndarray, how: str) -> float:
@@ -101,24 +126,53 @@ def _best(values: dict[str, float], sign: float) -> str:
     return ids[int(order([sign * values[c] for c in ids], ids)[0])]
 
 
+def _cross_validate(values: dict[str, np.ndarray], splits: list[tuple[np.ndarray, np.ndarray]],
+                    how: str, sign: float) -> tuple[np.ndarray, list[tuple[str, float, float]]]:
+    """(pooled held-out values, per fold (chosen, train value, test value))."""
+    pooled = np.empty(len(next(iter(values.values()))))
+    per = []
+    for train, test in splits:
+        train_values = {c: _aggregate(v[train], how) for c, v in values.items()}
+        chosen = _best(train_values, sign)
+        pooled[test] = values[chosen][test]
+        per.append((chosen, train_values[chosen], _aggregate(values[chosen][test], how)))
+    return pooled, per
+
+
+def _method_scores(values: dict[str, np.ndarray], methods: dict[str, str], splits: list[tuple[np.ndarray, np.ndarray]],
+                   how: str, sign: float, service: str | None, seed: int) -> tuple[MethodScore, ...]:
+    """Each fusion method tuned alone by the same folds (see :class:`MethodScore`)."""
+    from harness.metrics.stats import bootstrap_ci
+
+    nan = math.nan
+    out = []
+    for m in sorted({methods[c] for c in values if methods.get(c, "arm") != "arm"}):
+        mine = {c: v for c, v in values.items() if methods.get(c) == m}
+        pooled, per = _cross_validate(mine, splits, how, sign)
+        lo = hi = d = dlo = dhi = nan
+        if how == "mean" and np.all(np.isfinite(pooled)):
+            lo, hi = bootstrap_ci(pooled, 0.95, 2000, seed)
+            if service is not None and service in values:
+                delta = pooled - values[service]
+                d = math.fsum(delta.tolist()) / len(delta)
+                dlo, dhi = bootstrap_ci(delta, 0.95, 2000, seed)
+        out.append(MethodScore(m, len(mine), _aggregate(pooled, how), lo, hi, d, dlo, dhi,
+                               tuple(c for c, _, _ in per)))
+    return tuple(sorted(out, key=lambda r: (-sign * r.held_out, r.method)))
+
+
 def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEFAULT_METRIC,
-               n_folds: int = 5, seed: int = 0) -> TuneResult:
+               n_folds: int = 5, seed: int = 0, methods: dict[str, str] | None = None,
+               service: str | None = None) -> TuneResult:
     """Cross-validated config selection on a run's ``metrics`` and ``questions``
-    tables (see the module docstring)."""
+    tables (see the module docstring). With ``methods`` (config id -> fusion method)
+    each method is also tuned alone on the same folds (:class:`MethodScore`), against
+    ``service`` (the service config's id) when given."""
     from sklearn.model_selection import StratifiedKFold
 
-    from harness.metrics.family import SCOPES
-    from harness.metrics.info import metric_info
+    from harness.metrics.info import scored_rows
 
-    info = metric_info(metric)
-    if info is None:
-        raise HarnessError(f"metric {metric!r} has no known direction; metrics in the run: "
-                           f"{', '.join(sorted(metrics['metric'].unique()))}")
-    rows = metrics[metrics["metric"] == info.name]
-    rows = rows[SCOPES.get(info.scope)(rows)]
-    if rows.empty:
-        raise HarnessError(f"no {info.name} rows in scope ({info.scope}); metrics in the run: "
-                           f"{', '.join(sorted(metrics['metric'].unique()))}")
+    info, rows = scored_rows(metrics, metric)
     if n_folds < 2:
         raise HarnessError(f"--folds {n_folds}: need at least 2 folds")
     wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
@@ -135,14 +189,10 @@ def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEF
     values = {str(c): wide[c].to_numpy(np.float64) for c in wide.columns}
     sign = 1.0 if info.higher_is_better else -1.0
     splitter = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
-    folds, pooled = [], np.empty(len(qids))
-    for i, (train, test) in enumerate(splitter.split(qids, stratum.to_numpy())):
-        train_values = {c: _aggregate(v[train], info.aggregate) for c, v in values.items()}
-        chosen = _best(train_values, sign)
-        pooled[test] = values[chosen][test]
-        folds.append(Fold(i + 1, len(train), len(test), chosen, train_values[chosen],
-                          _aggregate(values[chosen][test], info.aggregate),
-                          tuple(sorted(qids[test].tolist()))))
+    splits = list(splitter.split(qids, stratum.to_numpy()))
+    pooled, per = _cross_validate(values, splits, info.aggregate, sign)
+    folds = [Fold(i + 1, len(train), len(test), chosen, tr, te, tuple(sorted(qids[test].tolist())))
+             for i, ((train, test), (chosen, tr, te)) in enumerate(zip(splits, per, strict=True))]
     full = {c: _aggregate(v, info.aggregate) for c, v in values.items()}
     best = _best(full, sign)
     held_out = _aggregate(pooled, info.aggregate)
@@ -154,10 +204,15 @@ def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEF
         wins={c: wins[c] for c in sorted(wins, key=lambda c: (-wins[c], c))},
         best_in_sample=best, in_sample=full[best], held_out=held_out,
         gap=sign * (full[best] - held_out),
-        strata=dict(zip(qids.tolist(), stratum.tolist(), strict=True)))
+        strata=dict(zip(qids.tolist(), stratum.tolist(), strict=True)),
+        methods=_method_scores(values, methods, splits, info.aggregate, sign, service, seed) if methods else (),
+        service=service if service in values else None)
 
 
 def tune(run: object, metric: str = DEFAULT_METRIC, n_folds: int = 5, seed: int = 0) -> TuneResult:
     """:func:`tune_frame` on a :class:`harness.store.rundir.Run`."""
+    from harness.analysis.headline import config_methods, service_config
+
+    configs = run.table("configs")  # type: ignore[attr-defined]
     return tune_frame(run.table("metrics"), run.table("questions"),  # type: ignore[attr-defined]
-                      metric, n_folds, seed)
+                      metric, n_folds, seed, config_methods(configs), service_config(configs))

@@ -46,10 +46,11 @@ def _fmt(x: object, digits: int = 5) -> str:
 
 def _print_band_table(t: BandTable, console: Console) -> None:
     a, band = t.anchors, t.bands[0]
+    weights = ", ".join(f"{n}={_fmt(w)}" for n, w in zip(a.arms, a.weights, strict=True))
     lines = [
-        f"anchors: one arm #1 {_fmt(a.one_arm_top, 4)} · two arms #1 {_fmt(a.two_arm_top, 4)} · "
-        f"ceiling {_fmt(a.ceiling, 4)} (k={_fmt(a.k)}; "
-        f"{', '.join(f'{n}={_fmt(w)}' for n, w in zip(a.arms, a.weights, strict=True))})",
+        (f"anchors: one arm #1 {_fmt(a.one_arm_top, 4)} · two arms #1 {_fmt(a.two_arm_top, 4)} · "
+         f"ceiling {_fmt(a.ceiling, 4)} (k={_fmt(a.k)}; {weights})") if a.method == "rrf" else
+        f"score axis: {a.axis} ({weights})",
         f"healthy band (p5-p95 of the best relevant hit in the top {t.top_k}, n={band.n}): "
         f"score {_fmt(band.score_lo, 4)}-{_fmt(band.score_hi, 4)} · ratio "
         f"{_fmt(band.ratio_lo, 3)}-{_fmt(band.ratio_hi, 3)}",
@@ -61,7 +62,7 @@ def _print_band_table(t: BandTable, console: Console) -> None:
     for s in (t.chunks, t.top_hit):
         line = f"{s.population}: AUC {_fmt(s.auc, 3)} ({s.n_pos} relevant, {s.n_neg} not)"
         if s is t.top_hit and s.reason is None:
-            line += (f"; gate score/ceiling >= {_fmt(s.threshold, 4)} (Youden J "
+            line += (f"; gate {'score/ceiling' if a.has_ceiling else 'fused score'} >= {_fmt(s.threshold, 4)} (Youden J "
                      f"{_fmt(s.youden_j, 3)}, TPR {_fmt(s.tpr, 3)}, FPR {_fmt(s.fpr, 3)}, "
                      f"precision {_fmt(s.precision, 3)})")
         lines.append(line + (f" - {s.reason}" if s.reason else ""))
@@ -234,3 +235,12 @@ def _print_tune(r: TuneResult) -> None:
                   f"questions (chosen and scored on the same questions)", highlight=False)
     console.print(f"held-out: {_fmt(r.held_out, 4)} (each question scored by a config chosen "
                   f"without it); gap in-sample - held-out: {_fmt(r.gap, 4)}", highlight=False)
+    if len(r.methods) > 1:
+        vs = f"vs {r.service}" if r.service else "vs service (none in this run)"
+        table = Table("method", "configs", "held-out", "95% CI", vs, "95% CI", "chosen per fold",
+                      title="per fusion method: its best setting chosen on training folds, scored held-out")
+        for m in r.methods:
+            table.add_row(m.method, str(m.n_configs), _fmt(m.held_out, 4),
+                          f"{_fmt(m.lo, 3)} to {_fmt(m.hi, 3)}", _fmt(m.diff, 3),
+                          f"{_fmt(m.diff_lo, 3)} to {_fmt(m.diff_hi, 3)}", ", ".join(dict.fromkeys(m.chosen)))
+        console.print(table)

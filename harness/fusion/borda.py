@@ -33,6 +33,7 @@ class Borda(FusionMethod):
     description = "Borda count over the union of the arms' lists (BordaFuse)"
     source = "Aslam & Montague, SIGIR 2001; ranx bordafuse / w_bordafuse"
     rank_based = True
+    axis = "weighted Borda points (the top depends on the question's candidate count)"
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         big_n = planes.votes(config).sum(axis=1, keepdims=True).astype(np.float64)

@@ -29,6 +29,7 @@ class CombMNZ(FusionMethod):
     source = "Fox & Shaw, TREC-2 1993; ranx mnz"
     params = (COMB_NORM,)
     rank_based = False
+    axis = "arms voting x sum of weighted normalised arm scores"
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         total, n = weighted_sum(planes, config, self.option(config, "norm"))

@@ -44,6 +44,7 @@ class CombSUM(FusionMethod):
     source = "Fox & Shaw, TREC-2 1993; ranx sum / wsum"
     params = (COMB_NORM,)
     rank_based = False
+    axis = "sum of weighted normalised arm scores"
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         return weighted_sum(planes, config, self.option(config, "norm"))[0]

@@ -41,6 +41,7 @@ class Hybrid(FusionMethod):
               Param("mean", "weighted mean of the normalised scores", ("arithmetic", "geometric", "harmonic"),
                     "arithmetic", (("arithmetic", "arith"), ("geometric", "geo"), ("harmonic", "harm"))))
     rank_based = False
+    axis = "weighted mean of normalised arm scores"
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         fn = NORMS.get(_NORM[self.option(config, "norm")])

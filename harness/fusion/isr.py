@@ -30,6 +30,7 @@ class ISR(FusionMethod):
     description = "inverse square rank: n_voted * sum of w / rank^2"
     source = "Mourao et al., CMIG 2015; ranx isr"
     rank_based = True
+    axis = "arms voting x sum of w / rank^2"
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         total, n = np.zeros(planes.shape), np.zeros(planes.shape)

@@ -98,6 +98,7 @@ class FusionMethod:
     params: tuple[Param, ...] = ()
     rank_based: bool = True
     takes_k: bool = False  # the RRF constant k (kept as FusionConfig.k)
+    axis: str = ""  # what the fused score is, for bands and reports
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         """(Q, U) float64 fused scores; values where nothing voted are ignored."""
@@ -110,8 +111,9 @@ class FusionMethod:
     def score_axis(self, config: FusionConfig) -> str:
         """What the fused score means, for bands and reports."""
         c = self.ceiling(config)
-        return (f"{self.name} score; ceiling {c:.6g}" if c is not None
-                else f"{self.name} score; no ceiling (score_ratio is empty)")
+        what = self.axis or f"{self.name} score"
+        return (f"{what}; ceiling {c:.6g}" if c is not None
+                else f"{what}; no ceiling (score_ratio is empty, bands on the raw score)")
 
     def exact_score(self, ranks: Sequence[int], config: FusionConfig, context: Any) -> Any:
         """Exact (rational) score of one candidate from its per-arm ranks (rank-based

@@ -107,3 +107,16 @@ def config_id(method: str, k: float, arms: tuple[str, ...], weights: tuple[float
     if method == "rrf":
         return "_".join([method, f"k{_fmt(k)}", "+".join(arms), *extra])
     return "_".join([method, *tags, *extra, "+".join(arms)])
+
+
+BASE_PARAMS = ("method", "k", "arms", "weights", "depths")
+
+
+def config_from_params(config_id: str, name: str, kind: str, params: dict[str, Any]) -> FusionConfig:
+    """A config rebuilt from the ``params`` JSON of a run's ``configs`` table: the method's
+    own parameters (``norm``, ``mean``) are every key beyond :data:`BASE_PARAMS`."""
+    k = params.get("k")
+    return FusionConfig(config_id, name, kind, str(params.get("method", "rrf")),
+                        float("nan") if k is None else float(k), tuple(str(a) for a in params["arms"]),
+                        tuple(float(w) for w in params["weights"]), tuple(int(d) for d in params["depths"]),
+                        tuple(sorted((key, v) for key, v in params.items() if key not in BASE_PARAMS)))

@@ -29,6 +29,7 @@ class RelativeScore(FusionMethod):
     description = "Weaviate-style relative-score fusion: weighted sum of min-max scores"
     source = "Weaviate hybrid search, relativeScoreFusion"
     rank_based = False
+    axis = "sum of weighted min-max arm scores"
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         fn = NORMS.get("relative")

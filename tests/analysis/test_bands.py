@@ -230,7 +230,8 @@ def test_cli_bands_bad_run_exits_2(tmp_path: Path) -> None:
 
 def test_exact_ties_share_one_float_before_thresholds():
     # k=20: ranks (20, 8, 15) and (1, 4, -) both score exactly 5/56; their floats differ
-    from harness.analysis.bands import _config_anchors, _exact_ties_share_floats
+    from harness.analysis.anchors import config_anchors
+    from harness.analysis.bands import _exact_ties_share_floats
 
     config = pd.Series({"config_id": "c", "name": "c", "kind": "grid", "k": 20.0, "arms": ["a", "b", "c"],
                         "weights": [1.0, 1.0, 1.0], "depths": [100, 100, 100], "ceiling": 3 / 21})
@@ -239,6 +240,6 @@ def test_exact_ties_share_one_float_before_thresholds():
     rows = pd.DataFrame({"fused_score": [s1, s2], "score_ratio": [s1 * 7, s2 * 7],
                          "rank_a": pd.array([20, 1], dtype="Int32"), "rank_b": pd.array([8, 4], dtype="Int32"),
                          "rank_c": pd.array([15, None], dtype="Int32")})
-    out = _exact_ties_share_floats(rows, _config_anchors(config), config)
+    out = _exact_ties_share_floats(rows, config_anchors(config), config)
     assert out["fused_score"].nunique() == 1 and out["score_ratio"].nunique() == 1
     assert rows["fused_score"].nunique() == 2  # input not modified

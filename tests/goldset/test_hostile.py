@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.core.errors import ValidationError
-from harness.goldset.parse import check_corpus, document_root, load_goldset, validate_goldset
+from harness.goldset.documents import document_root
+from harness.goldset.parse import check_corpus, load_goldset, validate_goldset
 from harness.goldset.yamlsafe import MAX_EXPANDED_NODES
 from tests.helpers.fault_inputs import RULES, goldset_text, yaml_bomb
 
