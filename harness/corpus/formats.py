@@ -19,6 +19,7 @@ from pypdf import PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
 
 from harness.core.errors import Problem, ValidationError
+from harness.core.limits import MAX_TEXT_DOCUMENT_BYTES, MAX_TEXT_LINE, size_problem
 from harness.core.text import normalise
 from harness.corpus.outline import OutlineEntry, clean_title, page_headings, read_outline
 from harness.corpus.pdf_text import page_texts
@@ -66,8 +67,29 @@ def fail(where: str, message: str) -> ValidationError:
     return ValidationError([Problem(where, message)], summary="cannot load document")
 
 
+def _long_line(data: bytes) -> tuple[int, int] | None:
+    """(line, length) of the first line longer than :data:`MAX_TEXT_LINE`, else None."""
+    start, line = 0, 1
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if end - start > MAX_TEXT_LINE:
+            return line, end - start
+        start, line = end + 1, line + 1
+    return None
+
+
 def read_text(path: Path) -> str:
+    """A text document's content: bounded in size (:data:`MAX_TEXT_DOCUMENT_BYTES`) and
+    line length (:data:`MAX_TEXT_LINE`), UTF-8; every refusal names the file (and line)."""
+    too_big = size_problem(path, MAX_TEXT_DOCUMENT_BYTES, "text document")
+    if too_big:
+        raise fail(str(path), too_big.split(": ", 1)[1])
     data = path.read_bytes()
+    long = _long_line(data)
+    if long is not None:
+        raise fail(f"{path}:{long[0]}", f"a line of {long[1]:,} bytes, above the limit of "
+                   f"{MAX_TEXT_LINE:,}; is this a text document?")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

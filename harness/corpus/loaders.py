@@ -52,6 +52,7 @@ from typing import Any
 from harness.core.digest import file_sha256
 from harness.core.errors import Problem, ValidationError
 from harness.core.jsonl import iter_records
+from harness.core.limits import MAX_DOCUMENT_BYTES, size_problem
 from harness.core.registry import Registry
 from harness.core.text import normalise
 from harness.corpus.formats import (
@@ -203,6 +204,9 @@ def _resolve(spec: DocumentSpec) -> tuple[Loader, Path]:
     loader = LOADERS.get(format_of(path, dict(spec.options)))
     if not path.is_file():
         raise fail(f"{spec.path}", f"document {spec.doc_id}: file not found")
+    too_big = size_problem(path, MAX_DOCUMENT_BYTES, "document")
+    if too_big:
+        raise fail(f"{spec.path}", f"document {spec.doc_id}: " + too_big.split(": ", 1)[1])
     return loader, path
 
 
