@@ -29,6 +29,7 @@ from harness.answering.specs import AnswererSpec, merge_specs, parse_specs, suit
 from harness.answering.suite import DEFAULT_MAX_ERROR_RATE, Suite
 from harness.core.engines import EngineChoice
 from harness.core.errors import HarnessError
+from harness.core.limits import count_problem
 from harness.core.redact import redact_params
 from harness.store.rundir import Run
 
@@ -109,8 +110,9 @@ def plan(run_path: Path, options: AnswerOptions) -> AnswerPlan:
     workers = options.max_workers
     if workers is None:
         workers = (suite.workers if suite is not None else None) or 2
-    if workers < 1:
-        raise HarnessError(f"max_workers must be >= 1, got {workers}")
+    problem = count_problem("workers", workers)
+    if problem:  # threads (or Ray calls) in flight per answerer
+        raise HarnessError(f"--workers: {problem}")
     specs = _specs(options)
     rate = options.max_error_rate if options.max_error_rate is not None else (
         suite.max_error_rate if suite is not None else DEFAULT_MAX_ERROR_RATE)
