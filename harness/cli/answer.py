@@ -96,7 +96,7 @@ def answer_cmd(
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.answering.plan import AnswerOptions
     from harness.answering.runner import answer_run
-    from harness.answering.sidebyside import print_side_by_side
+    from harness.answering.sidebyside_print import print_side_by_side
     from harness.answering.specs import split_label
     from harness.answering.suite import load_suite
     from harness.cli.catalog import load_plugins
@@ -187,7 +187,7 @@ def answerers_cmd(
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.answering.answers_view import answers_view, to_json
-    from harness.answering.sidebyside import print_side_by_side
+    from harness.answering.sidebyside_print import print_side_by_side
     from harness.store.rundir import open_run
 
     with bad_input_exits_2():
