@@ -192,7 +192,7 @@ def answerers_cmd(
     from harness.store.rundir import open_run
 
     with bad_input_exits_2():
-        r = open_run(run, runs_dir)
+        r = open_run(run, runs_dir, needs="answers")
         if as_json:  # the same as --format json
             fmt = "json"
         if answers:
