@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from harness.cli.errors import bad_input_exits_2
 from harness.cli.progress import rich_progress
@@ -81,7 +82,7 @@ def answer_cmd(
     retry_errors: Annotated[bool, typer.Option(
         help="Ask again the questions whose answer was an error.")] = False,
     runs_dir: Annotated[Path, typer.Option(help="Folder holding run directories.")] = RUNS_DIR,
-    engine: Annotated[str, typer.Option("--engine", help=ENGINE_HELP)] = "local",
+    engine: Annotated[str, typer.Option("--engine", help=escape(ENGINE_HELP))] = "local",
     address: Annotated[str | None, typer.Option("--address", help=ADDRESS_HELP)] = None,
 ) -> None:
     """Answer the questions of an existing run; resumes where a killed run stopped.
@@ -191,7 +192,7 @@ def answerers_cmd(
     from harness.store.rundir import open_run
 
     with bad_input_exits_2():
-        r = open_run(run, runs_dir)
+        r = open_run(run, runs_dir, needs="answers")
         if as_json:  # the same as --format json
             fmt = "json"
         if answers:
