@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from harness.core.errors import HarnessError
+from harness.core.limits import count_problem
 from harness.core.ordering import order
 
 DEFAULT_METRIC = "recall@5"
@@ -175,6 +176,9 @@ def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEF
     info, rows = scored_rows(metrics, metric)
     if n_folds < 2:
         raise HarnessError(f"--folds {n_folds}: need at least 2 folds")
+    problem = count_problem("folds", n_folds, minimum=2)
+    if problem:
+        raise HarnessError(f"--folds: {problem}")
     wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
     if wide.isna().any().any():
         missing = sorted(wide.columns[wide.isna().any()])

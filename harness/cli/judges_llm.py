@@ -20,7 +20,7 @@ def llm_cmd(
     out: Annotated[Path, typer.Option("--out", "-o", help="Judgments file to write.")],
     judge: Annotated[str | None, typer.Option(
         "--judge", help="Label of the suite's chat answerer that judges (default: the "
-                        "suite's [judge]).")] = None,
+                        "suite's judge table).")] = None,
     samples: Annotated[int, typer.Option("--samples", "-n", min=1, max=15,
                                          help="Samples per page; the majority is kept.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Seed of sample 1 (sample i: seed+i).")] = 0,

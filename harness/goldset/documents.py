@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from harness.core.errors import HarnessError, Problem, ValidationError
+from harness.core.names import id_problem
 from harness.corpus import loaders
 from harness.corpus.records import DOC_KINDS, DocumentSpec
 from harness.goldset.records import DOCUMENT_FIELDS
@@ -27,7 +28,9 @@ def document_root(goldset_path: Path) -> Path:
     allowed): the gold set's folder, or its parent when that folder is named
     ``goldsets`` (the layout of this repository and of ``../shared``, where
     ``goldsets/x.yaml`` names ``../corpora/...``)."""
-    folder = Path(goldset_path).resolve().parent
+    # the folder the user named, not a link's target: documents are resolved from
+    # there too, so a linked gold set finds its documents beside the link
+    folder = Path(goldset_path).absolute().parent.resolve()
     return folder.parent if folder.name == "goldsets" else folder
 
 
@@ -61,7 +64,9 @@ def read_documents(raw: Any, node: yaml.Node, src: Source) -> dict[str, Doc]:
         before = len(src.problems)
         doc_id = text_field(entry, "id", dnode, src, "document")
         what = f"document {doc_id or '?'}"
-        if doc_id is not None and not DOC_ID.match(doc_id):
+        if doc_id is not None and id_problem("document id", doc_id):
+            src.add(child(dnode, "id"), str(id_problem("document id", doc_id)))
+        elif doc_id is not None and not DOC_ID.match(doc_id):
             src.add(child(dnode, "id"), f"{what}: id may not contain '#' or spaces")
         elif doc_id is not None and doc_id in docs:
             src.add(child(dnode, "id"), f"duplicate document id {doc_id!r} "

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from harness.core.errors import Problem, ValidationError
+from harness.core.limits import MAX_GOLDSET_BYTES, size_problem
 from harness.goldset import yamlsafe
 from harness.goldset.documents import PageBook, read_documents
 from harness.goldset.questions import read_questions
@@ -23,6 +24,9 @@ from harness.goldset.source import Source, child, text_field
 def read_goldset(path: Path, *, check_pages: bool,
                  allow_outside: bool = False) -> tuple[GoldSet | None, list[Problem]]:
     src = Source(path, allow_outside=allow_outside)
+    too_big = size_problem(path, MAX_GOLDSET_BYTES, "gold set")
+    if too_big:
+        return None, [Problem(str(path), too_big.split(": ", 1)[1])]
     try:
         data = path.read_bytes()
     except OSError as exc:

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from harness.core.names import id_problem
 from harness.goldset.documents import Doc, PageBook, default_game
 from harness.goldset.judged import parse_judged
 from harness.goldset.records import ANSWER_FIELDS, QUESTION_FIELDS, Fact, PageRef, Question, Requirement
@@ -89,6 +90,9 @@ def read_questions(raw: Any, node: yaml.Node, src: Source, docs: dict[str, Doc],
             src.add(qnode, "question: missing required field 'id'")
         elif not isinstance(qid, str) or not qid.strip():
             src.add(qnode, f"question id must be a non-empty string (quote numbers), got {qid!r}")
+            qid = None
+        elif id_problem("question id", qid):
+            src.add(child(qnode, "id"), str(id_problem("question id", qid)))
             qid = None
         elif qid in first_line:
             src.add(qnode, f"duplicate question id (first at line {first_line[qid]})", qid)

@@ -38,16 +38,10 @@ from pathlib import Path
 from harness.core.errors import HarnessError
 from harness.core.registry import Registry
 from harness.metrics.ranking import parse
-from harness.regression.compare import (
-    Comparison,
-    ConfigPair,
-    MetricComparison,
-    compare_runs,
-    grid_pair,
-    resolve_config_pairs,
-)
+from harness.regression.compare import Comparison, MetricComparison, compare_runs
 from harness.regression.completeness import check_gateable
 from harness.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
+from harness.regression.pairing import ConfigPair, grid_pair, resolve_config_pairs
 from harness.regression.policy import MetricPolicy, Policy
 from harness.regression.unjudged import unjudged_notes
 from harness.store.baseline import Side, side_configs

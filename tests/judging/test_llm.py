@@ -5,6 +5,7 @@ judgments it writes, and an endpoint that is down failing before any work."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -66,7 +67,7 @@ def test_prompt_is_versioned_hashed_and_cuts_long_pages() -> None:
     assert "Q?" in user
 
 
-def scripted(replies: dict[tuple[str, int], str], calls: list[tuple[str, int]]):
+def scripted(replies: dict[tuple[str, int], str], calls: list[tuple[str, int]]) -> Chat:
     def chat(msgs: list[dict[str, str]], key: str, seed: int) -> tuple[str, str | None]:
         page = key.split("|")[2]
         calls.append((page, seed))
@@ -101,9 +102,8 @@ def test_cache_asks_nothing_twice_and_keys_on_page_text(tmp_path: Path) -> None:
     again, s2 = judge_pool(JudgeRequest(pool, scripted({}, calls), "m", 2), ReplyCache(cache))
     assert s2.calls == 0 and s2.cached == 6
     assert [j.judgment.grade for j in again] == [j.judgment.grade for j in first]
-    edited = Pool(*[getattr(pool, f) for f in ("goldset", "goldset_path", "goldset_sha256",
-                                               "runs", "depth", "configs", "questions")],
-                  (pool.pages[0], PoolPage("q1", "rb#2", FOUND, "Edited text."), pool.pages[2]))
+    edited = replace(pool, pages=(pool.pages[0], PoolPage("q1", "rb#2", FOUND, "Edited text."),
+                                  pool.pages[2]))
     _, s3 = judge_pool(JudgeRequest(edited, scripted({}, calls), "m", 2), ReplyCache(cache))
     assert s3.calls == 2  # only the page whose text changed
     _, s4 = judge_pool(JudgeRequest(pool, scripted({}, calls), "other-model", 2),
