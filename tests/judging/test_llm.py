@@ -15,6 +15,7 @@ from harness.cli import app
 from harness.goldset.judgments import read_judgments
 from harness.judging.llm import (
     MAX_PAGE_CHARS,
+    Chat,
     JudgeRequest,
     ReplyCache,
     judge_id,
