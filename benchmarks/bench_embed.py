@@ -5,9 +5,12 @@ The two paths, timed alternately in one process over the same SRD 5.1 chunks
 
 * ``reference``: backend ``torch-fp32`` and batches in input order (the path of
   ``harness run`` before this benchmark: ``embed(..., by_length=False)``);
-* ``chosen``: the dense arm's default, backend ``auto`` (resolved here: ``torch-bf16``
-  on a CPU with AMX, else ``torch-fp32``), batches longest first (what ``harness run``
-  does now).
+* ``chosen``: the dense arm's default, backend ``auto`` (resolved by the CPU's features,
+  ``harness.embedding.backends.AUTO_RULES``: ``torch-bf16`` with AMX or AVX-512 BF16, else
+  ``torch-fp32``), batches longest first (what ``harness run`` does now).
+
+The reference is sentence-transformers' own fp32 ``encode`` (the peer); the machine line
+(date, CPU flags, load average) is printed before and after.
 
 Printed: wall and CPU seconds of every repeat, medians, the ratio of median
 passages/s (wall and CPU; CPU time is less sensitive to other jobs on a shared
@@ -36,7 +39,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-SHARED = REPO.parent / "shared"
+SHARED = Path(os.environ.get("HARNESS_SHARED", REPO.parent / "shared"))  # a worktree elsewhere: set it
 SRD = SHARED / "corpora" / "srd-5.1" / "SRD5.1-CCBY4.0License.pdf"
 SECRET_HITLER = SHARED / "goldsets" / "secret-hitler.yaml"
 MIN_COSINE = 0.99
@@ -109,11 +112,14 @@ def main() -> int:
 
 def throughput_and_cosine(args: argparse.Namespace, cache: Path, chosen_name: str) -> bool:
     """Time both paths alternately; print medians and ratios; True when cosine fails."""
+    from machine import machine_line
+
     from harness.embedding.backends import cpu_flags
     from harness.embedding.cache import embed
     from harness.embedding.models import load_model
 
     texts = srd_sample(args.sample, 0, cache)
+    print("start:", machine_line(), flush=True)
     print(f"{len(texts)} SRD chunks (mean {statistics.mean(map(len, texts)):.0f} chars); "
           f"backend auto -> {chosen_name}; AMX {'amx_bf16' in cpu_flags()}; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
@@ -143,6 +149,7 @@ def throughput_and_cosine(args: argparse.Namespace, cache: Path, chosen_name: st
     cos = np.einsum("ij,ij->i", vectors["chosen"].astype(np.float64),
                     vectors["reference"].astype(np.float64))
     print(f"cosine chosen vs fp32 per passage: min {cos.min():.6f}, median {np.median(cos):.6f}")
+    print("end:  ", machine_line(), flush=True)
     return bool(cos.min() < MIN_COSINE)
 
 

@@ -16,9 +16,12 @@ readable when the PNG is shown at its natural size.
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ParamSpec
 
+import matplotlib as mpl
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -30,6 +33,22 @@ MAX_WIDTH_IN = 13.4
 REL, NOT_REL, SERVICE, BEST = "#2a9d55", "#9a9a9a", "#d1495b", "#264653"
 
 
+_P = ParamSpec("_P")
+
+
+def plain_text(build: Callable[_P, Figure]) -> Callable[_P, Figure]:
+    """Build a figure with every text taken literally: ids, arm names and titles come
+    from users, and ``$x$`` would otherwise be read as mathtext (a lone ``$`` is a
+    ParseException when the figure is drawn). The text is escaped for matplotlib, as
+    it is for HTML in the report."""
+    @functools.wraps(build)
+    def wrapped(*args: _P.args, **kwargs: _P.kwargs) -> Figure:
+        with mpl.rc_context({"text.parse_math": False, "text.usetex": False}):
+            return build(*args, **kwargs)
+    return wrapped
+
+
+@plain_text
 def interval_figure(frame: pd.DataFrame, service: str | None = None) -> Figure:
     """One panel per metric: each config's aggregate (dot) with its interval (bar).
 
@@ -59,6 +78,7 @@ def interval_figure(frame: pd.DataFrame, service: str | None = None) -> Figure:
     return fig
 
 
+@plain_text
 def band_figure(fused: pd.DataFrame, tables: tuple[BandTable, ...]) -> Figure:
     """Fused scores of the top-k chunks, one panel per number of arms and k.
 
@@ -120,6 +140,7 @@ def _rect(x: float, y: float, w: float, h: float):  # type: ignore[no-untyped-de
     return Rectangle((x, y), w, h, color=REL, alpha=0.25, lw=0)
 
 
+@plain_text
 def language_figure(table: pd.DataFrame, metric: str) -> Figure:
     """Configs (rows) by question language (columns) of ``metric`` from
     :func:`harness.analysis.languages.language_table`, the value written in each cell."""
@@ -144,6 +165,7 @@ def language_figure(table: pd.DataFrame, metric: str) -> Figure:
     return fig
 
 
+@plain_text
 def comparison_figure(comparison: pd.DataFrame, metric: str) -> Figure:
     """Forest plot: mean paired difference to the reference with its interval."""
     c = comparison.iloc[::-1]
@@ -162,6 +184,7 @@ def comparison_figure(comparison: pd.DataFrame, metric: str) -> Figure:
     return fig
 
 
+@plain_text
 def question_figure(wide: pd.DataFrame, metric: str) -> Figure:
     """Questions (rows) by configs (columns) of one metric's per-question values."""
     fig = Figure(figsize=(min(MAX_WIDTH_IN, 0.55 * wide.shape[1] + 3.5),
@@ -174,6 +197,7 @@ def question_figure(wide: pd.DataFrame, metric: str) -> Figure:
     return fig
 
 
+@plain_text
 def ratio_figure(fused: pd.DataFrame, tables: tuple[BandTable, ...]) -> Figure:
     """Box plots of ``score_ratio`` in the top k by arm count, relevant (green)
     against not (grey), one panel per config; dashed lines mark the anchors
@@ -210,6 +234,7 @@ def ratio_figure(fused: pd.DataFrame, tables: tuple[BandTable, ...]) -> Figure:
     return fig
 
 
+@plain_text
 def answers_figure(frame: pd.DataFrame) -> Figure:
     """Horizontal grouped bars: one group per answer metric (0-1 scale), one bar per
     answerer, the value written beside it. ``frame`` columns: ``answerer``,

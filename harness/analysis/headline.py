@@ -52,8 +52,8 @@ def interval_frame(metrics: pd.DataFrame, names: tuple[str, ...] = HEADLINE_METR
                    seed: int = 0) -> pd.DataFrame:
     """Columns ``metric``, ``config_id``, ``value``, ``lo``, ``hi``, ``n``; the metrics
     of ``names`` the run has, configs ordered best first by the first of them."""
-    from harness.metrics.family import AGGREGATES, SCOPES
-    from harness.metrics.info import metric_info
+    from harness.metrics.family import AGGREGATES
+    from harness.metrics.info import in_scope, metric_info
     from harness.metrics.stats import bootstrap_ci
 
     rows = []
@@ -63,7 +63,7 @@ def interval_frame(metrics: pd.DataFrame, names: tuple[str, ...] = HEADLINE_METR
         if info is None:
             continue
         m = metrics[metrics["metric"] == info.name]
-        m = m[SCOPES.get(info.scope)(m)]
+        m = in_scope(m, info)
         for cid, g in m.groupby("config_id", sort=True):
             v = g.sort_values("question_id")["value"].to_numpy(np.float64)
             lo = hi = math.nan

@@ -60,10 +60,9 @@ from harness.analysis.headline import (
 )
 from harness.analysis.languages import language_table
 from harness.analysis.summary import summary_frame
-from harness.core.errors import HarnessError
 from harness.core.ordering import order
-from harness.metrics.family import AGGREGATES, SCOPES, Metric
-from harness.metrics.info import metric_info
+from harness.metrics.family import AGGREGATES
+from harness.metrics.info import scored_rows
 from harness.regression.compare import compare_runs
 from harness.store.rundir import Run
 
@@ -93,19 +92,6 @@ const key=r=>{const s=r.cells[i].textContent.trim(),n=parseFloat(s);return isNaN
 *(up?1:-1)}).forEach(r=>b.appendChild(r))});"""
 
 
-def _rows_in_scope(metrics: pd.DataFrame, metric: str) -> tuple[Metric, pd.DataFrame]:
-    info = metric_info(metric)
-    if info is None:
-        raise HarnessError(f"metric {metric!r} has no known direction; choose one of: "
-                           f"{', '.join(sorted(metrics['metric'].unique()))}")
-    rows = metrics[metrics["metric"] == info.name]
-    rows = rows[SCOPES.get(info.scope)(rows)]
-    if rows.empty:
-        raise HarnessError(f"no {info.name} rows in scope ({info.scope}); metrics present: "
-                           f"{', '.join(sorted(metrics['metric'].unique()))}")
-    return info, rows
-
-
 def config_comparison(run: Run, metric: str = DEFAULT_METRIC, reference: str | None = None,
                       confidence: float = 0.95, n_resamples: int = 10_000,
                       seed: int = 0) -> pd.DataFrame:
@@ -116,7 +102,7 @@ def config_comparison(run: Run, metric: str = DEFAULT_METRIC, reference: str | N
     value), ``ci_lo``/``ci_hi`` (bootstrap CI of the mean paired difference),
     ``p_value`` (paired permutation test), ``wins``/``ties``/``losses``, ``n``,
     ``reference`` and ``note`` (why a CI is missing, e.g. infinite values)."""
-    info, rows = _rows_in_scope(run.table("metrics"), metric)
+    info, rows = scored_rows(run.table("metrics"), metric)
     agg = AGGREGATES.get(info.aggregate)
     value = {str(c): agg(g["value"].to_numpy(np.float64)) for c, g in rows.groupby("config_id")}
     ids = sorted(value)
@@ -174,7 +160,7 @@ def cells_frame(tables: tuple[BandTable, ...]) -> pd.DataFrame:
 def heatmap_figure(metrics: pd.DataFrame, metric: str = DEFAULT_METRIC) -> Figure:
     """Questions (rows) by configs (columns) of one metric's per-question values
     (the questions in the metric's scope)."""
-    _, rows = _rows_in_scope(metrics, metric)
+    _, rows = scored_rows(metrics, metric)
     wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
     return question_figure(wide, metric)
 

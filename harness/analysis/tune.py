@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from harness.core.errors import HarnessError
+from harness.core.limits import count_problem
 from harness.core.ordering import order
 
 DEFAULT_METRIC = "recall@5"
@@ -170,20 +171,14 @@ def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEF
     ``service`` (the service config's id) when given."""
     from sklearn.model_selection import StratifiedKFold
 
-    from harness.metrics.family import SCOPES
-    from harness.metrics.info import metric_info
+    from harness.metrics.info import scored_rows
 
-    info = metric_info(metric)
-    if info is None:
-        raise HarnessError(f"metric {metric!r} has no known direction; metrics in the run: "
-                           f"{', '.join(sorted(metrics['metric'].unique()))}")
-    rows = metrics[metrics["metric"] == info.name]
-    rows = rows[SCOPES.get(info.scope)(rows)]
-    if rows.empty:
-        raise HarnessError(f"no {info.name} rows in scope ({info.scope}); metrics in the run: "
-                           f"{', '.join(sorted(metrics['metric'].unique()))}")
+    info, rows = scored_rows(metrics, metric)
     if n_folds < 2:
         raise HarnessError(f"--folds {n_folds}: need at least 2 folds")
+    problem = count_problem("folds", n_folds, minimum=2)
+    if problem:
+        raise HarnessError(f"--folds: {problem}")
     wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
     if wide.isna().any().any():
         missing = sorted(wide.columns[wide.isna().any()])

@@ -27,10 +27,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from itertools import islice
 
 from harness.answering.answerers.base import Answerer
-from harness.answering.calls import Asker as Asker
-from harness.answering.calls import Job as Job
-from harness.answering.calls import OnDone as OnDone
-from harness.answering.calls import call as call
+from harness.answering.calls import Asker, Job, OnDone, call
 from harness.answering.requests import AnswerResponse
 from harness.core.registry import Registry
 

@@ -49,6 +49,7 @@ import pandas as pd
 
 from harness.answering.rerankers import RERANKERS, Candidate, make_reranker
 from harness.core.errors import HarnessError, Problem, ValidationError
+from harness.core.limits import count_problem
 from harness.core.ordering import order
 from harness.core.registry import Registry
 from harness.corpus.records import Chunk, Document
@@ -71,10 +72,10 @@ class ReadOptions:
 
     def __post_init__(self) -> None:
         problems = []
-        if self.pool < 1:
-            problems.append(Problem("read options", f"pool must be >= 1, got {self.pool}"))
-        if self.final < 1:
-            problems.append(Problem("read options", f"final must be >= 1, got {self.final}"))
+        for name, value in (("pool", self.pool), ("final", self.final)):
+            problem = count_problem("pool", value)
+            if problem:  # the pool is read for every question and config
+                problems.append(Problem("read options", problem.replace("pool", name, 1)))
         if self.reranker not in RERANKERS:
             problems.append(Problem("read options", f"unknown reranker {self.reranker!r}; "
                                     f"choose one of: {', '.join(RERANKERS.names())}"))

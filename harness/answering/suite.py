@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import ConfigError, HarnessError, Problem, ValidationError
+from harness.core.limits import COUNTS, count_problem
 
 SUITE_KEYS = ("name", "max_error_rate", "workers")
 ANSWERER_KEYS = ("provider", "model", "endpoint", "timeout_s", "retries", "concurrency",
@@ -93,7 +94,8 @@ class _Problems:
 
 
 def _positive_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+    """An integer >= 1 and within the bound of concurrency counts (core.limits)."""
+    return count_problem("concurrency", v) is None
 
 
 def load_suite(path: str | Path) -> Suite:
@@ -137,7 +139,8 @@ def parse_suite(raw: dict[str, Any], where: str = "<suite>", sha256: str = "") -
         rate = DEFAULT_MAX_ERROR_RATE
     workers = head.get("workers")
     if workers is not None and not _positive_int(workers):
-        pr.add("suite.workers", f"must be an integer >= 1, got {workers!r}")
+        pr.add("suite.workers", f"must be an integer between 1 and {COUNTS['concurrency']}, "
+               f"got {workers!r}")
         workers = None
     table = raw.get("answerers")
     out: list[SuiteAnswerer] = []
@@ -164,7 +167,8 @@ def parse_suite(raw: dict[str, Any], where: str = "<suite>", sha256: str = "") -
                    f"{PROMPT_VERSION}")
         concurrency = entry.get("concurrency")
         if concurrency is not None and not _positive_int(concurrency):
-            pr.add(key + ".concurrency", f"must be an integer >= 1, got {concurrency!r}")
+            pr.add(key + ".concurrency", f"must be an integer between 1 and "
+                   f"{COUNTS['concurrency']}, got {concurrency!r}")
             concurrency = None
         params = entry.get("parameters", {})
         if not isinstance(params, dict):

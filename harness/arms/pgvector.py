@@ -7,7 +7,8 @@ distance ``<=>``; the score is ``1 - distance`` (the cosine). ``index = "exact"`
 default) scans every row: the engine returns every chunk at most as far as the
 ``depth``-th, ties at the cut included. ``index = "hnsw"`` builds pgvector's HNSW index
 (``hnsw = {m = 16, ef_construction = 64, ef_search = 100}``, pgvector's defaults except
-``ef_search``, raised to the harness's default depth) and queries through it (sequential
+``ef_search``, raised to the harness's default depth, and to the run's depth when that is
+larger, up to pgvector's 1000) and queries through it (sequential
 scans are switched off for the session, so the planner cannot silently answer exactly): an
 approximate top ``depth``. HNSW's graph depends on random level draws made when the index is
 built, so on a corpus much larger than ``ef_search`` two builds may return different lists;
@@ -42,6 +43,7 @@ from harness.goldset.records import Question
 INDEXES = ("exact", "hnsw")
 HNSW_DEFAULTS = {"m": 16, "ef_construction": 64, "ef_search": 100}
 BATCH = 32
+EF_SEARCH_MAX = 1000  # pgvector's upper bound of hnsw.ef_search
 
 
 def vector_literal(v: np.ndarray) -> str:
@@ -78,6 +80,7 @@ class PgVectorArm(PgArmBase):
         self._model: EmbeddingModel | None = None
         self._cache: EmbeddingCache | None = None
         self.extension_version: str | None = None
+        self.ef_search_used: int | None = None
 
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
         try:
@@ -101,7 +104,6 @@ class PgVectorArm(PgArmBase):
             self._load(conn, corpus, vectors)
         if self.index == "hnsw":
             conn.execute("SET enable_seqscan = off")  # through the index, never a silent exact scan
-            conn.execute(f"SET hnsw.ef_search = {int(self.hnsw['ef_search'])}")
 
     def _load(self, conn: Any, corpus: Corpus, vectors: np.ndarray) -> None:
         dim = self._model.dimension if self._model is not None else vectors.shape[1]
@@ -140,6 +142,9 @@ class PgVectorArm(PgArmBase):
             raise RuntimeError("pgvector arm: prepare() must run before search()")
         queries = embed(self._model, [q.question for q in questions], "query", self._cache, BATCH)
         stmt = self.statement()
+        if self.index == "hnsw":  # HNSW returns at most ef_search rows: never fewer than depth
+            self.ef_search_used = min(EF_SEARCH_MAX, max(int(self.hnsw["ef_search"]), depth))
+            self._conn.execute(f"SET hnsw.ef_search = {self.ef_search_used}")
         out = []
         for q, v in zip(questions, queries, strict=True):
             params = {"v": vector_literal(v), "off": max(depth - 1, 0), "k": depth, "ids": self.corpus_ids}
@@ -152,7 +157,7 @@ class PgVectorArm(PgArmBase):
     def describe(self) -> dict[str, Any]:
         out = {**self.describe_base(), "pgvector": self.extension_version, "model": self.model_name,
                "index": self.index, "distance": "cosine (<=>), score = 1 - distance",
-               "hnsw": self.hnsw if self.index == "hnsw" else None}
+               "hnsw": self.hnsw if self.index == "hnsw" else None, "ef_search_used": self.ef_search_used}
         if self._model is not None:
             out["model_describe"] = self._model.describe()
         return out

@@ -171,8 +171,14 @@ def query_cmd(
     runs_dir: RunsDir = Path("runs"),
     fmt: Annotated[str, typer.Option("--format", "-f", help="Output format: "
                                      f"{', '.join(OUTPUT_FORMATS.names())}.")] = "table",
+    timeout_s: Annotated[float, typer.Option("--timeout", help="Statement timeout in seconds.")] = 60.0,
+    memory_limit: Annotated[str, typer.Option("--memory-limit", help="DuckDB memory limit.")] = "2GB",
+    max_rows: Annotated[int, typer.Option("--max-rows", help="Rows fetched at most.")] = 100_000,
 ) -> None:
     """Run DuckDB SQL over the Parquet tables of every run (run_id is a column).
+
+    Bounded: --timeout (60 s), --memory-limit (2GB, nothing spilled to disk) and
+    --max-rows (100,000; more are cut off with a warning).
 
     Example: harness query "select config_id, avg(value) from metrics
     where metric = 'recall@5' group by 1"
@@ -182,7 +188,8 @@ def query_cmd(
 
     with bad_input_exits_2():
         write = OUTPUT_FORMATS.get(fmt)
-        df = query(sql, runs_dir)
+        df = query(sql, runs_dir, timeout_s=timeout_s, memory_limit=memory_limit,
+                   max_rows=max_rows)
     write(df)
 
 

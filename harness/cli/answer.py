@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from harness.cli.errors import bad_input_exits_2
 from harness.cli.progress import rich_progress
@@ -60,6 +61,12 @@ def answer_cmd(
     ] = None,
     preflight: Annotated[bool, typer.Option(
         help="Check every endpoint (model present, a tiny request answered) before asking.")] = True,
+    skip_unreachable: Annotated[bool, typer.Option(
+        "--skip-unreachable", help="Leave answerers whose preflight fails out of this answering "
+        "(a warning names each) instead of exit 2.")] = False,
+    breaker_after: Annotated[int, typer.Option(
+        "--breaker-after", min=0, max=10_000, help="Stop asking an answerer (or the judge) after this many "
+        "consecutive connection failures; the rest become error rows at once (0: never).")] = 5,
     param: Annotated[list[str] | None, typer.Option(
         "--param", "-p", help="Answerer parameter LABEL.KEY=VALUE (repeatable).")] = None,
     config: Annotated[list[str] | None, typer.Option(
@@ -81,7 +88,7 @@ def answer_cmd(
     retry_errors: Annotated[bool, typer.Option(
         help="Ask again the questions whose answer was an error.")] = False,
     runs_dir: Annotated[Path, typer.Option(help="Folder holding run directories.")] = RUNS_DIR,
-    engine: Annotated[str, typer.Option("--engine", help=ENGINE_HELP)] = "local",
+    engine: Annotated[str, typer.Option("--engine", help=escape(ENGINE_HELP))] = "local",
     address: Annotated[str | None, typer.Option("--address", help=ADDRESS_HELP)] = None,
 ) -> None:
     """Answer the questions of an existing run; resumes where a killed run stopped.
@@ -96,7 +103,7 @@ def answer_cmd(
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.answering.plan import AnswerOptions
     from harness.answering.runner import answer_run
-    from harness.answering.sidebyside import print_side_by_side
+    from harness.answering.sidebyside_print import print_side_by_side
     from harness.answering.specs import split_label
     from harness.answering.suite import load_suite
     from harness.cli.catalog import load_plugins
@@ -123,7 +130,8 @@ def answer_cmd(
             configs=tuple(config or ()) or None,
             read_options=_read_options(pool, final, reranker, floor or [], errata_arm),
             max_workers=workers, retry_errors=retry_errors,
-            suite=loaded, preflight=preflight,
+            suite=loaded, preflight=preflight, skip_unreachable=skip_unreachable,
+            breaker_after=breaker_after,
             max_error_rate=max_error_rate, judge=judge, engine=choice)
         with open_engine(choice), rich_progress() as progress:
             summary = answer_run(r.path, options=options, progress=progress)
@@ -187,11 +195,11 @@ def answerers_cmd(
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.answering.answers_view import answers_view, to_json
-    from harness.answering.sidebyside import print_side_by_side
+    from harness.answering.sidebyside_print import print_side_by_side
     from harness.store.rundir import open_run
 
     with bad_input_exits_2():
-        r = open_run(run, runs_dir)
+        r = open_run(run, runs_dir, needs="answers")
         if as_json:  # the same as --format json
             fmt = "json"
         if answers:

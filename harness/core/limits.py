@@ -18,7 +18,8 @@ from harness.core.errors import HarnessError
 
 MiB = 1024 * 1024
 MAX_DOCUMENT_BYTES = 512 * MiB   # a rulebook PDF is tens of MiB; the SRD 5.1 PDF ~5 MiB
-MAX_TEXT_LINE = 16 * MiB         # one line of a text or Markdown document
+MAX_TEXT_DOCUMENT_BYTES = 64 * MiB  # a text, Markdown or JSONL document (a rulebook is ~1 MiB)
+MAX_TEXT_LINE = 4 * MiB          # one line of a text, Markdown or JSONL document
 MAX_GOLDSET_BYTES = 256 * MiB    # a 100,000-question gold set is ~20 MiB
 MAX_JOURNAL_BYTES = 1024 * MiB   # an answers journal of one answerer
 MAX_HTTP_BODY = 16 * MiB         # one HTTP reply (answer, preflight, search arm)

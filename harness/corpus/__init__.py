@@ -3,7 +3,8 @@
 Modules, in pipeline order:
 
 * ``records``      Document, Page, Chunk, Corpus, DocumentSpec; page_key / chunk_key ids
-* ``loaders``      PDF / text / Markdown / JSONL loaders (registry by format)
+* ``formats``      the PDF, text and Markdown page formats; Loaded, the progress hook
+* ``loaders``      the loader registry by format, JSONL pages, load / count / label a document
 * ``pdf_text``     page texts of a long PDF read by helper processes
 * ``page_cache``   on-disk cache of loaded page texts (no re-extraction on a repeated run)
 * ``outline``      PDF outline and markup -> heading paths, page labels
@@ -15,5 +16,5 @@ Modules, in pipeline order:
 * ``ingest``       the ingestion report of `harness ingest`
 """
 
-__all__ = ["boilerplate", "chunking", "glyphs", "headings", "ingest", "loaders", "outline", "page_cache",
-           "page_checks", "pdf_text", "records"]
+__all__ = ["boilerplate", "chunking", "formats", "glyphs", "headings", "ingest", "loaders", "outline",
+           "page_cache", "page_checks", "pdf_text", "records"]

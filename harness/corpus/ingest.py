@@ -176,7 +176,8 @@ def _build_with_progress(spec: DocumentSpec, options: ChunkingOptions,
                          progress: Callable[[str, int], Any] | None, label: str) -> Any:
     if progress is None:
         return build_document(spec, options, boilerplate)
-    from harness.corpus.loaders import PAGE_DONE, count_pages
+    from harness.corpus.formats import PAGE_DONE
+    from harness.corpus.loaders import count_pages
 
     with progress(label, count_pages(spec)) as advance:
         token = PAGE_DONE.set(advance)
@@ -196,7 +197,7 @@ def ingest_report(sources: Sequence[DocumentSpec | str | Path],
 
     ``progress(description, total)``, when given, is a context manager factory (as
     ``harness.cli.progress.rich_progress`` yields) opened once per document with its
-    page count and advanced per page read (:data:`harness.corpus.loaders.PAGE_DONE`).
+    page count and advanced per page read (:data:`harness.corpus.formats.PAGE_DONE`).
 
     Sources are gold-set document specs or bare paths (:func:`spec_from_path`;
     a bare path's language is ``language`` or guessed from its text with

@@ -1,6 +1,6 @@
 """On-disk cache of loaded page texts, so a repeated run does not re-extract its PDFs.
 
-A loader's output (:class:`harness.corpus.loaders.Loaded`: page texts, labels,
+A loader's output (:class:`harness.corpus.formats.Loaded`: page texts, labels,
 heading paths, title) is stored as one JSON file
 ``<cache>/pages/<key>.json``. The key is the SHA-256 of:
 
@@ -8,7 +8,8 @@ heading paths, title) is stored as one JSON file
 * the loader name and the document's loader options (sorted),
 * :data:`PAGE_CACHE_VERSION` and the *loader version*: a SHA-256 of the source code
   of the modules that turn a file into pages (``harness.corpus.loaders``,
-  ``harness.corpus.outline``, ``harness.core.text``) and the pypdf version.
+  ``harness.corpus.formats``, ``harness.corpus.outline``, ``harness.core.text``) and
+  the pypdf version.
 
 So editing the file, choosing another format or options, changing the loader code or
 upgrading pypdf all miss the cache and re-extract; nothing needs to be deleted by hand.
@@ -35,12 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.atomic import write_text
-from harness.corpus.loaders import Loaded
+from harness.corpus.formats import Loaded
 
 PAGE_CACHE_VERSION = 1
 """Bump when the entry format changes."""
 
-LOADER_MODULES = ("harness.corpus.loaders", "harness.corpus.outline", "harness.core.text")
+LOADER_MODULES = ("harness.corpus.loaders", "harness.corpus.formats", "harness.corpus.outline",
+                  "harness.core.text")
 
 
 @functools.lru_cache(maxsize=1)

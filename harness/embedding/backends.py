@@ -11,15 +11,21 @@ Backends
     The reference: float32 weights and activations (the vectors before this module
     existed, up to the ~1e-7 batch-composition noise documented in docs/dense.md).
 ``torch-bf16``
-    Weights cast to bfloat16 once at load; torch runs the matrix products on the
-    CPU's AMX tiles (oneDNN), pooling and L2 normalisation are done in float32 on the
-    bf16 token states. Measured on the SRD chunks: cosine to the fp32 vectors
-    >= 0.9999 per passage, about 2.2x the fp32 passages/s on an AMX CPU. Without
-    AMX it still works but bf16 is emulated and slower than fp32.
+    Weights cast to bfloat16 once at load; torch (oneDNN) runs the matrix products on
+    the CPU's AMX tiles, or with the AVX-512 BF16 dot-product instructions
+    (``avx512_bf16``) where there is no AMX; pooling and L2 normalisation are done in
+    float32 on the bf16 token states. Measured on the SRD chunks: cosine to the fp32
+    vectors >= 0.9999 per passage; about 2.2x the fp32 passages/s on an AMX CPU
+    (Intel), about 1.6x on AMD Zen 4 (``avx512_bf16``, no AMX). Without either, bf16
+    is emulated and slower than fp32.
 ``auto`` (the dense arm's default)
-    ``torch-bf16`` when the CPU reports AMX (``amx_bf16`` in ``/proc/cpuinfo``), else
-    ``torch-fp32``. The resolved name goes into the manifest, so two machines that
-    resolved differently are visible there (and use different cache folders).
+    The first rule of :data:`AUTO_RULES` whose CPU feature ``/proc/cpuinfo`` lists:
+    ``amx_bf16`` -> ``torch-bf16``, ``avx512_bf16`` -> ``torch-bf16``; otherwise
+    (``avx512_vnni``, ``avx2`` or less) ``torch-fp32``: on those CPUs no backend here
+    was measured faster at the quality guard (int8 needs VNNI but failed the 0.99
+    cosine guard with dynamic quantisation; benchmarks/README.md). The resolved name,
+    the rule that chose it and the features seen go into the manifest, so two machines
+    that resolved differently are visible there (and use different cache folders).
 
 Edge cases: on systems without ``/proc/cpuinfo`` no flag is found and ``auto``
 resolves to ``torch-fp32``. Detection reads the flags only (no torch import), so a
@@ -34,7 +40,6 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +49,8 @@ from harness.core.registry import Registry
 
 AUTO = "auto"
 AMX_FLAG = "amx_bf16"
+FEATURES = ("amx_bf16", "avx512_bf16", "avx512_vnni", "avx2")
+"""The CPU features the ``auto`` rules and the manifest look at."""
 CPUINFO = Path("/proc/cpuinfo")
 
 
@@ -61,7 +68,8 @@ BACKENDS: Registry[Backend] = Registry("embedding backend")
 BACKENDS.add("torch-fp32", Backend("torch-fp32", "torch, float32 (reference)", "float32"))
 BACKENDS.add("torch-bf16", Backend("torch-bf16", "torch, bfloat16 weights (fast on AMX CPUs)",
                                    "bfloat16"))
-BACKENDS.add(AUTO, Backend(AUTO, "torch-bf16 when the CPU has AMX, else torch-fp32", None))
+BACKENDS.add(AUTO, Backend(AUTO, "by the CPU's features: torch-bf16 with AMX or AVX-512 BF16, else torch-fp32",
+                           None))
 
 
 @functools.lru_cache(maxsize=1)
@@ -83,8 +91,20 @@ def has_amx() -> bool:
     return AMX_FLAG in cpu_flags()
 
 
-AUTO_RULES: tuple[tuple[Callable[[], bool], str], ...] = ((has_amx, "torch-bf16"),)
-"""``auto``: the first rule whose test holds names the backend; none: ``torch-fp32``."""
+AUTO_RULES: tuple[tuple[str, str, str], ...] = (
+    ("amx_bf16", "torch-bf16", "AMX tiles: 3.06x fp32 passages/s (Intel, 2026-11-30)"),
+    ("avx512_bf16", "torch-bf16", "AVX-512 BF16 without AMX: 1.6x fp32 passages/s (AMD Zen 4)"),
+)
+"""``auto``: (CPU feature, backend, the measurement behind the rule); the first rule whose
+feature the CPU lists names the backend; none: ``torch-fp32`` (:data:`DEFAULT_RULE`)."""
+
+DEFAULT_RULE = ("none", "torch-fp32", "no faster backend measured at the quality guard")
+
+
+def auto_rule() -> tuple[str, str, str]:
+    """The rule of :data:`AUTO_RULES` that ``auto`` follows on this CPU."""
+    flags = cpu_flags()
+    return next((rule for rule in AUTO_RULES if rule[0] in flags), DEFAULT_RULE)
 
 
 def resolve_backend(name: str) -> Backend:
@@ -93,8 +113,7 @@ def resolve_backend(name: str) -> Backend:
     backend = BACKENDS.get(name)
     if backend.dtype is not None:
         return backend
-    chosen = next((target for test, target in AUTO_RULES if test()), "torch-fp32")
-    return BACKENDS.get(chosen)
+    return BACKENDS.get(auto_rule()[1])
 
 
 def apply(backend: Backend, network: Any) -> Any:
@@ -108,6 +127,10 @@ def apply(backend: Backend, network: Any) -> Any:
 
 def describe(backend: Backend) -> dict[str, Any]:
     """Provenance of a resolved backend for the manifest: name, dtype, library
-    versions and whether the CPU reports AMX."""
+    versions, the CPU features :data:`FEATURES` and the rule ``auto`` follows here."""
+    flags = cpu_flags()
+    feature, target, why = auto_rule()
     return {"backend": backend.name, "dtype": backend.dtype,
-            "torch": importlib.metadata.version("torch"), "cpu_amx_bf16": has_amx()}
+            "torch": importlib.metadata.version("torch"), "cpu_amx_bf16": has_amx(),
+            "cpu_features": {f: f in flags for f in FEATURES},
+            "auto_rule": {"feature": feature, "backend": target, "measured": why}}

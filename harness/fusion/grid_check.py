@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from harness.core.errors import Problem
+from harness.core.limits import count_problem
 from harness.core.names import name_problem
 
 
@@ -40,6 +41,10 @@ class Checker:
     def depth(self, value: Any, at: str) -> int | None:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             self.add(at, f"depth must be an integer >= 1, got {value!r}")
+            return None
+        problem = count_problem("depth", value)
+        if problem:  # an arm searches this deep for every question
+            self.add(at, problem)
             return None
         return value
 

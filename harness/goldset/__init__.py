@@ -5,6 +5,9 @@ Modules, in pipeline order:
 * ``records``   GoldSet, Question, PageRef (optional grade) records
 * ``yamlsafe``  untrusted YAML: UTF-8 only, aliases bounded, no cycles
 * ``judged``    a question's explicit judgments (``judged:``): checked, read, written
+* ``source``    where problems are placed: the file, its YAML nodes, field readers
+* ``documents`` the ``documents:`` entries: checked, paths confined, pages resolved
+* ``questions`` the ``questions:`` entries: ids, requirements, games, facts
 * ``parse``     load_goldset / validate_goldset: every problem with file:line
 * ``write``     write v1 gold-set YAML
 * ``judgments`` judgments files (JSON lines): read, checked against a gold set, appended
@@ -14,5 +17,5 @@ Modules, in pipeline order:
 * ``parallel``  gold sets derived from parallel corpora (ask in one language, answer in another)
 """
 
-__all__ = ["derive", "judged", "judgments", "labels", "merge", "parallel", "parse", "records",
-           "write", "yamlsafe"]
+__all__ = ["derive", "documents", "judged", "judgments", "labels", "merge", "parallel", "parse",
+           "questions", "records", "source", "write", "yamlsafe"]

@@ -6,8 +6,13 @@ is constructed:
 * the bytes must be UTF-8 (a BOM is allowed); anything else is refused naming the
   line and byte, instead of PyYAML guessing or failing deep inside;
 * aliases share nodes, so a "billion laughs" file is small as a graph but huge
-  once expanded: the *expanded* size (every alias copy counted, computed once per
-  node) must stay under :data:`MAX_EXPANDED_NODES`;
+  once expanded: the nodes aliases *add* when expanded (expanded size, every alias
+  copy counted and computed once per node, minus the distinct nodes of the file)
+  must stay under :data:`MAX_ALIAS_EXPANSION`; a large file without aliases (a
+  100,000-question gold set) adds none, whatever its size;
+* a NUL or other character YAML refuses is reported by line, not by offset;
+* the text is read in Unicode NFC (:func:`harness.core.names.normalize_id`), so ids
+  that differ only in normalisation (``café`` typed two ways) are one id;
 * an alias inside the node it refers to (``&a [*a]``) is a cycle: refused;
 * nesting deeper than Python's recursion allows is refused, not a traceback.
 
@@ -25,15 +30,18 @@ from pathlib import Path
 import yaml
 
 from harness.core.errors import Problem
+from harness.core.names import normalize_id
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's parser when PyYAML was built with it (about 10x faster: 10,000 questions
 compose in under a second instead of ~8 s); the same node graph, marks included.
 libyaml refuses nesting deeper than 1,000 levels itself."""
 
-MAX_EXPANDED_NODES = 1_000_000
-"""Nodes a document may have once every alias is expanded (a large derived gold
-set has tens of thousands)."""
+MAX_ALIAS_EXPANSION = 1_000_000
+"""Nodes aliases may add to a document once expanded (real gold sets use aliases
+for a handful of shared page lists, if at all)."""
+MAX_EXPANDED_NODES = MAX_ALIAS_EXPANSION  # the older name
+_CAP = 1 << 62  # sizes saturate here: a bomb's expanded size need not be exact
 
 
 def _where(path: Path, node: yaml.Node) -> str:
@@ -43,15 +51,22 @@ def _where(path: Path, node: yaml.Node) -> str:
 def decode(path: Path, data: bytes) -> tuple[str | None, list[Problem]]:
     """``data`` as text, or a problem naming the line of the first bad byte."""
     try:
-        return data.decode("utf-8-sig"), []
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         return None, [Problem(f"{path}:{line}", f"not valid UTF-8 (byte {exc.start}, "
                               f"0x{data[exc.start]:02x}); save the file as UTF-8")]
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data[:nul].count(b"\n") + 1
+        return None, [Problem(f"{path}:{line}", f"a NUL byte (byte {nul}); a gold set is text: "
+                              "remove it")]
+    return normalize_id(text), []
 
 
 def expanded_size(root: yaml.Node, path: Path) -> tuple[int, list[Problem]]:
-    """Nodes of ``root`` with every alias expanded, or a problem for a cycle.
+    """Nodes aliases add to ``root`` once expanded (expanded size minus distinct
+    nodes), or a problem for a cycle.
 
     Iterative post-order walk with memo by node identity: each distinct node is
     sized once, so the walk is linear in the composed graph.
@@ -66,7 +81,7 @@ def expanded_size(root: yaml.Node, path: Path) -> tuple[int, list[Problem]]:
             total = 1
             for child in _children(node):
                 total += size[id(child)]
-            size[key] = min(total, MAX_EXPANDED_NODES + 1)
+            size[key] = min(total, _CAP)
             state[key] = 2
             continue
         if state.get(key) == 2:
@@ -82,7 +97,7 @@ def expanded_size(root: yaml.Node, path: Path) -> tuple[int, list[Problem]]:
                                    "itself (an alias inside the anchor it names)")]
             if state.get(id(child)) != 2:
                 stack.append((child, False))
-    return size[id(root)], []
+    return size[id(root)] - len(size), []  # nodes the aliases add
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -102,6 +117,10 @@ def compose(path: Path, data: bytes) -> tuple[yaml.Node | None, list[Problem]]:
     loader = _LOADER(text)
     try:
         root = loader.get_single_node()
+    except yaml.reader.ReaderError as exc:  # a character YAML refuses: say the line
+        line = text[: exc.position].count("\n") + 1
+        return None, [Problem(f"{path}:{line}", f"not valid YAML: character {exc.character!r} "
+                              "is not allowed in YAML text")]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
@@ -115,9 +134,10 @@ def compose(path: Path, data: bytes) -> tuple[yaml.Node | None, list[Problem]]:
     n, problems = expanded_size(root, path)
     if problems:
         return None, problems
-    if n > MAX_EXPANDED_NODES:
-        return None, [Problem(str(path), f"aliases expand to more than {MAX_EXPANDED_NODES:,} "
-                              "nodes (a YAML bomb?); write the content out instead")]
+    if n > MAX_ALIAS_EXPANSION:
+        return None, [Problem(str(path), f"aliases expand to more than {MAX_ALIAS_EXPANSION:,} "
+                              "nodes beyond the file's own (a YAML bomb?); write the content "
+                              "out instead")]
     return root, []
 
 

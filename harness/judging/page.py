@@ -69,8 +69,9 @@ function showAgreement(a) {
   if (!a || a.judges.length < 2) { $("agreement").textContent = "one judge so far"; return; }
   let h = "<table id='kappa'><tr><th>judges</th><th>shared pages</th><th>agreement</th>" +
           "<th>Cohen's kappa</th></tr>";
+  const mark = (j) => a.llm_judges.includes(j) ? j + " [llm]" : j;
   for (const p of a.pairs) {
-    h += "<tr><td>" + esc(p.judges.join(" / ")) + "</td><td>" + p.items + "</td><td>" +
+    h += "<tr><td>" + esc(p.judges.map(mark).join(" / ")) + "</td><td>" + p.items + "</td><td>" +
          (p.agreement === null ? "-" : p.agreement.toFixed(3)) + "</td><td class='kappa'>" +
          (p.kappa === null ? "undefined" : p.kappa.toFixed(3)) + "</td></tr>";
   }

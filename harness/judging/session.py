@@ -10,9 +10,12 @@ not saved: a skip is no judgment). One judge judging one pair twice is refused.
 
 The file must hold only pairs of this pool, judged against the pool's gold set (its
 ``goldset_sha256``): anything else is reported with ``file:line`` before serving.
-Agreement between judges (:func:`Session.agreement`) uses the pairs at least two
-judges judged: Cohen's kappa for each pair of judges, Fleiss' kappa over all, and
-the disagreements (pairs with more than one grade), listed by question and page.
+Judgments of an LLM judge in the file (``judge_kind: llm``, e.g. a pre-judged pool)
+count as that judge's, so people see their agreement with it; LLM judges are listed as
+such (``llm_judges``) and marked ``[llm]`` on the page. Agreement between judges
+(:func:`Session.agreement`) uses the pairs at least two judges judged: Cohen's kappa
+for each pair of judges, Fleiss' kappa over all, and the disagreements (pairs with
+more than one grade), listed by question and page.
 """
 
 from __future__ import annotations
@@ -143,6 +146,8 @@ class Session:
         with self._lock:
             by_judge = {k: {p: j.judgment.grade for p, j in v.items()}
                         for k, v in sorted(self.done.items())}
+            llm = sorted(k for k, v in self.done.items()
+                         if any(j.judgment.judge_kind == "llm" for j in v.values()))
         pairs = []
         for a, b in itertools.combinations(sorted(by_judge), 2):
             common = sorted(set(by_judge[a]) & set(by_judge[b]))
@@ -159,7 +164,7 @@ class Session:
                           "grades": {k: by_judge[k][(q, p)] for k in by_judge
                                      if (q, p) in by_judge[k]}}
                          for (q, p), gs in sorted(items.items()) if len(set(gs)) > 1]
-        return {"judges": sorted(by_judge), "pairs": pairs,
+        return {"judges": sorted(by_judge), "llm_judges": llm, "pairs": pairs,
                 "fleiss": agreement.fleiss(items) if len(by_judge) >= 2 else None,
                 "shared_items": sum(1 for gs in items.values() if len(gs) >= 2),
                 "disagreements": disagreements}

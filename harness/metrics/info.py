@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.core.errors import RegistryError
+from harness.core.errors import HarnessError, RegistryError
 from harness.metrics import ranking  # noqa: F401 - declares the ranking and score families
 from harness.metrics.family import AGGREGATES, KINDS, METRICS, SCOPES, Metric, declare
 
@@ -56,6 +56,25 @@ def scope_mask(frame: pd.DataFrame, metric: str | pd.Series) -> np.ndarray:
         sel = scopes == scope
         out[sel] = SCOPES.get(scope)(frame.loc[sel])
     return out
+
+
+def in_scope(frame: pd.DataFrame, metric: Metric) -> pd.DataFrame:
+    """The rows of ``frame`` (one metric's rows) that count for ``metric``: its declared
+    scope (:data:`~harness.metrics.family.SCOPES`: all, answerable, answered, responded)."""
+    return frame[SCOPES.get(metric.scope)(frame)]
+
+
+def scored_rows(metrics: pd.DataFrame, metric: str) -> tuple[Metric, pd.DataFrame]:
+    """(the metric ``metric`` names, its rows of a ``metrics`` table in scope); raises
+    naming the metrics present when it has no direction or no row in scope."""
+    info = metric_info(metric)
+    present = ", ".join(sorted(metrics["metric"].unique()))
+    if info is None:
+        raise HarnessError(f"metric {metric!r} has no known direction; metrics in the run: {present}")
+    rows = in_scope(metrics[metrics["metric"] == info.name], info)
+    if rows.empty:
+        raise HarnessError(f"no {info.name} rows in scope ({info.scope}); metrics in the run: {present}")
+    return info, rows
 
 
 def _scope_or_all(name: str) -> str:

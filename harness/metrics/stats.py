@@ -42,6 +42,7 @@ import numpy as np
 import scipy.stats
 
 from harness.core.errors import HarnessError
+from harness.core.limits import count_problem
 
 # Resampled means closer than this (relative to the observed magnitude) count as
 # equal when counting "as extreme" nulls: sign flips reorder the summation. scipy's
@@ -83,6 +84,9 @@ def _check_resamples(n_resamples: int, what: str) -> None:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) \
             or n_resamples < 1:
         raise HarnessError(f"{what}: n_resamples must be a positive integer, got {n_resamples!r}")
+    problem = count_problem("resamples", int(n_resamples))
+    if problem:  # each resample is a pass over every question: bounded
+        raise HarnessError(f"{what}: {problem}")
 
 
 def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:

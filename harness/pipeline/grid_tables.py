@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 
 from harness.core.errors import ConfigError
-from harness.core.limits import DEFAULT_MAX_FUSED_ROWS
+from harness.core.limits import DEFAULT_MAX_FUSED_ROWS, count_problem
 from harness.fusion.configs import FusionConfig, RunConfig
 from harness.fusion.fuse import Fused, RankMatrix, fuse
 from harness.metrics.family import Metric
@@ -43,6 +43,12 @@ class StorePolicy:
     configs: tuple[str, ...] | None = None
     depth: int = 0
     max_rows: int = DEFAULT_MAX_FUSED_ROWS
+
+    def __post_init__(self) -> None:
+        problems = [p for p in (count_problem("fused_depth", self.depth, minimum=0),
+                                count_problem("max_fused_rows", self.max_rows, minimum=0)) if p]
+        if problems:
+            raise ConfigError("; ".join(problems))
 
 
 def grid_size(path: Path | None) -> int:

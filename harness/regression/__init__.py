@@ -3,6 +3,7 @@
 Modules, in pipeline order:
 
 * ``evidence``     the "why": how relevant pages moved, every arm's rank
+* ``pairing``      which sides and configs a comparison pairs; provenance checks
 * ``compare``      compare two sides question by question
 * ``changes``      per-question change rules
 * ``policy``       gate policy TOML
@@ -13,5 +14,5 @@ Modules, in pipeline order:
 * ``answerer_view`` one answerer of a side under a common label (answerer gates)
 """
 
-__all__ = ["answerer_view", "changes", "compare", "completeness", "evidence", "gate", "gate_report", "policy",
-           "unjudged"]
+__all__ = ["answerer_view", "changes", "compare", "completeness", "evidence", "gate", "gate_report",
+           "pairing", "policy", "unjudged"]

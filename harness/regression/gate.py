@@ -37,15 +37,9 @@ from enum import Enum
 from harness.core.errors import HarnessError
 from harness.core.registry import Registry
 from harness.metrics.ranking import parse
-from harness.regression.compare import (
-    Comparison,
-    ConfigPair,
-    MetricComparison,
-    compare_runs,
-    grid_pair,
-    resolve_config_pairs,
-)
+from harness.regression.compare import Comparison, MetricComparison, compare_runs
 from harness.regression.completeness import check_gateable
+from harness.regression.pairing import ConfigPair, grid_pair, resolve_config_pairs
 from harness.regression.policy import MetricPolicy, Policy
 from harness.regression.unjudged import unjudged_notes
 from harness.store.baseline import Side, side_configs

@@ -20,7 +20,7 @@ import pandas as pd
 from harness.core.errors import RegistryError
 from harness.metrics.family import Metric
 from harness.metrics.info import resolve
-from harness.regression.compare import ConfigPair
+from harness.regression.pairing import ConfigPair
 from harness.store.baseline import Side
 
 _NAMED = 10

@@ -30,6 +30,13 @@ can read nothing but the run tables and write no file (``COPY ... TO``,
 ``read_csv('/etc/passwd')``, ``INSTALL httpfs``, ``ATTACH`` are refused). The
 connection is in-memory and discarded after each query.
 
+Bounded: every query runs under a statement timeout (``timeout_s``, default 60 s:
+a timer interrupts the connection), a memory limit (``memory_limit``, default
+``2GB``, with no spilling to disk: ``max_temp_directory_size = '0B'``, so nothing is
+written outside the runs either) on 2 threads, and a row cap (``max_rows``, default
+100,000 rows fetched; more are cut off with a warning naming the cap). A query that
+runs out of time or memory is a :class:`HarnessError` saying which (exit 2).
+
 Reference: DuckDB securing guide (https://duckdb.org/docs/operations_manual/securing_duckdb/overview).
 """
 
@@ -38,6 +45,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,6 +62,10 @@ if TYPE_CHECKING:
 
 RUNS_VIEW = "runs"
 ANSWERABLE_VIEW = "answerable_metrics"
+DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_MEMORY_LIMIT = "2GB"
+DEFAULT_MAX_ROWS = 100_000
+_MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|KiB|MiB|GiB)\s*$", re.IGNORECASE)
 RUNS_COLUMNS = ("run_id", "kind", "goldset", "commit", "model", "created", "status", "path")
 
 
@@ -96,7 +108,8 @@ def table_files(runs_dir: Path) -> tuple[pd.DataFrame, dict[str, list[tuple[str,
     return pd.DataFrame(runs, columns=list(RUNS_COLUMNS)), dict(files)
 
 
-LOCKDOWN = ("set autoinstall_known_extensions = false",
+LOCKDOWN = ("set enable_progress_bar = false",  # results go to stdout, nothing else
+            "set autoinstall_known_extensions = false",
             "set autoload_known_extensions = false",
             "set enable_external_access = false",
             "set lock_configuration = true")
@@ -123,8 +136,8 @@ def _read_table(entries: list[tuple[str, Path]], skipped: list[str]) -> pa.Table
         raise HarnessError(f"table {parts[0].schema} cannot be read across runs: {exc}") from None
 
 
-def connect(runs_dir: Path, sql: str | None = None,
-            skipped: list[str] | None = None) -> duckdb.DuckDBPyConnection:
+def connect(runs_dir: Path, sql: str | None = None, skipped: list[str] | None = None,
+            memory_limit: str = DEFAULT_MEMORY_LIMIT) -> duckdb.DuckDBPyConnection:
     """An in-memory, read-only DuckDB connection with one view per table across runs.
 
     With ``sql`` only the tables it names are read (a word match, case-insensitive);
@@ -136,8 +149,12 @@ def connect(runs_dir: Path, sql: str | None = None,
     if runs.empty:
         raise HarnessError(f"no runs under {runs_dir} (a run directory holds {MANIFEST})")
     skipped = [] if skipped is None else skipped
+    if not _MEMORY.match(memory_limit):
+        raise HarnessError(f"--memory-limit {memory_limit!r}: give a size such as 2GB or 512MB")
     con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
-                                             "autoload_known_extensions": False})
+                                             "autoload_known_extensions": False,
+                                             "memory_limit": memory_limit, "threads": 2,
+                                             "max_temp_directory_size": "0B"})
     con.register("_runs_frame", runs)
     con.execute(f"create view {_ident(RUNS_VIEW)} as select * from _runs_frame")
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", sql.lower())) if sql is not None else None
@@ -169,23 +186,54 @@ def views(runs_dir: Path) -> list[str]:
     return [RUNS_VIEW, *sorted([*files, *extra])]
 
 
-def query(sql: str, runs_dir: Path = Path("runs")) -> pd.DataFrame:
-    """Run ``sql`` over every run under ``runs_dir`` and return the result.
+def query(sql: str, runs_dir: Path = Path("runs"), *, timeout_s: float = DEFAULT_TIMEOUT_S,
+          memory_limit: str = DEFAULT_MEMORY_LIMIT, max_rows: int = DEFAULT_MAX_ROWS) -> pd.DataFrame:
+    """Run ``sql`` over every run under ``runs_dir`` and return the result (at most
+    ``max_rows`` rows, within ``timeout_s`` and ``memory_limit``: module docstring).
 
     >>> query("select config_id, avg(value) from metrics "
     ...       "where metric = 'recall@5' group by 1")  # doctest: +SKIP
     """
     import duckdb  # deferred: heavy import
 
+    if not 0 < timeout_s <= 86_400:
+        raise HarnessError(f"--timeout must be within (0, 86400] seconds, got {timeout_s:g}")
+    if not 1 <= max_rows <= 10_000_000:
+        raise HarnessError(f"--max-rows must be between 1 and 10,000,000, got {max_rows:,}")
     skipped: list[str] = []
-    con = connect(runs_dir, sql, skipped)
+    con = connect(runs_dir, sql, skipped, memory_limit)
     for line in skipped:
         logging.getLogger(__name__).warning("%s", line)
+    timer = threading.Timer(timeout_s, con.interrupt)
+    timer.daemon = True
+    timer.start()
     try:
-        df: pd.DataFrame = con.execute(sql).fetchdf()
+        rel = con.sql(sql)  # a statement that returns no rows gives None
+        if rel is None:
+            return pd.DataFrame()
+        reader = rel.to_arrow_reader(min(max_rows + 1, 65_536))
+        batches, n = [], 0
+        for batch in reader:
+            batches.append(batch)
+            n += batch.num_rows
+            if n > max_rows:
+                break
+        table = pa.Table.from_batches(batches, schema=reader.schema).slice(0, max_rows)
+        if n > max_rows:
+            logging.getLogger(__name__).warning(
+                "more than %s rows: showing the first %s (add LIMIT, or raise --max-rows)",
+                f"{max_rows:,}", f"{max_rows:,}")
+        df: pd.DataFrame = table.to_pandas()
         return df
     except duckdb.Error as exc:
+        if timer.finished.is_set() or isinstance(exc, duckdb.InterruptException):
+            raise HarnessError(f"query stopped: it ran longer than {timeout_s:g} s "
+                               "(raise --timeout, or narrow the query)") from None
+        if isinstance(exc, duckdb.OutOfMemoryException):
+            raise HarnessError(f"query stopped: it needs more than {memory_limit} of memory "
+                               "(raise --memory-limit, or narrow the query)") from None
         raise HarnessError(f"query failed: {exc}\nviews: {', '.join(views(runs_dir))} "
                            "(read-only: files, extensions and the network are off)") from None
     finally:
+        timer.cancel()
         con.close()

@@ -7,7 +7,8 @@ import threading
 import time
 from typing import Any, ClassVar
 
-from harness.answering.fanout import ASKERS, ask_local, call
+from harness.answering.calls import call
+from harness.answering.fanout import ASKERS, ask_local
 from harness.answering.requests import AnswerRequest, AnswerResponse
 from harness.core.engines import ENGINES
 

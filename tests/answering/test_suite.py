@@ -44,7 +44,7 @@ def test_every_problem_is_reported_at_once_with_the_allowed_keys() -> None:
                    "suite.nmae: unknown key; allowed: name, max_error_rate, workers",
                    "suite.max_error_rate: must be a number within [0, 1]",
                    "answerers.a.modle: unknown key; allowed: provider, model, endpoint",
-                   "answerers.a.concurrency: must be an integer >= 1",
+                   "answerers.a.concurrency: must be an integer between 1 and 256",
                    "answerers.b.provider: 'nosuch'; choose one of:",
                    "answerers.c.prompt: unknown prompt version 'answer-v9'",
                    "is not an http(s) URL",

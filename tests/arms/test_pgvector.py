@@ -66,9 +66,13 @@ def test_hnsw_queries_go_through_the_index(pg, tiny_corpus, tmp_path):
 def test_a_teams_table_of_vectors(pg, tiny_corpus, tmp_path):
     import psycopg
 
-    dense = DenseArm()
-    dense.prepare(tiny_corpus, ArmContext(tmp_path))
-    vectors = dense._index.reconstruct_n(0, dense._index.ntotal)
+    from harness.embedding.backends import AUTO, resolve_backend
+    from harness.embedding.cache import EmbeddingCache, embed
+    from harness.embedding.models import load_model
+
+    model = load_model("e5-small", tmp_path, resolve_backend(AUTO).name)  # as the arm embeds
+    vectors = embed(model, [c.text for c in tiny_corpus.chunks], "passage", EmbeddingCache(tmp_path, model.model_id),
+                    32)
     with psycopg.connect(pg.dsn, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         conn.execute("CREATE TABLE team_vectors (cid text, emb vector(384))")

@@ -11,7 +11,8 @@ import pytest
 
 from harness.corpus import loaders, page_cache
 from harness.corpus.chunking import build_corpus
-from harness.corpus.loaders import PdfLoader, load_document
+from harness.corpus.formats import PdfLoader
+from harness.corpus.loaders import load_document
 from harness.corpus.page_cache import PageCache, cache_key
 from harness.corpus.records import DocumentSpec
 from tests.helpers.common import REPO
@@ -66,7 +67,7 @@ def test_loader_version_hashes_the_loader_source():
     page_cache.loader_version.cache_clear()
     v = page_cache.loader_version()
     assert len(v) == 64 and v == page_cache.loader_version()
-    assert "harness.corpus.loaders" in page_cache.LOADER_MODULES
+    assert {"harness.corpus.loaders", "harness.corpus.formats"} <= set(page_cache.LOADER_MODULES)
 
 
 def test_damaged_entry_is_a_miss_and_is_rewritten(tmp_path):

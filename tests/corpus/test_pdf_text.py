@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from harness.corpus import pdf_text
-from harness.corpus.loaders import PdfLoader
+from harness.corpus.formats import PdfLoader
 from harness.corpus.pdf_text import PARALLEL_MIN_PAGES, spans, workers_for
 from tests.helpers.documents import make_pdf
 
@@ -36,7 +36,7 @@ def long_pdf(tmp_path: Path) -> Path:
 def _load(path: Path, monkeypatch, workers: str):
     monkeypatch.setenv("HARNESS_PDF_WORKERS", workers)
     done = []
-    monkeypatch.setattr("harness.corpus.loaders._pages_done", lambda n=1: done.append(n))
+    monkeypatch.setattr("harness.corpus.formats.pages_done", lambda n=1: done.append(n))
     return PdfLoader().load(path), sum(done)
 
 

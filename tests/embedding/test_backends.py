@@ -17,6 +17,8 @@ from tests.helpers.embedding_fakes import INSTANCES, shared_model_cache
 
 FLAGS_AMX = "processor\t: 0\nflags\t\t: fpu sse2 avx512f avx512_vnni amx_bf16 amx_tile amx_int8\n"
 FLAGS_AVX2 = "processor\t: 0\nflags\t\t: fpu sse2 avx2 fma\n"
+FLAGS_ZEN4 = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni avx512_bf16\n"
+FLAGS_VNNI = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n"
 
 
 @pytest.fixture
@@ -49,12 +51,17 @@ def test_harness_list_shows_the_backends():
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    (FLAGS_AMX, "torch-bf16"), (FLAGS_AVX2, "torch-fp32"), (None, "torch-fp32"),
+    (FLAGS_AMX, "torch-bf16"), (FLAGS_ZEN4, "torch-bf16"), (FLAGS_VNNI, "torch-fp32"),
+    (FLAGS_AVX2, "torch-fp32"), (None, "torch-fp32"),
     ("processor\t: 0\nmodel name\t: no flags line\n", "torch-fp32")])
-def test_auto_uses_bf16_only_when_the_cpu_reports_amx(cpuinfo, text, expected):
+def test_auto_follows_the_cpu_feature_rules(cpuinfo, text, expected):
     cpuinfo(text)
     assert be.resolve_backend("auto").name == expected
-    assert be.has_amx() is (expected == "torch-bf16")
+    rule = be.auto_rule()
+    assert rule[1] == expected and (rule[0] in be.cpu_flags() or rule == be.DEFAULT_RULE)
+    d = be.describe(be.resolve_backend("auto"))
+    assert d["auto_rule"]["backend"] == expected
+    assert d["cpu_features"]["avx512_bf16"] is ("avx512_bf16" in (text or ""))
     # explicit names are never overridden by the detection
     assert be.resolve_backend("torch-fp32").name == "torch-fp32"
     assert be.resolve_backend("torch-bf16").name == "torch-bf16"

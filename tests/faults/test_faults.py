@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.common import REPO
-from tests.helpers.fault_cases import CASES, Case
+from tests.helpers.fault_case import Case
+from tests.helpers.fault_cases import CASES
 from tests.helpers.hostile_server import hostile_server
 
 pytestmark = pytest.mark.faults
@@ -25,7 +26,9 @@ HARNESS = ("-c", "from harness.cli import main; main()")
 
 
 def _argv(case: Case, root: Path, url: str) -> list[str]:
-    args = [a.replace("{root}", str(root)).replace("{url}", url) for a in case.argv]
+    host = url.split("://", 1)[-1]
+    args = [a.replace("{root}", str(root)).replace("{url}", url).replace("{host}", host)
+            for a in case.argv]
     head = list(HARNESS) if args[0] == "harness" else []
     return [sys.executable, *head, *args[1:]]
 
@@ -53,6 +56,13 @@ def test_fault(case: Case, tmp_path: Path) -> None:
     outside_after = {p for p in _listing(tmp_path) if not p.startswith("case")}
     assert outside_after <= outside_before | {"cache"} | {p for p in outside_after
                                                           if p.startswith("cache")}, outside_after
+    if case.after is not None:
+        case.after(root)
+    if case.absent is not None:
+        assert case.absent not in out, out
+        stored = [p for p in (root / "runs").rglob("*") if p.is_file() and not p.is_symlink()
+                  and case.absent.encode() in p.read_bytes()] if (root / "runs").exists() else []
+        assert not stored, stored
     if case.no_runs:
         assert not (root / "runs").exists() or not any((root / "runs").iterdir()), \
             _listing(root / "runs")

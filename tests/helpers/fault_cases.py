@@ -12,22 +12,10 @@ the tier with one row here.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from tests.helpers import fault_inputs as fi
-
-
-@dataclass(frozen=True)
-class Case:
-    id: str
-    build: Callable[[Path], None]
-    argv: tuple[str, ...]
-    exit: int
-    fragment: str
-    no_runs: bool = False  # the command must not leave anything under {root}/runs
-    server: str | None = None  # hostile_server mode for {url}
-    timeout_s: float = 180.0  # generous: the machine may be loaded; a hang is unbounded
+from tests.helpers.fault_case import Case
 
 
 def _cfg(body: str) -> Callable[[Path], None]:
@@ -62,7 +50,7 @@ HTTP_ARM = ('[arms.live]\nkind = "http"\nurl = "http://127.0.0.1:9/search"\n'
 RUN_HTTP = (*RUN, "-p", "live.url={url}/search", "-p", "live.timeout_s=2",
             "-p", "live.max_body_bytes=100000")
 
-CASES: tuple[Case, ...] = (
+BASE_CASES: tuple[Case, ...] = (
     # --- gold-set YAML -------------------------------------------------------
     Case("yaml-bomb", fi.with_goldset(fi.yaml_bomb()), VALIDATE, 2, "aliases expand to more than"),
     Case("yaml-recursive-alias", fi.with_goldset("a: &a [*a]\n" + fi.goldset_text()), VALIDATE, 2,
@@ -135,7 +123,7 @@ CASES: tuple[Case, ...] = (
          "weight must be a number", no_runs=True),
     Case("config-misspelt-weight", _cfg('[[configs]]\narms = ["bm25", "boost"]\n'
                                         "weight = {boost = 0.5}\n"), RUN, 2,
-         "unknown key 'weight'; allowed: name, method, k, arms, weights, depths", no_runs=True),
+         "unknown key 'weight'; allowed: name, method, k,", no_runs=True),
     Case("config-unknown-section", _cfg(GRID + "[grdi]\nk = [20]\n"), RUN, 2,
          "unknown key 'grdi'; allowed: defaults, arms, grid, configs", no_runs=True),
     Case("config-depth-float", _cfg("[defaults]\ndepth = 2.5\n" + GRID), RUN, 2,
@@ -225,3 +213,8 @@ CASES: tuple[Case, ...] = (
          ("harness", "judges", "import", "{root}/q.qrels", "--judge", "ann", "-o",
           "{root}/j.jsonl"), 2, "q.qrels:1: relevance 7 outside 0-3"),
 )
+
+from tests.helpers.fault_cases_issue25 import ISSUE25  # noqa: E402 (the tables build on RUN etc.)
+from tests.helpers.fault_cases_round2 import ROUND2  # noqa: E402
+
+CASES: tuple[Case, ...] = BASE_CASES + ISSUE25 + ROUND2

@@ -83,7 +83,17 @@ def test_agreement_of_several_judges(tmp_path: Path) -> None:
     assert ann_cy["kappa"] == pytest.approx(1.0) and ann_cy["agreement"] == 1.0
     assert a["disagreements"] == [{"question_id": "q1", "page": "d#3",
                                    "grades": {"ann": 0, "bob": 1, "cy": 0}}]
-    assert a["fleiss"] is not None and a["fleiss"] < 1.0
+    assert a["fleiss"] is not None and a["fleiss"] < 1.0 and a["llm_judges"] == []
+
+
+def test_llm_judgments_in_the_file_count_as_an_llm_judge(tmp_path: Path) -> None:
+    jf = tmp_path / "j.jsonl"
+    jf.write_text(json.dumps({"question_id": "q1", "page": "d#2", "grade": 2, "judge_kind": "llm",
+                              "judge_id": "qwen@p1"}) + "\n")
+    s = Session(tiny_pool(), jf)
+    s.record("ann", "q1", "d#2", 2)
+    a = s.agreement()
+    assert a["llm_judges"] == ["qwen@p1"] and a["pairs"][0]["judges"] == ["ann", "qwen@p1"]
 
 
 def test_api_serves_the_page_and_refuses_bad_requests(tmp_path: Path) -> None:

@@ -14,8 +14,10 @@ import pandas as pd
 import pytest
 
 from harness.core.errors import HarnessError
+from harness.metrics.info import metric_info
 from harness.metrics.stats import holm
-from harness.regression.compare import ConfigPair, compare_runs, metric_info, resolve_config_pairs
+from harness.regression.compare import compare_runs
+from harness.regression.pairing import ConfigPair, resolve_config_pairs
 from harness.store.rundir import Run
 from tests.helpers.comparison import METRICS, N_ANSWERABLE, answer_tables, base_lists, move, qid, write_run
 

@@ -142,8 +142,9 @@ def test_many_questions_worse_fail_the_significance_check(runs: dict[str, Path])
 
 
 def test_lower_is_better_floor_and_infinite_relative_drop() -> None:
-    from harness.regression.compare import ConfigPair, MetricComparison
+    from harness.regression.compare import MetricComparison
     from harness.regression.gate import CHECKS
+    from harness.regression.pairing import ConfigPair
     from harness.regression.policy import MetricPolicy
 
     m = MetricComparison(ConfigPair("c", "c"), None, "first_rel_rank", False, "median",

@@ -12,8 +12,9 @@ from typer.testing import CliRunner
 
 from harness.cli.compare import register
 from harness.core.errors import HarnessError
-from harness.regression.compare import ConfigPair, compare_runs
+from harness.regression.compare import compare_runs
 from harness.regression.gate_report import COMPARISON_FORMATS
+from harness.regression.pairing import ConfigPair
 from harness.store.baseline import Side, load_side, save_baseline
 from harness.store.rundir import Run, file_sha256
 from tests.helpers.comparison import answer_tables, base_lists, move, qid, write_run
