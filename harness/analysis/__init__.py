@@ -13,4 +13,5 @@ Modules, in pipeline order:
 * ``tune``       config selection by k-fold cross-validation over questions
 """
 
-__all__ = ["anchors", "band_checks", "bands", "figures", "headline", "languages", "report", "summary", "tune"]
+__all__ = ["anchors", "band_checks", "bands", "figures", "headline", "languages", "report", "summary", "trend",
+           "trend_series", "tune"]

@@ -21,6 +21,7 @@ Modules, in pipeline order:
 * ``ray_ask``         the ray engine: calls to one threaded Ray actor per answerer
 * ``frames``          run tables <-> answering records
 * ``sidebyside``      answerers side by side with paired differences
+* ``sidebyside_print`` the side-by-side figures as a table, Markdown or JSON
 * ``answers_view``    the answers themselves, per question, side by side
 * ``suite``           answerer suites (TOML)
 * ``preflight``       endpoint checks before a run asks anything
@@ -33,5 +34,5 @@ __all__ = [
     "answer_metrics", "answerers", "answers_view", "asking", "calls", "citations", "consolidate",
     "fact_labels", "fact_words", "facts", "fanout", "fence", "frames", "gguf", "journal", "judge",
     "plan", "preflight", "prompt", "ray_ask", "read", "requests", "rerankers", "runner",
-    "sidebyside", "specs", "suite",
+    "sidebyside", "sidebyside_print", "specs", "suite",
 ]

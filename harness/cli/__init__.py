@@ -30,9 +30,10 @@ app = typer.Typer(
 
 # command-group modules, in help order; each exposes register(app)
 GROUPS = ("core", "ingest", "goldset", "answer", "facts", "compare", "analysis", "rulings", "interop",
-          "serve", "judging")
+          "serve", "judging", "trend")
 __all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "facts", "goldset",
-           "ingest", "interop", "judging", "main", "output", "progress", "rulings", "serve", "summary"]
+           "ingest", "interop", "judging", "main", "output", "progress", "rulings", "serve", "summary",
+           "trend"]
 
 
 @app.callback()

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from harness.cli.errors import bad_input_exits_2
 from harness.cli.output import format_console, make_console
@@ -81,7 +82,7 @@ def answer_cmd(
     retry_errors: Annotated[bool, typer.Option(
         help="Ask again the questions whose answer was an error.")] = False,
     runs_dir: Annotated[Path, typer.Option(help="Folder holding run directories.")] = RUNS_DIR,
-    engine: Annotated[str, typer.Option("--engine", help=ENGINE_HELP)] = "local",
+    engine: Annotated[str, typer.Option("--engine", help=escape(ENGINE_HELP))] = "local",
     address: Annotated[str | None, typer.Option("--address", help=ADDRESS_HELP)] = None,
 ) -> None:
     """Answer the questions of an existing run; resumes where a killed run stopped.
@@ -96,7 +97,7 @@ def answer_cmd(
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.answering.plan import AnswerOptions
     from harness.answering.runner import answer_run
-    from harness.answering.sidebyside import print_side_by_side
+    from harness.answering.sidebyside_print import print_side_by_side
     from harness.answering.specs import split_label
     from harness.answering.suite import load_suite
     from harness.cli.catalog import load_plugins
@@ -187,11 +188,11 @@ def answerers_cmd(
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.answering.answers_view import answers_view, to_json
-    from harness.answering.sidebyside import print_side_by_side
+    from harness.answering.sidebyside_print import print_side_by_side
     from harness.store.rundir import open_run
 
     with bad_input_exits_2():
-        r = open_run(run, runs_dir)
+        r = open_run(run, runs_dir, needs="answers")
         if as_json:  # the same as --format json
             fmt = "json"
         if answers:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -46,7 +47,7 @@ def run_cmd(
     fused_depth: int = typer.Option(0, "--fused-depth", min=0, help="Fused rows stored per question and config (0 = the whole list)."),
     fused_config: list[str] = typer.Option([], "--fused-config", help="Store fused rows only for these configs (ids or names; 'none' = no fused rows). Every config is scored either way."),
     max_fused_rows: int = typer.Option(DEFAULT_MAX_FUSED_ROWS, "--max-fused-rows", min=0, help="Row budget of the fused table; a run that could exceed it is refused before anything is written."),
-    engine: str = typer.Option("local", "--engine", help=ENGINE_HELP),
+    engine: str = typer.Option("local", "--engine", help=escape(ENGINE_HELP)),
     address: str = typer.Option(None, "--address", help=ADDRESS_HELP),
     summary_rows: int = typer.Option(SUMMARY_ROWS, "--summary-rows", min=0, help="Configs in the printed summary: the single-arm ones and the best others (0 = every config; --json has all)."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP + " json is --json."),
@@ -117,8 +118,8 @@ def _coerce(value: str) -> object:
     return {"true": True, "false": False}.get(value.lower(), value)
 
 
-def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print {registry: [names]} as JSON, with "
-                                                            "\"plug-in origins\" and \"broken plug-ins\"."),
+def list_cmd(as_json: bool = typer.Option(False, "--json", help=escape("Print {registry: [names]} as JSON, with "
+                                                            "\"plug-in origins\" and \"broken plug-ins\".")),
              fmt: str = typer.Option("table", "--format", help=FORMAT_HELP + " json is --json.")) -> None:
     """List registered arms, fusion methods, metrics, answerers, loaders and tables, and where
     each came from: builtin, or the package==version of a plug-in (entry points harness.arms,

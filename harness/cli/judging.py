@@ -73,8 +73,9 @@ def judge_cmd(
 ) -> None:
     """Serve the judging page on 127.0.0.1: keys 0-3 grade a page, s skips; Ctrl-C stops.
 
-    Several people can judge the same pool at once: each opens the page with ?judge=NAME.
-    Example: harness judge pool.jsonl --port 8765   (then open http://127.0.0.1:8765/?judge=ann)
+    Several people can judge the same pool at once: each opens the page with ?judge=NAME
+    (http://127.0.0.1:8765/?judge=ann).
+    Example: harness judge pool.jsonl --port 8765
     """
     from harness.judging.poolfile import read_pool
     from harness.judging.server import make_server

@@ -83,7 +83,7 @@ def print_summary(run_path: Path, console: Console | None = None, *, metrics: pa
                              title=f"{lang_metric} per question language (answerable questions)")
     if run.has_table("answer_metrics"):
         # deferred: heavy import (scipy through the paired statistics)
-        from harness.answering.sidebyside import print_side_by_side
+        from harness.answering.sidebyside_print import print_side_by_side
 
         print_side_by_side(run, console)
     console.print(f"run directory: {run.path}")

@@ -52,6 +52,7 @@ from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 import numpy as np
 
 from harness.core.errors import ConfigError
+from harness.core.limits import COUNTS
 from harness.core.redact import MASK, is_secret_key, redact_text
 from harness.core.redact import redact_url as redact_url
 
@@ -89,8 +90,8 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         bad = []
-        if self.retries < 0:
-            bad.append(f"retries={self.retries} must be >= 0")
+        if self.retries < 0 or self.retries > COUNTS["retries"]:
+            bad.append(f"retries={self.retries} must be between 0 and {COUNTS['retries']}")
         if self.backoff_s < 0 or self.backoff_max_s < 0:
             bad.append("backoff_s and backoff_max_s must be >= 0")
         if not 0.0 <= self.jitter <= 1.0:

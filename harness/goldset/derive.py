@@ -32,8 +32,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from pypdf import PdfReader
@@ -103,13 +104,32 @@ def _read_bookmarks(pdf: Path) -> tuple[list[OutlineEntry], int]:
                               "cannot derive gold set") from None
 
 
-def from_outline(pdf: str | Path, out: str | Path, *, doc_id: str | None = None,
-                 game: str | None = None, edition: str = "1", language: str = "en",
-                 kind: str = "rulebook", title: str | None = None, name: str | None = None,
-                 max_questions: int | None = None, seed: int = 0, min_depth: int = 1,
-                 max_depth: int | None = None, min_letters: int = 3,
-                 continuation: bool = False) -> Derivation:
-    """Write a "find the section" gold set from ``pdf``'s bookmarks (module docstring).
+@dataclass(frozen=True)
+class OutlineOptions:
+    """How :func:`from_outline` derives a gold set: the document's facts (``doc_id``,
+    ``game``, ``edition``, ``language``, ``kind``, ``title``), the set's ``name``, the
+    sample (``max_questions``, ``seed``) and the bookmark filters (depths, letters,
+    ``continuation`` headings)."""
+
+    doc_id: str | None = None
+    game: str | None = None
+    edition: str = "1"
+    language: str = "en"
+    kind: str = "rulebook"
+    title: str | None = None
+    name: str | None = None
+    max_questions: int | None = None
+    seed: int = 0
+    min_depth: int = 1
+    max_depth: int | None = None
+    min_letters: int = 3
+    continuation: bool = False
+
+
+def from_outline(pdf: str | Path, out: str | Path, options: OutlineOptions | None = None,
+                 **changes: Any) -> Derivation:
+    """Write a "find the section" gold set from ``pdf``'s bookmarks (module docstring);
+    ``options`` (default :class:`OutlineOptions`), keyword ``changes`` override its fields.
 
     ``doc_id`` defaults to the file stem, ``game`` to the stem too, ``name`` to
     the output file's stem. A missing or unreadable PDF, one without bookmarks,
@@ -117,6 +137,11 @@ def from_outline(pdf: str | Path, out: str | Path, *, doc_id: str | None = None,
     an unknown ``language`` (it picks the template) raises ``RegistryError``
     listing the choices.
     """
+    o = replace(options or OutlineOptions(), **changes)
+    doc_id, game, edition, language, kind, title, name = (o.doc_id, o.game, o.edition, o.language,
+                                                          o.kind, o.title, o.name)
+    max_questions, seed, min_depth, max_depth = o.max_questions, o.seed, o.min_depth, o.max_depth
+    min_letters, continuation = o.min_letters, o.continuation
     pdf, out = Path(pdf), Path(out)
     template = OUTLINE_TEMPLATES.get(language)
     problems = []

@@ -22,8 +22,9 @@ import csv
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from harness.core.errors import Problem, ValidationError
 from harness.core.registry import Registry
@@ -157,18 +158,36 @@ def _parallel_inputs(docs_by_language: Mapping[str, str | Path], ask: Sequence[s
     return docs, tsv, need[1:]
 
 
-def parallel(docs_by_language: Mapping[str, str | Path], ask: Sequence[str], out: str | Path, *,
-             answer: str = "en", pages_tsv: Mapping[str, str | Path] | None = None,
-             modes: Sequence[str] = ("title",), max_items: int | None = None, seed: int = 0,
-             doc_id: str | None = None, game: str | None = None, edition: str = "1",
-             kind: str = "rulebook", name: str | None = None) -> Derivation:
-    """Write a cross-language gold set over the ``answer`` document (module docstring).
+@dataclass(frozen=True)
+class ParallelOptions:
+    """How :func:`parallel` derives a gold set: the ``answer`` language, the page tables,
+    the question ``modes``, the sample (``max_items``, ``seed``) and the document's facts."""
+
+    answer: str = "en"
+    pages_tsv: Mapping[str, str | Path] | None = None
+    modes: Sequence[str] = ("title",)
+    max_items: int | None = None
+    seed: int = 0
+    doc_id: str | None = None
+    game: str | None = None
+    edition: str = "1"
+    kind: str = "rulebook"
+    name: str | None = None
+
+
+def parallel(docs_by_language: Mapping[str, str | Path], ask: Sequence[str], out: str | Path,
+             options: ParallelOptions | None = None, **changes: Any) -> Derivation:
+    """Write a cross-language gold set over the ``answer`` document (module docstring);
+    ``options`` (default :class:`ParallelOptions`), keyword ``changes`` override its fields.
 
     ``pages_tsv`` maps a language to its table; a language not in it uses the
     ``<stem>.pages.tsv`` beside its document. ``max_items`` bounds the sampled
     items; each is asked in every ``ask`` language and mode. ``doc_id`` and
     ``game`` default to the answer document's stem, ``name`` to the output's stem.
     """
+    o = replace(options or ParallelOptions(), **changes)
+    answer, pages_tsv, modes, max_items, seed = o.answer, o.pages_tsv, o.modes, o.max_items, o.seed
+    doc_id, game, edition, kind, name = o.doc_id, o.game, o.edition, o.kind, o.name
     out = Path(out)
     docs, tsv, read = _parallel_inputs(docs_by_language, ask, answer, pages_tsv, modes)
     tables = {lang: {p.key: p for p in read_pages_tsv(tsv[lang])} for lang in [answer, *ask]}

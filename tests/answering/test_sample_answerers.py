@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from harness.answering.answers_view import answers_html, answers_view
 from harness.answering.runner import answer_run
-from harness.answering.sidebyside import side_by_side, to_markdown, to_records
+from harness.answering.sidebyside import side_by_side
+from harness.answering.sidebyside_print import to_markdown, to_records
 from harness.cli.answer import register
 from harness.pipeline.options import RunOptions
 from harness.pipeline.retrieval import run

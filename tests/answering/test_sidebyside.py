@@ -11,7 +11,8 @@ import pytest
 from rich.console import Console
 
 from harness.answering.runner import answer_run
-from harness.answering.sidebyside import print_side_by_side, render, side_by_side
+from harness.answering.sidebyside import side_by_side
+from harness.answering.sidebyside_print import print_side_by_side, render
 from harness.core.errors import HarnessError
 from harness.metrics.stats import bootstrap_ci
 from harness.store.rundir import Run

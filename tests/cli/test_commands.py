@@ -17,6 +17,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -313,6 +314,57 @@ def _facts_agreement(fx: Fixture, tmp: Path) -> None:
     assert "Traceback" not in res.stderr
 
 
+def _trend(fx: Fixture, tmp: Path) -> None:
+    out = _ok(harness("trend", "--runs-dir", fx.runs))
+    assert "trend over 1 retrieval run(s)" in out and "no alerts" in out
+
+
+def _pool(fx: Fixture, tmp: Path) -> Path:
+    pool = tmp / "pool.jsonl"
+    out = _ok(harness("pool", fx.run, "-k", "2", "-c", CID, "-o", pool))
+    assert "unjudged pages" in out and pool.exists()
+    return pool
+
+
+def _judge(fx: Fixture, tmp: Path) -> None:
+    import urllib.request
+
+    from tests.helpers.llama_server import free_port
+
+    pool, port = _pool(fx, tmp), free_port()
+    proc = subprocess.Popen([*_harness(), "judge", str(pool), "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        page = ""
+        for _ in range(120):  # bounded: at most about a minute
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/?judge=ann", timeout=2) as reply:
+                    page = reply.read().decode()
+                break
+            except OSError:
+                time.sleep(0.5)
+        assert "<html" in page.lower()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def _judges(fx: Fixture, tmp: Path) -> None:
+    from tests.helpers.judging import sample_copy
+
+    gold = sample_copy(tmp)
+    qrels = tmp / "gold.qrels"
+    _ok(harness("judges", "export", gold, "-o", qrels))
+    assert qrels.exists()
+    ann = tmp / "ann.jsonl"
+    _ok(harness("judges", "import", qrels, "--judge", "ann", "-g", gold, "-o", ann))
+    out = _ok(harness("judges", "agreement", ann, gold, "--resamples", "100"))
+    assert "kappa" in out.lower()
+    new = gold.with_name("sample-ann.yaml")
+    _ok(harness("goldset", "merge", gold, ann, "-o", new))
+    assert "OK" in _ok(harness("validate", new))
+
+
 CASES: dict[tuple[str, ...], Case] = {
     ("run",): _run, ("list",): _list, ("validate",): _validate, ("ingest",): _ingest,
     ("goldset", "from-qrels"): _from_qrels, ("goldset", "from-outline"): _from_outline,
@@ -321,7 +373,9 @@ CASES: dict[tuple[str, ...], Case] = {
     ("baseline", "save"): _baseline_save, ("bands",): _bands, ("report",): _report,
     ("query",): _query, ("tune",): _tune, ("rulings", "import"): _rulings, ("rulings", "score"): _rulings_score,
     ("rulings", "decode"): _rulings_decode, ("export",): _export,
-    ("facts", "agreement"): _facts_agreement, ("serve-search",): _serve_search,
+    ("facts", "agreement"): _facts_agreement, ("trend",): _trend,
+    ("pool",): _pool, ("judge",): _judge, ("judges", "agreement"): _judges, ("judges", "export"): _judges,
+    ("judges", "import"): _judges, ("goldset", "merge"): _judges, ("serve-search",): _serve_search,
 }
 
 
@@ -340,3 +394,19 @@ def test_command_runs_in_a_fresh_process(path: tuple[str, ...], fixture_run: Fix
     if case is None:
         pytest.fail(f"harness {' '.join(path)} has no case in CASES")
     case(fixture_run, tmp_path)
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=" ".join)
+def test_help_keeps_square_brackets(path: tuple[str, ...]) -> None:
+    """Help is rendered by rich, which reads `[ray]` as markup and drops it: every bracketed
+    word of an option's help must survive (`pip install 'harness[ray]'`)."""
+    import re
+
+    from typer.testing import CliRunner
+
+    cmd = ROOT
+    for name in path:
+        cmd = cmd.commands[name]
+    wanted = {m for p in cmd.params for m in re.findall(r"\[[a-z][\w,.-]*\]", getattr(p, "help", None) or "")}
+    out = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "300"}).output
+    assert all(w in out for w in wanted), (wanted, out)

