@@ -61,6 +61,12 @@ def answer_cmd(
     ] = None,
     preflight: Annotated[bool, typer.Option(
         help="Check every endpoint (model present, a tiny request answered) before asking.")] = True,
+    skip_unreachable: Annotated[bool, typer.Option(
+        "--skip-unreachable", help="Leave answerers whose preflight fails out of this answering "
+        "(a warning names each) instead of exit 2.")] = False,
+    breaker_after: Annotated[int, typer.Option(
+        "--breaker-after", min=0, max=10_000, help="Stop asking an answerer (or the judge) after this many "
+        "consecutive connection failures; the rest become error rows at once (0: never).")] = 5,
     param: Annotated[list[str] | None, typer.Option(
         "--param", "-p", help="Answerer parameter LABEL.KEY=VALUE (repeatable).")] = None,
     config: Annotated[list[str] | None, typer.Option(
@@ -124,7 +130,8 @@ def answer_cmd(
             configs=tuple(config or ()) or None,
             read_options=_read_options(pool, final, reranker, floor or [], errata_arm),
             max_workers=workers, retry_errors=retry_errors,
-            suite=loaded, preflight=preflight,
+            suite=loaded, preflight=preflight, skip_unreachable=skip_unreachable,
+            breaker_after=breaker_after,
             max_error_rate=max_error_rate, judge=judge, engine=choice)
         with open_engine(choice), rich_progress() as progress:
             summary = answer_run(r.path, options=options, progress=progress)
