@@ -14,6 +14,7 @@ from rich.table import Table
 from harness.analysis.languages import language_table, print_language_table
 from harness.analysis.summary import best_rows, legend, metric_names, summary_frame
 from harness.arms.base import empty_warning
+from harness.cli.output import make_console
 from harness.metrics.info import resolve
 from harness.store.rundir import Run
 
@@ -50,10 +51,9 @@ def print_summary(run_path: Path, console: Console | None = None, *, metrics: pa
     ``metrics`` is the run's metrics table when the caller holds it (the run just wrote
     it), else it is read once from the run; ``rows`` caps the printed configs (0 = all)."""
     run = Run(run_path)
-    # CI logs are not terminals: give tables room instead of eliding config ids
+    # CI logs are not terminals: full width, no row broken (harness.cli.output)
     # ids and paths print verbatim: no markup, no highlighting ("[/b]" in an id is text)
-    console = console or Console(width=None if Console().is_terminal else 160, markup=False,
-                                 highlight=False)
+    console = console or make_console()
     metrics = metrics if metrics is not None else run.arrow("metrics")
     configs = run.table("configs")
     full = summary_frame(metrics, configs)
@@ -101,7 +101,7 @@ def print_empty_arms(manifest: dict[str, Any], console: Console, err: Console | 
     console.print("questions with no hits, per arm: " + ", ".join(
         f"{name} {info['empty_questions']} of {info['questions']}" for name, info in arms.items()),
         markup=False, highlight=False)
-    err = err or Console(stderr=True, width=None if Console(stderr=True).is_terminal else 160)
+    err = err or make_console(stderr=True)
     for name, info in arms.items():
         warning = empty_warning(name, info)
         if warning:
