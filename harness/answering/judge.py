@@ -31,6 +31,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness.answering.breaker import DEFAULT_AFTER, Breaker, guarded_chat
 from harness.answering.prompt import TEMPLATE_DIR
 from harness.core.errors import ConfigError
 from harness.core.tablerows import rows as table_rows
@@ -103,10 +104,13 @@ def chat_function(judge: Any) -> Callable[[list[dict[str, str]], str], tuple[str
 
 
 def judge_answers(judge: Any, label: str, answers: pd.DataFrame,
-                  questions: Mapping[str, Question], progress: Any = None) -> pd.DataFrame:
+                  questions: Mapping[str, Question], progress: Any = None,
+                  breaker_after: int = DEFAULT_AFTER) -> pd.DataFrame:
     """The ``judge_verdicts`` frame for every non-error answer of a question with facts;
-    ``answers`` has columns question_id, config_id, answerer, outcome, text."""
-    chat = chat_function(judge)
+    ``answers`` has columns question_id, config_id, answerer, outcome, text. After
+    ``breaker_after`` consecutive connection failures the judge is not asked again
+    (:mod:`harness.answering.breaker`): the rest are missing verdicts saying why."""
+    chat = guarded_chat(chat_function(judge), Breaker(f"judge {label}", breaker_after))
     model = str(judge.describe().get("model_id", ""))
     phash = judge_prompt_hash()
     todo = [r for r in table_rows(answers)

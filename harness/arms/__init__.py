@@ -30,7 +30,7 @@ from harness.core import plugins
 
 __all__ = [  # noqa: RUF022 - modules first, then the re-exported names
     "base", "bm25", "boost", "dense", "external", "flat_search", "http", "http_calls",
-    "http_ranks", "http_reply", "http_template", "maxscore", "rrf_decode", "rrf_rounding", "termdoc", "sqlite_fts5",
+    "http_ranks", "http_reply", "http_template", "rrf_decode", "rrf_rounding", "termdoc", "sqlite_fts5",
     "tantivy_bm25", "pg_cluster", "pg_base", "postgres", "pgvector",
     "ARMS", "Arm", "ArmContext", "ArmResult", "Hit", "hits_from_scores", "load_builtin_arms",
 ]

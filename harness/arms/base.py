@@ -189,6 +189,7 @@ def empty_warning(arm: str, info: dict[str, Any]) -> str | None:
     if n == 0 or 2 * e <= n:
         return None
     reasons = sorted(info.get("empty_reasons", {}).items(), key=lambda kv: (-kv[1], kv[0]))
-    why = "; ".join(f"{text} ({count})" for text, count in reasons) or "reason not known"
+    why = "; ".join(f"{count} question{'s' if count != 1 else ''}: {text}" for text, count in reasons) \
+        or "reason not known"
     return (f"arm {arm} returned nothing for {e} of {n} questions: {why}. "
             f"For those questions every config fusing {arm} equals the config without it.")

@@ -45,8 +45,10 @@ from harness.core.text import tokenize
 from harness.corpus.records import Corpus
 from harness.goldset.records import Question
 
-NO_GAME = "questions carry no `game` and the gold set spans several games"
-NO_PRIORITY = "no rulebook of the question's game in the corpus, and no errata matched"
+NO_GAME = ("questions carry no `game` and the gold set spans several games; give each "
+           "question its `game`")
+NO_PRIORITY = ("no rulebook of the question's game in the corpus, and no errata matched; check "
+               "the question's `game` against the documents' games")
 
 
 @ARMS.register("boost")

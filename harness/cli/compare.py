@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from harness.cli.errors import bad_input_exits_2, print_error
+from harness.cli.output import TABLE_FORMATS, format_console, make_console
 from harness.core.errors import HarnessError
 
 baseline_app = typer.Typer(help="Compact, committable baselines of runs.", no_args_is_help=True)
@@ -48,7 +48,7 @@ def compare_cmd(
     force: Force = False,
     seed: Annotated[int, typer.Option(help="Seed of the permutation test and bootstrap.")] = 0,
     n_resamples: Annotated[int, typer.Option(help="Resamples per test.")] = 10_000,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json.")] = "table",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, tsv, markdown or json.")] = "table",
     policy: Annotated[Path | None, typer.Option(
         "--policy", "-p", help="Gate policy TOML: compare its config and metrics with its seed, "
                                "resamples and CI level (the gate's Holm family).")] = None,
@@ -69,7 +69,7 @@ def compare_cmd(
     from harness.store.baseline import load_side
 
     with bad_input_exits_2():
-        render = COMPARISON_FORMATS.get(fmt)
+        render = COMPARISON_FORMATS.get(fmt) if fmt != "tsv" else None
         b, c = load_side(base, runs_dir), load_side(candidate, runs_dir)
         metrics, confidence = metric or None, 0.95
         if policy is None:
@@ -84,8 +84,9 @@ def compare_cmd(
             seed, n_resamples, confidence = pol.seed, pol.n_resamples, pol.confidence
         comparison = compare_runs(b, c, configs=selectors, metrics=metrics, force=force,
                                   seed=seed, n_resamples=n_resamples, confidence=confidence)
-    if fmt == "table":
-        Console().print(*comparison_renderables(comparison), sep="\n")
+    if render is None or fmt == "table":  # tsv, or the rich tables at full width off a terminal
+        with format_console(fmt, markup=True) as console:
+            console.print(*comparison_renderables(comparison), sep="\n")
     else:
         typer.echo(render(comparison), nl=False)
 
@@ -110,6 +111,9 @@ def gate_cmd(
     junit: Annotated[Path | None, typer.Option(help="Write JUnit XML here.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write JSON here.")] = None,
     runs_dir: RunsDir = Path("runs"),
+    fmt: Annotated[str, typer.Option("--format", "-f", help="What stdout shows: table, tsv, "
+                                     "markdown (the --markdown report) or json (the --json one).")
+                   ] = "table",
 ) -> None:
     """Gate a run against a baseline: exit 0 pass, 1 regression, 2 bad input.
 
@@ -123,6 +127,7 @@ def gate_cmd(
 
     outputs = {"markdown": markdown, "junit": junit, "json": json_out}
     try:
+        TABLE_FORMATS.get(fmt)
         result = run_gate(load_policy(policy), load_side(baseline, runs_dir),
                           load_side(run, runs_dir), force=force, config=config,
                           candidate_config=candidate_config)
@@ -132,7 +137,11 @@ def gate_cmd(
         print_error(message)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     _write_outputs(outputs, lambda f: GATE_FORMATS.get(f)(result))
-    Console().print(*gate_renderables(result), sep="\n")
+    if fmt in ("markdown", "json"):
+        typer.echo(GATE_FORMATS.get(fmt)(result), nl=False)
+    else:
+        with format_console(fmt, markup=True) as console:
+            console.print(*gate_renderables(result), sep="\n")
     raise typer.Exit(result.exit_code)
 
 
@@ -161,5 +170,5 @@ def baseline_save_cmd(
         path = save_baseline(open_run(run, runs_dir), out_dir / name, configs=config or None,
                              overwrite=overwrite)
     size = sum(p.stat().st_size for p in path.iterdir())
-    Console(highlight=False).print(Text.assemble(("saved", "green"), f" baseline {name} -> {path} "
+    make_console().print(Text.assemble(("saved", "green"), f" baseline {name} -> {path} "
                                                  f"({size / 1024:.1f} KiB)"))

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from harness.cli.catalog import all_registries, broken_plugins, origin_summary, plugin_origins
-from harness.cli.errors import bad_input_exits_2, plain_console
+from harness.cli.errors import bad_input_exits_2
+from harness.cli.output import FORMAT_HELP, TABLE_FORMATS, format_console, make_console
 from harness.cli.progress import rich_progress
 from harness.core.engines import ADDRESS_HELP, ENGINE_HELP, EngineChoice
 from harness.core.errors import ConfigError
@@ -46,9 +47,10 @@ def run_cmd(
     fused_depth: int = typer.Option(0, "--fused-depth", min=0, help="Fused rows stored per question and config (0 = the whole list)."),
     fused_config: list[str] = typer.Option([], "--fused-config", help="Store fused rows only for these configs (ids or names; 'none' = no fused rows). Every config is scored either way."),
     max_fused_rows: int = typer.Option(DEFAULT_MAX_FUSED_ROWS, "--max-fused-rows", min=0, help="Row budget of the fused table; a run that could exceed it is refused before anything is written."),
-    engine: str = typer.Option("local", "--engine", help=ENGINE_HELP),
+    engine: str = typer.Option("local", "--engine", help=escape(ENGINE_HELP)),
     address: str = typer.Option(None, "--address", help=ADDRESS_HELP),
     summary_rows: int = typer.Option(SUMMARY_ROWS, "--summary-rows", min=0, help="Configs in the printed summary: the single-arm ones and the best others (0 = every config; --json has all)."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP + " json is --json."),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
@@ -66,7 +68,9 @@ def run_cmd(
     from harness.pipeline.lifecycle import run_from
     from harness.pipeline.options import RunOptions
 
+    as_json = as_json or fmt == "json"
     with bad_input_exits_2():
+        TABLE_FORMATS.get(fmt)  # an unknown --format fails before the run starts
         params = _parse_params(param)
         # an answerer may be given as LABEL=NAME; its parameters are keyed by the label
         labels = {split_label(a)[0] for a in answerer}
@@ -90,7 +94,8 @@ def run_cmd(
     else:
         from harness.cli.summary import print_summary
 
-        print_summary(result.path, metrics=result.metrics_table, rows=summary_rows)
+        with format_console(fmt) as console:
+            print_summary(result.path, console, metrics=result.metrics_table, rows=summary_rows)
 
 
 def _parse_params(items: list[str]) -> dict[str, dict[str, object]]:
@@ -113,8 +118,9 @@ def _coerce(value: str) -> object:
     return {"true": True, "false": False}.get(value.lower(), value)
 
 
-def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print {registry: [names]} as JSON, with "
-                                                            "\"plug-in origins\" and \"broken plug-ins\".")) -> None:
+def list_cmd(as_json: bool = typer.Option(False, "--json", help=escape("Print {registry: [names]} as JSON, with "
+                                                            "\"plug-in origins\" and \"broken plug-ins\".")),
+             fmt: str = typer.Option("table", "--format", help=FORMAT_HELP + " json is --json.")) -> None:
     """List registered arms, fusion methods, metrics, answerers, loaders and tables, and where
     each came from: builtin, or the package==version of a plug-in (entry points harness.arms,
     harness.answerers, harness.metrics, harness.fusion). A plug-in that fails to load is listed
@@ -125,7 +131,7 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print {registry
     registries = all_registries()
     origins = plugin_origins()
     broken = broken_plugins()
-    if as_json:
+    if as_json or fmt == "json":
         import json
 
         typer.echo(json.dumps({**{k: list(v) for k, v in registries.items()}, "plug-in origins": origins,
@@ -134,7 +140,8 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="Print {registry
     table = Table("registry", "names", "from")
     for kind, names in registries.items():
         table.add_row(kind, ", ".join(names), origin_summary(kind, origins))
-    Console(markup=False, highlight=False).print(table)
+    with bad_input_exits_2(), format_console(fmt) as console:
+        console.print(table)
     for line in broken:
         typer.echo(f"warning: {line}", err=True)
 
@@ -154,7 +161,7 @@ def validate_cmd(
         gs = load_goldset(goldset, allow_outside=allow_outside)
         corpus = _corpus(gs)
         check_corpus(gs, corpus)
-    plain_console().print(Text.assemble(
+    make_console().print(Text.assemble(
         ("OK", "green"), f" {goldset}: {len(gs.questions)} questions, {len(gs.documents)} "
         f"documents, {sum(not q.answerable for q in gs.questions)} unanswerable, "
         f"{len(corpus.chunks)} chunks"))

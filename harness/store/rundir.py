@@ -267,19 +267,21 @@ def run_kind(manifest: dict[str, Any]) -> str:
 
 
 def open_run(ref: str | Path, runs_dir: Path = Path("runs"), *, verify: bool = True,
-             kind: str | None = "retrieval") -> Run:
+             kind: str | None = "retrieval", needs: str | None = None) -> Run:
     """Open a run by path, by id under ``runs_dir``, or ``latest``.
 
     ``latest`` is the newest complete run *of the kind the caller reads*
-    (``kind``; ``None`` for any kind): a ``rulings import`` never becomes the
-    ``latest`` that ``bands`` or ``report`` open. A path or an id opens that run
-    whatever its kind."""
+    (``kind``; ``None`` for any kind) and, with ``needs``, that has that table
+    (``answerers latest`` opens the newest run with answers, not a newer run
+    without): a ``rulings import`` never becomes the ``latest`` that ``bands`` or
+    ``report`` open. A path or an id opens that run whatever its kind."""
     if str(ref) == "latest":
         runs = [p for p, m in _manifests(runs_dir) if m.get("status") == "complete"
-                and (kind is None or run_kind(m) == kind)]
+                and (kind is None or run_kind(m) == kind)
+                and (needs is None or needs in (m.get("tables") or {}))]
         if not runs:
             what = f"complete {kind} run" if kind else "complete run"
-            raise HarnessError(f"no {what} under {runs_dir}")
+            raise HarnessError(f"no {what}{f' with an {needs} table' if needs else ''} under {runs_dir}")
         return Run(runs[-1], verify=verify)
     p = Path(ref)
     if not (p / MANIFEST).exists() and (Path(runs_dir) / str(ref) / MANIFEST).exists():

@@ -394,3 +394,19 @@ def test_command_runs_in_a_fresh_process(path: tuple[str, ...], fixture_run: Fix
     if case is None:
         pytest.fail(f"harness {' '.join(path)} has no case in CASES")
     case(fixture_run, tmp_path)
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=" ".join)
+def test_help_keeps_square_brackets(path: tuple[str, ...]) -> None:
+    """Help is rendered by rich, which reads `[ray]` as markup and drops it: every bracketed
+    word of an option's help must survive (`pip install 'harness[ray]'`)."""
+    import re
+
+    from typer.testing import CliRunner
+
+    cmd = ROOT
+    for name in path:
+        cmd = cmd.commands[name]
+    wanted = {m for p in cmd.params for m in re.findall(r"\[[a-z][\w,.-]*\]", getattr(p, "help", None) or "")}
+    out = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "300"}).output
+    assert all(w in out for w in wanted), (wanted, out)

@@ -49,7 +49,7 @@ def test_counts_and_warning_rules():
     info = empty_counts(res)
     assert info == {"questions": 4, "empty_questions": 3, "empty_reasons": {"why": 2}}
     w = empty_warning("x", info)
-    assert w is not None and "3 of 4" in w and "why (2)" in w
+    assert w is not None and "3 of 4" in w and "2 questions: why" in w
     assert empty_warning("x", empty_counts(res[1:])) is not None
     assert empty_warning("x", empty_counts(res[2:])) is None  # exactly half: no warning
     assert empty_warning("x", empty_counts([])) is None
