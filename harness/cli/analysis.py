@@ -1,5 +1,5 @@
-"""Analysis commands: ``harness bands``, ``harness report``, ``harness query``,
-``harness tune``."""
+"""Analysis commands: ``harness bands``, ``harness report`` (:mod:`harness.cli.report`),
+``harness query``, ``harness tune``."""
 
 from __future__ import annotations
 
@@ -32,6 +32,8 @@ TopK = Annotated[int, typer.Option("--top-k", "-k", min=1, help="Fused ranks tha
 
 
 def register(app: typer.Typer) -> None:
+    from harness.cli.report import report_cmd
+
     app.command("bands")(bands_cmd)
     app.command("report")(report_cmd)
     app.command("query")(query_cmd)
@@ -128,28 +130,6 @@ def bands_cmd(
     with format_console(fmt, markup=True) as console:
         for t in tables:
             _print_band_table(t, console)
-
-
-def report_cmd(
-    run: RunRef = "latest",
-    out: Annotated[Path, typer.Option("--out", "-o", help="HTML file to write.")] = Path(
-        "report.html"),
-    top_k: TopK = 5,
-    metric: Annotated[str | None, typer.Option(
-        "--metric", "-m", help="Metric to compare configs on (default recall@5).")] = None,
-    runs_dir: RunsDir = Path("runs"),
-) -> None:
-    """Write one self-contained HTML report (summary, bands, config comparison).
-
-    Example: harness report latest -o report.html
-    """
-    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
-    from harness.analysis.report import write_report
-    from harness.store.rundir import open_run
-
-    with bad_input_exits_2():
-        path = write_report(open_run(run, runs_dir), out, top_k=top_k, metric=metric)
-    typer.echo(f"wrote {path}")
 
 
 def _rich_table(fmt: str) -> Callable[[pd.DataFrame], None]:
