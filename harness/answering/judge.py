@@ -77,11 +77,22 @@ def verdict(reply: str) -> bool | None:
     return True if word == "YES" else False if word == "NO" else None
 
 
-def chat_function(judge: Any) -> Callable[[list[dict[str, str]], str], tuple[str, str | None]]:
-    """``(messages, key) -> (reply, error)`` for a chat answerer; ConfigError otherwise."""
+def _seeded(body: dict[str, Any], seed: int | None) -> dict[str, Any]:
+    """``body`` with its sampling seed replaced (Ollama keeps it under ``options``)."""
+    if seed is None:
+        return body
+    if isinstance(body.get("options"), dict):
+        return {**body, "options": {**body["options"], "seed": seed}}
+    return {**body, "seed": seed}
+
+
+def chat_function(judge: Any, seed: int | None = None
+                  ) -> Callable[[list[dict[str, str]], str], tuple[str, str | None]]:
+    """``(messages, key) -> (reply, error)`` for a chat answerer; ConfigError otherwise.
+    ``seed`` replaces the answerer's own sampling seed (None: keep it)."""
     if all(hasattr(judge, a) for a in ("poster", "payload", "parse")):
         def http(msgs: list[dict[str, str]], key: str) -> tuple[str, str | None]:
-            res = judge.poster.post(judge.payload(msgs), key)
+            res = judge.poster.post(_seeded(judge.payload(msgs), seed), key)
             if res.error is not None:
                 return "", res.error
             try:
@@ -94,7 +105,8 @@ def chat_function(judge: Any) -> Callable[[list[dict[str, str]], str], tuple[str
             try:
                 with judge._lock:
                     out = judge._model().create_chat_completion(
-                        messages=msgs, max_tokens=8, temperature=0.0, seed=judge.seed)
+                        messages=msgs, max_tokens=8, temperature=0.0,
+                        seed=judge.seed if seed is None else seed)
                 return out["choices"][0]["message"]["content"] or "", None
             except Exception as exc:
                 return "", f"{type(exc).__name__}: {exc}"
