@@ -22,6 +22,13 @@ per-question values of the two sides are compared wherever no fused tie touches
 the top 11 (ranx breaks ties its own way; the harness by exact score, then chunk id).
 
 Run: .venv/bin/python benchmarks/bench_sweep.py [--questions 1000] [--ranx-configs 8] [--repeats 3]
+
+``--methods``: every fusion method side by side instead (docs/fusion.md): per method 200
+configs (50 depth cutoffs 51..100 x the 4 arm subsets, unit weights; RRF at k=60; CombSUM /
+CombMNZ min-max, hybrid min-max arithmetic), the arms' scores a noisy relevance signal;
+the in-process scoring step and the CLI ``harness run --from SRC -c GRID --fused-config
+none -m ...`` per method, interleaved, medians of ``--repeats``; each method's rate as a
+ratio of RRF's measured in the same repeats (target: every method >= 0.5x RRF).
 """
 
 from __future__ import annotations
@@ -107,7 +114,7 @@ def write_source_run(root: Path, questions: list[Question], ar: pd.DataFrame, po
         "chunk_id": f"d#{p}", "doc_id": "d", "doc_kind": "rulebook", "page": p, "page_label": str(p),
         "heading_path": "", "char_start": 0, "char_end": 1, "text": "x"} for p in range(1, pool + 1)]))
     full = ar.assign(doc_id="d", page=ar["chunk_id"].str.slice(2).astype("int32"),
-                     score=1.0 / ar["rank"], rank=ar["rank"].astype("int32"))
+                     score=ar["score"] if "score" in ar else 1.0 / ar["rank"], rank=ar["rank"].astype("int32"))
     w.write_table("arm_ranks", full[["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]])
 
     from harness.fusion.configs import RunConfig
@@ -179,12 +186,70 @@ def tie_free_difference(matrix, gold, theirs, cfgs):
     return worst, clean_n, total
 
 
+METHODS = (("rrf", ()), ("combsum", (("norm", "min-max"),)), ("combmnz", (("norm", "min-max"),)),
+           ("hybrid", (("mean", "arithmetic"), ("norm", "min-max"))), ("relscore", ()), ("borda", ()), ("isr", ()))
+
+
+def method_configs(method: str, opts: tuple[tuple[str, str], ...]) -> list[FusionConfig]:
+    nan = float("nan")
+    return [FusionConfig(f"{method}-{d}-{'+'.join(a)}", f"{method}-{d}-{'+'.join(a)}", "grid", method,
+                         60.0 if method == "rrf" else nan, a, (1.0,) * len(a), (d,) * len(a), opts)
+            for d in range(51, 101) for a in SUBSETS]
+
+
+def method_grid(path: Path, method: str, opts: tuple[tuple[str, str], ...]) -> Path:
+    arms = ", ".join("[" + ", ".join(f'"{x}"' for x in a) + "]" for a in SUBSETS)
+    depths = ", ".join("{" + ", ".join(f"{x} = {d}" for x in ARMS) + "}" for d in range(51, 101))
+    extra = "".join(f'{k} = ["{v}"]\n' for k, v in opts)
+    path.write_text(f'[defaults]\ndepth = 100\n[grid]\nmethod = ["{method}"]\n{extra}arms = [{arms}]\n'
+                    f"depths = [{depths}]\n")
+    return path
+
+
+def methods_main(args: argparse.Namespace) -> None:
+    qids, questions, ar, pool = make_data(args.questions)
+    rng = np.random.default_rng(1)
+    ar = ar.assign(score=1.0 / ar["rank"] + rng.normal(0, 0.002, len(ar)))  # arm scores: noisy, rank-consistent
+    matrix = RankMatrix.from_arm_ranks(ar, qids, ARMS)
+    gold = make_gold(questions, matrix, {f"d#{p}": ("d", p) for p in range(1, pool + 1)})
+    specs = [parse(m) for m in METRICS]
+    inproc: dict[str, list[float]] = {m: [] for m, _ in METHODS}
+    cli: dict[str, list[float]] = {m: [] for m, _ in METHODS}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        source = write_source_run(root, questions, ar, pool)
+        for _ in range(args.repeats):
+            for method, opts in METHODS:
+                cfgs = method_configs(method, opts)
+                t0 = time.perf_counter()
+                score_configs(matrix, gold, cfgs, specs)
+                inproc[method].append(len(qids) * len(cfgs) / (time.perf_counter() - t0))
+                if args.cli:
+                    grid = method_grid(root / f"{method}.toml", method, opts)
+                    dt = cli_run(source, grid, root / "out", f"{method}-{len(cli[method])}", METRICS)
+                    cli[method].append(len(qids) * (len(cfgs) + 3) / dt)
+    print(f"data: {len(qids)} questions x 200 configs per method x {len(ARMS)} arms (depths 51..100 x 4 subsets)")
+    rrf_in, rrf_cli = statistics.median(inproc["rrf"]), statistics.median(cli["rrf"]) if cli["rrf"] else 0.0
+    for method, _ in METHODS:
+        line = (f"{method:9s} scoring step {statistics.median(inproc[method]):>9,.0f} q-c/s "
+                f"({statistics.median(inproc[method]) / rrf_in:.2f}x rrf)")
+        if cli[method]:
+            line += (f"; CLI {statistics.median(cli[method]):>9,.0f} q-c/s "
+                     f"({statistics.median(cli[method]) / rrf_cli:.2f}x rrf)")
+        print(line)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--questions", type=int, default=1000)
     ap.add_argument("--ranx-configs", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--methods", action="store_true", help="every fusion method side by side (module docstring)")
+    ap.add_argument("--no-cli", dest="cli", action="store_false", help="with --methods: the scoring step only")
     args = ap.parse_args()
+    if args.methods:
+        methods_main(args)
+        return
 
     qids, questions, ar, pool = make_data(args.questions)
     cfgs = configs()

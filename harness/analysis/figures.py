@@ -49,16 +49,18 @@ def plain_text(build: Callable[_P, Figure]) -> Callable[_P, Figure]:
 
 
 @plain_text
-def interval_figure(frame: pd.DataFrame, service: str | None = None) -> Figure:
+def interval_figure(frame: pd.DataFrame, service: str | None = None,
+                    width_in: float = MAX_WIDTH_IN) -> Figure:
     """One panel per metric: each config's aggregate (dot) with its interval (bar).
 
     ``frame`` columns: ``metric``, ``config_id``, ``value``, ``lo``, ``hi``; configs
     are drawn in the order of the frame's first metric (best on top). The service
-    config is drawn in red."""
+    config is drawn in red. ``width_in``: the figure's width in inches."""
     metrics = list(dict.fromkeys(frame["metric"]))
     configs = list(dict.fromkeys(frame[frame["metric"] == metrics[0]]["config_id"]))
     n = len(metrics)
-    fig = Figure(figsize=(MAX_WIDTH_IN, 0.32 * len(configs) + 1.6), layout="constrained")
+    fig = Figure(figsize=(min(width_in, MAX_WIDTH_IN), 0.32 * len(configs) + 1.6),
+                 layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, n, sharey=True, squeeze=False)).ravel()
     y = {c: len(configs) - 1 - i for i, c in enumerate(configs)}
     for ax, metric in zip(axes, metrics, strict=True):

@@ -28,10 +28,8 @@ found) gets no interval and says so in ``note``. Reference: Efron & Tibshirani,
 
 from __future__ import annotations
 
-import base64
 import html
-import io
-import math
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -42,7 +40,6 @@ from matplotlib.figure import Figure
 from harness.analysis.bands import BandTable, run_band_tables
 from harness.analysis.figures import (
     answers_figure,
-    band_figure,
     comparison_figure,
     interval_figure,
     language_figure,
@@ -51,7 +48,6 @@ from harness.analysis.figures import (
 )
 from harness.analysis.headline import (
     HEADLINE_METRICS,
-    Headline,
     best_per_method,
     config_methods,
     headline,
@@ -59,7 +55,20 @@ from harness.analysis.headline import (
     service_config,
 )
 from harness.analysis.languages import language_table
+from harness.analysis.report_html import (
+    CSS,
+    JS,
+    figure_grid,
+    headline_html,
+    img,
+    is_significant,
+    png_base64,
+    table_html,
+)
+from harness.analysis.report_sections import bands_html, sweeps_html
+from harness.analysis.selection import DEFAULT_TOP, check_config_ids, chosen_configs, ties_with
 from harness.analysis.summary import summary_frame
+from harness.core.atomic import write_text as atomic_write_text
 from harness.core.ordering import order
 from harness.metrics.family import AGGREGATES
 from harness.metrics.info import scored_rows
@@ -67,29 +76,10 @@ from harness.regression.compare import compare_runs
 from harness.store.rundir import Run
 
 DEFAULT_METRIC = "recall@5"
-__all__ = ["DEFAULT_METRIC", "cells_frame", "comparison_figure", "config_comparison",
+__all__ = ["DEFAULT_METRIC", "Progress", "cells_frame", "comparison_figure", "config_comparison",
            "heatmap_figure", "overview_frame", "png_base64", "ratio_figure", "render_html",
            "write_report"]
-_CSS = """*{box-sizing:border-box}body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;
-max-width:1360px;padding:12px 16px;color:#222}h1{font-size:22px}h2{font-size:18px;
-margin-top:1.6em;border-bottom:1px solid #ddd}.scroll{overflow-x:auto;max-width:100%}
-table{border-collapse:collapse;font-size:12px;margin:.4em 0 1.2em}
-th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}
-th{background:#f2f2f2;cursor:pointer;user-select:none}th[data-dir=asc]::after{content:" ▲"}
-th[data-dir=desc]::after{content:" ▼"}td:first-child,th:first-child{text-align:left}
-img{max-width:100%;height:auto;display:block;margin:.4em 0}.note{color:#555;max-width:70em}
-.cards{display:flex;flex-wrap:wrap;gap:12px}.card{border:1px solid #ddd;border-radius:6px;
-padding:8px 14px;min-width:15em;max-width:32em}.card b{font-size:20px;display:block}
-.svc{color:#d1495b}details{margin:.5em 0}summary{cursor:pointer;color:#264653}
-.answer pre{white-space:pre-wrap;margin:.2em 0}.cite{margin-right:.6em;font-size:12px}
-.cite.right,tr.right td{color:#2a7f3f}.cite.wrong{color:#d1495b}"""
-# sort a table by the clicked header: numbers numerically, text after numbers
-_JS = """document.querySelectorAll('table.sortable th').forEach((th,i)=>th.onclick=()=>{
-const t=th.closest('table'),b=t.tBodies[0],up=th.dataset.dir!=='asc';
-t.querySelectorAll('th').forEach(h=>delete h.dataset.dir);th.dataset.dir=up?'asc':'desc';
-const key=r=>{const s=r.cells[i].textContent.trim(),n=parseFloat(s);return isNaN(n)?[1,s]:[0,n]};
-[...b.rows].sort((x,y)=>{const a=key(x),c=key(y);return (a[0]-c[0]||(a[1]>c[1]?1:a[1]<c[1]?-1:0))
-*(up?1:-1)}).forEach(r=>b.appendChild(r))});"""
+Progress = Callable[[str], None]
 
 
 def config_comparison(run: Run, metric: str = DEFAULT_METRIC, reference: str | None = None,
@@ -165,48 +155,6 @@ def heatmap_figure(metrics: pd.DataFrame, metric: str = DEFAULT_METRIC) -> Figur
     return question_figure(wide, metric)
 
 
-def png_base64(fig: Figure) -> str:
-    """The figure as a base64 PNG string (100 dpi: inches x 100 = pixels)."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _img(fig: Figure, alt: str) -> str:
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{png_base64(fig)}">'
-
-
-def _table(df: pd.DataFrame) -> str:
-    body = df.to_html(index=False, border=0, na_rep="-", classes="sortable",
-                      float_format=lambda x: f"{x:.4g}")
-    return f"<div class='scroll'>{body}</div>"
-
-
-def _f(x: float, digits: int = 3, *, sign: bool = False) -> str:
-    return "-" if not math.isfinite(x) else f"{x:{'+' if sign else ''}.{digits}f}"
-
-
-def _headline_html(h: Headline) -> str:
-    e = html.escape
-    method = f"fusion method {h.method}: " if h.method else ""
-    cards = [f"<div class='card'>best on {e(h.metric)}<b>{_f(h.best_value)}</b>"
-             f"{e(method + h.best)}</div>"]
-    if h.service is None:
-        cards.append("<div class='card'>service config<b>-</b>no config of this run is "
-                     "rrf k=60 over bm25+dense+boost with weights 1</div>")
-    else:
-        cards.append(f"<div class='card svc'>service config<b>{_f(h.service_value)}</b>"
-                     f"{e(h.service)}</div>")
-        if h.best == h.service:
-            verdict = "The service config is the best config of this run."
-        else:
-            verdict = (f"best - service: {_f(h.diff, 3, sign=True)} (95% CI {_f(h.ci_lo, 3, sign=True)} "
-                       f"to {_f(h.ci_hi, 3, sign=True)}, p = {_f(h.p_value)}; better on {h.wins}, "
-                       f"worse on {h.losses}, tied on {h.ties} of {h.n} questions)")
-        cards.append(f"<div class='card'>difference<b>{_f(h.diff, 3, sign=True)}</b>{e(verdict)}</div>")
-    return "<div class='cards'>" + "".join(cards) + "</div>"
-
-
 def _answers_html(run: Run) -> list[str]:
     """The answers section: outcomes, the answerers side by side
     (:func:`harness.answering.sidebyside.side_by_side`) and citations."""
@@ -214,7 +162,7 @@ def _answers_html(run: Run) -> list[str]:
     answers = run.table("answers")
     outcomes = pd.crosstab([answers["config_id"], answers["answerer"]], answers["outcome"])
     parts += ["<p class='note'>Outcomes per config and answerer.</p>",
-              _table(outcomes.rename_axis(columns=None).reset_index())]
+              table_html(outcomes.rename_axis(columns=None).reset_index())]
     if run.has_table("answer_metrics"):
         from harness.answering.sidebyside import LABELS, side_by_side
 
@@ -229,15 +177,15 @@ def _answers_html(run: Run) -> list[str]:
                              for r in sbs.rows for m, v in r.means if m != "latency_ms"])
         parts += [f"<p class='note'>Means over each metric's scope; paired differences "
                   f"against {html.escape(sbs.baseline)} in <code>harness answerers</code>."
-                  "</p>", _img(answers_figure(bars), "answer metrics per answerer"),
-                  _table(rows)]
+                  "</p>", img(answers_figure(bars), "answer metrics per answerer"),
+                  table_html(rows)]
     if run.has_table("citations"):
         c = run.table("citations")
         cit = c.groupby(["config_id", "answerer"]).agg(
             markers=("n", "size"), dangling=("dangling", "mean"),
             relevant=("relevant", "mean")).reset_index()
         parts += ["<p class='note'>Citation markers: share dangling (no passage read at "
-                  "that number) and share citing a relevant page.</p>", _table(cit)]
+                  "that number) and share citing a relevant page.</p>", table_html(cit)]
     if not run.has_table("citations"):  # an answers table written by hand, not by a run
         return parts
     from harness.answering.answers_view import answers_html, answers_view
@@ -249,83 +197,97 @@ def _answers_html(run: Run) -> list[str]:
 
 
 def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int = 0,
-                n_resamples: int = 10_000) -> str:
-    """The report of ``run`` as one HTML string (see module docstring)."""
+                n_resamples: int = 10_000, top: int = DEFAULT_TOP,
+                config_ids: Sequence[str] = (), progress: Progress | None = None) -> str:
+    """The report of ``run`` as one HTML string (see module docstring).
+
+    Charts show the configs of :func:`harness.analysis.selection.chosen_configs`
+    (``config_ids`` when given, else the ``top`` best plus the service config and each
+    arm alone); tables list every config. ``progress(message)`` hears each step."""
+    say = progress or (lambda message: None)
     metrics, configs, fused = run.table("metrics"), run.table("configs"), run.table("fused")
     metric = metric or (DEFAULT_METRIC if (metrics["metric"] == DEFAULT_METRIC).any()
                         else str(sorted(metrics["metric"].unique())[0]))
     service = service_config(configs)
-    tables = run_band_tables(run, top_k=top_k)
-    rrf = tuple(t for t in tables if t.anchors.method == "rrf")  # the anchor charts: RRF's scale
+    if config_ids:
+        check_config_ids(config_ids, [str(c) for c in configs["config_id"]])
+    say(f"comparing {len(configs)} configs on {metric} ({n_resamples} resamples)")
     comparison = config_comparison(run, metric, reference=service, seed=seed,
                                    n_resamples=n_resamples)
-    top = headline(comparison, service, metric, config_methods(configs))
+    ranked = [str(c) for c in comparison["config_id"]]
+    chosen = chosen_configs(ranked, configs, top, config_ids, service)
+    say(f"score bands of {len(configs)} configs (top {top_k})")
+    tables = run_band_tables(run, top_k=top_k)
+    shown = tuple(t for t in tables if t.config_id in set(chosen))
+    shown = tuple(sorted(shown, key=lambda t: chosen.index(t.config_id)))
+    top_line = headline(comparison, service, metric, config_methods(configs))
+    tied = ties_with(comparison.set_index("config_id")["value"], top_line.best)
     per_method = best_per_method(comparison, configs)
     names = tuple(dict.fromkeys((metric, *HEADLINE_METRICS)))
-    intervals = interval_frame(metrics, names, n_resamples=min(n_resamples, 2000), seed=seed)
+    say(f"intervals of {len(chosen)} charted configs")
+    charted = metrics[metrics["config_id"].isin(set(chosen))]
+    intervals = interval_frame(charted, names, n_resamples=min(n_resamples, 2000), seed=seed)
     questions = run.table("questions") if run.has_table("questions") else None
     m, esc = run.manifest, html.escape
     goldset = (m.get("goldset") or {}).get("name", "?")
+    what = (f"the {len(chosen)} configs chosen with -c" if config_ids else
+            f"the top {min(top, len(ranked))} on {esc(metric)}, the service config and each arm alone "
+            f"({len(chosen)} of {len(ranked)}; --top N or -c ID to choose)")
+    table = comparison.assign(significant=[is_significant(lo, hi) for lo, hi in
+                                           zip(comparison["ci_lo"], comparison["ci_hi"], strict=True)],
+                              charted=comparison["config_id"].isin(set(chosen)))
+    say("drawing figures")
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        "<meta name='viewport' content='width=device-width'>",
-        f"<title>harness report {esc(run.run_id)}</title><style>{_CSS}</style></head><body>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        f"<title>harness report {esc(run.run_id)}</title><style>{CSS}</style></head><body>",
         f"<h1>Run {esc(run.run_id)}</h1>",
         f"<p class='note'>gold set {esc(str(goldset))} · created {esc(str(m.get('created', '?')))}"
         f" · status {esc(str(m.get('status', '?')))} · {len(configs)} configs · "
         f"{len(questions) if questions is not None else '?'} questions · commit "
         f"{esc(str((m.get('git') or {}).get('commit') or '?')[:12])}</p>",
-        _headline_html(top),
+        headline_html(top_line, tied),
+        f"<p class='note'>Charts show {what}; every config is in the tables.</p>",
         f"<h2>Best setting of each fusion method: {esc(metric)}</h2>",
         f"<p class='note'>Each method's best config on this run, with its mean paired difference to "
-        f"{esc(str(service or top.best))} and a 95% percentile bootstrap interval (in-sample: the "
+        f"{esc(str(service or top_line.best))} and a 95% percentile bootstrap interval (in-sample: the "
         "best of many settings; <code>harness tune</code> gives held-out scores per method). Score "
         "axes per method: docs/fusion.md.</p>",
-        _table(per_method) if len(per_method) > 1 else "",
+        table_html(per_method) if len(per_method) > 1 else "",
         "<h2>Configs by metric</h2>",
         "<p class='note'>Mean over answerable questions with a 95% percentile bootstrap "
         "interval of the mean (medians have none). Red: the service config.</p>",
-        _img(interval_figure(intervals, service), "configs by metric with intervals")
-        if not intervals.empty else "",
+        figure_grid([img(interval_figure(g, service, width_in=6.6), f"{name} by config with intervals")
+                     for name, g in intervals.groupby("metric", sort=False)], min_px=640),
+        *sweeps_html(configs, comparison, metric, chosen, service),
         f"<h2>Against the {'service config' if service else 'best config'}: {esc(metric)}</h2>",
-        f"<p class='note'>Mean paired difference to {esc(str(service or top.best))}, 95% "
+        f"<p class='note'>Mean paired difference to {esc(str(service or top_line.best))}, 95% "
         f"percentile bootstrap interval ({n_resamples} resamples, seed {seed}), paired "
-        "permutation p-value. Click a column header to sort.</p>",
-        _img(comparison_figure(comparison, metric), f"{metric} differences"),
-        _table(comparison),
-        f"<h2>Score bands (top {top_k})</h2>",
-        "<p class='note'>Fused scores of the top-k chunks per config, grouped by the number "
-        "of arms in the config, against the anchors arms/(k+1): one arm's #1 vote 1/61 = "
-        "0.0164, two arms' 2/61 = 0.0328, the three-arm ceiling 3/61 = 0.0492 (weights 1, "
-        "k = 60). Shaded: the healthy band, the 5th-95th percentile of the best relevant "
-        "hit. Gate: the score/ceiling threshold on the top hit maximising Youden's J.</p>",
-        "<p class='note'>Other fusion methods have no arms/(k+1) anchors: the table's "
-        "<code>score_axis</code> says what each config's score means and its ceiling (a "
-        "method without one, e.g. Borda or z-score CombSUM, has no ratio; its gate threshold is "
-        "on the raw fused score). The charts show the RRF configs.</p>",
-        _img(band_figure(fused, rrf), "fused scores per arm count against the anchors") if rrf else "",
-        _table(overview_frame(tables).drop(columns=["name", "kind"])),
-        "<details><summary>score / ceiling by arms voted, per config; band cells</summary>",
-        _img(ratio_figure(fused, rrf), "score/ceiling by arms voted, relevant vs not") if rrf else "",
-        _table(cells_frame(tables)), "</details>",
+        "permutation p-value; <code>significant</code>: the interval excludes 0. The chart "
+        "shows the charted configs; the table every config (click a header to sort).</p>",
+        img(comparison_figure(comparison[comparison["config_id"].isin(set(chosen))], metric),
+            f"{metric} differences"),
+        table_html(table, tall=len(table) > 40),
+        *bands_html(fused, shown, overview_frame(tables).drop(columns=["name", "kind"]),
+                    cells_frame(shown), top_k),
     ]
     if questions is not None and "language" in questions:
-        lang = language_table(metrics, questions, metric, also=())
+        lang = language_table(charted, questions, metric, also=())
         if not lang.empty:
             parts += [f"<h2>Per question language: {esc(metric)}</h2>",
                       "<p class='note'>Answerable questions; n per language in the header.</p>",
-                      _img(language_figure(lang, metric), f"{metric} per language")]
+                      img(language_figure(lang, metric), f"{metric} per language")]
     if run.has_table("answers"):
         parts += _answers_html(run)
     parts += [
         "<h2>Summary per config</h2>",
         "<p class='note'>Ranking metrics: mean over answerable questions (median for "
         "first_rel_rank); ratio = top score / ceiling.</p>",
-        _table(summary_frame(metrics, configs)),
-        f"<details><summary>{esc(metric)} per question and config</summary>",
-        _img(heatmap_figure(metrics, metric), f"{metric} per question and config"),
+        table_html(summary_frame(metrics, configs), tall=len(configs) > 40),
+        f"<details><summary>{esc(metric)} per question and charted config</summary>",
+        img(heatmap_figure(charted, metric), f"{metric} per question and config"),
         "</details>",
-        f"<script>{_JS}</script></body></html>",
+        f"<script>{JS}</script></body></html>",
     ]
     return "\n".join(p for p in parts if p)
 
@@ -334,5 +296,6 @@ def write_report(run: Run, out: Path, **options: object) -> Path:
     """Write :func:`render_html` of ``run`` to ``out`` (UTF-8) and return the path."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_html(run, **options), encoding="utf-8")  # type: ignore[arg-type]
+    text = render_html(run, **options)  # type: ignore[arg-type]
+    atomic_write_text(out, text)
     return out

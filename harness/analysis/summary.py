@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from harness.core.ordering import order
+from harness.fusion.sorting import sort_configs
 from harness.metrics.info import aggregate, resolve
 from harness.metrics.ranking import DEFAULT_METRICS
 
@@ -21,6 +22,26 @@ SUMMARY_METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10", "nDCG(judg
 RANK_BY = ("nDCG@10", "MRR@10", "recall@10", "recall@5")
 """Metrics that choose the printed configs of a large grid, first present wins: graded
 over the whole top 10, they separate configs that hit@1 leaves tied."""
+
+RATIO_ANSWERABLE, RATIO_UNANSWERABLE = "top_score_ratio_answerable", "top_score_ratio_unanswerable"
+"""Summary columns (and JSON keys): the mean of ``top_score_ratio`` (top fused score over
+the config's ceiling) over answerable and over unanswerable questions."""
+
+LEGEND = {
+    "first_rel_rank": "first_rel_rank is the median rank of the first relevant page (answerable questions)",
+    RATIO_ANSWERABLE: f"{RATIO_ANSWERABLE} / {RATIO_UNANSWERABLE}: mean top fused score over "
+                      "the ceiling, on answerable / unanswerable questions (high on unanswerable: "
+                      "confident where nothing answers)",
+}
+"""One legend line per summary column that needs one (printed under the table)."""
+
+
+def legend(columns: Sequence[str]) -> str:
+    """The legend of a summary's ``columns``, one line per entry (empty when none needs
+    one); every other metric column is a mean over answerable questions."""
+    lines = ["other metric columns: means over answerable questions"] if len(columns) > 1 else []
+    return "\n".join([*(text for col, text in LEGEND.items() if col in columns), *lines])
+
 
 Metrics: TypeAlias = pd.DataFrame | pa.Table
 """A metrics table as read with pandas, or as Arrow (what a run writes; the fast path)."""
@@ -83,7 +104,8 @@ def grouped_values(metrics: Metrics, names: Sequence[str]) -> dict[tuple[str, st
 
 
 def summary_frame(metrics: Metrics, configs: pd.DataFrame) -> pd.DataFrame:
-    """Per config: the aggregate (:mod:`harness.metrics.info`: mean, median for
+    """Per config, in :func:`harness.fusion.sorting.config_sort_key` order: the
+    aggregate (:mod:`harness.metrics.info`: mean, median for
     first_rel_rank) of each shown ranking metric over answerable questions, and the mean
     top score/ceiling for answerable and unanswerable questions when the run has it.
     A metric with no answerable value for any config has no column (never a plausible 0)."""
@@ -92,7 +114,7 @@ def summary_frame(metrics: Metrics, configs: pd.DataFrame) -> pd.DataFrame:
     # one grouping pass over the table (a filter per config is quadratic in configs)
     groups = grouped_values(metrics, [*shown, "top_score_ratio"])
     rows = []
-    for cid in configs["config_id"].astype(str):
+    for cid in sort_configs(configs["config_id"].astype(str)):
         row: dict[str, object] = {"config_id": cid}
         for name in shown:
             vals = groups.get((cid, name, True))
@@ -101,8 +123,8 @@ def summary_frame(metrics: Metrics, configs: pd.DataFrame) -> pd.DataFrame:
             row[name] = aggregate(name, vals)
         if "top_score_ratio" in names:
             ans, unans = groups.get((cid, "top_score_ratio", True)), groups.get((cid, "top_score_ratio", False))
-            row["ratio (ans)"] = float(ans.mean()) if ans is not None and len(ans) else float("nan")
-            row["ratio (unans)"] = float(unans.mean()) if unans is not None and len(unans) else float("nan")
+            row[RATIO_ANSWERABLE] = float(ans.mean()) if ans is not None and len(ans) else float("nan")
+            row[RATIO_UNANSWERABLE] = float(unans.mean()) if unans is not None and len(unans) else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -31,7 +31,7 @@ Modules, in pipeline order:
 """
 
 __all__ = [
-    "answer_metrics", "answerers", "answers_view", "asking", "calls", "citations", "consolidate",
+    "answer_metrics", "answerers", "answers_view", "asking", "breaker", "calls", "citations", "consolidate",
     "fact_labels", "fact_words", "facts", "fanout", "fence", "frames", "gguf", "journal", "judge",
     "plan", "preflight", "prompt", "ray_ask", "read", "requests", "rerankers", "runner",
     "sidebyside", "sidebyside_print", "specs", "suite",

@@ -20,6 +20,7 @@ from functools import partial
 from typing import Any
 
 from harness.answering.answerers import ANSWERERS
+from harness.answering.breaker import Breaker, BreakerAnswerer
 from harness.answering.fanout import ASKERS
 from harness.answering.frames import ReadSet
 from harness.answering.journal import Journal, journal_path
@@ -83,6 +84,8 @@ def ask_all(plan: AnswerPlan, instances: Mapping[str, Any], reads: ReadSet, engi
     for s in plan.specs:
         journal = Journal(journal_path(plan.run.path, s.label))
         answerer = instances[s.label]
+        if engine == "local":  # a Ray actor builds its own answerer (make): no breaker there
+            answerer = BreakerAnswerer(answerer, Breaker(s.label, plan.breaker_after))
         jobs, covered = jobs_for(answerer, reads, journal.load(), plan)
         asked[s.label], reused[s.label] = len(jobs), covered - len(jobs)
         limit = s.concurrency or plan.max_workers
@@ -101,5 +104,5 @@ def ask_all(plan: AnswerPlan, instances: Mapping[str, Any], reads: ReadSet, engi
                     workers, done)
             finally:
                 if s.label != plan.judge:
-                    close(answerer)
+                    close(instances[s.label])
     return asked, reused

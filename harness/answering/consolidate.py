@@ -74,7 +74,7 @@ def judge(plan: AnswerPlan, label: str, judge_answerer: Any, records: Records,
                          for label in plan.order for r in records[label]],
                         columns=["question_id", "config_id", "answerer", "outcome", "text"])
     verdicts = judge_answers(judge_answerer, label, flat, plan.inputs.questions,
-                             progress=progress)
+                             progress=progress, breaker_after=plan.breaker_after)
     described = {"answerer": label, "describe": judge_answerer.describe(),
                  "prompt": judge_describe()}
     return verdicts, verdicts_by_answer(verdicts), described

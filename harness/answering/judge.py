@@ -31,6 +31,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness.answering.breaker import DEFAULT_AFTER, Breaker, guarded_chat
 from harness.answering.prompt import TEMPLATE_DIR
 from harness.core.errors import ConfigError
 from harness.core.tablerows import rows as table_rows
@@ -76,11 +77,22 @@ def verdict(reply: str) -> bool | None:
     return True if word == "YES" else False if word == "NO" else None
 
 
-def chat_function(judge: Any) -> Callable[[list[dict[str, str]], str], tuple[str, str | None]]:
-    """``(messages, key) -> (reply, error)`` for a chat answerer; ConfigError otherwise."""
+def _seeded(body: dict[str, Any], seed: int | None) -> dict[str, Any]:
+    """``body`` with its sampling seed replaced (Ollama keeps it under ``options``)."""
+    if seed is None:
+        return body
+    if isinstance(body.get("options"), dict):
+        return {**body, "options": {**body["options"], "seed": seed}}
+    return {**body, "seed": seed}
+
+
+def chat_function(judge: Any, seed: int | None = None
+                  ) -> Callable[[list[dict[str, str]], str], tuple[str, str | None]]:
+    """``(messages, key) -> (reply, error)`` for a chat answerer; ConfigError otherwise.
+    ``seed`` replaces the answerer's own sampling seed (None: keep it)."""
     if all(hasattr(judge, a) for a in ("poster", "payload", "parse")):
         def http(msgs: list[dict[str, str]], key: str) -> tuple[str, str | None]:
-            res = judge.poster.post(judge.payload(msgs), key)
+            res = judge.poster.post(_seeded(judge.payload(msgs), seed), key)
             if res.error is not None:
                 return "", res.error
             try:
@@ -93,7 +105,8 @@ def chat_function(judge: Any) -> Callable[[list[dict[str, str]], str], tuple[str
             try:
                 with judge._lock:
                     out = judge._model().create_chat_completion(
-                        messages=msgs, max_tokens=8, temperature=0.0, seed=judge.seed)
+                        messages=msgs, max_tokens=8, temperature=0.0,
+                        seed=judge.seed if seed is None else seed)
                 return out["choices"][0]["message"]["content"] or "", None
             except Exception as exc:
                 return "", f"{type(exc).__name__}: {exc}"
@@ -103,10 +116,13 @@ def chat_function(judge: Any) -> Callable[[list[dict[str, str]], str], tuple[str
 
 
 def judge_answers(judge: Any, label: str, answers: pd.DataFrame,
-                  questions: Mapping[str, Question], progress: Any = None) -> pd.DataFrame:
+                  questions: Mapping[str, Question], progress: Any = None,
+                  breaker_after: int = DEFAULT_AFTER) -> pd.DataFrame:
     """The ``judge_verdicts`` frame for every non-error answer of a question with facts;
-    ``answers`` has columns question_id, config_id, answerer, outcome, text."""
-    chat = chat_function(judge)
+    ``answers`` has columns question_id, config_id, answerer, outcome, text. After
+    ``breaker_after`` consecutive connection failures the judge is not asked again
+    (:mod:`harness.answering.breaker`): the rest are missing verdicts saying why."""
+    chat = guarded_chat(chat_function(judge), Breaker(f"judge {label}", breaker_after))
     model = str(judge.describe().get("model_id", ""))
     phash = judge_prompt_hash()
     todo = [r for r in table_rows(answers)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.answering.breaker import DEFAULT_AFTER
 from harness.answering.frames import RunInputs, load_inputs
 from harness.answering.preflight import DEFAULT_TIMEOUT_S
 from harness.answering.prompt import prompt_hash
@@ -52,6 +53,8 @@ class AnswerOptions:
     max_error_rate: float | None = None
     judge: str | None = None
     engine: EngineChoice = field(default_factory=EngineChoice)
+    breaker_after: int = DEFAULT_AFTER  # consecutive connection failures that stop an answerer
+    skip_unreachable: bool = False  # drop answerers whose preflight fails instead of exit 2
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class AnswerPlan:
     max_error_rate: float
     retry_errors: bool
     prompt: str  # the prompt hash every journaled answer must match
+    breaker_after: int = DEFAULT_AFTER
 
 
 def _settle(previous: Mapping[str, Any], key: str, given: Any, default: Any) -> Any:
@@ -132,4 +136,5 @@ def plan(run_path: Path, options: AnswerOptions) -> AnswerPlan:
     order = list(previous.get("order", []))
     order += [s.label for s in specs if s.label not in order]
     return AnswerPlan(run, inputs, specs, config_ids, read_options, tuple(order), previous,
-                      judge, workers, rate, options.retry_errors, prompt_hash())
+                      judge, workers, rate, options.retry_errors, prompt_hash(),
+                      breaker_after=options.breaker_after)

@@ -93,16 +93,19 @@ def probe(*, models_url: str, model: str, list_models: Callable[[Any], list[str]
     return None
 
 
+def unreachable(answerers: Mapping[str, Any], timeout_s: float = DEFAULT_TIMEOUT_S) -> dict[str, str]:
+    """label -> what its ``preflight`` found wrong, for every answerer whose check fails."""
+    out = {}
+    for label, answerer in answerers.items():
+        check = getattr(answerer, "preflight", None)
+        message = check(timeout_s) if callable(check) else None
+        if message:
+            out[label] = str(message)
+    return out
+
+
 def preflight_all(answerers: Mapping[str, Any], timeout_s: float = DEFAULT_TIMEOUT_S
                   ) -> list[Problem]:
     """Every problem of every answerer that has a ``preflight`` method, by label."""
-    problems = []
-    for label, answerer in answerers.items():
-        check = getattr(answerer, "preflight", None)
-        if not callable(check):
-            continue
-        message = check(timeout_s)
-        if message:
-            problems.append(Problem(f"answerer {label} ({getattr(answerer, 'name', '?')})",
-                                    message))
-    return problems
+    return [Problem(f"answerer {label} ({getattr(answerers[label], 'name', '?')})", message)
+            for label, message in unreachable(answerers, timeout_s).items()]

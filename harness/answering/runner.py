@@ -26,6 +26,7 @@ the limit (the CLI then exits 1). Every answerer built is closed, whatever happe
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,13 +37,15 @@ from harness.answering.consolidate import consolidate, coverage, coverage_patch,
 from harness.answering.fence import DEFAULT_PARAMS
 from harness.answering.frames import answer_frames, build_reads, reads_frame
 from harness.answering.plan import AnswerOptions, AnswerPlan, plan
-from harness.answering.preflight import DEFAULT_TIMEOUT_S, preflight_all
+from harness.answering.preflight import DEFAULT_TIMEOUT_S, preflight_all, unreachable
 from harness.answering.prompt import describe as prompt_describe
 from harness.answering.specs import close_all, instantiate, parse_specs
 from harness.core.engines import open_engine
-from harness.core.errors import ValidationError
+from harness.core.errors import Problem, ValidationError
 from harness.core.redact import redact_params
 from harness.store.rundir import RunWriter
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int], Any]
 
@@ -95,6 +98,29 @@ def _manifest(p: AnswerPlan, options: AnswerOptions, instances: Mapping[str, Any
                                     "describe": instances[s.label].describe()} for s in p.specs}}
 
 
+def _preflight(p: AnswerPlan, opts: AnswerOptions, instances: dict[str, Any]
+               ) -> tuple[AnswerPlan, dict[str, Any]]:
+    """Preflight every answerer: raise on any problem, or, with ``skip_unreachable``,
+    leave the unreachable ones out of this answering (a warning names each; their earlier
+    answers stay) as long as one answerer is left."""
+    dead = unreachable(instances, opts.preflight_timeout_s)
+    if not dead:
+        return p, instances
+    problems = [Problem(f"answerer {label} ({getattr(instances[label], 'name', '?')})", msg)
+                for label, msg in dead.items()]
+    if not opts.skip_unreachable or len(dead) == len(instances):
+        why = "; every answerer is unreachable" if opts.skip_unreachable else ""
+        raise ValidationError(problems, f"answerer preflight failed{why}; nothing was asked")
+    for problem in problems:
+        log.warning("skipped (--skip-unreachable): %s", problem)
+    earlier = set(p.previous.get("answerers", {}))
+    close_all({k: instances[k] for k in dead})
+    p = replace(p, specs=tuple(s for s in p.specs if s.label not in dead),
+                order=tuple(label for label in p.order if label not in dead or label in earlier),
+                judge=None if p.judge in dead else p.judge)
+    return p, {k: v for k, v in instances.items() if k not in dead}
+
+
 def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]] = (),
                configs: Sequence[str] | None = None, options: AnswerOptions | None = None,
                progress: Progress | None = None, **changes: Any) -> AnswerSummary:
@@ -114,9 +140,7 @@ def answer_run(run_path: Path, answerers: Sequence[tuple[str, Mapping[str, Any]]
     writer = RunWriter(p.run.path)
     try:
         if opts.preflight:
-            problems = preflight_all(instances, opts.preflight_timeout_s)
-            if problems:
-                raise ValidationError(problems, "answerer preflight failed; nothing was asked")
+            p, instances = _preflight(p, opts, instances)
         reads = build_reads(p.inputs, p.config_ids, p.read_options)
         writer.write_table("reads", reads_frame(reads, p.inputs))
         writer.update_manifest({"answering": _manifest(p, opts, instances)})

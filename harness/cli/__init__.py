@@ -9,7 +9,8 @@ Modules, in help order: ``core`` (run, list, validate), ``ingest``, ``goldset``,
 (bands, report, query), ``rulings``, ``interop`` (export), ``serve`` (serve-search),
 ``judging`` (pool, judge, judges); helpers: ``catalog``
 (every registry for ``harness list``), ``errors`` (messages and exit codes),
-``progress`` (progress bars), ``summary`` (the summary after ``harness run``).
+``output`` (the console factory and ``--format``), ``progress`` (progress bars or
+timestamped lines), ``summary`` (the summary after ``harness run``).
 """
 
 from __future__ import annotations
@@ -31,14 +32,15 @@ app = typer.Typer(
 GROUPS = ("core", "ingest", "goldset", "answer", "facts", "compare", "analysis", "rulings", "interop",
           "serve", "judging", "trend")
 __all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "facts", "goldset",
-           "ingest", "interop", "judging", "main", "progress", "rulings", "serve", "summary", "trend"]
+           "ingest", "interop", "judging", "main", "output", "progress", "report", "rulings", "serve",
+           "summary", "trend"]
 
 
 @app.callback()
 def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details.")) -> None:
     from harness.cli.progress import silence_third_party
 
-    silence_third_party()
+    silence_third_party(verbose)
     # logs go to stderr (logging's default stream), results to stdout
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")

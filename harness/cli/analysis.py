@@ -1,5 +1,5 @@
-"""Analysis commands: ``harness bands``, ``harness report``, ``harness query``,
-``harness tune``."""
+"""Analysis commands: ``harness bands``, ``harness report`` (:mod:`harness.cli.report`),
+``harness query``, ``harness tune``."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness.cli.errors import bad_input_exits_2
+from harness.cli.output import FORMAT_HELP, TABLE_FORMATS, format_console
 from harness.core.registry import Registry
 from harness.core.tablerows import rows
 
 if TYPE_CHECKING:
     import pandas as pd
-    from rich.console import Console
 
     from harness.analysis.bands import BandTable
     from harness.analysis.tune import TuneResult
@@ -32,6 +32,8 @@ TopK = Annotated[int, typer.Option("--top-k", "-k", min=1, help="Fused ranks tha
 
 
 def register(app: typer.Typer) -> None:
+    from harness.cli.report import report_cmd
+
     app.command("bands")(bands_cmd)
     app.command("report")(report_cmd)
     app.command("query")(query_cmd)
@@ -109,6 +111,7 @@ def bands_cmd(
     top_k: TopK = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     runs_dir: RunsDir = Path("runs"),
+    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP + " json is --json.")] = "table",
 ) -> None:
     """Score bands per config and arm count: quantiles, anchors, healthy band, gate threshold.
 
@@ -119,47 +122,32 @@ def bands_cmd(
     from harness.store.rundir import open_run
 
     with bad_input_exits_2():
+        TABLE_FORMATS.get(fmt)
         tables = run_band_tables(open_run(run, runs_dir), top_k=top_k)
-    if as_json:
+    if as_json or fmt == "json":
         typer.echo(json.dumps([to_dict(t) for t in tables], indent=2, allow_nan=False))
         return
-    console = Console()
-    for t in tables:
-        _print_band_table(t, console)
+    with format_console(fmt, markup=True) as console:
+        for t in tables:
+            _print_band_table(t, console)
 
 
-def report_cmd(
-    run: RunRef = "latest",
-    out: Annotated[Path, typer.Option("--out", "-o", help="HTML file to write.")] = Path(
-        "report.html"),
-    top_k: TopK = 5,
-    metric: Annotated[str | None, typer.Option(
-        "--metric", "-m", help="Metric to compare configs on (default recall@5).")] = None,
-    runs_dir: RunsDir = Path("runs"),
-) -> None:
-    """Write one self-contained HTML report (summary, bands, config comparison).
+def _rich_table(fmt: str) -> Callable[[pd.DataFrame], None]:
+    def write(df: pd.DataFrame) -> None:
+        table = Table(*[str(c) for c in df.columns], caption=f"{len(df)} row(s)")
+        for row in rows(df):
+            table.add_row(*(_fmt(x, 6) if isinstance(x, float) else str(x) for x in row))
+        with format_console(fmt) as console:  # cell values print verbatim (no markup)
+            console.print(table)
 
-    Example: harness report latest -o report.html
-    """
-    # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
-    from harness.analysis.report import write_report
-    from harness.store.rundir import open_run
-
-    with bad_input_exits_2():
-        path = write_report(open_run(run, runs_dir), out, top_k=top_k, metric=metric)
-    typer.echo(f"wrote {path}")
-
-
-def _rich_table(df: pd.DataFrame) -> None:
-    table = Table(*[str(c) for c in df.columns], caption=f"{len(df)} row(s)")
-    for row in rows(df):
-        table.add_row(*(_fmt(x, 6) if isinstance(x, float) else str(x) for x in row))
-    Console(markup=False, highlight=False).print(table)  # cell values print verbatim
+    return write
 
 
 # pandas is imported by the commands that need it: `harness --help` and error paths stay fast
 OUTPUT_FORMATS: Registry[Callable[[pd.DataFrame], None]] = Registry("output format")
-OUTPUT_FORMATS.add("table", _rich_table)
+OUTPUT_FORMATS.add("table", _rich_table("table"))
+OUTPUT_FORMATS.add("tsv", _rich_table("tsv"))
+OUTPUT_FORMATS.add("markdown", _rich_table("markdown"))
 OUTPUT_FORMATS.add("csv", lambda df: typer.echo(df.to_csv(index=False), nl=False))
 OUTPUT_FORMATS.add("json", lambda df: typer.echo(
     df.to_json(orient="records", date_format="iso", double_precision=15,
@@ -174,6 +162,7 @@ def query_cmd(
     timeout_s: Annotated[float, typer.Option("--timeout", help="Statement timeout in seconds.")] = 60.0,
     memory_limit: Annotated[str, typer.Option("--memory-limit", help="DuckDB memory limit.")] = "2GB",
     max_rows: Annotated[int, typer.Option("--max-rows", help="Rows fetched at most.")] = 100_000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON records (--format json).")] = False,
 ) -> None:
     """Run DuckDB SQL over the Parquet tables of every run (run_id is a column).
 
@@ -187,7 +176,7 @@ def query_cmd(
     from harness.store.query import query
 
     with bad_input_exits_2():
-        write = OUTPUT_FORMATS.get(fmt)
+        write = OUTPUT_FORMATS.get("json" if as_json else fmt)
         df = query(sql, runs_dir, timeout_s=timeout_s, memory_limit=memory_limit,
                    max_rows=max_rows)
     write(df)
@@ -200,6 +189,7 @@ def tune_cmd(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the fold shuffle.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     runs_dir: RunsDir = Path("runs"),
+    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP + " json is --json.")] = "table",
 ) -> None:
     """Choose a config by k-fold cross-validation over questions (stratified by language).
 
@@ -212,18 +202,16 @@ def tune_cmd(
     from harness.store.rundir import open_run
 
     with bad_input_exits_2():
+        TABLE_FORMATS.get(fmt)
         result = tune(open_run(run, runs_dir), metric, folds, seed)
-    if as_json:
+    if as_json or fmt == "json":
         typer.echo(json.dumps(_json_safe(asdict(result)), indent=2, allow_nan=False))
         return
-    _print_tune(result)
+    with format_console(fmt) as console:
+        _print_tune(result, console)
 
 
-def _print_tune(r: TuneResult) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
+def _print_tune(r: TuneResult, console: Console) -> None:
     better = "higher" if r.higher_is_better else "lower"
     console.print(f"{r.metric} ({r.aggregate}, {better} is better) over {r.n_questions} "
                   f"questions, {r.n_configs} configs, {r.n_folds} folds stratified by "

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from harness.cli.errors import bad_input_exits_2
+from harness.cli.output import format_console, make_console
 from harness.cli.progress import rich_progress
 from harness.core.engines import ADDRESS_HELP, ENGINE_HELP, EngineChoice, open_engine
 from harness.core.errors import ConfigError
@@ -61,6 +61,12 @@ def answer_cmd(
     ] = None,
     preflight: Annotated[bool, typer.Option(
         help="Check every endpoint (model present, a tiny request answered) before asking.")] = True,
+    skip_unreachable: Annotated[bool, typer.Option(
+        "--skip-unreachable", help="Leave answerers whose preflight fails out of this answering "
+        "(a warning names each) instead of exit 2.")] = False,
+    breaker_after: Annotated[int, typer.Option(
+        "--breaker-after", min=0, max=10_000, help="Stop asking an answerer (or the judge) after this many "
+        "consecutive connection failures; the rest become error rows at once (0: never).")] = 5,
     param: Annotated[list[str] | None, typer.Option(
         "--param", "-p", help="Answerer parameter LABEL.KEY=VALUE (repeatable).")] = None,
     config: Annotated[list[str] | None, typer.Option(
@@ -124,11 +130,12 @@ def answer_cmd(
             configs=tuple(config or ()) or None,
             read_options=_read_options(pool, final, reranker, floor or [], errata_arm),
             max_workers=workers, retry_errors=retry_errors,
-            suite=loaded, preflight=preflight,
+            suite=loaded, preflight=preflight, skip_unreachable=skip_unreachable,
+            breaker_after=breaker_after,
             max_error_rate=max_error_rate, judge=judge, engine=choice)
         with open_engine(choice), rich_progress() as progress:
             summary = answer_run(r.path, options=options, progress=progress)
-    console = Console()
+    console = make_console()
     asked, reused, errors = dict(summary.asked), dict(summary.reused), dict(summary.errors)
     for label in summary.answerers:
         if label in asked:
@@ -166,7 +173,7 @@ def answerers_cmd(
         "--baseline", "-b", help="Answerer the others are compared with (default: the first).")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap resampling.")] = 0,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json.")] = "table",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, tsv, markdown or json.")] = "table",
     only: Annotated[list[str] | None, typer.Option(
         "--answerer", "-a", help="Compare only these answerer labels (repeatable).")] = None,
     answers: Annotated[bool, typer.Option(
@@ -198,7 +205,8 @@ def answerers_cmd(
         if answers:
             records = answers_view(r, config_id=config, disagreement_only=disagreement,
                                    answerers=only or None)
-            Console().print(to_json(records), markup=False, highlight=False, soft_wrap=True)
+            make_console().print(to_json(records), markup=False, highlight=False, soft_wrap=True)
             return
-        print_side_by_side(r, Console(), config_id=config, baseline=baseline, seed=seed,
-                           fmt=fmt, answerers=only or None)
+        with format_console("tsv" if fmt == "tsv" else "table") as console:
+            print_side_by_side(r, console, config_id=config, baseline=baseline, seed=seed,
+                               fmt="table" if fmt == "tsv" else fmt, answerers=only or None)

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from harness.cli.catalog import all_registries, broken_plugins, origin_summary, plugin_origins
-from harness.cli.errors import bad_input_exits_2, plain_console
+from harness.cli.errors import bad_input_exits_2
+from harness.cli.output import FORMAT_HELP, TABLE_FORMATS, format_console, make_console
 from harness.cli.progress import rich_progress
 from harness.core.engines import ADDRESS_HELP, ENGINE_HELP, EngineChoice
 from harness.core.errors import ConfigError
@@ -50,6 +51,7 @@ def run_cmd(
     engine: str = typer.Option("local", "--engine", help=escape(ENGINE_HELP)),
     address: str = typer.Option(None, "--address", help=ADDRESS_HELP),
     summary_rows: int = typer.Option(SUMMARY_ROWS, "--summary-rows", min=0, help="Configs in the printed summary: the single-arm ones and the best others (0 = every config; --json has all)."),
+    fmt: str = typer.Option("table", "--format", help=FORMAT_HELP + " json is --json."),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
@@ -67,7 +69,9 @@ def run_cmd(
     from harness.pipeline.lifecycle import run_from
     from harness.pipeline.options import RunOptions
 
+    as_json = as_json or fmt == "json"
     with bad_input_exits_2():
+        TABLE_FORMATS.get(fmt)  # an unknown --format fails before the run starts
         params = _parse_params(param)
         # an answerer may be given as LABEL=NAME; its parameters are keyed by the label
         labels = {split_label(a)[0] for a in answerer}
@@ -91,7 +95,8 @@ def run_cmd(
     else:
         from harness.cli.summary import print_summary
 
-        print_summary(result.path, metrics=result.metrics_table, rows=summary_rows)
+        with format_console(fmt) as console:
+            print_summary(result.path, console, metrics=result.metrics_table, rows=summary_rows)
 
 
 def _parse_params(items: list[str]) -> dict[str, dict[str, object]]:
@@ -115,7 +120,8 @@ def _coerce(value: str) -> object:
 
 
 def list_cmd(as_json: bool = typer.Option(False, "--json", help=escape("Print {registry: [names]} as JSON, with "
-                                                            "\"plug-in origins\" and \"broken plug-ins\"."))) -> None:
+                                                            "\"plug-in origins\" and \"broken plug-ins\".")),
+             fmt: str = typer.Option("table", "--format", help=FORMAT_HELP + " json is --json.")) -> None:
     """List registered arms, fusion methods, metrics, answerers, loaders and tables, and where
     each came from: builtin, or the package==version of a plug-in (entry points harness.arms,
     harness.answerers, harness.metrics, harness.fusion). A plug-in that fails to load is listed
@@ -126,7 +132,7 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help=escape("Print {r
     registries = all_registries()
     origins = plugin_origins()
     broken = broken_plugins()
-    if as_json:
+    if as_json or fmt == "json":
         import json
 
         typer.echo(json.dumps({**{k: list(v) for k, v in registries.items()}, "plug-in origins": origins,
@@ -135,7 +141,8 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help=escape("Print {r
     table = Table("registry", "names", "from")
     for kind, names in registries.items():
         table.add_row(kind, ", ".join(names), origin_summary(kind, origins))
-    Console(markup=False, highlight=False).print(table)
+    with bad_input_exits_2(), format_console(fmt) as console:
+        console.print(table)
     for line in broken:
         typer.echo(f"warning: {line}", err=True)
 
@@ -151,18 +158,21 @@ def validate_cmd(
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.goldset.parse import check_corpus, load_goldset
 
-    with bad_input_exits_2():
+    with bad_input_exits_2(), rich_progress() as stage:
         gs = load_goldset(goldset, allow_outside=allow_outside)
-        corpus = _corpus(gs)
-        check_corpus(gs, corpus)
-    plain_console().print(Text.assemble(
+        with stage(f"validate: building {len(gs.documents)} documents", len(gs.documents)) as advance:  # type: ignore[attr-defined]
+            corpus = _corpus(gs, advance)
+        with stage(f"validate: checking {len(gs.questions)} questions", 1) as advance:  # type: ignore[attr-defined]
+            check_corpus(gs, corpus)
+            advance(1)
+    make_console().print(Text.assemble(
         ("OK", "green"), f" {goldset}: {len(gs.questions)} questions, {len(gs.documents)} "
         f"documents, {sum(not q.answerable for q in gs.questions)} unanswerable, "
         f"{len(corpus.chunks)} chunks"))
 
 
-def _corpus(gs: GoldSet) -> Corpus:
+def _corpus(gs: GoldSet, advance: Callable[[int], object] | None = None) -> Corpus:
     """The corpus ``harness run`` would search (what validate must check it can build)."""
     from harness.corpus.chunking import ChunkingOptions, build_corpus
 
-    return build_corpus(gs.documents, ChunkingOptions())
+    return build_corpus(gs.documents, ChunkingOptions(), advance=advance)

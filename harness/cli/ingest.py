@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from harness.cli.errors import bad_input_exits_2, print_error
+from harness.cli.output import FORMAT_HELP, TABLE_FORMATS, format_console
 from harness.core.errors import ConfigError, HarnessError
 
 _GOLDSET_SUFFIXES = (".yaml", ".yml")
@@ -34,6 +34,7 @@ def ingest_cmd(
         "--allow-outside", help="Gold sets may name documents outside their folder.")] = False,
     quiet: Annotated[bool, typer.Option(
         "--quiet", "-q", help="No progress on stderr.")] = False,
+    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP + " json is --json.")] = "table",
 ) -> None:
     """Report pages, headings, chunks and warnings for each document.
 
@@ -50,6 +51,7 @@ def ingest_cmd(
     from harness.goldset.parse import load_goldset
 
     with bad_input_exits_2():
+        TABLE_FORMATS.get(fmt)
         sources: list[DocumentSpec | Path] = []
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
@@ -83,7 +85,8 @@ def ingest_cmd(
             report = ingest_report(sources, options,
                                    BoilerplateOptions() if boilerplate else None, language,
                                    progress=progress)
-    if as_json:
+    if as_json or fmt == "json":
         typer.echo(report.to_json())
     else:
-        render(report, Console(markup=False, highlight=False))
+        with format_console(fmt) as console:
+            render(report, console)

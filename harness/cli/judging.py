@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from harness.cli.errors import bad_input_exits_2, plain_console, print_note
+from harness.cli.judges_llm import llm_cmd
 
 if TYPE_CHECKING:
     from harness.judging.compare_labels import LabelAgreement
     from harness.judging.rankings import RankingAgreement
 
-judges_app = typer.Typer(help="Judgment sets: agreement between them, qrels export and import.",
+judges_app = typer.Typer(help="Judgment sets: LLM pre-judging, agreement between them, qrels "
+                         "export and import.",
                          no_args_is_help=True)
 RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Folder that holds run directories.")]
 
@@ -24,6 +26,7 @@ RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Folder that holds run
 def register(app: typer.Typer) -> None:
     app.command("pool")(pool_cmd)
     app.command("judge")(judge_cmd)
+    judges_app.command("llm")(llm_cmd)
     app.add_typer(judges_app, name="judges")
 
 

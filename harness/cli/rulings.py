@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from harness.cli.errors import bad_input_exits_2, err_console, print_error
+from harness.cli.output import FORMAT_HELP, TABLE_FORMATS, format_console, make_console
 from harness.core.errors import Problem
 from harness.core.tablerows import records
 
@@ -28,6 +28,8 @@ MappingOpt = Annotated[Path | None, typer.Option(
 RunRef = Annotated[str, typer.Argument(help="Rulings run: a path, an id under --runs-dir, latest.")]
 RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Folder that holds run directories.")]
 Score = Annotated[str, typer.Argument(help="Fused RRF score as printed, e.g. 0.048916.")]
+Fmt = Annotated[str, typer.Option("--format", help=FORMAT_HELP)]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (--format json).")]
 
 
 def register(app: typer.Typer) -> None:
@@ -68,7 +70,7 @@ def _fence(row: dict[str, Any]) -> str:
 
 def import_cmd(files: Files, out: Out = Path("runs"), run_id: RunId = None, depth: Depth = 100,
                rounding: Rounding = "half_up", goldset: GoldOpt = None,
-               mapping: MappingOpt = None) -> None:
+               mapping: MappingOpt = None, fmt: Fmt = "table", as_json: AsJson = False) -> None:
     """Parse ruling pages into a rulings run (Parquet) and decode their fused scores.
 
     Example: harness rulings import ../shared/rulings/ --out runs/
@@ -77,8 +79,10 @@ def import_cmd(files: Files, out: Out = Path("runs"), run_id: RunId = None, dept
     from harness.arms.rrf_rounding import ROUNDINGS
     from harness.rulings.importer import import_rulings
 
+    fmt = "json" if as_json else fmt
     with _bad_input():
         ROUNDINGS.get(rounding)
+        TABLE_FORMATS.get(fmt)
         if depth < 1:
             raise ValueError(f"--depth must be >= 1, got {depth}")
         result = import_rulings(files, out, run_id, depth, rounding)
@@ -90,14 +94,15 @@ def import_cmd(files: Files, out: Out = Path("runs"), run_id: RunId = None, dept
         table.add_row(r.question_id, q if len(q) <= 60 else q[:57] + "...",
                       str(r.get("outcome") or "-"),
                       f"{sum(d.ranks is not None for d in dec)}/{len(dec)}", _fence(dict(r.values)))
-    Console().print(table)
+    with format_console(fmt) as console:
+        console.print(table)
     for line in grouped_warnings([w for r in result.rulings for w in r.warnings], len(result.rulings)):
         err_console.print(f"warning: {line}", markup=False, highlight=False)
     for f in result.failures:
         err_console.print(f"not imported: {f}", markup=False, highlight=False)
     if goldset is not None:
         mapping = mapping or folder_mapping(files)
-        _score(result.path, goldset, mapping)
+        _score(result.path, goldset, mapping, fmt)
 
 
 def grouped_warnings(warnings: list[Problem], pages: int) -> list[str]:
@@ -129,7 +134,7 @@ def folder_mapping(files: list[Path]) -> Path | None:
     return found[0]
 
 
-def _score(run_path: Path, goldset: Path, mapping: Path | None) -> None:
+def _score(run_path: Path, goldset: Path, mapping: Path | None, fmt: str = "table") -> None:
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.rulings.evaluate import score_run
 
@@ -146,11 +151,12 @@ def _score(run_path: Path, goldset: Path, mapping: Path | None) -> None:
                       f"{hit.iloc[0]:g}" if row["counted"] and len(hit) else "-",
                       f"{cp:.2f} / {cr:.2f}" if cp is not None and cr is not None else "-",
                       _fence(row), str(_na(row["fence_agrees"])))
-    Console().print(table)
+    with format_console(fmt) as console:
+        console.print(table)
 
 
 def score_cmd(run: RunRef, goldset: GoldReq, mapping: MappingOpt = None,
-              runs_dir: RunsDir = Path("runs")) -> None:
+              runs_dir: RunsDir = Path("runs"), fmt: Fmt = "table", as_json: AsJson = False) -> None:
     """Match a rulings run to gold questions and score production's search and answers.
 
     Example: harness rulings score rulings-20260101-120000-ab12 --goldset goldsets/sample.yaml
@@ -158,9 +164,11 @@ def score_cmd(run: RunRef, goldset: GoldReq, mapping: MappingOpt = None,
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.store.rundir import open_run
 
+    fmt = "json" if as_json else fmt
     with _bad_input():
+        TABLE_FORMATS.get(fmt)
         path = open_run(run, runs_dir, kind="rulings").path
-    _score(path, goldset, mapping)
+    _score(path, goldset, mapping, fmt)
 
 
 def decode_cmd(
@@ -190,7 +198,7 @@ def decode_cmd(
             f"{d.ceiling:.6f}): {len(d.candidates)} candidate(s)")
     if carried_by is not None:
         head += f", {len(cands)} with exactly {carried_by} arm(s) ranking it"
-    console = Console()
+    console = make_console()
     console.print(head + (" - unique" if len(cands) == 1 else ""), highlight=False)
     for c in cands:
         console.print("  (" + ", ".join("-" if r is None else str(r) for r in c) + ")",

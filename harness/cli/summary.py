@@ -12,8 +12,9 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.analysis.languages import language_table, print_language_table
-from harness.analysis.summary import best_rows, metric_names, summary_frame
+from harness.analysis.summary import best_rows, legend, metric_names, summary_frame
 from harness.arms.base import empty_warning
+from harness.cli.output import make_console
 from harness.metrics.info import resolve
 from harness.store.rundir import Run
 
@@ -34,7 +35,7 @@ def summary_json(run_path: Path) -> str:
                 for k, v in row.items()} for row in df.to_dict(orient="records")]
     return json.dumps({"run_id": run.run_id, "path": str(run.path),
                        "questions": len(q), "unanswerable": int((~q["answerable"]).sum()),
-                       "configs": records}, indent=2, allow_nan=False)
+                       "legend": legend(list(df.columns)), "configs": records}, indent=2, allow_nan=False)
 
 
 """Configs printed after a run at most (every single-arm config, then the best others):
@@ -50,14 +51,14 @@ def print_summary(run_path: Path, console: Console | None = None, *, metrics: pa
     ``metrics`` is the run's metrics table when the caller holds it (the run just wrote
     it), else it is read once from the run; ``rows`` caps the printed configs (0 = all)."""
     run = Run(run_path)
-    # CI logs are not terminals: give tables room instead of eliding config ids
+    # CI logs are not terminals: full width, no row broken (harness.cli.output)
     # ids and paths print verbatim: no markup, no highlighting ("[/b]" in an id is text)
-    console = console or Console(width=None if Console().is_terminal else 160, markup=False,
-                                 highlight=False)
+    console = console or make_console()
     metrics = metrics if metrics is not None else run.arrow("metrics")
     configs = run.table("configs")
     full = summary_frame(metrics, configs)
-    df, by = best_rows(full, [str(k) for k in configs["kind"]], rows)
+    kind_of = dict(zip(configs["config_id"].astype(str), configs["kind"].astype(str), strict=True))
+    df, by = best_rows(full, [kind_of[str(c)] for c in full["config_id"]], rows)
     q = run.table("questions")
     n_unans = int((~q["answerable"]).sum())
     table = Table(title=f"run {run.run_id}: {len(q)} questions "
@@ -68,6 +69,8 @@ def print_summary(run_path: Path, console: Console | None = None, *, metrics: pa
         table.add_row(*[str(v) if c == "config_id" else ("-" if pd.isna(v) else f"{v:.3f}")
                         for c, v in zip(df.columns, r, strict=True)])
     console.print(table)
+    if legend(list(df.columns)):
+        console.print(legend(list(df.columns)))
     if by is not None:
         console.print(f"showing {len(df)} of {len(full)} configs: the single-arm ones and the best by "
                       f"{by}; all of them: --summary-rows 0, --json, harness report or harness query")
@@ -98,7 +101,7 @@ def print_empty_arms(manifest: dict[str, Any], console: Console, err: Console | 
     console.print("questions with no hits, per arm: " + ", ".join(
         f"{name} {info['empty_questions']} of {info['questions']}" for name, info in arms.items()),
         markup=False, highlight=False)
-    err = err or Console(stderr=True, width=None if Console(stderr=True).is_terminal else 160)
+    err = err or make_console(stderr=True)
     for name, info in arms.items():
         warning = empty_warning(name, info)
         if warning:

@@ -45,6 +45,23 @@ class Borda(FusionMethod):
             total = total + float(w) * points
         return total
 
+    def float_exact(self, config: FusionConfig) -> bool:
+        """Integer weights: every term is a half-integer times a small integer, every sum exact."""
+        return all(float(w).is_integer() and 0 < w <= 2**20 for w in config.weights)
+
+    def term_codes(self, planes: Planes, config: FusionConfig) -> np.ndarray:
+        """(weight class, points) per arm: a rank, or the arm's list length for a chunk it did
+        not rank (whose points are (N - n_a + 1) / 2; N is the question's)."""
+        nq, u = planes.shape
+        span = 4 * u + 6
+        wclass = {w: i + 1 for i, w in enumerate(sorted(set(config.weights)))}
+        out = np.zeros((len(config.arms), nq, u), np.int64)
+        for j, w in enumerate(config.weights):
+            r, _, votes = planes.arm(config, j)
+            n_a = votes.sum(axis=1, keepdims=True)
+            out[j] = wclass[w] * span + np.where(votes, r, 2 * u + 3 + n_a)
+        return out
+
     def exact_context(self, planes: Planes, config: FusionConfig, q: int) -> Any:
         per_arm = [int(planes.arm(config, j)[2][q].sum()) for j in range(len(config.arms))]
         return int(planes.votes(config)[q].sum()), per_arm

@@ -74,14 +74,14 @@ def fuse(matrix: RankMatrix, config: FusionConfig) -> Fused:
         q = matrix.question_index[idx]
         return Fused(config, idx, q, _ranks_of(q), scores[idx], voted[idx])
     from harness.fusion.kernel import planes_of  # the dense planes every method scores on
-    from harness.fusion.order import exact_order
+    from harness.fusion.order import order_keys
 
     method = FUSION_METHODS.get(config.method)
     planes, col = planes_of(matrix)
     plane = method.fuse(planes, config)
+    key = order_keys(method, config, planes, plane, planes.votes(config))
     keep = np.flatnonzero(voted > 0)
     qk, ck = matrix.question_index[keep], col[keep]
-    order, _ = exact_order(method, config, planes, qk, ck, plane[qk, ck])
-    idx = keep[order]
+    idx = keep[np.lexsort((ck, -key[qk, ck], qk))]
     q = matrix.question_index[idx]
     return Fused(config, idx, q, _ranks_of(q), plane[q, col[idx]], voted[idx])

@@ -21,7 +21,7 @@ import numpy as np
 from harness.fusion.exact import clusters_are_ties, float_tolerance, rrf_order
 from harness.fusion.matrix import RankMatrix
 from harness.fusion.method import FUSION_METHODS, Planes
-from harness.fusion.order import exact_order, order_keys
+from harness.fusion.order import order_keys
 from harness.fusion.records import FusionConfig
 
 
@@ -62,10 +62,7 @@ def config_scores(planes: Planes, c: FusionConfig) -> Scored:
         smax = float(score.max(initial=0.0))
         return Scored(score, score, float_tolerance(len(c.arms), smax),
                             clusters_are_ties(c.k, c.weights, c.depths, smax))
-    q, col = np.nonzero(planes.votes(c))
-    order, same = exact_order(method, c, planes, q, col, score[q, col])
-    key = np.zeros(planes.shape)
-    key[q[order], col[order]] = order_keys(same)
+    key = order_keys(method, c, planes, score, planes.votes(c))
     return Scored(key, score, float_tolerance(len(c.arms), float(key.max(initial=0.0))), True)
 
 

@@ -115,6 +115,24 @@ class FusionMethod:
         return (f"{what}; ceiling {c:.6g}" if c is not None
                 else f"{what}; no ceiling (score_ratio is empty, bands on the raw score)")
 
+    def float_exact(self, config: FusionConfig) -> bool:
+        """True when the float scores of ``config`` are exact (equal floats are equal
+        rationals and distinct floats are ordered right); rank-based methods only."""
+        return False
+
+    def term_codes(self, planes: Planes, config: FusionConfig) -> np.ndarray:
+        """(A, Q, U) int64 codes of each arm's term: two candidates of one question whose
+        multisets of codes are equal have equal exact scores (rank-based methods). Default:
+        (weight class, rank) of a voting arm, 0 for an arm that did not vote."""
+        nq, u = planes.shape
+        span = 2 * u + 3
+        wclass = {w: i + 1 for i, w in enumerate(sorted(set(config.weights)))}
+        out = np.zeros((len(config.arms), nq, u), np.int64)
+        for j, w in enumerate(config.weights):
+            r, _, votes = planes.arm(config, j)
+            out[j] = np.where(votes, wclass[w] * span + r, 0)
+        return out
+
     def exact_score(self, ranks: Sequence[int], config: FusionConfig, context: Any) -> Any:
         """Exact (rational) score of one candidate from its per-arm ranks (rank-based
         methods only); ``context`` is what :meth:`exact_context` gave for its question."""

@@ -1,19 +1,23 @@
-"""Exact fused order of every fusion method over flat rows (question, candidate).
+"""Exact fused order of every fusion method but RRF, as integer keys on the dense planes.
 
 ``rrf`` keeps its own vectorised rational order (:func:`harness.fusion.exact.rrf_order`).
-For the other methods (:mod:`harness.fusion.method`, "Exactness"):
+For the other methods (:mod:`harness.fusion.method`, "Exactness"), per question row:
 
-* score-based: sort by (question, float score desc, chunk id asc); exactly equal
-  floats are ties;
-* rank-based (Borda, ISR): sort on floats, then neighbours within the float error
-  bound form clusters. A cluster whose members have the same per-arm ranks has one
-  exact score (the score is a function of the ranks within a question); any other
-  cluster is re-sorted on the method's exact rational scores (``exact_score``),
-  ties by chunk id. Rare, and exact.
+* sort the voted candidates by float score desc, column (= chunk id) asc (one stable
+  ``argsort`` per row, every row at once);
+* score-based methods, and rank-based ones whose floats are exact for the config
+  (:meth:`~harness.fusion.method.FusionMethod.float_exact`, e.g. Borda with integer
+  weights: sums of half-integers): exactly equal floats are the ties;
+* other rank-based configs (ISR, weighted Borda): neighbours within the float error bound
+  are compared exactly. Two candidates whose multisets of per-arm terms are equal
+  (:meth:`~harness.fusion.method.FusionMethod.term_codes`) have one exact score; any other
+  near pair is re-sorted on the method's exact rational scores (``exact_score``), ties by
+  chunk id. Rare, and exact.
 
-:func:`order_keys` turns an order into positive integer keys, equal for tied rows
-and decreasing along the order, so the vectorised top-m path of the scoring kernel
-(:mod:`harness.fusion.kernel`) treats every method like a tie-exact RRF.
+:func:`order_keys` gives positive float keys, equal for tied candidates and decreasing
+along the order (0.0 = not in the list), so the vectorised top-m path of the scoring
+kernel (:mod:`harness.fusion.kernel`) and :func:`harness.fusion.fuse.fuse` treat every
+method like a tie-exact RRF.
 """
 
 from __future__ import annotations
@@ -25,50 +29,51 @@ from harness.fusion.method import FusionMethod, Planes
 from harness.fusion.records import FusionConfig
 
 
-def rank_rows(planes: Planes, config: FusionConfig, q: np.ndarray, col: np.ndarray) -> np.ndarray:
-    """(rows, arms) ranks of the config's arms, cut to depth (0 = no vote)."""
-    out = np.zeros((len(q), len(config.arms)), np.int64)
-    for j in range(len(config.arms)):
-        out[:, j] = planes.arm(config, j)[0][q, col]
-    return out
+def order_keys(method: FusionMethod, config: FusionConfig, planes: Planes, score: np.ndarray,
+               votes: np.ndarray) -> np.ndarray:
+    """(Q, U) keys: the exact order's classes from the top (largest first), 0.0 where no vote."""
+    nq, u = score.shape
+    big = 2.0 * float(np.abs(np.where(votes, score, 0.0)).max(initial=0.0)) + 1.0
+    neg = np.where(votes, -score, big)  # unvoted last; finite, so differences stay finite
+    o = np.argsort(neg, axis=1, kind="stable")
+    sf = np.take_along_axis(neg, o, 1)
+    valid = np.take_along_axis(votes, o, 1)
+    both = valid[:, 1:] & valid[:, :-1]
+    if not method.rank_based or method.float_exact(config):
+        same = both & (sf[:, 1:] == sf[:, :-1])
+    else:
+        # every term of a rank-based score is positive, so a score's float error is at most
+        # c * eps * the score itself (Goldberg 1991): the tolerance is relative to the pair
+        rel = 2.0 * (3 * len(config.arms) + 4) * float(EPS)
+        near = both & (sf[:, 1:] - sf[:, :-1] <= rel * np.abs(sf[:, :-1]))
+        codes = np.sort(np.take_along_axis(method.term_codes(planes, config), o[None, :, :], 2), axis=0)
+        eq = near & (codes[:, :, 1:] == codes[:, :, :-1]).all(axis=0)
+        same = eq
+        hard = near & ~eq
+        if hard.any():  # the config's cut ranks once, (Q, U, A), for the rows that need them
+            cut = np.stack([planes.arm(config, j)[0] for j in range(len(config.arms))], axis=-1)
+            for qi in np.flatnonzero(hard.any(axis=1)):
+                o[qi], same[qi] = _exact_row(method, config, planes, int(qi), o[qi], near[qi], same[qi], cut[qi])
+    cls = np.concatenate([np.ones((nq, 1), np.int64), 1 + np.cumsum(~same, axis=1)], axis=1)
+    key = np.zeros((nq, u))
+    np.put_along_axis(key, o, np.where(valid, float(u + 1) - cls, 0.0), 1)
+    return key
 
 
-def exact_order(method: FusionMethod, config: FusionConfig, planes: Planes, q: np.ndarray,
-                col: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(order of the rows, ``same``): ``same[i]`` is True when the ``i``-th row in order
-    has the exact score of the row before it in the same question. Rows are given by
-    question ``q`` and candidate column ``col`` (columns are in chunk-id order)."""
-    idx = np.lexsort((col, -scores, q)).astype(np.int64)
-    if len(idx) < 2:
-        return idx, np.zeros(len(idx), bool)
-    ss, gs = scores[idx], q[idx]
-    same_q = gs[1:] == gs[:-1]
-    if not method.rank_based:
-        return idx, np.r_[False, same_q & (ss[1:] == ss[:-1])]
-    tol = 2.0 * (3 * len(config.arms) + 4) * float(EPS) * float(np.abs(scores).max(initial=0.0))
-    near = same_q & (ss[:-1] - ss[1:] <= tol)
-    ranks = rank_rows(planes, config, q, col)
-    canon = np.unique(ranks, axis=0, return_inverse=True)[1].reshape(-1)[idx]
-    eq = near & (canon[1:] == canon[:-1])
-    hard = near & ~eq
-    same = np.r_[False, eq]
-    if not hard.any():
-        return idx, same
+def _exact_row(method: FusionMethod, config: FusionConfig, planes: Planes, qi: int, o: np.ndarray,
+               near: np.ndarray, same: np.ndarray, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Re-sort the near clusters of one question row (``ranks``: (U, A) cut ranks) on
+    exact scores (rare fallback)."""
+    o, same = o.copy(), same.copy()
+    ctx = method.exact_context(planes, config, qi)
     cluster = np.r_[0, np.cumsum(~near)]
-    for c in np.unique(cluster[1:][hard]):
+    hard_clusters = set(cluster[1:][near & ~same].tolist())
+    for c in sorted(hard_clusters):
         pos = np.flatnonzero(cluster == c)
-        rows = idx[pos]
-        qq = int(q[rows[0]])
-        ctx = method.exact_context(planes, config, qq)
-        exact = [method.exact_score(ranks[r], config, ctx) for r in rows]
-        o = sorted(range(len(rows)), key=lambda i: (-exact[i], int(col[rows[i]])))
-        idx[pos] = rows[o]
-        ordered = [exact[i] for i in o]
-        same[pos[1:]] = [ordered[i] == ordered[i - 1] for i in range(1, len(o))]
-    return idx, same
-
-
-def order_keys(same: np.ndarray) -> np.ndarray:
-    """Positive float keys along an order: equal where ``same``, decreasing otherwise."""
-    cls = np.cumsum(~same)
-    return (int(cls[-1]) + 1 - cls).astype(np.float64) if len(cls) else np.zeros(0)
+        cols = o[pos]
+        exact = [method.exact_score(ranks[col], config, ctx) for col in cols]
+        order = sorted(range(len(cols)), key=lambda i: (-exact[i], int(cols[i])))
+        o[pos] = cols[order]
+        ordered = [exact[i] for i in order]
+        same[pos[1:] - 1] = [ordered[i] == ordered[i - 1] for i in range(1, len(order))]
+    return o, same

@@ -42,6 +42,7 @@ from harness.core.names import name_problem
 from harness.core.registry import Registry
 from harness.core.tablerows import rows as table_rows
 from harness.corpus.records import page_keys
+from harness.fusion.sorting import sort_configs
 from harness.interop.trec import LEVELS, SCORE_MODES, write_qrels, write_run
 from harness.store.baseline import Side
 
@@ -166,9 +167,9 @@ def export_run(run: Side, out_dir: Path, level: str = "page", scores: str = "ran
     out_dir = Path(out_dir)
     qs = run.table("questions")
     ar, fused = run.table("arm_ranks"), run.table("fused")
-    have_arms, have_cfgs = sorted(ar["arm"].unique()), sorted(fused["config_id"].unique())
+    have_arms, have_cfgs = sorted(ar["arm"].unique()), sort_configs(map(str, fused["config_id"].unique()))
     arm_list = sorted(have_arms) if arms is None else list(dict.fromkeys(arms))
-    cfg_list = sorted(have_cfgs) if configs is None else list(dict.fromkeys(configs))
+    cfg_list = have_cfgs if configs is None else list(dict.fromkeys(configs))
     problems: list[Problem] = []
     _check_ids(qs, problems)
     scored = set(run.table("configs")["config_id"].astype(str)) if run.has_table("configs") else set()

@@ -33,12 +33,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
+from pathlib import Path
 
 from harness.core.errors import HarnessError
 from harness.core.registry import Registry
 from harness.metrics.ranking import parse
 from harness.regression.compare import Comparison, MetricComparison, compare_runs
 from harness.regression.completeness import check_gateable
+from harness.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
 from harness.regression.pairing import ConfigPair, grid_pair, resolve_config_pairs
 from harness.regression.policy import MetricPolicy, Policy
 from harness.regression.unjudged import unjudged_notes
@@ -310,8 +312,27 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
         policy = replace(policy, answerer=shown)
     result = evaluate(policy, comparison)
     failed = [(c.metric, c.questions) for c in result.failures() if c.questions]
-    return GateResult(result.policy, result.pair, result.checks, result.comparison,
-                      pin_notes(policy, base) + unjudged_notes(*sides, result.pair, failed))
+    return GateResult(result.policy, result.pair, result.checks + llm_checks(policy, sides[1]),
+                      result.comparison, pin_notes(policy, base)
+                      + unjudged_notes(*sides, result.pair, failed)
+                      + llm_notes(sides[1].manifest, policy.min_llm_kappa))
+
+
+def llm_checks(policy: Policy, candidate: Side) -> tuple[Check, ...]:
+    """The ``llm_kappa`` check when the policy sets ``min_llm_kappa``
+    (:mod:`harness.regression.llm_admission`)."""
+    if policy.min_llm_kappa is None:
+        return ()
+    record = None
+    if policy.llm_agreement is not None:
+        record = Path(policy.llm_agreement)
+        if not record.is_absolute():
+            record = Path(policy.path).parent / record
+    ok, message, kappa = llm_kappa_check(policy.min_llm_kappa, record,
+                                         llm_only_pairs(candidate.manifest))
+    return (Check("llm_kappa", "llm_kappa", "min_llm_kappa", Status.OK if ok else Status.FAIL,
+                  f">= {policy.min_llm_kappa}", "n/a" if kappa is None else _f(kappa), message,
+                  policy.min_llm_kappa, kappa),)
 
 
 def _has_answer_metric(policy: Policy) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from harness.core.errors import HarnessError
+from harness.fusion.sorting import sort_configs
 from harness.store.baseline import Side, resolve_config, side_configs, side_label
 
 # The manifest fields that must agree for two runs to be comparable.
@@ -97,7 +98,7 @@ def resolve_config_pairs(base: Side, candidate: Side,
             pairs.append(ConfigPair(resolve_config(b_sel, bc, "base"),
                                     resolve_config(c_sel, cc, "candidate")))
         return tuple(dict.fromkeys(pairs))
-    common = sorted(set(bc["config_id"]) & set(cc["config_id"]))
+    common = sort_configs(set(bc["config_id"].astype(str)) & set(cc["config_id"].astype(str)))
     pairs = [ConfigPair(str(i), str(i)) for i in common]
     gp = grid_pair(bc, cc)
     if gp is not None and gp.base != gp.candidate:

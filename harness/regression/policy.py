@@ -12,6 +12,8 @@ Format (every key is documented in ``docs/gate.md``)::
     seed = 0                      # permutation / bootstrap seed
     n_resamples = 10000
     confidence = 0.95             # bootstrap CI level
+    min_llm_kappa = 0.6           # admit LLM-only judged pages only at this kappa, shown by
+    llm_agreement = "agree.json"  #   `harness judges agreement --json` (regression/llm_admission)
 
     [metrics."hit@5"]
     floor = 0.80                  # absolute limit on the candidate's aggregate
@@ -39,7 +41,7 @@ from harness.core.errors import ConfigError, Problem, ValidationError
 from harness.metrics.info import known_metric_names, metric_info
 
 GATE_KEYS = ("config", "candidate_config", "answerer", "base_answerer", "candidate_answerer",
-             "alpha", "seed", "n_resamples", "confidence")
+             "alpha", "seed", "n_resamples", "confidence", "min_llm_kappa", "llm_agreement")
 METRIC_KEYS = ("floor", "max_drop", "max_drop_relative", "alpha", "pinned")
 
 
@@ -72,6 +74,10 @@ class Policy:
     confidence: float = 0.95
     base_answerer: str | None = None
     candidate_answerer: str | None = None
+    min_llm_kappa: float | None = None
+    """LLM-only judged pages are admitted only when ``llm_agreement`` shows this kappa."""
+    llm_agreement: str | None = None
+    """``harness judges agreement --json`` record, relative to the policy file."""
 
     @property
     def answerer_pair(self) -> tuple[str, str] | None:
@@ -214,7 +220,9 @@ def parse_policy(raw: dict[str, Any], where: str = "<policy>") -> Policy:
         r.number(gate, "alpha", "gate.", low=0.0, high=1.0, open_low=True),
         r.integer(gate, "seed", "gate.", 0, 0), r.integer(gate, "n_resamples", "gate.", 10_000, 1),
         r.number(gate, "confidence", "gate.", low=0.0, high=1.0, open_low=True) or 0.95,
-        r.text(gate, "base_answerer", "gate."), r.text(gate, "candidate_answerer", "gate."))
+        r.text(gate, "base_answerer", "gate."), r.text(gate, "candidate_answerer", "gate."),
+        r.number(gate, "min_llm_kappa", "gate.", low=-1.0, high=1.0000001),
+        r.text(gate, "llm_agreement", "gate."))
     if (policy.base_answerer or policy.candidate_answerer) and policy.answerer_pair is None:
         r.bad("gate.base_answerer", "give both base_answerer and candidate_answerer (or one of "
               "them and answerer)")

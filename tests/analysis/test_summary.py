@@ -30,7 +30,8 @@ def test_aggregates_follow_the_registry_and_ratio_columns_need_the_ratio():
     assert df.loc[0, "first_rel_rank"] == 3.0  # median of 1, 3, 9 (answerable only)
     assert df.loc[0, "MAP@10"] == pytest.approx(13 / 3)
     df = summary_frame(_metrics(["hit@1", "top_score_ratio"]), pd.DataFrame({"config_id": ["c"]}))
-    assert df.loc[0, "ratio (ans)"] == pytest.approx(13 / 3) and df.loc[0, "ratio (unans)"] == 0.5
+    assert df.loc[0, "top_score_ratio_answerable"] == pytest.approx(13 / 3)
+    assert df.loc[0, "top_score_ratio_unanswerable"] == 0.5
 
 
 def test_summary_means_medians_ratio_split_and_configs_order():
@@ -42,11 +43,11 @@ def test_summary_means_medians_ratio_split_and_configs_order():
                      (qid, cid, "top_score_ratio", v / 10, ans)]
     metrics = pd.DataFrame(rows, columns=["question_id", "config_id", "metric", "value", "answerable"])
     df = summary_frame(metrics, pd.DataFrame({"config_id": ["c2", "c1"]})).set_index("config_id")
-    assert list(df.index) == ["c2", "c1"]  # configs table order
+    assert list(df.index) == ["c1", "c2"]  # config_sort_key order, not the table's
     assert df.loc["c1", "hit@1"] == pytest.approx((1 + 3) / 2)
     assert df.loc["c2", "first_rel_rank"] == pytest.approx((2 + 4) / 2)  # median of two
-    assert df.loc["c1", "ratio (ans)"] == pytest.approx((0.1 + 0.3) / 2)
-    assert df.loc["c2", "ratio (unans)"] == pytest.approx(1.1)
+    assert df.loc["c1", "top_score_ratio_answerable"] == pytest.approx((0.1 + 0.3) / 2)
+    assert df.loc["c2", "top_score_ratio_unanswerable"] == pytest.approx(1.1)
     assert "nDCG@10" not in df.columns  # no rows: no column, never a plausible 0
 
 
@@ -81,3 +82,13 @@ def test_printed_rows_keep_single_arm_configs_and_the_best_others():
     assert best_rows(frame, kinds, 0)[1] is None and len(best_rows(frame, kinds, 5)[0]) == 5
     lower, by = best_rows(frame[["config_id", "first_rel_rank"]], kinds, 2)
     assert by == "first_rel_rank" and list(lower["config_id"]) == ["arm-a", "g3"]  # lower is better
+
+
+def test_summary_columns_have_json_safe_names_and_a_legend():
+    from harness.analysis.summary import legend
+
+    df = summary_frame(_metrics(["first_rel_rank", "top_score_ratio"]), pd.DataFrame({"config_id": ["c"]}))
+    assert all(" " not in c for c in df.columns)
+    text = legend(list(df.columns))
+    assert "first_rel_rank is the median" in text and "top_score_ratio_unanswerable" in text
+    assert legend(["config_id"]) == ""

@@ -314,6 +314,24 @@ def _facts_agreement(fx: Fixture, tmp: Path) -> None:
     assert "Traceback" not in res.stderr
 
 
+def _judges_llm(fx: Fixture, tmp: Path) -> None:
+    from harness.judging.poolfile import FoundBy, Pool, PoolPage, PoolQuestion, write_pool
+    from tests.helpers.llama_server import free_port
+
+    pool = write_pool(Pool("g", "g.yaml", "ab" * 32, ("r",), 1, ("c",),
+                           (PoolQuestion("q", "Why?", "en", ()),),
+                           (PoolPage("q", "d#1", (FoundBy("r", "bm25", "arm", 1),), "t"),)),
+                      tmp / "pool.jsonl")
+    suite = tmp / "s.toml"
+    suite.write_text(f'[suite]\nname = "s"\n[answerers.j]\nprovider = "openai"\nmodel = "m"\n'
+                     f'endpoint = "http://127.0.0.1:{free_port()}"\nretries = 0\n'
+                     '[judge]\nanswerer = "j"\n', encoding="utf-8")
+    res = harness("judges", "llm", pool, "--suite", suite, "-o", tmp / "llm.jsonl",
+                  "--preflight-timeout", "2")
+    assert res.returncode == 2 and "cannot reach" in res.stderr, res.stdout + res.stderr
+    assert "Traceback" not in res.stderr and not (tmp / "llm.jsonl").exists()
+
+
 def _trend(fx: Fixture, tmp: Path) -> None:
     out = _ok(harness("trend", "--runs-dir", fx.runs))
     assert "trend over 1 retrieval run(s)" in out and "no alerts" in out
@@ -376,6 +394,7 @@ CASES: dict[tuple[str, ...], Case] = {
     ("facts", "agreement"): _facts_agreement, ("trend",): _trend,
     ("pool",): _pool, ("judge",): _judge, ("judges", "agreement"): _judges, ("judges", "export"): _judges,
     ("judges", "import"): _judges, ("goldset", "merge"): _judges, ("serve-search",): _serve_search,
+    ("judges", "llm"): _judges_llm,
 }
 
 

@@ -235,3 +235,16 @@ def test_ceilings_per_method():
     assert c["borda"].ceiling(config("borda")) is None
     assert c["isr"].ceiling(config("isr", arms=("a", "b"))) == 4.0
     assert math.isnan(config("borda").ceiling)
+
+
+def test_isr_exact_tie_between_different_ranks_goes_to_the_chunk_id():
+    # x2: rank 1 by a alone -> 1 * 1/1 = 1; x1: rank 2 by b and c -> 2 * (1/4 + 1/4) = 1
+    df = pd.DataFrame([("q", "a", "x2", 1, 1.0), ("q", "b", "x3", 1, 1.0), ("q", "b", "x1", 2, 1.0),
+                       ("q", "c", "x1", 2, 1.0), ("q", "c", "x4", 1, 1.0), ("q", "a", "x5", 2, 1.0)],
+                      columns=["question_id", "arm", "chunk_id", "rank", "score"])
+    got, f, m = ours(df, config("isr", weights=(1.0, 1.0, 1.0)))
+    assert got["q"]["x1"] == got["q"]["x2"] == 1.0
+    assert m.chunk_ids[f.rows].tolist() == ["x1", "x2", "x3", "x4", "x5"]
+    # weighted (0.5, 2, 1): x2 = 0.5, x1 = 2 * (2/4 + 1/4) = 1.5, x3 = 2, x4 = 1, x5 = 0.125
+    got, f, m = ours(df, config("isr", weights=(0.5, 2.0, 1.0)))
+    assert m.chunk_ids[f.rows].tolist() == ["x3", "x1", "x4", "x2", "x5"]

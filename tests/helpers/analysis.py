@@ -29,6 +29,23 @@ CONFIGS = (
     ("arm-dense", "arm", ("dense",), (1.0,), 60.0),
     ("arm-boost", "arm", ("boost",), (1.0,), 60.0),
 )
+Config = tuple[str, str, tuple[str, ...], tuple[float, ...], float]
+
+
+def grid_configs(ks: tuple[float, ...] = (10.0, 30.0, 60.0, 90.0),
+                 dense_weights: tuple[float, ...] = (0.5, 2.0)) -> tuple[Config, ...]:
+    """A small real-looking grid: RRF k x two arm subsets (ids as the harness writes
+    them, the service config ``rrf_k60_bm25+dense+boost`` among them), the dense
+    weight swept at k = 60 over the three arms, and each arm alone."""
+    out: list[Config] = []
+    for arms in (("bm25", "dense", "boost"), ("bm25", "dense")):
+        out += [(f"rrf_k{k:g}_{'+'.join(arms)}", "grid", arms, (1.0,) * len(arms), k) for k in ks]
+    out += [(f"rrf_k60_bm25+dense+boost_w-dense{w:g}", "grid", ("bm25", "dense", "boost"),
+             (1.0, w, 1.0), 60.0) for w in dense_weights]
+    out += [(f"arm-{a}", "arm", (a,), (1.0,), 60.0) for a in ARMS]
+    return tuple(out)
+
+
 DOCS = (("g-rules", "rulebook", 24), ("g-errata", "errata", 2))
 
 
@@ -74,10 +91,11 @@ def _arm_ranks(rng: np.random.Generator, chunks: pd.DataFrame, questions: pd.Dat
 
 
 def _fused(chunks: pd.DataFrame, questions: pd.DataFrame,
-           ranks: dict[tuple[str, str], dict[str, int]]) -> pd.DataFrame:
+           ranks: dict[tuple[str, str], dict[str, int]],
+           configs: tuple[Config, ...] = CONFIGS) -> pd.DataFrame:
     info = chunks.set_index("chunk_id")
     frames = []
-    for cid, _kind, arms, weights, k in CONFIGS:
+    for cid, _kind, arms, weights, k in configs:
         ceiling = sum(weights) / (k + 1)
         for _, q in questions.iterrows():
             voted = sorted({c for a in arms for c in ranks[(q["question_id"], a)]})
@@ -104,14 +122,15 @@ def _fused(chunks: pd.DataFrame, questions: pd.DataFrame,
     return pd.concat(frames, ignore_index=True)
 
 
-def _metrics(fused: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
+def _metrics(fused: pd.DataFrame, questions: pd.DataFrame,
+             configs: tuple[Config, ...] = CONFIGS) -> pd.DataFrame:
     """Every default metric through :func:`harness.metrics.ranking.score_ranking`."""
     rows = []
     groups = dict(iter(fused.groupby(["question_id", "config_id"], sort=False)))
     for _, q in questions.iterrows():
         question = Question(q["question_id"], q["question"], "en", tuple(
             (PageRef(p.split("#")[0], int(p.split("#")[1])),) for p in sorted(q["_pages"])))
-        for cid, _kind, _arms, weights, k in CONFIGS:
+        for cid, _kind, _arms, weights, k in configs:
             f = groups.get((q["question_id"], cid), fused.iloc[:0])
             values = score_ranking(list(f["doc_id"] + "#" + f["page"].astype(str)), question,
                                    DEFAULT_METRICS, float(f["fused_score"].iloc[0]) if len(f)
@@ -157,12 +176,14 @@ def _answers(rng: np.random.Generator, questions: pd.DataFrame
 
 def write_synthetic_run(path: Path, seed: int = 0, n_questions: int = 14, n_unanswerable: int = 2,
                         with_answers: bool = False, status: str = "complete",
-                        created: str = "2025-01-01T00:00:00+00:00") -> Path:
-    """Write a complete synthetic run directory at ``path`` and return it."""
+                        created: str = "2025-01-01T00:00:00+00:00",
+                        configs: tuple[Config, ...] = CONFIGS) -> Path:
+    """Write a complete synthetic run directory at ``path`` and return it (``configs``:
+    :data:`CONFIGS` by default, or e.g. :func:`grid_configs`)."""
     rng = np.random.default_rng(seed)
     chunks = _chunks()
     questions = _questions(rng, n_questions, n_unanswerable)
-    fused = _fused(chunks, questions, _arm_ranks(rng, chunks, questions))
+    fused = _fused(chunks, questions, _arm_ranks(rng, chunks, questions), configs)
     w = RunWriter(path)
     w.update_manifest({"run_id": w.run_id, "created": created, "status": "running"})
     w.write_table("questions", questions.drop(columns="_pages"))
@@ -170,9 +191,9 @@ def write_synthetic_run(path: Path, seed: int = 0, n_questions: int = 14, n_unan
         {"config_id": cid, "name": cid, "kind": kind, "method": "rrf", "k": k, "arms": list(arms),
          "weights": list(weights), "depths": [DEPTHS[a] for a in arms],
          "ceiling": sum(weights) / (k + 1), "params": json.dumps({"k": k})}
-        for cid, kind, arms, weights, k in CONFIGS]))
+        for cid, kind, arms, weights, k in configs]))
     w.write_table("fused", fused, {"rank_*": list(ARMS)})
-    w.write_table("metrics", _metrics(fused, questions))
+    w.write_table("metrics", _metrics(fused, questions, configs))
     if with_answers:
         answers, answer_metrics = _answers(rng, questions)
         w.write_table("answers", answers)

@@ -93,3 +93,30 @@ def driven_chromium(profile: Path):  # type: ignore[no-untyped-def]
     options.add_argument("--window-size=1200,900")
     options.binary_location = str(chromium())
     return webdriver.Chrome(options=options, service=Service(str(shutil.which("chromedriver"))))
+
+
+def render_at(page: Path, width: int, shot: Path, profile: Path,
+              max_height: int = 12_000) -> tuple[int, int]:
+    """Open ``page`` in a driven headless Chromium emulating a ``width`` px wide
+    viewport (a phone at 390: headless windows cannot be narrower than 500 px, device
+    metrics can), save a full-page PNG (at most ``max_height`` px tall) to ``shot``
+    and return (``document.documentElement.scrollWidth``, ``innerWidth``)."""
+    import base64
+
+    driver = driven_chromium(profile)
+    try:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600})
+        driver.get(page.resolve().as_uri())
+        scroll, inner = driver.execute_script(
+            "return [document.documentElement.scrollWidth, window.innerWidth]")
+        height = min(int(driver.execute_script(
+            "return document.documentElement.scrollHeight")), max_height)
+        data = driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        shot.write_bytes(base64.b64decode(data["data"]))
+    finally:
+        driver.quit()
+    return int(scroll), int(inner)

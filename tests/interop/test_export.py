@@ -135,7 +135,7 @@ def test_cli_prints_the_count_of_files_on_disk(base_run, tmp_path):
     assert f"wrote {len(_files(tmp_path))} files" in res.output
     assert "harness:no-result" in res.output  # says which files were padded
     res = CliRunner().invoke(app, ["export", str(base_run.path), "--format", "csv"])
-    assert res.exit_code == 2 and "only trec" in res.output
+    assert res.exit_code == 2 and "choose trec or mlflow" in res.output
     res = CliRunner().invoke(app, ["export", str(base_run.path), "--questions", "some"])
     assert res.exit_code == 2 and "answerable" in res.output
     res = CliRunner().invoke(app, ["export", str(base_run.path), "--config", "nope",

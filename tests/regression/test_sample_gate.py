@@ -126,3 +126,36 @@ def test_the_errata_trap_dropping_the_errata_page_fails_the_gate(fresh_run, tmp_
     assert res.exit_code == 1, res.output
     assert "pinned bw-13 lost recall@5 (1 -> 0.5)" in res.output
     assert "requirements: its hit" not in res.output  # the example policy pins no such hit
+
+
+def _dense_backend(manifest: dict) -> str | None:
+    return (manifest.get("arms", {}).get("dense") or {}).get("backend_resolved")
+
+
+def test_the_committed_baseline_is_the_codes_own(fresh_run, tmp_path):
+    """A fresh run of the sample, saved as a baseline the way the docs say, equals the
+    committed one in every table: not "within tolerance", identical (the baseline is the
+    code's own, so a change that moves any number must re-save it, in the same commit).
+
+    Dense scores depend on the embedding backend the CPU gets (`auto`: bf16 with AMX or
+    avx512_bf16, fp32 otherwise; docs/dense.md): on a machine whose backend differs from the
+    baseline's, the configs without the dense arm must still be identical and the others are
+    left to the gate's tolerances (test_unchanged_sample_passes_the_gate)."""
+    import json
+
+    from harness.store.baseline import save_baseline
+
+    new = save_baseline(Run(fresh_run), tmp_path / "sample")
+    old_manifest = json.loads((BASELINE / "manifest.json").read_text(encoding="utf-8"))
+    new_manifest = json.loads((new / "manifest.json").read_text(encoding="utf-8"))
+    same_backend = _dense_backend(old_manifest) == _dense_backend(new_manifest)
+    tables = sorted(p.stem for p in BASELINE.glob("*.parquet"))
+    assert tables == sorted(p.stem for p in new.glob("*.parquet"))
+    for name in tables:
+        old = pd.read_parquet(BASELINE / f"{name}.parquet").drop(columns=["run_id"], errors="ignore")
+        fresh = pd.read_parquet(new / f"{name}.parquet").drop(columns=["run_id"], errors="ignore")
+        if not same_backend and "config_id" in old.columns:
+            lexical = ~old["config_id"].astype(str).str.contains("dense")
+            old = old[lexical].reset_index(drop=True)
+            fresh = fresh[~fresh["config_id"].astype(str).str.contains("dense")].reset_index(drop=True)
+        pd.testing.assert_frame_equal(old, fresh, check_exact=True, obj=f"baseline table {name}")

@@ -1,0 +1,66 @@
+"""A chat answerer of a suite, opened as a judge: temperature 0, preflighted first.
+
+:func:`open_judge` builds the answerer labelled ``label`` in an answerer suite (default:
+the suite's ``[judge]``) with ``temperature`` forced to 0, and runs the answerers'
+preflight (:func:`harness.answering.preflight.preflight_all`): an endpoint that is down
+raises a :class:`ValidationError` before any work. :func:`seeded_chat` is the
+``(messages, key, seed) -> (reply, error)`` function the LLM judges call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from harness.answering.judge import chat_function
+from harness.answering.preflight import DEFAULT_TIMEOUT_S, preflight_all
+from harness.answering.specs import AnswererSpec, close, instantiate, suite_specs
+from harness.answering.suite import load_suite
+from harness.core.errors import HarnessError, ValidationError
+
+
+def open_judge(suite_path: Path, label: str | None,
+               timeout_s: float = DEFAULT_TIMEOUT_S) -> tuple[str, Any]:
+    """(label, answerer) of the suite's judge, preflighted (module docstring)."""
+    suite = load_suite(suite_path)
+    specs = {s.label: s for s in suite_specs(suite)}
+    chosen = label or suite.judge
+    if chosen is None:
+        raise HarnessError(f"{suite_path}: no judge given (--judge LABEL) and the suite has no "
+                           f"[judge]; its answerers: {', '.join(specs) or '(none)'}")
+    if chosen not in specs:
+        raise HarnessError(f"{suite_path}: no answerer labelled {chosen!r}; its answerers: "
+                           f"{', '.join(specs) or '(none)'}")
+    spec = specs[chosen]
+    answerer = instantiate(AnswererSpec(spec.label, spec.name,
+                                        (*[(k, v) for k, v in spec.params if k != "temperature"],
+                                         ("temperature", 0.0)), spec.concurrency))
+    chat_function(answerer)  # a provider that takes no free prompt is refused here
+    try:
+        problems = preflight_all({chosen: answerer}, timeout_s)
+    except BaseException:
+        close(answerer)
+        raise
+    if problems:
+        close(answerer)
+        raise ValidationError(problems, "judge preflight failed; nothing was judged")
+    return chosen, answerer
+
+
+def seeded_chat(answerer: Any) -> Callable[[list[dict[str, str]], str, int],
+                                           tuple[str, str | None]]:
+    """``(messages, key, seed) -> (reply, error)`` over :func:`chat_function`."""
+    by_seed: dict[int, Callable[[list[dict[str, str]], str], tuple[str, str | None]]] = {}
+
+    def chat(msgs: list[dict[str, str]], key: str, seed: int) -> tuple[str, str | None]:
+        if seed not in by_seed:
+            by_seed[seed] = chat_function(answerer, seed)
+        return by_seed[seed](msgs, key)
+
+    return chat
+
+
+def model_of(answerer: Any) -> str:
+    """The model id the answerer describes (its registered name when it names none)."""
+    return str(answerer.describe().get("model_id") or getattr(answerer, "name", "model"))

@@ -1,0 +1,111 @@
+"""The report on a grid: charted configs (top N, -c), every config in the tables,
+sweeps, band small multiples, ties and significance in the headline, the CLI."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from harness.analysis import report
+from harness.analysis.headline import SERVICE_CONFIG, Headline
+from harness.analysis.report_html import headline_html
+from harness.analysis.selection import natural_key
+from harness.cli.analysis import register
+from harness.store.rundir import Run, open_run
+from tests.helpers.analysis import grid_configs, write_synthetic_run
+
+GRID = grid_configs()
+ARMS_ALONE = {c for c, kind, *_ in GRID if kind == "arm"}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return open_run(write_synthetic_run(tmp_path_factory.mktemp("runs") / "run-grid", seed=2,
+                                        configs=GRID))
+
+
+def _panels(html: str) -> list[str]:
+    return re.findall(r'<img alt="score bands of ([^"]+)"', html)
+
+
+def test_charts_show_top_n_service_and_arms_tables_show_all(run: Run) -> None:
+    html = report.render_html(run, n_resamples=200, top=2)
+    comp = report.config_comparison(run, "recall@5", reference=SERVICE_CONFIG, n_resamples=200)
+    expected = [c for c in comp["config_id"]
+                if c in set(comp["config_id"][:2]) | ARMS_ALONE | {SERVICE_CONFIG}]
+    assert _panels(html) == expected  # one band panel per charted config, best first
+    assert f"{len(expected)} of {len(GRID)}" in html
+    for cid, *_ in GRID:  # every config is in the comparison and summary tables
+        assert html.count(f"<td>{cid}</td>") >= 2, cid
+    assert "against fusion parameters" in html
+    assert 'alt="recall@5 against k"' in html and 'alt="recall@5 against the weight of dense"' in html
+
+
+def test_explicit_configs_replace_top_n(run: Run) -> None:
+    chosen = ["rrf_k90_bm25+dense", SERVICE_CONFIG]
+    html = report.render_html(run, n_resamples=200, config_ids=chosen)
+    assert sorted(_panels(html)) == sorted(chosen)
+    assert "the 2 configs chosen with -c" in html
+
+
+def test_progress_hears_each_slow_step(run: Run) -> None:
+    heard: list[str] = []
+    report.render_html(run, n_resamples=100, top=1, progress=heard.append)
+    assert any(m.startswith("comparing 13 configs") for m in heard)
+    assert heard[-1] == "drawing figures"
+
+
+def _headline(best: str, ci: tuple[float, float], service: str = "svc") -> Headline:
+    return Headline("recall@5", best, 0.8, service, 0.7, 0.1, ci[0], ci[1], 0.2, 3, 10, 1, 14)
+
+
+def test_headline_names_a_tie_and_says_not_significant() -> None:
+    tie = headline_html(_headline("a", (-0.02, 0.25)), ("a", "b", "c"))
+    assert "tie of 3 configs at 0.800: a, b, c" in tie
+    assert "not significant" in tie and "<b class=ns>+0.100</b>" in tie
+    sig = headline_html(_headline("a", (0.02, 0.25)), ("a",))
+    assert "not significant" not in sig and "<b>+0.100</b>" in sig and "(tie)" not in sig
+    svc_tied = headline_html(_headline("a", (0.0, 0.0)), ("a", "svc"))
+    assert "ties for best with 1 other config" in svc_tied
+
+
+def test_report_headline_ties_on_the_real_comparison(run: Run) -> None:
+    comp = report.config_comparison(run, "hit@5", reference=SERVICE_CONFIG, n_resamples=200)
+    best = comp["value"].iloc[0]
+    tied = sorted(comp.loc[comp["value"] == best, "config_id"], key=natural_key)
+    html = report.render_html(run, metric="hit@5", n_resamples=200)
+    if len(tied) > 1:
+        assert f"tie of {len(tied)} configs" in html
+        assert ", ".join(tied[:6]) in html
+    else:
+        assert "(tie)" not in html
+
+
+def _cli() -> typer.Typer:
+    app = typer.Typer()
+    register(app)
+    return app
+
+
+def test_cli_top_and_config_options(run: Run, tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    res = CliRunner().invoke(_cli(), ["report", str(run.path), "-o", str(out), "--top", "1",
+                                      "-c", "rrf_k10_bm25+dense", "-c", SERVICE_CONFIG])
+    assert res.exit_code == 0, res.output
+    assert sorted(_panels(out.read_text(encoding="utf-8"))) == sorted(
+        ["rrf_k10_bm25+dense", SERVICE_CONFIG])
+    assert re.search(r"\d\d:\d\d:\d\d report: comparing 13 configs", res.output)
+
+
+def test_cli_unknown_config_exits_2_and_writes_nothing(run: Run, tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    res = CliRunner().invoke(_cli(), ["report", str(run.path), "-o", str(out),
+                                      "-c", "rrf_k61_bm25+dense+boost", "-c", "nope"])
+    assert res.exit_code == 2
+    assert "unknown config id 'rrf_k61_bm25+dense+boost' (did you mean" in res.output
+    assert "'nope'" in res.output and "Traceback" not in res.output
+    assert not out.exists()

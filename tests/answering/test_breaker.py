@@ -1,0 +1,78 @@
+"""The circuit breaker (stop asking an endpoint that is gone) and --skip-unreachable."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from harness.answering.breaker import Breaker, is_connection_failure
+from harness.answering.runner import answer_run
+from harness.core.errors import ValidationError
+from harness.pipeline.retrieval import RunOptions, run
+from tests.helpers.common import LEXICAL, REPO
+
+REFUSED = "CallError: ConnectionRefusedError: [Errno 111] Connection refused"
+
+
+def test_breaker_opens_after_n_consecutive_connection_failures_and_resets() -> None:
+    b = Breaker("x", after=3)
+    for err in (REFUSED, REFUSED, None, REFUSED, "malformed reply: no choices", REFUSED, REFUSED):
+        b.record(err)  # a success or another kind of error resets the count
+        assert not b.opened
+    b.record(REFUSED)
+    assert b.opened and b.skip() and b.skipped == 1 and "3 consecutive" in b.message
+    never = Breaker("y", after=0)
+    for _ in range(50):
+        never.record(REFUSED)
+    assert not never.opened and not never.skip()
+    with pytest.raises(ValueError):
+        Breaker("z", after=-1)
+
+
+def test_connection_failures_are_told_from_other_errors() -> None:
+    assert is_connection_failure(REFUSED)
+    assert is_connection_failure("no complete reply within the total deadline of 3 s")
+    assert not is_connection_failure("HTTP 400: bad request") and not is_connection_failure(None)
+
+
+def _closed_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+
+
+@pytest.fixture
+def lexical_run(tmp_path: Path) -> Path:
+    return run(RunOptions(goldset=REPO / "goldsets" / "sample.yaml", config=LEXICAL,
+                          runs_dir=tmp_path / "runs", run_id="r")).path
+
+
+DEAD = ("dead=openai", {"model": "m", "base_url": "", "retries": 0, "timeout_s": 2.0})
+
+
+def _dead() -> tuple[str, dict[str, object]]:
+    return DEAD[0], {**DEAD[1], "base_url": _closed_url()}
+
+
+def test_a_dead_endpoint_is_asked_n_times_then_skipped(lexical_run: Path) -> None:
+    s = answer_run(lexical_run, [_dead()], preflight=False, breaker_after=4, max_error_rate=1.0)
+    answers = pd.read_parquet(lexical_run / "answers.parquet")
+    dead = answers[answers["answerer"] == "dead"]
+    assert (dead["outcome"] == "error").all() and len(dead) == dict(s.answers)["dead"] > 4
+    skipped = dead["error"].str.contains("the circuit opened after 4 consecutive")
+    assert (~skipped).sum() == 4 and skipped.sum() == len(dead) - 4
+
+
+def test_skip_unreachable_answers_with_the_rest(lexical_run: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with pytest.raises(ValidationError, match="answerer dead"):
+        answer_run(lexical_run, [("extractive", {}), _dead()])
+    with pytest.raises(ValidationError, match="every answerer is unreachable"):
+        answer_run(lexical_run, [_dead()], skip_unreachable=True)
+    s = answer_run(lexical_run, [("extractive", {}), _dead()], skip_unreachable=True)
+    assert s.answerers == ("extractive",) and dict(s.errors)["extractive"] == 0
+    assert any("skipped (--skip-unreachable): answerer dead" in r.getMessage() for r in caplog.records)
+    answers = pd.read_parquet(lexical_run / "answers.parquet")
+    assert set(answers["answerer"]) == {"extractive"}

@@ -1,0 +1,114 @@
+"""MLflow export (harness.interop.tracking, `harness export --format mlflow`): logged
+offline with MLflow itself and read back with MlflowClient; bad input exits 2."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.core.errors import HarnessError
+from harness.interop.tracking import config_means, config_params, log_run, mlflow_name
+from harness.store.rundir import Run
+from tests.helpers.analysis import write_synthetic_run
+from tests.helpers.common import LEXICAL, REPO
+
+pytest.importorskip("mlflow", reason="the [mlflow] extra is not installed")
+from mlflow.tracking import MlflowClient
+
+HARNESS = str(Path(sys.executable).parent / "harness")
+# MLFLOW_ALLOW_FILE_STORE is left unset: the export sets it for file: URIs itself
+ENV = {k: v for k, v in {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}.items()
+       if k != "MLFLOW_ALLOW_FILE_STORE"}
+
+
+def _harness(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([HARNESS, *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=600, env=ENV)
+
+
+def _read_back(uri: str, run_id: str) -> dict[str, Any]:
+    client = MlflowClient(tracking_uri=uri)
+    exp = client.get_experiment_by_name("harness")
+    assert exp is not None
+    found = client.search_runs([exp.experiment_id],
+                               filter_string=f"tags.`harness.run_id` = '{run_id}'")
+    return {r.data.tags["harness.config_id"]: r for r in found}
+
+
+def test_mlflow_names_are_safe_and_distinct() -> None:
+    assert mlflow_name("recall@5") == "recall_at_5"
+    assert mlflow_name("nDCG(judged_only=True)@10") == "nDCG_judged_only_True__at_10"
+    assert mlflow_name("first_rel_rank") == "first_rel_rank"
+
+
+def test_logged_runs_equal_the_run_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    run = Run(write_synthetic_run(tmp_path / "syn", seed=3))
+    (run.path / "report.html").write_text("<html>report</html>", encoding="utf-8")
+    uri = (tmp_path / "mlruns").as_uri()
+    logged = log_run(run, uri)
+    configs = run.table("configs")
+    assert [c for c, _ in logged.runs] == list(configs["config_id"])
+    by_config = _read_back(uri, run.run_id)
+    assert set(by_config) == set(configs["config_id"])
+    metrics = run.table("metrics")
+    ans = metrics[metrics["answerable"]]
+    client = MlflowClient(tracking_uri=uri)
+    for row in configs.to_dict(orient="records"):
+        got = by_config[row["config_id"]]
+        assert got.data.params["method"] == row["method"]
+        assert float(got.data.params["k"]) == row["k"]
+        assert got.data.params["arms"] == ",".join(row["arms"])
+        assert [float(w) for w in got.data.params["weights"].split(",")] == list(row["weights"])
+        assert [int(d) for d in got.data.params["depths"].split(",")] == list(row["depths"])
+        assert got.data.tags["harness.run_id"] == run.run_id
+        assert got.data.tags["harness.goldset"] == run.manifest.get("goldset", {}).get("name", "")
+        mine = ans[ans["config_id"] == row["config_id"]].groupby("metric")["value"].mean()
+        assert len(got.data.metrics) == len(mine) > 0
+        for metric, mean in mine.items():
+            value = got.data.metrics[mlflow_name(str(metric))]
+            assert value == mean or (math.isinf(value) and math.isinf(mean))
+        artifacts = {a.path for a in client.list_artifacts(got.info.run_id)}
+        assert artifacts == {"manifest.json", "metric-names.json", "report.html"}
+        assert got.info.status == "FINISHED"
+    assert config_params(run) and config_means(run)
+    with pytest.raises(HarnessError, match="already logged"):
+        log_run(run, uri)
+    again = log_run(run, uri, replace=True)
+    assert again.replaced == len(configs)
+    assert len(_read_back(uri, run.run_id)) == len(configs)  # the earlier ones are deleted
+
+
+def test_export_mlflow_cli_logs_the_sample_run_and_refuses_bad_input(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")  # for the reader in this process
+    res = _harness("run", "--config", str(LEXICAL), "-q", "-o", str(tmp_path), "--run-id", "s")
+    assert res.returncode == 0, res.stderr
+    res = _harness("export", str(tmp_path / "s"), "--format", "mlflow", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == ""  # no third-party warning leaks
+    assert "logged 3 configs of run s" in res.stdout
+    by_config = _read_back((tmp_path / "mlruns").as_uri(), "s")  # ./mlruns by default
+    assert set(by_config) == {"rrf_k60_bm25+boost", "arm-bm25", "arm-boost"}
+    tags = by_config["arm-bm25"].data.tags
+    assert tags["harness.goldset"] == "sample" and len(tags["harness.commit"]) == 40
+    names = json.loads((Path(by_config["arm-bm25"].info.artifact_uri.removeprefix("file://"))
+                        / "metric-names.json").read_text(encoding="utf-8"))
+    assert names["recall_at_5"] == "recall@5"
+    missing = _harness("export", "no-such-run", "--format", "mlflow", "--runs-dir",
+                       str(tmp_path), cwd=tmp_path)
+    assert missing.returncode == 2 and "no-such-run" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    unwritable = _harness("export", str(tmp_path / "s"), "--format", "mlflow", "--tracking-uri",
+                          (blocker / "mlruns").as_uri(), cwd=tmp_path)
+    assert unwritable.returncode == 2 and "Traceback" not in unwritable.stderr, unwritable.stderr
+    assert str(blocker) in unwritable.stderr

@@ -1,0 +1,100 @@
+"""The LLM relevance judge against a real llama.cpp server with the packaged Qwen2.5 1.5B.
+
+One server for the module (the fixture pattern of tests/answering/test_llama_server.py);
+a SMALL pool (8 pages of a lexical run of the sample, depth 1, judged pages kept) so that
+the tier stays a few minutes on two cores: ``harness judges llm`` in a fresh process, then
+``harness judges agreement`` against the gold set and against the hand judgments of the
+sample (goldsets/sample-judgments-hand.jsonl). The kappa itself is a measurement
+(docs/judging.md), not asserted: a model's grades are not a property of this code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from harness.goldset.judgments import read_judgments
+from harness.judging.pool import PoolRequest, build_pool
+from harness.judging.poolfile import write_pool
+from tests.helpers.common import REPO
+from tests.helpers.judging import LEXICAL_CONFIG, lexical_run, sample_copy
+from tests.helpers.llama_server import LlamaServer, llama_missing, llama_server
+
+pytestmark = pytest.mark.slow
+PAGES = 8
+HAND = REPO / "goldsets" / "sample-judgments-hand.jsonl"
+
+
+@pytest.fixture(scope="module")  # one server for the module
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    why = llama_missing()
+    if why:
+        if os.environ.get("HARNESS_REQUIRE_LLAMA") == "1":
+            pytest.fail(f"HARNESS_REQUIRE_LLAMA=1 but the real-model tier cannot run: {why}")
+        pytest.skip(why)
+    with llama_server(tmp_path_factory.mktemp("llama") / "server.log") as s:
+        yield s
+
+
+def harness_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).with_name("harness")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c",
+                                           "from harness.cli import main; main()"]
+    return subprocess.run([*cmd, *args], cwd=cwd, capture_output=True, text=True, timeout=1800,
+                          env={**os.environ, "COLUMNS": "250"})
+
+
+def suite(path: Path, server: LlamaServer) -> Path:
+    path.write_text(f"""[suite]
+name = "judge"
+[answerers.local]
+provider = "openai"
+model = "{server.model}"
+endpoint = "{server.base_url}"
+timeout_s = 600
+retries = 0
+[answerers.local.parameters]
+max_tokens = 4
+[judge]
+answerer = "local"
+""")
+    return path
+
+
+def test_llm_judge_on_a_small_sample_pool(server: LlamaServer, tmp_path: Path) -> None:
+    gold = sample_copy(tmp_path)
+    run = lexical_run(gold, tmp_path / "runs", "lex")
+    pool = build_pool(PoolRequest((run,), 1, (LEXICAL_CONFIG,), include_judged=True))
+    hand = {j.pair for j in read_judgments(HAND)}
+    small = replace(pool, pages=tuple(p for p in pool.pages
+                                      if (p.question_id, p.page) in hand)[:PAGES])
+    assert len(small.pages) == PAGES
+    path = write_pool(small, tmp_path / "pool.jsonl")
+    out = tmp_path / "llm.jsonl"
+    res = harness_cli("judges", "llm", str(path), "--suite", str(suite(tmp_path / "s.toml",
+                      server)), "-o", str(out), cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    summary = json.loads((tmp_path / "llm.jsonl.summary.json").read_text())
+    judged = read_judgments(out)
+    assert summary["pairs"] == PAGES and summary["calls"] == PAGES
+    assert len(judged) + summary["unparseable_pairs"] == PAGES and summary["failed_pairs"] == 0
+    assert {j.judgment.judge_kind for j in judged} == {"llm"}
+    assert {j.judgment.judge_id for j in judged} == {summary["judge_id"]}
+    again = harness_cli("judges", "llm", str(path), "--suite", str(tmp_path / "s.toml"),
+                        "-o", str(tmp_path / "again.jsonl"), "--cache",
+                        str(tmp_path / "llm.jsonl.cache.jsonl"), cwd=tmp_path)
+    assert again.returncode == 0 and "0 calls, 8 cached" in again.stdout, again.stdout
+    for reference in (gold, HAND):
+        agree = harness_cli("judges", "agreement", str(out), str(reference), "--json",
+                            "--resamples", "200", cwd=tmp_path)
+        assert agree.returncode == 0, agree.stdout + agree.stderr
+        figures = json.loads(agree.stdout)["agreement"]
+        assert figures["pairs"] >= 1 and figures["llm_pairs"] == figures["pairs"]
+        print(f"{reference.name}: {figures['pairs']} pairs, kappa {figures['kappa']}")
