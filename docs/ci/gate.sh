@@ -38,7 +38,7 @@ fi
 set +e
 "$HARNESS" gate --baseline "$BASELINE" --run "$RUN_ID" --policy "$POLICY" \
   --runs-dir "$RUNS_DIR" --markdown "$OUT/gate.md" --junit "$OUT/gate.xml" \
-  --json "$OUT/gate.json"
+  --json-file "$OUT/gate.json"
 status=$?
 set -e
 

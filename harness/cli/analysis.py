@@ -162,6 +162,7 @@ def query_cmd(
     timeout_s: Annotated[float, typer.Option("--timeout", help="Statement timeout in seconds.")] = 60.0,
     memory_limit: Annotated[str, typer.Option("--memory-limit", help="DuckDB memory limit.")] = "2GB",
     max_rows: Annotated[int, typer.Option("--max-rows", help="Rows fetched at most.")] = 100_000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON records (--format json).")] = False,
 ) -> None:
     """Run DuckDB SQL over the Parquet tables of every run (run_id is a column).
 
@@ -175,7 +176,7 @@ def query_cmd(
     from harness.store.query import query
 
     with bad_input_exits_2():
-        write = OUTPUT_FORMATS.get(fmt)
+        write = OUTPUT_FORMATS.get("json" if as_json else fmt)
         df = query(sql, runs_dir, timeout_s=timeout_s, memory_limit=memory_limit,
                    max_rows=max_rows)
     write(df)

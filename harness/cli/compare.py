@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from harness.cli.errors import bad_input_exits_2, print_error
+from harness.cli.errors import bad_input_exits_2, print_error, warn_deprecated
 from harness.cli.output import TABLE_FORMATS, format_console, make_console
 from harness.core.errors import HarnessError
 
@@ -17,6 +17,8 @@ baseline_app = typer.Typer(help="Compact, committable baselines of runs.", no_ar
 
 RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Folder of run directories.")]
 Force = Annotated[bool, typer.Option("--force", help="Go on even if gold sets or corpora differ.")]
+PolicyShort = Annotated[Path | None, typer.Option(
+    "-p", hidden=True, help="Deprecated spelling of --policy (-p means --param everywhere).")]
 CandidateConfig = Annotated[str | None, typer.Option(
     "--candidate-config", help="The candidate's config id or name, paired with the one --config.")]
 
@@ -50,9 +52,12 @@ def compare_cmd(
     n_resamples: Annotated[int, typer.Option(help="Resamples per test.")] = 10_000,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, tsv, markdown or json.")] = "table",
     policy: Annotated[Path | None, typer.Option(
-        "--policy", "-p", help="Gate policy TOML: compare its config and metrics with its seed, "
-                               "resamples and CI level (the gate's Holm family).")] = None,
+        "--policy", help="Gate policy TOML: compare its config and metrics with its seed, "
+                         "resamples and CI level (the gate's Holm family).")] = None,
     runs_dir: RunsDir = Path("runs"),
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (--format json).")
+                       ] = False,
+    policy_short: PolicyShort = None,
 ) -> None:
     """Compare CANDIDATE with BASE per metric and per question (exit 2 on bad input).
 
@@ -68,6 +73,8 @@ def compare_cmd(
     from harness.regression.policy import load_policy
     from harness.store.baseline import load_side
 
+    policy = _policy(policy, policy_short)
+    fmt = "json" if as_json else fmt
     with bad_input_exits_2():
         render = COMPARISON_FORMATS.get(fmt) if fmt != "tsv" else None
         b, c = load_side(base, runs_dir), load_side(candidate, runs_dir)
@@ -91,6 +98,17 @@ def compare_cmd(
         typer.echo(render(comparison), nl=False)
 
 
+def _policy(policy: Path | None, policy_short: Path | None) -> Path | None:
+    """--policy, or the deprecated -p (warned); both at once is bad input."""
+    if policy_short is None:
+        return policy
+    warn_deprecated("-p for --policy", "--policy (-p means --param in every command)")
+    if policy is not None and policy != policy_short:
+        print_error("give the policy once: --policy (-p is its deprecated spelling)")
+        raise typer.Exit(2)
+    return policy_short
+
+
 def _write_outputs(outputs: dict[str, Path | None], text_for: Callable[[str], str]) -> None:
     for fmt, path in outputs.items():
         if path is not None:
@@ -102,22 +120,36 @@ def gate_cmd(
     baseline: Annotated[str, typer.Option(
         "--baseline", "-b", help="Baseline name or directory (or a run) to gate against.")],
     run: Annotated[str, typer.Option("--run", "-r", help="Candidate run: dir, id or 'latest'.")],
-    policy: Annotated[Path, typer.Option("--policy", "-p", help="Policy TOML (docs/gate.md).")],
+    legacy_json: Annotated[Path | None, typer.Argument(
+        hidden=True, metavar="DEPRECATED_JSON_FILE", help="The file of the deprecated `--json FILE`.")] = None,
+    policy: Annotated[Path | None, typer.Option(
+        "--policy", help="Policy TOML (docs/gate.md; required).")] = None,
     config: Annotated[str | None, typer.Option(
         "--config", "-c", help="Config id or name to gate (overrides the policy).")] = None,
     candidate_config: CandidateConfig = None,
     force: Force = False,
     markdown: Annotated[Path | None, typer.Option(help="Write the Markdown report here.")] = None,
     junit: Annotated[Path | None, typer.Option(help="Write JUnit XML here.")] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write JSON here.")] = None,
+    json_file: Annotated[Path | None, typer.Option(
+        "--json-file", help="Write the JSON report here.")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the JSON report on stdout (--format json; the file: --json-file).")
+                       ] = False,
     runs_dir: RunsDir = Path("runs"),
     fmt: Annotated[str, typer.Option("--format", "-f", help="What stdout shows: table, tsv, "
                                      "markdown (the --markdown report) or json (the --json one).")
                    ] = "table",
+    policy_short: PolicyShort = None,
 ) -> None:
     """Gate a run against a baseline: exit 0 pass, 1 regression, 2 bad input.
 
+    `--json` prints the JSON report on stdout, `--json-file FILE` writes it; the old
+    `--json FILE` still writes FILE (deprecated, warned on stderr), as `-p` still means
+    `--policy` here (deprecated: `-p` is `--param`).
+
     Example: harness gate --baseline sample --run latest --policy gate.toml --junit gate.xml
+
+    Example: harness gate -b sample -r latest --policy gate.toml --json-file gate.json --json
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.regression.gate import EXIT_BAD_INPUT, run_gate
@@ -125,7 +157,18 @@ def gate_cmd(
     from harness.regression.policy import load_policy
     from harness.store.baseline import load_side
 
-    outputs = {"markdown": markdown, "junit": junit, "json": json_out}
+    policy = _policy(policy, policy_short)
+    if legacy_json is not None:
+        if not as_json or json_file is not None:
+            print_error(f"unexpected argument {str(legacy_json)!r} (the JSON file is --json-file FILE)")
+            raise typer.Exit(2)
+        warn_deprecated("--json FILE", "--json-file FILE (--json alone prints the JSON on stdout)")
+        json_file, as_json = legacy_json, False  # the old meaning: a file, tables on stdout
+    if policy is None:
+        print_error("missing option --policy (a gate policy TOML, docs/gate.md)")
+        raise typer.Exit(2)
+    fmt = "json" if as_json else fmt
+    outputs = {"markdown": markdown, "junit": junit, "json": json_file}
     try:
         TABLE_FORMATS.get(fmt)
         result = run_gate(load_policy(policy), load_side(baseline, runs_dir),
@@ -134,6 +177,8 @@ def gate_cmd(
     except HarnessError as exc:
         message = str(exc)
         _write_outputs(outputs, lambda f: render_error(message, f))
+        if fmt == "json":  # stdout still carries one JSON document
+            typer.echo(render_error(message, "json"), nl=False)
         print_error(message)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     _write_outputs(outputs, lambda f: GATE_FORMATS.get(f)(result))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -157,18 +158,21 @@ def validate_cmd(
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.goldset.parse import check_corpus, load_goldset
 
-    with bad_input_exits_2():
+    with bad_input_exits_2(), rich_progress() as stage:
         gs = load_goldset(goldset, allow_outside=allow_outside)
-        corpus = _corpus(gs)
-        check_corpus(gs, corpus)
+        with stage(f"validate: building {len(gs.documents)} documents", len(gs.documents)) as advance:  # type: ignore[attr-defined]
+            corpus = _corpus(gs, advance)
+        with stage(f"validate: checking {len(gs.questions)} questions", 1) as advance:  # type: ignore[attr-defined]
+            check_corpus(gs, corpus)
+            advance(1)
     make_console().print(Text.assemble(
         ("OK", "green"), f" {goldset}: {len(gs.questions)} questions, {len(gs.documents)} "
         f"documents, {sum(not q.answerable for q in gs.questions)} unanswerable, "
         f"{len(corpus.chunks)} chunks"))
 
 
-def _corpus(gs: GoldSet) -> Corpus:
+def _corpus(gs: GoldSet, advance: Callable[[int], object] | None = None) -> Corpus:
     """The corpus ``harness run`` would search (what validate must check it can build)."""
     from harness.corpus.chunking import ChunkingOptions, build_corpus
 
-    return build_corpus(gs.documents, ChunkingOptions())
+    return build_corpus(gs.documents, ChunkingOptions(), advance=advance)

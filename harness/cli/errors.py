@@ -38,6 +38,13 @@ def print_note(message: str) -> None:
     err_console.print(Text.assemble(("note:", "yellow"), " ", redact_text(message)))
 
 
+def warn_deprecated(old: str, new: str) -> None:
+    """``warning: OLD is deprecated ...: use NEW`` on stderr; the old spelling still works
+    for one release (docs/cli.md, *Flag vocabulary*)."""
+    err_console.print(Text.assemble(("warning:", "yellow"), " ", f"{old} is deprecated and will be "
+                                    f"removed in the next release: use {new}"))
+
+
 @contextmanager
 def bad_input_exits_2() -> Iterator[None]:
     """Print a :class:`HarnessError` (every collected problem) and exit with 2.

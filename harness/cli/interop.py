@@ -21,7 +21,7 @@ def export_cmd(
     out: Path = typer.Option(None, "--out", "-o", help="Output folder (default: RUN/export-trec)."),
     level: str = typer.Option("page", "--level", help="docid granularity: page (doc#page) or chunk."),
     scores: str = typer.Option("rank", "--scores", help="rank: 1/rank (trec_eval keeps the harness order); original: arm/fused scores."),
-    config: list[str] = typer.Option(None, "--config", help="Only these configs (default: all)."),
+    config: list[str] = typer.Option(None, "--config", "-c", help="Only these configs (repeatable; default: all, in config order)."),
     questions: str = typer.Option(
         "answerable", "--questions",
         help="answerable: the questions metrics average over, empty lists padded (ranx/ir-measures "

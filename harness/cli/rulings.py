@@ -29,6 +29,7 @@ RunRef = Annotated[str, typer.Argument(help="Rulings run: a path, an id under --
 RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Folder that holds run directories.")]
 Score = Annotated[str, typer.Argument(help="Fused RRF score as printed, e.g. 0.048916.")]
 Fmt = Annotated[str, typer.Option("--format", help=FORMAT_HELP)]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON on stdout (--format json).")]
 
 
 def register(app: typer.Typer) -> None:
@@ -69,7 +70,7 @@ def _fence(row: dict[str, Any]) -> str:
 
 def import_cmd(files: Files, out: Out = Path("runs"), run_id: RunId = None, depth: Depth = 100,
                rounding: Rounding = "half_up", goldset: GoldOpt = None,
-               mapping: MappingOpt = None, fmt: Fmt = "table") -> None:
+               mapping: MappingOpt = None, fmt: Fmt = "table", as_json: AsJson = False) -> None:
     """Parse ruling pages into a rulings run (Parquet) and decode their fused scores.
 
     Example: harness rulings import ../shared/rulings/ --out runs/
@@ -78,6 +79,7 @@ def import_cmd(files: Files, out: Out = Path("runs"), run_id: RunId = None, dept
     from harness.arms.rrf_rounding import ROUNDINGS
     from harness.rulings.importer import import_rulings
 
+    fmt = "json" if as_json else fmt
     with _bad_input():
         ROUNDINGS.get(rounding)
         TABLE_FORMATS.get(fmt)
@@ -154,7 +156,7 @@ def _score(run_path: Path, goldset: Path, mapping: Path | None, fmt: str = "tabl
 
 
 def score_cmd(run: RunRef, goldset: GoldReq, mapping: MappingOpt = None,
-              runs_dir: RunsDir = Path("runs"), fmt: Fmt = "table") -> None:
+              runs_dir: RunsDir = Path("runs"), fmt: Fmt = "table", as_json: AsJson = False) -> None:
     """Match a rulings run to gold questions and score production's search and answers.
 
     Example: harness rulings score rulings-20260101-120000-ab12 --goldset goldsets/sample.yaml
@@ -162,6 +164,7 @@ def score_cmd(run: RunRef, goldset: GoldReq, mapping: MappingOpt = None,
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.store.rundir import open_run
 
+    fmt = "json" if as_json else fmt
     with _bad_input():
         TABLE_FORMATS.get(fmt)
         path = open_run(run, runs_dir, kind="rulings").path

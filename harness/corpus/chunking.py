@@ -252,9 +252,11 @@ def corpus_settings(options: ChunkingOptions,
 
 def build_corpus(specs: Sequence[DocumentSpec], options: ChunkingOptions = DEFAULT_CHUNKING,
                  boilerplate: BoilerplateOptions | None = None,
-                 page_cache: PageCache | None = None) -> Corpus:
+                 page_cache: PageCache | None = None,
+                 advance: Callable[[int], object] | None = None) -> Corpus:
     """Load and chunk every document into a :class:`Corpus` (page texts through
-    ``page_cache``, a :class:`harness.corpus.page_cache.PageCache`, when given).
+    ``page_cache``, a :class:`harness.corpus.page_cache.PageCache`, when given);
+    ``advance(1)``, when given, is called after each document (progress).
 
     Problems of all documents (duplicate ids, unreadable files) are raised
     together in one :class:`ValidationError`.
@@ -272,6 +274,8 @@ def build_corpus(specs: Sequence[DocumentSpec], options: ChunkingOptions = DEFAU
             built.append(build_document(spec, opt, boilerplate, page_cache))
         except ValidationError as exc:
             problems += exc.problems
+        if advance is not None:
+            advance(1)
     if problems:
         raise ValidationError(problems, summary="cannot build corpus")
     return make_corpus([b.document for b in built], [p for b in built for p in b.pages],

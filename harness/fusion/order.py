@@ -42,14 +42,18 @@ def order_keys(method: FusionMethod, config: FusionConfig, planes: Planes, score
     if not method.rank_based or method.float_exact(config):
         same = both & (sf[:, 1:] == sf[:, :-1])
     else:
-        tol = 2.0 * (3 * len(config.arms) + 4) * float(EPS) * (big - 1.0) / 2.0
-        near = both & (sf[:, 1:] - sf[:, :-1] <= tol)
+        # every term of a rank-based score is positive, so a score's float error is at most
+        # c * eps * the score itself (Goldberg 1991): the tolerance is relative to the pair
+        rel = 2.0 * (3 * len(config.arms) + 4) * float(EPS)
+        near = both & (sf[:, 1:] - sf[:, :-1] <= rel * np.abs(sf[:, :-1]))
         codes = np.sort(np.take_along_axis(method.term_codes(planes, config), o[None, :, :], 2), axis=0)
         eq = near & (codes[:, :, 1:] == codes[:, :, :-1]).all(axis=0)
         same = eq
         hard = near & ~eq
-        for qi in np.flatnonzero(hard.any(axis=1)):
-            o[qi], same[qi] = _exact_row(method, config, planes, int(qi), o[qi], near[qi], same[qi])
+        if hard.any():  # the config's cut ranks once, (Q, U, A), for the rows that need them
+            cut = np.stack([planes.arm(config, j)[0] for j in range(len(config.arms))], axis=-1)
+            for qi in np.flatnonzero(hard.any(axis=1)):
+                o[qi], same[qi] = _exact_row(method, config, planes, int(qi), o[qi], near[qi], same[qi], cut[qi])
     cls = np.concatenate([np.ones((nq, 1), np.int64), 1 + np.cumsum(~same, axis=1)], axis=1)
     key = np.zeros((nq, u))
     np.put_along_axis(key, o, np.where(valid, float(u + 1) - cls, 0.0), 1)
@@ -57,13 +61,14 @@ def order_keys(method: FusionMethod, config: FusionConfig, planes: Planes, score
 
 
 def _exact_row(method: FusionMethod, config: FusionConfig, planes: Planes, qi: int, o: np.ndarray,
-               near: np.ndarray, same: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Re-sort the near clusters of one question row on exact scores (rare fallback)."""
+               near: np.ndarray, same: np.ndarray, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Re-sort the near clusters of one question row (``ranks``: (U, A) cut ranks) on
+    exact scores (rare fallback)."""
     o, same = o.copy(), same.copy()
     ctx = method.exact_context(planes, config, qi)
-    ranks = np.stack([planes.arm(config, j)[0][qi] for j in range(len(config.arms))], axis=1)
     cluster = np.r_[0, np.cumsum(~near)]
-    for c in np.unique(cluster[1:][near]):
+    hard_clusters = set(cluster[1:][near & ~same].tolist())
+    for c in sorted(hard_clusters):
         pos = np.flatnonzero(cluster == c)
         cols = o[pos]
         exact = [method.exact_score(ranks[col], config, ctx) for col in cols]

@@ -61,6 +61,12 @@ def _cache_dir(options: RunOptions) -> Path:
     return Path(options.cache_dir) if options.cache_dir else default_cache_dir()
 
 
+def _prefixed(progress: Progress | None, arm: str) -> Progress | None:
+    if progress is None:
+        return None
+    return lambda description, total: progress(f"arm {arm}: {description}", total)
+
+
 def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
     """Load and validate gold set, corpus, config and parameters (all errors raised
     here, before any run folder exists)."""
@@ -184,7 +190,8 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, con
         kind = str(params.get("kind", name))  # [arms.prod_fulltext] kind = "external"
         arm = make_arm(name, params)
         with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
-            arm.prepare(corpus, replace(context, name=name))  # the arm's name: its journal
+            # the arm's name: its journal; its own stages (embedding) print as "arm NAME: ..."
+            arm.prepare(corpus, replace(context, name=name, progress=_prefixed(progress, name)))
             # results carry the config's arm name, so one kind can serve several arms
             results = [replace(r, arm=name) for r in arm.search(gs.questions, cfg.depth_for(name))]
             if bar is not None:

@@ -103,6 +103,11 @@ def test_validate_line_is_whole_when_piped() -> None:
     res = _harness("validate", str(REPO / "goldsets" / "sample.yaml"))
     assert res.returncode == 0, res.stderr
     assert len(res.stdout.strip().splitlines()) == 1 and len(res.stdout) > 80
+    # progress per document on the piped stderr: the start and the end of each stage
+    lines = res.stderr.splitlines()
+    assert any(STAMP.match(x) and x.endswith("validate: building 4 documents 0/4")
+               for x in lines), res.stderr
+    assert any(STAMP.match(x) and "validate: checking 57 questions 1/1 done in" in x for x in lines)
 
 
 def test_format_console_renders_each_form() -> None:

@@ -231,7 +231,7 @@ def test_cli_gate_exit_codes_and_outputs(runs: dict[str, Path], tmp_path: Path) 
     assert ok.exit_code == EXIT_PASS, ok.output
     out = tmp_path / "out"
     bad = runner.invoke(_cli(), [*args, "--run", str(runs["lost"]), "--markdown",
-                                 str(out / "g.md"), "--junit", str(out / "g.xml"), "--json",
+                                 str(out / "g.md"), "--junit", str(out / "g.xml"), "--json-file",
                                  str(out / "g.json")])
     assert bad.exit_code == EXIT_REGRESSION
     assert "q07" in bad.output and "hit@5 max_drop" in bad.output
@@ -373,7 +373,7 @@ def test_sample_gate_passes_unchanged_and_fails_worse_configs(tmp_path: Path) ->
     assert same.exit_code == EXIT_PASS, same.output
     for candidate_config in ("worse", "rrf_k60_bm25+boost"):  # k=1 depth 3; dense dropped
         out = tmp_path / f"{candidate_config}.json"
-        r = runner.invoke(_cli(), [*args, "--candidate-config", candidate_config, "--json",
+        r = runner.invoke(_cli(), [*args, "--candidate-config", candidate_config, "--json-file",
                                    str(out)])
         assert r.exit_code == EXIT_REGRESSION, r.output
         failed = [c for c in json.loads(out.read_text(encoding="utf-8"))["checks"]
