@@ -126,3 +126,14 @@ def test_trend_section_over_earlier_runs_of_the_gold_set(tmp_path: Path) -> None
     assert "<h2>Trend over runs</h2>" in html and "The last 3 complete runs" in html
     assert 'alt="recall@5 per run"' in html and 'alt="score band shares per run"' in html
     assert "<h2>Trend over runs</h2>" not in report.render_html(first, n_resamples=100, top=1)
+
+
+def test_cli_bands_config_filter(run: Run) -> None:
+    import json
+
+    res = CliRunner().invoke(_cli(), ["bands", str(run.path), "--json", "-c", SERVICE_CONFIG,
+                                      "-c", "arm-bm25"])
+    assert res.exit_code == 0, res.output
+    assert sorted(t["config_id"] for t in json.loads(res.output)) == ["arm-bm25", SERVICE_CONFIG]
+    bad = CliRunner().invoke(_cli(), ["bands", str(run.path), "-c", "rrf_k6_bm25+dense"])
+    assert bad.exit_code == 2 and "unknown config id 'rrf_k6_bm25+dense'" in bad.output
