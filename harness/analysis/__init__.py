@@ -15,10 +15,11 @@ Modules, in pipeline order:
 * ``report_html`` the report's HTML blocks: CSS, script, images, tables, headline
 * ``report_sections`` the report's grid sections: sweeps and band small multiples
 * ``report``     one self-contained HTML report
+* ``trend_chart`` the report's trend section: this run among earlier runs of its gold set
 * ``serve_report`` the report served on 127.0.0.1, re-rendered when a run lands
 * ``tune``       config selection by k-fold cross-validation over questions
 """
 
 __all__ = ["anchors", "band_checks", "band_panels", "bands", "figures", "headline", "languages", "report",
            "report_html", "report_sections", "selection", "serve_report", "summary", "sweeps", "trend",
-           "trend_series", "tune"]
+           "trend_chart", "trend_series", "tune"]

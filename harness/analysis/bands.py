@@ -50,6 +50,7 @@ import pandas as pd
 from harness.analysis.anchors import Anchors, anchors, config_anchors
 from harness.analysis.band_checks import validate
 from harness.fusion.exact import rrf_tie_classes
+from harness.fusion.sorting import config_sort_key
 from harness.store.rundir import Run
 
 __all__ = ["Anchors", "BandTable", "anchors", "band_table", "band_tables", "run_band_tables", "validate"]
@@ -249,8 +250,8 @@ def band_table(config: pd.Series, rows: pd.DataFrame, n_questions: int, top_k: i
 def band_tables(fused: pd.DataFrame, configs: pd.DataFrame, questions: pd.DataFrame | None = None,
                 top_k: int = 5, band: tuple[float, float] = BAND,
                 boost_arm: str = BOOST_ARM) -> tuple[BandTable, ...]:
-    """Validate ``fused`` and return one :class:`BandTable` per config, in the order
-    of ``configs``. ``questions`` (the run's questions table) counts questions no
+    """Validate ``fused`` and return one :class:`BandTable` per config, in
+    :func:`harness.fusion.sorting.config_sort_key` order. ``questions`` (the run's questions table) counts questions no
     arm found anything for; without it only questions present in ``fused`` count."""
     if top_k < 1:
         raise ValueError(f"top_k must be >= 1, got {top_k}")
@@ -259,7 +260,12 @@ def band_tables(fused: pd.DataFrame, configs: pd.DataFrame, questions: pd.DataFr
            else int(fused["question_id"].nunique()))
     groups = dict(iter(fused.groupby("config_id", sort=False)))
     return tuple(band_table(c, groups.get(c["config_id"], fused.iloc[:0]), n_q, top_k, band,
-                            boost_arm) for _, c in configs.iterrows())
+                            boost_arm) for _, c in _sorted(configs).iterrows())
+
+
+def _sorted(configs: pd.DataFrame) -> pd.DataFrame:
+    keys = [config_sort_key(str(c)) for c in configs["config_id"]]
+    return configs.iloc[sorted(range(len(keys)), key=keys.__getitem__)]
 
 
 def run_band_tables(run: Run, top_k: int = 5, band: tuple[float, float] = BAND,

@@ -68,6 +68,7 @@ from harness.analysis.report_html import (
 from harness.analysis.report_sections import bands_html, sweeps_html
 from harness.analysis.selection import DEFAULT_TOP, check_config_ids, chosen_configs, ties_with
 from harness.analysis.summary import summary_frame
+from harness.analysis.trend_chart import trend_html
 from harness.core.atomic import write_text as atomic_write_text
 from harness.core.ordering import order
 from harness.metrics.family import AGGREGATES
@@ -236,6 +237,16 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
     table = comparison.assign(significant=[is_significant(lo, hi) for lo, hi in
                                            zip(comparison["ci_lo"], comparison["ci_hi"], strict=True)],
                               charted=comparison["config_id"].isin(set(chosen)))
+    # the trend's lines: the service config, the best, each arm alone (not the whole top N)
+    trend_set = {service, top_line.best, *(c for c, k in zip(configs["config_id"], configs["kind"],
+                                                              strict=True) if k == "arm")}
+    method_parts = [
+        f"<h2>Best setting of each fusion method: {esc(metric)}</h2>",
+        f"<p class='note'>Each method's best config on this run, with its mean paired difference to "
+        f"{esc(str(service or top_line.best))} and a 95% percentile bootstrap interval (in-sample: the "
+        "best of many settings; <code>harness tune</code> gives held-out scores per method). Score "
+        "axes per method: docs/fusion.md.</p>",
+        table_html(per_method)]
     say("drawing figures")
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
@@ -248,12 +259,7 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
         f"{esc(str((m.get('git') or {}).get('commit') or '?')[:12])}</p>",
         headline_html(top_line, tied),
         f"<p class='note'>Charts show {what}; every config is in the tables.</p>",
-        f"<h2>Best setting of each fusion method: {esc(metric)}</h2>",
-        f"<p class='note'>Each method's best config on this run, with its mean paired difference to "
-        f"{esc(str(service or top_line.best))} and a 95% percentile bootstrap interval (in-sample: the "
-        "best of many settings; <code>harness tune</code> gives held-out scores per method). Score "
-        "axes per method: docs/fusion.md.</p>",
-        table_html(per_method) if len(per_method) > 1 else "",
+        *(method_parts if len(per_method) > 1 else []),
         "<h2>Configs by metric</h2>",
         "<p class='note'>Mean over answerable questions with a 95% percentile bootstrap "
         "interval of the mean (medians have none). Red: the service config.</p>",
@@ -268,6 +274,7 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
         img(comparison_figure(comparison[comparison["config_id"].isin(set(chosen))], metric),
             f"{metric} differences"),
         table_html(table, tall=len(table) > 40),
+        *trend_html(run, metric, tuple(c for c in chosen if c in trend_set), service or top_line.best),
         *bands_html(fused, shown, overview_frame(tables).drop(columns=["name", "kind"]),
                     cells_frame(shown), top_k),
     ]

@@ -47,6 +47,7 @@ import pandas as pd
 from harness.core.errors import HarnessError
 from harness.core.limits import count_problem
 from harness.core.ordering import order
+from harness.fusion.sorting import config_sort_key
 
 DEFAULT_METRIC = "recall@5"
 OTHER = "other"
@@ -205,7 +206,7 @@ def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEF
         metric=info.name, higher_is_better=info.higher_is_better, aggregate=info.aggregate,
         n_folds=n_folds, seed=seed, n_questions=len(qids), n_configs=len(values),
         folds=tuple(folds),
-        wins={c: wins[c] for c in sorted(wins, key=lambda c: (-wins[c], c))},
+        wins={c: wins[c] for c in sorted(wins, key=lambda c: (-wins[c], config_sort_key(c)))},
         best_in_sample=best, in_sample=full[best], held_out=held_out,
         gap=sign * (full[best] - held_out),
         strata=dict(zip(qids.tolist(), stratum.tolist(), strict=True)),

@@ -112,18 +112,24 @@ def bands_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     runs_dir: RunsDir = Path("runs"),
     fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP + " json is --json.")] = "table",
+    config: Annotated[list[str] | None, typer.Option(
+        "--config", "-c", help="Only this config id (repeatable; default: every config).")] = None,
 ) -> None:
     """Score bands per config and arm count: quantiles, anchors, healthy band, gate threshold.
 
-    Example: harness bands latest --top-k 5
+    Example: harness bands latest --top-k 5 -c rrf_k60_bm25+dense+boost
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.analysis.bands import run_band_tables
+    from harness.analysis.selection import check_config_ids
     from harness.store.rundir import open_run
 
     with bad_input_exits_2():
         TABLE_FORMATS.get(fmt)
         tables = run_band_tables(open_run(run, runs_dir), top_k=top_k)
+        if config:
+            check_config_ids(config, [t.config_id for t in tables])
+            tables = tuple(t for t in tables if t.config_id in set(config))
     if as_json or fmt == "json":
         typer.echo(json.dumps([to_dict(t) for t in tables], indent=2, allow_nan=False))
         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from harness.cli.errors import bad_input_exits_2
 from harness.cli.output import make_console
@@ -17,7 +18,7 @@ def register(app: typer.Typer) -> None:
 
 def export_cmd(
     run: str = typer.Argument(..., help="Run directory, run id under --runs-dir, or 'latest'."),
-    fmt: str = typer.Option("trec", "--format", help="Export format: trec, or mlflow (one MLflow run per config; the [mlflow] extra)."),
+    fmt: str = typer.Option("trec", "--format", help=escape("Export format: trec, or mlflow (one MLflow run per config; the [mlflow] extra).")),
     out: Path = typer.Option(None, "--out", "-o", help="Output folder (default: RUN/export-trec)."),
     level: str = typer.Option("page", "--level", help="docid granularity: page (doc#page) or chunk."),
     scores: str = typer.Option("rank", "--scores", help="rank: 1/rank (trec_eval keeps the harness order); original: arm/fused scores."),

@@ -47,6 +47,10 @@ def freeze(value: Any) -> Any:
 class Doc:
     spec: DocumentSpec | None  # None when the entry itself has problems
     node: yaml.Node
+    # the game and edition the entry declares, kept when it has problems (a wrong path):
+    # questions of that game are not then reported again as "unknown game" (one cause, once)
+    game: str | None = None
+    edition: str | None = None
 
 
 def read_documents(raw: Any, node: yaml.Node, src: Source) -> dict[str, Doc]:
@@ -102,7 +106,7 @@ def read_documents(raw: Any, node: yaml.Node, src: Source) -> dict[str, Doc]:
             spec = DocumentSpec(doc_id, str(full), str(fields["kind"]), str(fields["game"]),
                                 str(fields["edition"]), str(fields["language"]), title, options)
         if doc_id is not None:
-            docs[doc_id] = Doc(spec, dnode)
+            docs[doc_id] = Doc(spec, dnode, fields["game"], fields["edition"])
     return docs
 
 

@@ -75,9 +75,12 @@ def read_questions(raw: Any, node: yaml.Node, src: Source, docs: dict[str, Doc],
         return ()
     game0, edition0 = default_game(docs)
     editions: dict[str, set[str]] = {}
+    broken: dict[str, set[str | None]] = {}  # games/editions of entries with problems
     for d in docs.values():
         if d.spec is not None:
             editions.setdefault(d.spec.game, set()).add(d.spec.edition)
+        elif d.game is not None:
+            broken.setdefault(d.game, set()).add(d.edition)
     out: list[Question] = []
     first_line: dict[str, int] = {}
     for entry, qnode in zip(raw, items(node, len(raw)), strict=True):
@@ -122,8 +125,10 @@ def read_questions(raw: Any, node: yaml.Node, src: Source, docs: dict[str, Doc],
         edition = text_field(entry, "edition", qnode, src, "question", qid, required=False)
         game = named or game0
         if named is not None and named not in editions:
-            src.add(qnode, f"unknown game {named!r}; games: " + ", ".join(sorted(editions)), qid)
-        elif edition is not None and game is not None and edition not in editions.get(game, ()):
+            if named not in broken:  # else its document's own problem is the one cause
+                src.add(qnode, f"unknown game {named!r}; games: " + ", ".join(sorted(editions)), qid)
+        elif (edition is not None and game is not None and edition not in editions.get(game, ())
+              and edition not in broken.get(game, ())):
             src.add(qnode, f"unknown edition {edition!r} of {game!r}; editions: "
                     + ", ".join(sorted(editions.get(game, ()))), qid)
         if "edition" not in entry and game == game0:

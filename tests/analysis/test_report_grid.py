@@ -109,3 +109,31 @@ def test_cli_unknown_config_exits_2_and_writes_nothing(run: Run, tmp_path: Path)
     assert "unknown config id 'rrf_k61_bm25+dense+boost' (did you mean" in res.output
     assert "'nope'" in res.output and "Traceback" not in res.output
     assert not out.exists()
+
+
+def test_trend_section_over_earlier_runs_of_the_gold_set(tmp_path: Path) -> None:
+    from harness.analysis.trend_chart import trend_runs
+    from harness.store.rundir import RunWriter
+
+    runs = tmp_path / "runs"
+    for i, seed in enumerate((1, 2, 3)):
+        p = write_synthetic_run(runs / f"run-{i}", seed=seed, created=f"2025-0{i + 1}-01T00:00:00+00:00")
+        RunWriter(p).update_manifest({"goldset": {"name": "synthetic"}})
+    first, last = open_run(runs / "run-0"), open_run(runs / "run-2")
+    assert [p.name for p in trend_runs(last)] == ["run-0", "run-1", "run-2"]
+    assert trend_runs(first) == [runs.resolve() / "run-0"]
+    html = report.render_html(last, n_resamples=100, top=1)
+    assert "<h2>Trend over runs</h2>" in html and "The last 3 complete runs" in html
+    assert 'alt="recall@5 per run"' in html and 'alt="score band shares per run"' in html
+    assert "<h2>Trend over runs</h2>" not in report.render_html(first, n_resamples=100, top=1)
+
+
+def test_cli_bands_config_filter(run: Run) -> None:
+    import json
+
+    res = CliRunner().invoke(_cli(), ["bands", str(run.path), "--json", "-c", SERVICE_CONFIG,
+                                      "-c", "arm-bm25"])
+    assert res.exit_code == 0, res.output
+    assert sorted(t["config_id"] for t in json.loads(res.output)) == ["arm-bm25", SERVICE_CONFIG]
+    bad = CliRunner().invoke(_cli(), ["bands", str(run.path), "-c", "rrf_k6_bm25+dense"])
+    assert bad.exit_code == 2 and "unknown config id 'rrf_k6_bm25+dense'" in bad.output

@@ -97,3 +97,38 @@ def test_bad_port_and_poll_are_errors(tmp_path: Path) -> None:
     with pytest.raises(HarnessError, match="--poll"):
         serve_report(server, lambda: None, tmp_path, threading.Event(), poll_s=0)
     server.server_close()
+
+
+def test_cli_serve_answers_on_localhost_and_stops_on_sigterm(tmp_path: Path) -> None:
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    runs = tmp_path / "runs"
+    write_synthetic_run(runs / "run-a")
+    script = Path(sys.executable).with_name("harness")
+    cmd = [str(script)] if script.exists() else [sys.executable, "-c",
+                                                 "from harness.cli import main; main()"]
+    args = ["report", "latest", "--runs-dir", str(runs), "-o", str(tmp_path / "r.html"),
+            "--serve", "--port", "0", "--poll", "0.2"]
+    env = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1", "MPLBACKEND": "Agg"}
+    with subprocess.Popen([*cmd, *args], stderr=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True, env=env) as proc:
+        try:
+            assert proc.stderr is not None
+            lines = []
+            for _ in range(50):  # bounded: progress lines, then the serving line
+                lines.append(proc.stderr.readline())
+                found = re.search(r"serving http://127\.0\.0\.1:(\d+)/", lines[-1])
+                if found or not lines[-1]:
+                    break
+            assert found, "".join(lines)
+            status, body = _get(f"http://127.0.0.1:{found.group(1)}/")
+            assert status == 200 and "Run run-a" in body
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "stopped" in err and "Traceback" not in err and "wrote" in out
