@@ -49,8 +49,8 @@ import pandas as pd
 
 from harness.analysis.anchors import Anchors, anchors, config_anchors
 from harness.analysis.band_checks import validate
+from harness.core.config_order import config_sort_key
 from harness.fusion.exact import rrf_tie_classes
-from harness.fusion.sorting import config_sort_key
 from harness.store.rundir import Run
 
 __all__ = ["Anchors", "BandTable", "anchors", "band_table", "band_tables", "run_band_tables", "validate"]
@@ -251,7 +251,7 @@ def band_tables(fused: pd.DataFrame, configs: pd.DataFrame, questions: pd.DataFr
                 top_k: int = 5, band: tuple[float, float] = BAND,
                 boost_arm: str = BOOST_ARM) -> tuple[BandTable, ...]:
     """Validate ``fused`` and return one :class:`BandTable` per config, in
-    :func:`harness.fusion.sorting.config_sort_key` order. ``questions`` (the run's questions table) counts questions no
+    :func:`harness.core.config_order.config_sort_key` order. ``questions`` (the run's questions table) counts questions no
     arm found anything for; without it only questions present in ``fused`` count."""
     if top_k < 1:
         raise ValueError(f"top_k must be >= 1, got {top_k}")

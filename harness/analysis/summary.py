@@ -10,8 +10,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from harness.core.config_order import sort_configs
 from harness.core.ordering import order
-from harness.fusion.sorting import sort_configs
 from harness.metrics.info import aggregate, resolve
 from harness.metrics.ranking import DEFAULT_METRICS
 
@@ -104,7 +104,7 @@ def grouped_values(metrics: Metrics, names: Sequence[str]) -> dict[tuple[str, st
 
 
 def summary_frame(metrics: Metrics, configs: pd.DataFrame) -> pd.DataFrame:
-    """Per config, in :func:`harness.fusion.sorting.config_sort_key` order: the
+    """Per config, in :func:`harness.core.config_order.config_sort_key` order: the
     aggregate (:mod:`harness.metrics.info`: mean, median for
     first_rel_rank) of each shown ranking metric over answerable questions, and the mean
     top score/ceiling for answerable and unanswerable questions when the run has it.

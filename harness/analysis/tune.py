@@ -44,10 +44,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from harness.core.config_order import config_sort_key
 from harness.core.errors import HarnessError
 from harness.core.limits import count_problem
 from harness.core.ordering import order
-from harness.fusion.sorting import config_sort_key
 
 DEFAULT_METRIC = "recall@5"
 OTHER = "other"

@@ -22,5 +22,5 @@ Modules, in pipeline order:
 * ``plugins``    built-in and entry-point components (arms, answerers, metrics, fusion): one discovery
 """
 
-__all__ = ["atomic", "cluster", "digest", "engines", "errors", "httpcall", "journal", "jsonl", "limits",
-           "names", "ordering", "params", "plugins", "redact", "registry", "tablerows", "text"]
+__all__ = ["atomic", "cluster", "config_order", "digest", "engines", "errors", "httpcall", "journal", "jsonl",
+           "limits", "names", "ordering", "params", "plugins", "redact", "registry", "tablerows", "text"]

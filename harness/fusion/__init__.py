@@ -3,7 +3,6 @@
 Modules, in pipeline order:
 
 * ``records``   FusionConfig, RunConfig, canonical config ids
-* ``sorting``   the display order of config ids (method, arm subset, numbers by value)
 * ``grid_check`` typed reading of the grid file (problems collected)
 * ``configs``   fusion grid file -> named configs (stable ids), the metric list
 * ``method``    the fusion-method interface and the FUSION_METHODS registry
@@ -20,5 +19,4 @@ Modules, in pipeline order:
 from harness.fusion import borda, comb_mnz, comb_sum, hybrid, isr, relscore, rrf  # register the methods
 
 __all__ = ["borda", "comb_mnz", "comb_sum", "configs", "exact", "fuse", "grid_check", "grid_expand", "hybrid",
-           "isr", "kernel", "matrix", "method", "normalise", "order", "records", "relscore", "rrf",
-           "sorting"]
+           "isr", "kernel", "matrix", "method", "normalise", "order", "records", "relscore", "rrf"]

@@ -37,12 +37,12 @@ from typing import Any
 
 import pandas as pd
 
+from harness.core.config_order import sort_configs
 from harness.core.errors import ConfigError, Problem, ValidationError
 from harness.core.names import name_problem
 from harness.core.registry import Registry
 from harness.core.tablerows import rows as table_rows
 from harness.corpus.records import page_keys
-from harness.fusion.sorting import sort_configs
 from harness.interop.trec import LEVELS, SCORE_MODES, write_qrels, write_run
 from harness.store.baseline import Side
 

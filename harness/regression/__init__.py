@@ -15,4 +15,4 @@ Modules, in pipeline order:
 """
 
 __all__ = ["answerer_view", "changes", "compare", "completeness", "evidence", "gate", "gate_report",
-           "pairing", "policy", "unjudged"]
+           "llm_admission", "pairing", "policy", "unjudged"]

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from harness.core.config_order import sort_configs
 from harness.core.errors import HarnessError
-from harness.fusion.sorting import sort_configs
 from harness.store.baseline import Side, resolve_config, side_configs, side_label
 
 # The manifest fields that must agree for two runs to be comparable.

@@ -185,7 +185,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_synthetic_run_every_config_in_order(run_dir: Path) -> None:
     run = open_run(run_dir)
     tables = bands.run_band_tables(run)
-    from harness.fusion.sorting import sort_configs
+    from harness.core.config_order import sort_configs
 
     assert [t.config_id for t in tables] == sort_configs(run.table("configs")["config_id"])
     by_id = {t.config_id: t for t in tables}
