@@ -251,8 +251,8 @@ def band_tables(fused: pd.DataFrame, configs: pd.DataFrame, questions: pd.DataFr
                 top_k: int = 5, band: tuple[float, float] = BAND,
                 boost_arm: str = BOOST_ARM) -> tuple[BandTable, ...]:
     """Validate ``fused`` and return one :class:`BandTable` per config, in
-    :func:`harness.core.config_order.config_sort_key` order. ``questions`` (the run's questions table) counts questions no
-    arm found anything for; without it only questions present in ``fused`` count."""
+    :func:`harness.core.config_order.config_sort_key` order. ``questions`` (the run's questions
+    table) counts questions no arm found anything for; without it only questions present in ``fused`` count."""
     if top_k < 1:
         raise ValueError(f"top_k must be >= 1, got {top_k}")
     validate(fused, configs)

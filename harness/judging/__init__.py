@@ -15,4 +15,5 @@ Modules:
 * ``rankings``   config rankings under two label sets, and Kendall's tau between them
 """
 
-__all__ = ["agreement", "compare_labels", "endpoint", "highlight", "llm", "page", "pool", "poolfile", "rankings", "server", "session"]
+__all__ = ["agreement", "compare_labels", "endpoint", "highlight", "llm", "page", "pool", "poolfile", "rankings",
+           "server", "session"]
