@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -214,10 +215,23 @@ def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEF
         service=service if service in values else None)
 
 
-def tune(run: object, metric: str = DEFAULT_METRIC, n_folds: int = 5, seed: int = 0) -> TuneResult:
-    """:func:`tune_frame` on a :class:`harness.store.rundir.Run`."""
+def tune(run: object, metric: str = DEFAULT_METRIC, n_folds: int = 5, seed: int = 0,
+         only: Sequence[str] = ()) -> TuneResult:
+    """:func:`tune_frame` on a :class:`harness.store.rundir.Run`; ``only`` (config ids) limits
+    the choice to those configs (the comparison with the service config is then made only
+    when it is one of them)."""
     from harness.analysis.headline import config_methods, service_config
 
     configs = run.table("configs")  # type: ignore[attr-defined]
-    return tune_frame(run.table("metrics"), run.table("questions"),  # type: ignore[attr-defined]
-                      metric, n_folds, seed, config_methods(configs), service_config(configs))
+    metrics = run.table("metrics")  # type: ignore[attr-defined]
+    service = service_config(configs)
+    if only:
+        known = set(configs["config_id"])
+        unknown = sorted(set(only) - known)
+        if unknown:
+            raise HarnessError(f"config(s) {', '.join(unknown)} are not in this run; it has "
+                               f"{len(known)}: {', '.join(sorted(known)[:10])}...")
+        metrics = metrics[metrics["config_id"].isin(set(only))]
+        service = service if service in set(only) else None
+    return tune_frame(metrics, run.table("questions"),  # type: ignore[attr-defined]
+                      metric, n_folds, seed, config_methods(configs), service)

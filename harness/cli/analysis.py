@@ -196,6 +196,8 @@ def tune_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     runs_dir: RunsDir = Path("runs"),
     fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP + " json is --json.")] = "table",
+    config: Annotated[list[str] | None, typer.Option(
+        "--config", "-c", help="Choose among these config ids only (repeatable; default: all).")] = None,
 ) -> None:
     """Choose a config by k-fold cross-validation over questions (stratified by language).
 
@@ -209,7 +211,7 @@ def tune_cmd(
 
     with bad_input_exits_2():
         TABLE_FORMATS.get(fmt)
-        result = tune(open_run(run, runs_dir), metric, folds, seed)
+        result = tune(open_run(run, runs_dir), metric, folds, seed, only=tuple(config or ()))
     if as_json or fmt == "json":
         typer.echo(json.dumps(_json_safe(asdict(result)), indent=2, allow_nan=False))
         return

@@ -156,3 +156,14 @@ def test_tune_in_a_fresh_process(tmp_path: Path):
     for o in outs:
         assert o.returncode == 0, o.stderr
     assert json.loads(outs[0].stdout) == json.loads(outs[1].stdout)
+
+
+def test_cli_tune_chooses_among_the_configs_given(tmp_path: Path):
+    run = write_synthetic_run(tmp_path / "run-only", seed=2, n_questions=20)
+    pick = ["arm-bm25", "arm-dense"]
+    res = CliRunner().invoke(_cli(), ["tune", str(run), "--folds", "4", "--json", "-c", pick[0], "-c", pick[1]])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["n_configs"] == 2 and {f["chosen"] for f in out["folds"]} <= set(pick)
+    bad = CliRunner().invoke(_cli(), ["tune", str(run), "-c", "no-such"])
+    assert bad.exit_code == 2 and "no-such" in bad.output
