@@ -29,6 +29,7 @@ import json
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -156,7 +157,7 @@ def run_from(options: RunOptions, progress: Progress | None = None) -> RunResult
         return execute(options, StoredRunSource.load, progress)
     from harness.pipeline.retrieval import GoldsetSource  # deferred: corpus, arms, models
 
-    return execute(options, GoldsetSource.load, progress)
+    return execute(options, partial(GoldsetSource.load, progress=progress), progress)
 
 
 def _score(writer: RunWriter, ranks: RankInputs, cfg: RunConfig, specs: list[Metric],

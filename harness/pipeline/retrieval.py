@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -67,9 +68,9 @@ def _prefixed(progress: Progress | None, arm: str) -> Progress | None:
     return lambda description, total: progress(f"arm {arm}: {description}", total)
 
 
-def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
+def load_inputs(options: RunOptions, progress: Progress | None = None) -> tuple[GoldSet, Corpus, RunConfig]:
     """Load and validate gold set, corpus, config and parameters (all errors raised
-    here, before any run folder exists)."""
+    here, before any run folder exists); ``progress`` counts the documents built."""
     load_builtin_arms()
     check_grid_size(options.config)
     cfg = load_config(options.config, known_arms=ARMS.names(), known_methods=FUSION_METHODS.names(),
@@ -79,7 +80,10 @@ def load_inputs(options: RunOptions) -> tuple[GoldSet, Corpus, RunConfig]:
         cfg = cfg.with_arm_params(options.arm_overrides)
     gs = load_goldset(options.goldset or SAMPLE_GOLDSET, allow_outside=options.allow_outside)
     pages = PageCache(Path(options.cache_dir) if options.cache_dir else default_cache_dir())
-    corpus = build_corpus(gs.documents, options.chunking or ChunkingOptions(), page_cache=pages)
+    n = len(gs.documents)
+    with (progress(f"building the corpus: {n} documents", n) if progress else nullcontext()) as advance:
+        corpus = build_corpus(gs.documents, options.chunking or ChunkingOptions(), page_cache=pages,
+                              advance=advance)
     check_corpus(gs, corpus)
     return gs, corpus, cfg
 
@@ -222,10 +226,10 @@ class GoldsetSource:
     resumable: bool = True
 
     @classmethod
-    def load(cls, options: RunOptions) -> GoldsetSource:
+    def load(cls, options: RunOptions, progress: Progress | None = None) -> GoldsetSource:
         if options.source_run is not None:
             raise ConfigError("a run --from stored arm ranks is harness.pipeline.rescore.rescore(options)")
-        gs, corpus, cfg = load_inputs(options)
+        gs, corpus, cfg = load_inputs(options, progress)
         return cls(gs, corpus, cfg, _cache_dir(options))
 
     def sizes(self) -> tuple[int, int]:
@@ -271,4 +275,4 @@ class GoldsetSource:
 
 def run(options: RunOptions = RunOptions(), progress: Progress | None = None) -> RunResult:
     """Execute (or resume) a retrieval run from a gold set; returns where it was written."""
-    return execute(options, GoldsetSource.load, progress)
+    return execute(options, partial(GoldsetSource.load, progress=progress), progress)

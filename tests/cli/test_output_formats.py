@@ -38,6 +38,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lines = res.stderr.splitlines()
     assert any(STAMP.match(x) and "arm bm25: searching 0/57" in x for x in lines), res.stderr
     assert any(STAMP.match(x) and "arm bm25: searching 57/57 done in" in x for x in lines)
+    assert any(STAMP.match(x) and "building the corpus: 4 documents 4/4 done in" in x for x in lines), res.stderr
     assert "━" not in res.stderr
     return out / "r"
 
