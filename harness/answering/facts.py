@@ -12,9 +12,10 @@ its phrasings is *matched* by one sentence of the answer:
   question's language as the default), so "lanterns" matches "lantern";
 * the phrasing's *function words* ("a", "the", "of"...: :mod:`harness.answering.fact_words`)
   are optional; every other token of it must occur in the sentence **in the phrasing's
-  order**, at most :data:`MAX_GAP` other tokens between two consecutive ones (a phrase,
-  not a bag of words: "light lanterns" matches "light a lantern", "the lantern is lit"
-  does not match "light lantern");
+  order**, at most :data:`MAX_GAP` other content tokens (function words not counted)
+  between two consecutive ones: a phrase, not a bag of words ("a second or a third
+  lantern" states "second lantern", "light lanterns" matches "light a lantern", "the
+  lantern is lit" does not match "light lantern");
 * **negation**: when the phrasing states nothing negative, an occurrence with a negation
   cue ("not", "never", "cannot", "can't", "nicht", "не", "نمی"...) inside it or among the
   :data:`NEGATION_WINDOW` tokens before it (and after it, in verb-final Persian) does not
@@ -142,18 +143,26 @@ def _same(want: str, got: str, language: str) -> bool:
 
 
 def _occurrences(phrase: _Phrase, sent: _Tokens) -> list[tuple[int, ...]]:
-    """Every in-order placement of the phrase's tokens, gaps at most :data:`MAX_GAP`."""
+    """Every in-order placement of the phrase's tokens, at most :data:`MAX_GAP` other
+    content tokens between two consecutive ones (function words do not count)."""
     found: list[tuple[int, ...]] = []
+    fw = function_words(phrase.language)
+    # content[j]: content tokens before position j, so a gap is a difference of two counts
+    content = [0]
+    for t in sent.raw:
+        content.append(content[-1] + (t not in fw))
 
-    def place(k: int, start: int, stop: int, taken: tuple[int, ...]) -> None:
+    def place(k: int, start: int, taken: tuple[int, ...]) -> None:
         if k == len(phrase.stems):
             found.append(taken)
             return
-        for j in range(start, min(stop, len(sent.stems))):
+        for j in range(start, len(sent.stems)):
+            if taken and content[j] - content[taken[-1] + 1] > MAX_GAP:
+                break
             if _same(phrase.stems[k], sent.stems[j], phrase.language):
-                place(k + 1, j + 1, j + 2 + MAX_GAP, (*taken, j))
+                place(k + 1, j + 1, (*taken, j))
 
-    place(0, 0, len(sent.stems), ())
+    place(0, 0, ())
     return found
 
 
