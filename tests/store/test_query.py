@@ -102,7 +102,7 @@ def test_cli_query_formats(runs_dir: Path) -> None:
 def test_cli_query_bad_input_exits_2(runs_dir: Path) -> None:
     runner = CliRunner()
     bad_fmt = runner.invoke(_cli(), ["query", "select 1", "--runs-dir", str(runs_dir), "-f", "xml"])
-    assert bad_fmt.exit_code == 2 and "table, csv, json" in bad_fmt.output
+    assert bad_fmt.exit_code == 2 and "table, tsv, markdown, csv, json" in bad_fmt.output
     bad_sql = runner.invoke(_cli(), ["query", "selec 1", "--runs-dir", str(runs_dir)])
     assert bad_sql.exit_code == 2 and "query failed" in bad_sql.output
 
