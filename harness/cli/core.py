@@ -65,8 +65,8 @@ def run_cmd(
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `harness --help` stays fast
     from harness.answering.specs import split_label
+    from harness.pipeline.dispatch import run_from
     from harness.pipeline.grid_tables import StorePolicy
-    from harness.pipeline.lifecycle import run_from
     from harness.pipeline.options import RunOptions
 
     as_json = as_json or fmt == "json"

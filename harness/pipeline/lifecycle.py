@@ -29,7 +29,6 @@ import json
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -146,18 +145,6 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
             raise
         finally:
             writer.close()
-
-
-def run_from(options: RunOptions, progress: Progress | None = None) -> RunResult:
-    """``harness run``: the stored-run source when ``options.source_run`` is given (``--from``;
-    the corpus, arm and model code are never imported), else the gold-set source."""
-    if options.source_run is not None:
-        from harness.pipeline.rescore import StoredRunSource  # deferred: no pipeline circle
-
-        return execute(options, StoredRunSource.load, progress)
-    from harness.pipeline.retrieval import GoldsetSource  # deferred: corpus, arms, models
-
-    return execute(options, partial(GoldsetSource.load, progress=progress), progress)
 
 
 def _score(writer: RunWriter, ranks: RankInputs, cfg: RunConfig, specs: list[Metric],
