@@ -36,7 +36,6 @@ Reference: Johnson, Douze & Jégou 2019, "Billion-scale similarity search with G
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -89,12 +88,7 @@ class DenseArm:
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
         """Load the model, embed every chunk (passage role) and build the index."""
         root = self.cache_dir if self.cache_dir is not None else Path(context.cache_dir)
-        # loading (and, the first time, converting) the model takes seconds: say so
-        with (context.progress(f"loading model {self.model_name} ({self.resolved_backend})", 1)
-              if context.progress else nullcontext()) as advance:
-            self._model = load_model(self.model_name, root, self.resolved_backend)
-            if advance is not None:
-                advance(1)
+        self._model = load_model(self.model_name, root, self.resolved_backend)
         self._cache = EmbeddingCache(root, self._model.model_id)
         # the engine decides where the batches are embedded, never which (same vectors)
         self._runner = runner_for(context.engine, partial(load_model, self.model_name, root,
