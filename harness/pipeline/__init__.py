@@ -14,5 +14,5 @@ Modules, in pipeline order:
 * ``search_service`` the reference search service (`harness serve-search`) over the harness's arms
 """
 
-__all__ = ["dispatch", "fused_rows", "grid_tables", "lifecycle", "options", "rescore", "retrieval", "run_checks", "search_service",
-           "sweep"]
+__all__ = ["dispatch", "fused_rows", "grid_tables", "lifecycle", "options", "rescore", "retrieval", "run_checks",
+           "search_service", "sweep"]
