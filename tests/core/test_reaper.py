@@ -5,6 +5,7 @@ killed with SIGKILL; processes without the block's tag are left alone."""
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -90,15 +91,16 @@ def test_the_tag_is_set_only_inside_the_block_and_nested_blocks_restore_it() -> 
 
 
 def test_end_tagged_ends_only_processes_with_the_token() -> None:
-    mine = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
-                            env={**os.environ, TAG_VAR: "t-1"})
-    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
-                             env={**os.environ, TAG_VAR: "t-10"})
+    token = f"t-{secrets.token_hex(8)}"  # unique: another test session may run this test too
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    mine = subprocess.Popen(sleeper, env={**os.environ, TAG_VAR: token})
+    other = subprocess.Popen(sleeper, env={**os.environ, TAG_VAR: token + "0"})
     try:
-        assert tagged("t-1") == [mine.pid]
-        assert end_tagged("t-1") == [mine.pid]
+        assert tagged(token) == [mine.pid]
+        assert end_tagged(token) == [mine.pid]
         assert mine.wait(timeout=10) == -signal.SIGKILL
         assert other.poll() is None
     finally:
-        other.kill()
-        other.wait()
+        for proc in (mine, other):
+            proc.kill()
+            proc.wait()
