@@ -52,14 +52,24 @@ Chat = Callable[[list[dict[str, str]], str, int], tuple[str, str | None]]
 """``(messages, key, seed) -> (reply, error)``."""
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=8)
+def versioned_template(version: str) -> str:
+    """The text of ``harness/prompts/VERSION.txt``."""
+    return (TEMPLATE_DIR / f"{version}.txt").read_text(encoding="utf-8")
+
+
+def versioned_hash(version: str) -> str:
+    """SHA-256 of a prompt's version and template (what judge and generator ids carry)."""
+    return hashlib.sha256(f"{version}\n{versioned_template(version)}".encode()).hexdigest()
+
+
 def template_text() -> str:
-    return (TEMPLATE_DIR / f"{PROMPT_VERSION}.txt").read_text(encoding="utf-8")
+    return versioned_template(PROMPT_VERSION)
 
 
 def prompt_hash() -> str:
     """SHA-256 of the prompt version and template."""
-    return hashlib.sha256(f"{PROMPT_VERSION}\n{template_text()}".encode()).hexdigest()
+    return versioned_hash(PROMPT_VERSION)
 
 
 def judge_id(model: str) -> str:
@@ -68,15 +78,20 @@ def judge_id(model: str) -> str:
     return f"{name}@{prompt_hash()[:12]}"
 
 
-def messages(question: str, page: str) -> list[dict[str, str]]:
-    """The prompt for one question and one page (page cut at :data:`MAX_PAGE_CHARS`)."""
-    text = template_text()
+def sectioned_messages(text: str, values: dict[str, str]) -> list[dict[str, str]]:
+    """System and user messages of a prompt template (``=== system ===`` / ``=== user ===``
+    sections), ``$name`` placeholders filled from ``values``."""
     marks = list(_SECTION.finditer(text))
     parts = {m.group(1): text[m.end():(marks[i + 1].start() if i + 1 < len(marks) else None)]
              .strip("\n") for i, m in enumerate(marks)}
-    values = {"question": question, "page": page[:MAX_PAGE_CHARS]}
     return [{"role": r, "content": Template(parts[r]).safe_substitute(values)}
             for r in ("system", "user")]
+
+
+def messages(question: str, page: str) -> list[dict[str, str]]:
+    """The prompt for one question and one page (page cut at :data:`MAX_PAGE_CHARS`)."""
+    return sectioned_messages(template_text(), {"question": question,
+                                                "page": page[:MAX_PAGE_CHARS]})
 
 
 def parse_grade(reply: str) -> int | None:
