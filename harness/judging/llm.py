@@ -32,12 +32,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
-from string import Template
 from typing import Any
 
-from harness.answering.prompt import TEMPLATE_DIR
+from harness.answering.prompt_file import PromptFile
 from harness.goldset.judgments import Judgment
 from harness.goldset.records import PageJudgment
 from harness.judging.poolfile import Pool
@@ -45,31 +43,22 @@ from harness.judging.poolfile import Pool
 PROMPT_VERSION = "relevance-v1"
 MAX_PAGE_CHARS = 3000
 """Page text beyond this many characters is cut (a 2048-token context holds the prompt)."""
-_SECTION = re.compile(r"^=== (system|user) ===$", re.MULTILINE)
 _GRADE = re.compile(r"^[\s*_`>#\"']*(?:(?:final\s+)?(?:grade|score|o)\s*[:=]?\s*[*_]*\s*)?"
                     r"([0-3])(?!\d|[.,]\d)", re.IGNORECASE)
 Chat = Callable[[list[dict[str, str]], str, int], tuple[str, str | None]]
 """``(messages, key, seed) -> (reply, error)``."""
 
 
-@lru_cache(maxsize=8)
-def versioned_template(version: str) -> str:
-    """The text of ``harness/prompts/VERSION.txt``."""
-    return (TEMPLATE_DIR / f"{version}.txt").read_text(encoding="utf-8")
-
-
-def versioned_hash(version: str) -> str:
-    """SHA-256 of a prompt's version and template (what judge and generator ids carry)."""
-    return hashlib.sha256(f"{version}\n{versioned_template(version)}".encode()).hexdigest()
+PROMPT = PromptFile(PROMPT_VERSION)
 
 
 def template_text() -> str:
-    return versioned_template(PROMPT_VERSION)
+    return PROMPT.text()
 
 
 def prompt_hash() -> str:
     """SHA-256 of the prompt version and template."""
-    return versioned_hash(PROMPT_VERSION)
+    return PROMPT.digest()
 
 
 def judge_id(model: str) -> str:
@@ -78,20 +67,9 @@ def judge_id(model: str) -> str:
     return f"{name}@{prompt_hash()[:12]}"
 
 
-def sectioned_messages(text: str, values: dict[str, str]) -> list[dict[str, str]]:
-    """System and user messages of a prompt template (``=== system ===`` / ``=== user ===``
-    sections), ``$name`` placeholders filled from ``values``."""
-    marks = list(_SECTION.finditer(text))
-    parts = {m.group(1): text[m.end():(marks[i + 1].start() if i + 1 < len(marks) else None)]
-             .strip("\n") for i, m in enumerate(marks)}
-    return [{"role": r, "content": Template(parts[r]).safe_substitute(values)}
-            for r in ("system", "user")]
-
-
 def messages(question: str, page: str) -> list[dict[str, str]]:
     """The prompt for one question and one page (page cut at :data:`MAX_PAGE_CHARS`)."""
-    return sectioned_messages(template_text(), {"question": question,
-                                                "page": page[:MAX_PAGE_CHARS]})
+    return PROMPT.render({"question": question, "page": page[:MAX_PAGE_CHARS]})
 
 
 def parse_grade(reply: str) -> int | None:

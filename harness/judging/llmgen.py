@@ -25,9 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.judging.llm import ReplyCache, sectioned_messages, versioned_hash, versioned_template
+from harness.answering.prompt_file import PromptFile
+from harness.judging.llm import ReplyCache
 
 PROMPT_VERSION = "questions-v1"
+PROMPT = PromptFile(PROMPT_VERSION)
 MAX_PAGE_CHARS = 3000
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 _ANSWER_KEYS = ("answer", "answer_sentence", "sentence")
@@ -37,13 +39,13 @@ Chat = Callable[[list[dict[str, str]], str, int], tuple[str, str | None]]
 
 def prompt_hash() -> str:
     """SHA-256 of the prompt version and template."""
-    return versioned_hash(PROMPT_VERSION)
+    return PROMPT.digest()
 
 
 def messages(page: str, language_name: str, n: int) -> list[dict[str, str]]:
     """The prompt for one page (cut at :data:`MAX_PAGE_CHARS`), language and count."""
-    return sectioned_messages(versioned_template(PROMPT_VERSION), {"page": page[:MAX_PAGE_CHARS],
-                                                "language_name": language_name, "n": str(n)})
+    return PROMPT.render({"page": page[:MAX_PAGE_CHARS], "language_name": language_name,
+                          "n": str(n)})
 
 
 def _first_json(reply: str) -> Any:
