@@ -11,9 +11,6 @@ sample (goldsets/sample-judgments-hand.jsonl). The kappa itself is a measurement
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +22,7 @@ from harness.judging.pool import PoolRequest, build_pool
 from harness.judging.poolfile import write_pool
 from tests.helpers.common import REPO
 from tests.helpers.judging import LEXICAL_CONFIG, lexical_run, sample_copy
-from tests.helpers.llama_server import LlamaServer, llama_missing, llama_server
+from tests.helpers.llama_server import LlamaServer, harness_cli, required_llama_server
 
 pytestmark = pytest.mark.slow
 PAGES = 8
@@ -34,21 +31,8 @@ HAND = REPO / "goldsets" / "sample-judgments-hand.jsonl"
 
 @pytest.fixture(scope="module")  # one server for the module
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    why = llama_missing()
-    if why:
-        if os.environ.get("HARNESS_REQUIRE_LLAMA") == "1":
-            pytest.fail(f"HARNESS_REQUIRE_LLAMA=1 but the real-model tier cannot run: {why}")
-        pytest.skip(why)
-    with llama_server(tmp_path_factory.mktemp("llama") / "server.log") as s:
+    with required_llama_server(tmp_path_factory.mktemp("llama") / "server.log") as s:
         yield s
-
-
-def harness_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    exe = Path(sys.executable).with_name("harness")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c",
-                                           "from harness.cli import main; main()"]
-    return subprocess.run([*cmd, *args], cwd=cwd, capture_output=True, text=True, timeout=1800,
-                          env={**os.environ, "COLUMNS": "250"})
 
 
 def suite(path: Path, server: LlamaServer) -> Path:
