@@ -205,3 +205,19 @@ def test_bad_pages_and_languages_are_named_before_any_work() -> None:
     assert "no document 'nope'" in text and "not a page id" in text
     with pytest.raises(ValidationError, match="unknown language 'xx'"):
         load(GenerateRequest(gs.documents, ("xx",)))
+
+
+@pytest.mark.shared
+def test_rule_generation_over_the_shared_rulebook_counts_its_duplicates(shared_dir: Path) -> None:
+    """The Secret Hitler rulebook (a real PDF of ../shared): questions with their pages."""
+    gs = load_goldset(shared_dir / "goldsets" / "secret-hitler.yaml", allow_outside=True)
+    req = GenerateRequest(gs.documents)
+    result = generate(req, RuleGenerator(), load(req))
+    c = result.counts
+    assert c.pages_read == 7 and c.proposals >= 5
+    assert c.candidates == c.proposals + c.duplicates_removed
+    assert len(result.manifest["lists"]["duplicates"]) == c.duplicates_removed
+    assert c.unparseable_replies == 0 and c.empty_pages == len(result.manifest["lists"]["empty_pages"])
+    for p in result.proposals.proposals:
+        assert p.doc_id == gs.documents[0].doc_id and p.question.endswith("?")
+        assert locate(p.answer, result.proposals.page(p).text) is not None
