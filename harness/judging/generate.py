@@ -228,11 +228,11 @@ def generate(req: GenerateRequest, generator: Generator,
         by_number = {p.page: p for p in doc.pages}
         for number in numbers:
             page = by_number[number]
+            if budget is not None and c.pages_read >= budget:
+                break
             if not page.text.strip():
                 c.blank_pages += 1
                 continue
-            if budget is not None and c.pages_read >= budget:
-                break
             c.pages_read += 1
             pid = f"{doc.document.doc_id}#{number}"
             pages.append(ProposalPage(doc.document.doc_id, number, page.text))

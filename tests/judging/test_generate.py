@@ -221,3 +221,11 @@ def test_rule_generation_over_the_shared_rulebook_counts_its_duplicates(shared_d
     for p in result.proposals.proposals:
         assert p.doc_id == gs.documents[0].doc_id and p.question.endswith("?")
         assert locate(p.answer, result.proposals.page(p).text) is not None
+
+
+def test_max_pages_reads_the_first_non_blank_pages_in_document_order() -> None:
+    gs = load_goldset(SAMPLE)
+    req = GenerateRequest(gs.documents, max_pages=13)
+    result = generate(req, RuleGenerator(), load(req))
+    assert result.counts.pages_read == 13
+    assert [p.key for p in result.proposals.pages][-1] == "bw-errata#1"
