@@ -24,13 +24,16 @@ embedding (``--passages-per-s``, measured by ``bench_embed.py``) for this machin
 cluster and one GPU is printed at the end.
 
 Run: .venv/bin/python benchmarks/bench_library.py [--sizes 30x30000x1000,300x300000x10000]
+[--prepared DIR] (``--prepared`` keeps the generated libraries for the next invocation)
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -56,18 +59,31 @@ def library_options(root: Path, run_id: str, depth: int) -> Any:
 def child(args: argparse.Namespace) -> None:
     games, chunks, questions = (int(x) for x in args.size.split("x"))
     bs.GAMES = games  # bench_scale.generate reads it when called
-    bs.options = lambda root, run_id: library_options(root, run_id, args.fused_depth)  # type: ignore[assignment]
+    bs.options = lambda root, run_id: library_options(root, run_id, args.fused_depth)
     if args.child == "prepare":
         bs.prepare(args.dir, chunks, questions)
     else:
         print(json.dumps(bs.measure(args.dir, "lib")))
 
 
+def prepared_dir(size: str, args: argparse.Namespace) -> contextlib.AbstractContextManager[str]:
+    """A temporary library folder, or ``--prepared DIR/SIZE`` kept between invocations
+    (prepared once: generating 300k chunks and filling their vectors takes minutes)."""
+    if args.prepared is None:
+        return tempfile.TemporaryDirectory(dir=args.workdir)
+    root = args.prepared / size
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(root / "runs", ignore_errors=True)  # each measurement starts without runs
+    return contextlib.nullcontext(str(root))
+
+
 def run_size(size: str, args: argparse.Namespace) -> dict[str, Any]:
     base = [sys.executable, __file__, "--size", size, "--fused-depth", str(args.fused_depth)]
-    with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
+    with prepared_dir(size, args) as tmp:
         t0 = time.perf_counter()
-        subprocess.run([*base, "--child", "prepare", "--dir", tmp], check=True)
+        if not (Path(tmp) / ".prepared").exists():
+            subprocess.run([*base, "--child", "prepare", "--dir", tmp], check=True)
+            (Path(tmp) / ".prepared").write_text("ok\n")
         prep = time.perf_counter() - t0
         t0 = time.perf_counter()
         p = subprocess.run([*base, "--child", "measure", "--dir", tmp], capture_output=True, text=True)
@@ -118,6 +134,8 @@ def main() -> int:
     ap.add_argument("--sizes", default="30x30000x1000,300x300000x10000", help="GAMESxCHUNKSxQUESTIONS, comma-separated")
     ap.add_argument("--fused-depth", type=int, default=20)
     ap.add_argument("--workdir", type=Path)
+    ap.add_argument("--prepared", type=Path, help="keep each size's generated library under DIR/SIZE and "
+                    "reuse it on the next invocation (prepare is untimed either way)")
     ap.add_argument("--passages-per-s", type=float, default=19.1,
                     help="e5-small passages/s on one node (bench_embed.py; 19.1: torch-bf16 on this Zen 4)")
     ap.add_argument("--gpu-passages-per-s", type=float, default=2000.0,

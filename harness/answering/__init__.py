@@ -7,6 +7,7 @@ Modules, in pipeline order:
 * ``requests``        what an answerer is asked and returns (passages, requests, responses)
 * ``answerers``       answerer registry and the built-in answerers
 * ``prompt``          the versioned answer prompt
+* ``prompt_file``     a versioned prompt file: read, hashed and rendered once for every prompt
 * ``citations``       citation markers -> passages read
 * ``fence``           the answer fence (garbage check)
 * ``answer_metrics``  answer metric computations (facts in harness.metrics.info)
@@ -33,6 +34,6 @@ Modules, in pipeline order:
 __all__ = [
     "answer_metrics", "answerers", "answers_view", "asking", "breaker", "calls", "citations", "consolidate",
     "fact_labels", "fact_words", "facts", "fanout", "fence", "frames", "gguf", "journal", "judge",
-    "plan", "preflight", "prompt", "ray_ask", "read", "requests", "rerankers", "runner",
+    "plan", "preflight", "prompt", "prompt_file", "ray_ask", "read", "requests", "rerankers", "runner",
     "sidebyside", "sidebyside_print", "specs", "suite",
 ]

@@ -21,53 +21,45 @@ LLM-as-a-Judge with MT-Bench and Chatbot Arena" (NeurIPS 2023).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
-from functools import lru_cache
-from string import Template
 from typing import Any
 
 import pandas as pd
 
 from harness.answering.breaker import DEFAULT_AFTER, Breaker, guarded_chat
-from harness.answering.prompt import TEMPLATE_DIR
+from harness.answering.prompt_file import PromptFile
 from harness.core.errors import ConfigError
 from harness.core.tablerows import rows as table_rows
 from harness.goldset.records import Question
 
 JUDGE_PROMPT_VERSION = "judge-v1"
 METRIC = "judge_fact_recall"
-_SECTION = re.compile(r"^=== (system|user) ===$", re.MULTILINE)
 _FIRST_WORD = re.compile(r"^[\s*_`>#\"']*([A-Za-z]+)")
 COLUMNS = ["question_id", "config_id", "answerer", "fact", "judge", "judge_model",
            "judge_prompt_hash", "stated", "reply", "error"]
 
 
-@lru_cache(maxsize=1)
+JUDGE_PROMPT = PromptFile(JUDGE_PROMPT_VERSION)
+
+
 def template_text() -> str:
-    return (TEMPLATE_DIR / f"{JUDGE_PROMPT_VERSION}.txt").read_text(encoding="utf-8")
+    return JUDGE_PROMPT.text()
 
 
 def judge_prompt_hash() -> str:
     """SHA-256 of the judge prompt version and template."""
-    return hashlib.sha256(f"{JUDGE_PROMPT_VERSION}\n{template_text()}".encode()).hexdigest()
+    return JUDGE_PROMPT.digest()
 
 
 def describe() -> dict[str, str]:
-    return {"version": JUDGE_PROMPT_VERSION, "sha256": judge_prompt_hash()}
+    return JUDGE_PROMPT.describe()
 
 
 def messages(question: str, answer: str, fact: tuple[str, ...]) -> list[dict[str, str]]:
     """The judge prompt rendered for one answer and one fact."""
-    text = template_text()
-    marks = list(_SECTION.finditer(text))
-    parts = {m.group(1): text[m.end():(marks[i + 1].start() if i + 1 < len(marks) else None)]
-             .strip("\n") for i, m in enumerate(marks)}
-    values = {"question": question, "answer": answer, "fact": " / ".join(fact)}
-    return [{"role": "system", "content": Template(parts["system"]).safe_substitute(values)},
-            {"role": "user", "content": Template(parts["user"]).safe_substitute(values)}]
+    return JUDGE_PROMPT.render({"question": question, "answer": answer, "fact": " / ".join(fact)})
 
 
 def verdict(reply: str) -> bool | None:

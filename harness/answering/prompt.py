@@ -29,13 +29,10 @@ Generate Text with Citations", EMNLP 2023).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from functools import lru_cache
-from pathlib import Path
-from string import Template
 
+from harness.answering.prompt_file import PromptFile
 from harness.answering.requests import AnswerRequest, Passage
 from harness.core.errors import HarnessError
 
@@ -50,43 +47,21 @@ LANGUAGE_NAMES: dict[str, str] = {
     "he": "Hebrew", "ja": "Japanese", "ko": "Korean", "zh": "Chinese",
 }
 UNKNOWN_LANGUAGE = "the language of the question"
-TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "prompts"
-
-_SECTION = re.compile(r"^=== (system|user) ===$", re.MULTILINE)
 _ABSTAIN_RE = re.compile(r"^[\s*_`>#]*ABSTAIN[\s*_`]*(?:[:.\-–—]|$)", re.IGNORECASE)
 _HEADER_SEP = " · "
 
 
-@lru_cache(maxsize=1)
+PROMPT = PromptFile(PROMPT_VERSION)
+
+
 def template_text() -> str:
     """The raw template file (what :func:`prompt_hash` hashes)."""
-    # beside the package (harness/prompts/), shipped as package data
-    return (TEMPLATE_DIR / f"{PROMPT_VERSION}.txt").read_text(encoding="utf-8")
-
-
-@lru_cache(maxsize=1)
-def _sections() -> dict[str, Template]:
-    text = template_text()
-    marks = list(_SECTION.finditer(text))
-    names = [m.group(1) for m in marks]
-    if names != ["system", "user"]:
-        raise HarnessError(f"prompt template {PROMPT_VERSION}: expected sections "
-                           f"['system', 'user'] in that order, found {names}")
-    out: dict[str, Template] = {}
-    for i, m in enumerate(marks):
-        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        out[m.group(1)] = Template(text[m.end():end].strip("\n"))
-    return out
+    return PROMPT.text()
 
 
 def prompt_hash() -> str:
     """SHA-256 (hex) of the prompt version, template text and language table."""
-    h = hashlib.sha256()
-    h.update(PROMPT_VERSION.encode())
-    h.update(b"\n")
-    h.update(template_text().encode("utf-8"))
-    h.update(json.dumps(LANGUAGE_NAMES, sort_keys=True, ensure_ascii=False).encode())
-    return h.hexdigest()
+    return PROMPT.digest(json.dumps(LANGUAGE_NAMES, sort_keys=True, ensure_ascii=False).encode())
 
 
 def describe() -> dict[str, str]:
@@ -137,11 +112,7 @@ def render(request: AnswerRequest) -> list[dict[str, str]]:
         "passages": format_passages(request.passages),
         "question": request.question.strip(),
     }
-    sections = _sections()
-    return [
-        {"role": "system", "content": sections["system"].substitute(values)},
-        {"role": "user", "content": sections["user"].substitute(values)},
-    ]
+    return PROMPT.render(values)
 
 
 def abstention(reason: str) -> str:

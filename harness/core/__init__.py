@@ -16,6 +16,7 @@ Modules, in pipeline order:
 * ``tablerows``  rows of a DataFrame for plain loops, typed as dynamic
 * ``engines``    execution engines (registry): local, ray; the run's engine session
 * ``cluster``    the Ray cluster connection: reachability, join or start, size
+* ``reaper``     a watchdog that ends what a block started once its owner dies (kill -9 too)
 * ``names``      the one check of names that become paths; NFC ids, invisible characters
 * ``limits``     upper bounds on input sizes and user-given counts
 * ``redact``     credentials out of URLs, headers, parameters and text
@@ -23,4 +24,4 @@ Modules, in pipeline order:
 """
 
 __all__ = ["atomic", "cluster", "config_order", "digest", "engines", "errors", "httpcall", "journal", "jsonl",
-           "limits", "names", "ordering", "params", "plugins", "redact", "registry", "tablerows", "text"]
+           "limits", "names", "ordering", "params", "plugins", "reaper", "redact", "registry", "tablerows", "text"]

@@ -7,8 +7,11 @@ connection to that port with a short timeout (:data:`CONNECT_TIMEOUT_S`), so an 
 address fails at once with a :class:`ClusterError` naming it (the CLI exits 2) instead of
 Ray's long retry loop; then it calls ``ray.init``. Without an address it starts a
 single-node Ray instance on this machine (all its CPUs, bound to 127.0.0.1) and shuts it
-down when the block ends. A session inside a session (``harness run -a`` answering after
-embedding) reuses the connection and leaves it open.
+down when the block ends; a watchdog (:func:`harness.core.reaper.reaped`) started before
+it ends every process of that instance (head, agents, workers) when the block ends or the
+driver dies, ``kill -9`` included. A cluster joined with ``address`` is never stopped.
+A session inside a session (``harness run -a`` answering after embedding) reuses the
+connection and leaves it open.
 
 Every session sets the workers' environment (:data:`WORKER_ENV`: offline model loading, no
 tokenizer threads) through the job's ``runtime_env``; Ray's usage statistics are off
@@ -40,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import HarnessError
+from harness.core.reaper import end_tagged, reaped
 
 CONNECT_TIMEOUT_S = 3.0
 """How long the reachability check waits for the head node's port."""
@@ -148,9 +152,10 @@ def end_orphans() -> None:
         gc.collect()
 
 
-def _init(ray: Any, address: str | None) -> None:
+def _init(ray: Any, address: str | None, token: str | None = None) -> None:
     """``ray.init``; a one-node start is tried :data:`START_ATTEMPTS` times (Ray gives its
-    raylet a fixed 30 s to register, which a loaded machine can miss)."""
+    raylet a fixed 30 s to register, which a loaded machine can miss). ``token``: the
+    :mod:`harness.core.reaper` tag of the processes a one-node start makes."""
     attempts = START_ATTEMPTS if address is None else 1
     for attempt in range(1, attempts + 1):
         try:
@@ -159,6 +164,8 @@ def _init(ray: Any, address: str | None) -> None:
         except Exception as exc:  # Ray raises bare Exception when a node times out starting
             ray.shutdown()
             end_orphans()
+            if token is not None:  # the agents the failed raylet started, grandchildren of ours
+                end_tagged(token)
             if attempt == attempts:
                 where = f"join the Ray cluster at {address}" if address else "start Ray on this machine"
                 raise ClusterError(f"could not {where}: {exc}") from None
@@ -175,13 +182,15 @@ def ray_session(address: str | None = None) -> Iterator[tuple[int, int]]:
         check_reachable(address)
     import ray  # deferred: optional dependency
 
-    owned = not ray.is_initialized()
-    if owned:
-        _init(ray, address)
-    quiet_ray_loggers()
-    try:
-        nodes, cpus = cluster_size()
-        yield nodes, cpus
-    finally:
-        if owned:
-            ray.shutdown()
+    if ray.is_initialized():  # a session inside a session: reuse it, leave it open
+        quiet_ray_loggers()
+        yield cluster_size()
+        return
+    with contextlib.ExitStack() as stack:
+        # a one-node Ray is this run's: a watchdog ends all of it once this process dies,
+        # SIGKILL included (Ray's own fate-sharing ends the head processes, not the agents)
+        token = stack.enter_context(reaped("ray")) if address is None else None
+        _init(ray, address, token)
+        stack.callback(ray.shutdown)
+        quiet_ray_loggers()
+        yield cluster_size()

@@ -33,7 +33,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from harness.core.registry import Registry
+from harness.core.registry import Registry, add_unknown_hint
 
 
 @dataclass(frozen=True)
@@ -171,6 +171,9 @@ def broken_hint(reg: Registry[Any], name: str) -> str:
             why = describe_unknown(group, name)
             return f"; {why}" if why else ""
     return ""
+
+
+add_unknown_hint(broken_hint)
 
 
 def reset() -> None:

@@ -8,11 +8,21 @@ every valid choice. CLI choices and help texts are read from here.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from harness.core.errors import RegistryError
 
 T = TypeVar("T")
+UnknownHint = Callable[[Any, str], str]
+"""``(registry, name) -> text`` appended to the unknown-name message ("" for none)."""
+_HINTS: list[UnknownHint] = []
+
+
+def add_unknown_hint(hint: UnknownHint) -> None:
+    """Let a higher module explain unknown names (:mod:`harness.core.plugins` says
+    when the name is a plug-in that failed to load), without this module importing it."""
+    if hint not in _HINTS:
+        _HINTS.append(hint)
 
 
 class Registry(Generic[T]):
@@ -52,10 +62,8 @@ class Registry(Generic[T]):
             return self._items[name]
         except KeyError:
             choices = ", ".join(self.names()) or "(none registered)"
-            from harness.core.plugins import broken_hint  # deferred: plugins imports this module
-
-            raise RegistryError(f"unknown {self.kind} {name!r}; choose one of: {choices}"
-                                + broken_hint(self, name)) from None
+            hints = "".join(h(self, name) for h in _HINTS)
+            raise RegistryError(f"unknown {self.kind} {name!r}; choose one of: {choices}{hints}") from None
 
     def names(self) -> list[str]:
         """Registered names in registration order."""

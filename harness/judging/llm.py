@@ -32,12 +32,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
-from string import Template
 from typing import Any
 
-from harness.answering.prompt import TEMPLATE_DIR
+from harness.answering.prompt_file import PromptFile
 from harness.goldset.judgments import Judgment
 from harness.goldset.records import PageJudgment
 from harness.judging.poolfile import Pool
@@ -45,21 +43,22 @@ from harness.judging.poolfile import Pool
 PROMPT_VERSION = "relevance-v1"
 MAX_PAGE_CHARS = 3000
 """Page text beyond this many characters is cut (a 2048-token context holds the prompt)."""
-_SECTION = re.compile(r"^=== (system|user) ===$", re.MULTILINE)
 _GRADE = re.compile(r"^[\s*_`>#\"']*(?:(?:final\s+)?(?:grade|score|o)\s*[:=]?\s*[*_]*\s*)?"
                     r"([0-3])(?!\d|[.,]\d)", re.IGNORECASE)
 Chat = Callable[[list[dict[str, str]], str, int], tuple[str, str | None]]
 """``(messages, key, seed) -> (reply, error)``."""
 
 
-@lru_cache(maxsize=1)
+PROMPT = PromptFile(PROMPT_VERSION)
+
+
 def template_text() -> str:
-    return (TEMPLATE_DIR / f"{PROMPT_VERSION}.txt").read_text(encoding="utf-8")
+    return PROMPT.text()
 
 
 def prompt_hash() -> str:
     """SHA-256 of the prompt version and template."""
-    return hashlib.sha256(f"{PROMPT_VERSION}\n{template_text()}".encode()).hexdigest()
+    return PROMPT.digest()
 
 
 def judge_id(model: str) -> str:
@@ -70,13 +69,7 @@ def judge_id(model: str) -> str:
 
 def messages(question: str, page: str) -> list[dict[str, str]]:
     """The prompt for one question and one page (page cut at :data:`MAX_PAGE_CHARS`)."""
-    text = template_text()
-    marks = list(_SECTION.finditer(text))
-    parts = {m.group(1): text[m.end():(marks[i + 1].start() if i + 1 < len(marks) else None)]
-             .strip("\n") for i, m in enumerate(marks)}
-    values = {"question": question, "page": page[:MAX_PAGE_CHARS]}
-    return [{"role": r, "content": Template(parts[r]).safe_substitute(values)}
-            for r in ("system", "user")]
+    return PROMPT.render({"question": question, "page": page[:MAX_PAGE_CHARS]})
 
 
 def parse_grade(reply: str) -> int | None:

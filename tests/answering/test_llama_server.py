@@ -11,9 +11,6 @@ installed; under ``HARNESS_REQUIRE_LLAMA=1`` (``.ci/run``) that is a failure.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,28 +21,15 @@ from harness.pipeline.options import RunOptions
 from harness.pipeline.retrieval import run
 from harness.store.rundir import Run
 from tests.helpers.common import FIXTURES, LEXICAL
-from tests.helpers.llama_server import LlamaServer, llama_missing, llama_server
+from tests.helpers.llama_server import LlamaServer, harness_cli, required_llama_server
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")  # stopped when this module is done, not at the end of CI
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    why = llama_missing()
-    if why:
-        if os.environ.get("HARNESS_REQUIRE_LLAMA") == "1":
-            pytest.fail(f"HARNESS_REQUIRE_LLAMA=1 but the real-model tier cannot run: {why}")
-        pytest.skip(why)
-    with llama_server(tmp_path_factory.mktemp("llama") / "server.log") as s:
+    with required_llama_server(tmp_path_factory.mktemp("llama") / "server.log") as s:
         yield s
-
-
-def harness_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    exe = Path(sys.executable).with_name("harness")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c",
-                                           "from harness.cli import main; main()"]
-    return subprocess.run([*cmd, *args], cwd=cwd, capture_output=True, text=True, timeout=1800,
-                          env={**os.environ, "COLUMNS": "250"})
 
 
 def test_openai_answerer_against_a_real_llama_cpp_server(server: LlamaServer,

@@ -108,3 +108,26 @@ def llama_server(log: Path, threads: int = 2, timeout_s: float = 300.0) -> Itera
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+@contextmanager
+def required_llama_server(log: Path) -> Iterator[LlamaServer]:
+    """:func:`llama_server`, or a skip naming why it cannot run (a failure under
+    ``HARNESS_REQUIRE_LLAMA=1``). Test modules wrap it in a module-scoped fixture."""
+    import pytest
+
+    why = llama_missing()
+    if why:
+        if os.environ.get("HARNESS_REQUIRE_LLAMA") == "1":
+            pytest.fail(f"HARNESS_REQUIRE_LLAMA=1 but the real-model tier cannot run: {why}")
+        pytest.skip(why)
+    with llama_server(log) as s:
+        yield s
+
+
+def harness_cli(*args: str, cwd: Path, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
+    """``harness ARGS`` in a fresh process (the venv's console script, else ``python -c``)."""
+    exe = Path(sys.executable).with_name("harness")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c", "from harness.cli import main; main()"]
+    return subprocess.run([*cmd, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "COLUMNS": "250"})

@@ -11,9 +11,6 @@ sample (goldsets/sample-judgments-hand.jsonl). The kappa itself is a measurement
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +22,7 @@ from harness.judging.pool import PoolRequest, build_pool
 from harness.judging.poolfile import write_pool
 from tests.helpers.common import REPO
 from tests.helpers.judging import LEXICAL_CONFIG, lexical_run, sample_copy
-from tests.helpers.llama_server import LlamaServer, llama_missing, llama_server
+from tests.helpers.llama_server import LlamaServer, harness_cli, required_llama_server
 
 pytestmark = pytest.mark.slow
 PAGES = 8
@@ -34,21 +31,8 @@ HAND = REPO / "goldsets" / "sample-judgments-hand.jsonl"
 
 @pytest.fixture(scope="module")  # one server for the module
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    why = llama_missing()
-    if why:
-        if os.environ.get("HARNESS_REQUIRE_LLAMA") == "1":
-            pytest.fail(f"HARNESS_REQUIRE_LLAMA=1 but the real-model tier cannot run: {why}")
-        pytest.skip(why)
-    with llama_server(tmp_path_factory.mktemp("llama") / "server.log") as s:
+    with required_llama_server(tmp_path_factory.mktemp("llama") / "server.log") as s:
         yield s
-
-
-def harness_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    exe = Path(sys.executable).with_name("harness")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c",
-                                           "from harness.cli import main; main()"]
-    return subprocess.run([*cmd, *args], cwd=cwd, capture_output=True, text=True, timeout=1800,
-                          env={**os.environ, "COLUMNS": "250"})
 
 
 def suite(path: Path, server: LlamaServer) -> Path:
@@ -98,3 +82,26 @@ def test_llm_judge_on_a_small_sample_pool(server: LlamaServer, tmp_path: Path) -
         figures = json.loads(agree.stdout)["agreement"]
         assert figures["pairs"] >= 1 and figures["llm_pairs"] == figures["pairs"]
         print(f"{reference.name}: {figures['pairs']} pairs, kappa {figures['kappa']}")
+
+
+def test_llm_generates_questions_for_one_sample_page(server: LlamaServer, tmp_path: Path) -> None:
+    """``harness goldset generate`` with the real model on one page: the reply is counted
+    (proposals, answers not in the page, or unparseable; never dropped) and a rerun comes
+    from the cache. What the model proposes is a measurement (docs/judging.md)."""
+    s = tmp_path / "gen.toml"
+    s.write_text(suite(tmp_path / "s.toml", server).read_text().replace(
+        "max_tokens = 4", "max_tokens = 200"))
+    args = ("goldset", "generate", str(REPO / "goldsets" / "sample.yaml"), "--suite", str(s),
+            "-a", "local", "--page", "bw-rules#3", "-n", "2")
+    res = harness_cli(*args, "-o", str(tmp_path / "p.jsonl"), cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    m = json.loads((tmp_path / "p.jsonl.manifest.json").read_text())
+    c = m["counts"]
+    assert (c["pages_read"], c["calls"], c["failed_calls"]) == (1, 1, 0)
+    assert c["unparseable_replies"] == len(m["lists"]["unparseable"])
+    assert c["answers_not_in_page"] == len(m["lists"]["answers_not_in_page"])
+    assert m["generator"]["kind"] == "llm" and m["generator"]["prompt"]["version"] == "questions-v1"
+    again = harness_cli(*args, "-o", str(tmp_path / "q.jsonl"), "--cache",
+                        str(tmp_path / "p.jsonl.cache.jsonl"), cwd=tmp_path)
+    assert again.returncode == 0 and "calls: 0, cached: 1" in again.stdout, again.stdout
+    print(res.stdout)

@@ -1,0 +1,102 @@
+"""A ``harness run --engine ray`` driver killed with SIGKILL while the one-node Ray it
+started is answering: every process of that Ray instance (head processes, dashboard and
+runtime-env agents, workers) ends within a bounded time, and the same command resumes the
+run to the tables a local run writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.answering.journal import JOURNAL_DIR
+from tests.helpers.chat_server import chat_server, delay
+from tests.helpers.common import LEXICAL, REPO
+from tests.helpers.ray_cluster import RAY_MISSING, pids_titled, wait_for
+from tests.helpers.tables import table_differences
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(RAY_MISSING is not None, reason=str(RAY_MISSING)),
+              pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")]
+
+HARNESS = str(Path(sys.executable).parent / "harness")
+START_S = 420
+"""Ray's start plus the lexical run: 35-140 s at load 9-22 on the 2-core machine."""
+GONE_S = 20
+"""How long the killed cluster's processes may take to end (the watchdog needs ~1 s)."""
+
+
+def _cluster_pids(ray_tmp: str) -> list[int]:
+    """Processes of the Ray instance whose temp folder is ``ray_tmp``: every one inherits
+    the driver's environment (``RAY_TMPDIR``); workers and agents retitle their command
+    line (``ray::IDLE``), the head processes name the folder in theirs."""
+    needle = f"RAY_TMPDIR={ray_tmp}".encode()
+    found = set(pids_titled(ray_tmp))
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if needle in (proc / "environ").read_bytes().split(b"\0"):
+                found.add(int(proc.name))
+        except OSError:
+            continue
+    return sorted(found - {os.getpid()})
+
+
+def _run(url: str, out: Path, run_id: str, engine: str) -> list[str]:
+    return [HARNESS, "run", "-c", str(LEXICAL), "-o", str(out), "--run-id", run_id,
+            "-a", "ollama", "-p", "ollama.model=stub", "-p", f"ollama.base_url={url}",
+            "--engine", engine, "--quiet"]
+
+
+def _journal_lines(run: Path) -> int:
+    folder = run / JOURNAL_DIR
+    return sum(len(p.read_bytes().splitlines()) for p in folder.glob("*.jsonl")) if folder.is_dir() else 0
+
+
+def test_a_sigkilled_ray_driver_leaves_no_ray_process_and_resumes(tmp_path: Path) -> None:
+    ray_tmp = tempfile.mkdtemp(prefix="rk", dir="/tmp")  # short: Ray's socket paths
+    env = {**os.environ, "RAY_TMPDIR": ray_tmp, "PYTHONPATH": str(REPO)}
+    run = tmp_path / "runs" / "r"
+    with chat_server([delay(2.0)] * 16) as srv:  # answering lasts while the test kills
+        log = (tmp_path / "driver.log").open("wb")
+        start = time.monotonic()
+        driver = subprocess.Popen(_run(srv.base_url, tmp_path / "runs", "r", "ray"), env=env,
+                                  cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_for(lambda: _journal_lines(run) >= 1 or driver.poll() is not None, START_S,
+                     "the first answer in the journal")
+            assert driver.poll() is None, (tmp_path / "driver.log").read_text(errors="replace")
+            up_s = time.monotonic() - start
+            alive = _cluster_pids(ray_tmp)
+            assert len(alive) >= 6  # gcs, raylet, agents, the answering actor's worker...
+            os.kill(driver.pid, signal.SIGKILL)
+            driver.wait(timeout=30)
+            killed = time.monotonic()
+            wait_for(lambda: not _cluster_pids(ray_tmp), GONE_S,
+                     f"the killed driver's Ray processes to end (ran {up_s:.0f} s before the kill)")
+            print(f"{len(alive)} Ray processes ended {time.monotonic() - killed:.1f} s after the kill")
+        finally:
+            if driver.poll() is None:
+                driver.kill()
+                driver.wait()
+            log.close()
+            for pid in _cluster_pids(ray_tmp):  # only when the assertion above failed
+                os.kill(pid, signal.SIGKILL)
+        assert json.loads((run / "manifest.json").read_text(encoding="utf-8"))["status"] == "running"
+        resumed = subprocess.run(_run(srv.base_url, tmp_path / "runs", "r", "ray"), env=env,
+                                 cwd=tmp_path, capture_output=True, text=True, timeout=START_S,
+                                 check=False)
+        assert resumed.returncode == 0, resumed.stderr
+        assert not _cluster_pids(ray_tmp)  # a run that ends normally leaves nothing either
+        fresh = subprocess.run(_run(srv.base_url, tmp_path / "runs", "fresh", "local"), env=env,
+                               cwd=tmp_path, capture_output=True, text=True, timeout=START_S,
+                               check=False)
+        assert fresh.returncode == 0, fresh.stderr
+    assert json.loads((run / "manifest.json").read_text(encoding="utf-8"))["status"] == "complete"
+    assert table_differences(run, tmp_path / "runs" / "fresh") == []
