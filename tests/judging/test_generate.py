@@ -221,3 +221,23 @@ def test_rule_generation_over_the_shared_rulebook_counts_its_duplicates(shared_d
     for p in result.proposals.proposals:
         assert p.doc_id == gs.documents[0].doc_id and p.question.endswith("?")
         assert locate(p.answer, result.proposals.page(p).text) is not None
+
+
+def test_max_pages_reads_the_first_non_blank_pages_in_document_order() -> None:
+    gs = load_goldset(SAMPLE)
+    req = GenerateRequest(gs.documents, max_pages=13)
+    result = generate(req, RuleGenerator(), load(req))
+    assert result.counts.pages_read == 13
+    assert [p.key for p in result.proposals.pages][-1] == "bw-errata#1"
+
+
+def test_a_question_in_another_language_than_asked_is_counted_not_kept() -> None:
+    from harness.judging.generate import in_language
+
+    assert not in_language("How does the voting process work?", "de")
+    assert in_language("Wie viele Karten zieht jeder Spieler?", "de")  # no evidence: kept
+    assert in_language("Kann der Spieltisch in gleichen Farben gebaut werden?", "de")
+    assert in_language("Wie viele Plätze gibt es?", "de")  # es: German and Spanish
+    assert not in_language("¿Cuántas cartas roba cada jugador en su turno?", "en")
+    assert not in_language("Сколько карт?", "en") and not in_language("How many cards?", "ru")
+    assert in_language("Per quanto?", "it")  # not checked

@@ -90,9 +90,9 @@ def test_llm_generates_questions_for_one_sample_page(server: LlamaServer, tmp_pa
     from the cache. What the model proposes is a measurement (docs/judging.md)."""
     s = tmp_path / "gen.toml"
     s.write_text(suite(tmp_path / "s.toml", server).read_text().replace(
-        "max_tokens = 4", "max_tokens = 200"))
+        "max_tokens = 4", "max_tokens = 120"))
     args = ("goldset", "generate", str(REPO / "goldsets" / "sample.yaml"), "--suite", str(s),
-            "-a", "local", "--page", "bw-rules#3", "-n", "2")
+            "-a", "local", "--page", "bw-rules#3", "-n", "1")
     res = harness_cli(*args, "-o", str(tmp_path / "p.jsonl"), cwd=tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
     m = json.loads((tmp_path / "p.jsonl.manifest.json").read_text())
