@@ -54,6 +54,8 @@ DENSE_SHARE = 0.2
 
 _SORT_ALL = 2
 """Up to this many times ``depth`` candidates are sorted whole; more are cut by a partition first."""
+_BOUND_FROM = 16
+"""The lower bound of the ``depth``-th score reads at most about this many times ``depth`` scores."""
 _EMPTY_ROWS = np.zeros(0, dtype=np.int64)
 _EMPTY_SCORES = np.zeros(0, dtype=np.float64)
 
@@ -95,14 +97,22 @@ class Postings:
     def accumulate(self, out: np.ndarray, terms: Sequence[int]) -> np.ndarray:
         """Write the scores of the question with token ids ``terms`` (query order) into
         ``out`` (float64, one entry per chunk) and return it (module docstring)."""
-        out.fill(0.0)
+        fresh = True
         for t in terms:
             k = self._slot[t]
             if k >= 0:
-                np.add(out, self._dense[k], out=out)  # 0.0 + w == w: also right for the first token
+                if fresh:  # 0.0 + w == w for every chunk: the first row is copied, not added
+                    np.copyto(out, self._dense[k])
+                else:
+                    np.add(out, self._dense[k], out=out)
             else:
+                if fresh:
+                    out.fill(0.0)
                 lo, hi = self._indptr[t], self._indptr[t + 1]
                 np.add.at(out, self.docs[lo:hi], self.weights[lo:hi])
+            fresh = False
+        if fresh:
+            out.fill(0.0)
         return out
 
     def top(self, scores: np.ndarray, terms: Sequence[int], depth: int) -> tuple[np.ndarray, np.ndarray]:
@@ -118,10 +128,12 @@ class Postings:
                 best, best_df = t, d
         kth = 0.0
         if best >= 0:
-            lo = self._indptr[best]
-            posting = scores[self.docs[lo:lo + best_df]]  # a copy: partitioned in place
-            posting.partition(best_df - depth)
-            kth = float(posting[best_df - depth])
+            # any >= depth of its chunks give a lower bound: at most _BOUND_FROM x depth of
+            # them (evenly spaced) keep the partition small for a common term
+            lo, step = self._indptr[best], max(1, best_df // (_BOUND_FROM * depth))
+            posting = scores[self.docs[lo:lo + best_df:step]]  # a copy: partitioned in place
+            posting.partition(len(posting) - depth)
+            kth = float(posting[len(posting) - depth])
         rows = np.flatnonzero(scores >= kth) if kth > 0 else np.flatnonzero(scores > 0)
         vals = scores[rows]
         if len(rows) > _SORT_ALL * depth:  # keep the best ``depth`` and every tie with the last

@@ -1,7 +1,8 @@
-"""Hit records: frozen, equal by value, and built in bulk without leaving the collector off."""
+"""Hit records: frozen, equal by value, and built in bulk (``make_hits``) like the constructor."""
 
 import dataclasses
 import gc
+import pickle
 
 import pytest
 
@@ -27,6 +28,8 @@ def test_make_hits_builds_in_order_and_restores_the_collector() -> None:
         assert not gc.isenabled()  # left as the caller had it
     finally:
         gc.enable()
-    with pytest.raises(TypeError):
-        make_hits(["a"], [1], None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="2 chunk ids, 1 ranks"):
+        make_hits(["a", "b"], [1], [1.0, 2.0])
     assert gc.isenabled()
+    [h] = make_hits(["a"], [1], [1.0])
+    assert pickle.loads(pickle.dumps(h)) == h and h == Hit("a", 1, 1.0) and not hasattr(h, "__dict__")
