@@ -242,7 +242,8 @@ def instrument(clock: Clock) -> None:
                 (pd.DataFrame, "to_parquet", "frames"),  # the partial arm files
                 (RunWriter, "write_table", "write"), (RunWriter, "write_arrow", "write"),
                 (retrieval, "make_gold", "fuse+score"),
-                (lifecycle, "grid_tables", "fuse+score")]  # called by the lifecycle's score step
+                (lifecycle, "grid_tables", "fuse+score"),  # called by the lifecycle's score step
+                (RunWriter, "write_parts", "fuse+score")]  # the fused table streams out of the scoring pass
     for owner, attr, stage in targets:
         setattr(owner, attr, clock.wrap(stage, getattr(owner, attr)))
     from_ranks = RankMatrix.__dict__["from_arm_ranks"].__func__

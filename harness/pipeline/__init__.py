@@ -3,7 +3,8 @@
 Modules, in pipeline order:
 
 * ``sweep``        the scoring path: every config -> per-question metrics (exact, top-k)
-* ``grid_tables``  `metrics` and `fused` tables of a grid; grid-size limit, fused-row budget
+* ``fused_rows``   the `fused` table's rows cut to the stored depth from the scoring kernel, as Arrow
+* ``grid_tables``  `metrics` and `fused` tables of a grid (one pass); grid-size limit, fused-row budget
 * ``options``      what a run takes and gives (options and result records only)
 * ``run_checks``   a run's options checked against its grid, before any folder exists
 * ``lifecycle``    the one run lifecycle every source goes through (manifest, scoring,
@@ -13,5 +14,5 @@ Modules, in pipeline order:
 * ``search_service`` the reference search service (`harness serve-search`) over the harness's arms
 """
 
-__all__ = ["dispatch", "grid_tables", "lifecycle", "options", "rescore", "retrieval", "run_checks", "search_service",
-           "sweep"]
+__all__ = ["dispatch", "fused_rows", "grid_tables", "lifecycle", "options", "rescore", "retrieval", "run_checks",
+           "search_service", "sweep"]

@@ -9,30 +9,38 @@ x chunks, so it is bounded: rows are stored for the configs in ``StorePolicy.con
 ``StorePolicy.max_rows``. What is not stored is recomputable from ``arm_ranks``
 (``harness run --from RUN -c grid.toml``). A grid over ``MAX_CONFIGS`` configs is
 refused before anything is written: narrow its lists.
+
+Both tables come from one pass over the configs (:func:`harness.pipeline.sweep.config_pass`:
+one ``config_scores`` per config): each stored config's rows are cut to the depth from
+the same order keys its metrics are scored on (:mod:`harness.pipeline.fused_rows`) and
+leave as Arrow parts of about ``PART_ROWS`` rows, which the run writer streams into one
+Parquet file, so memory does not grow with the fused table.
 """
 
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from harness.core.errors import ConfigError
 from harness.core.limits import DEFAULT_MAX_FUSED_ROWS, count_problem
 from harness.fusion.configs import FusionConfig, RunConfig
-from harness.fusion.fuse import Fused, RankMatrix, fuse
+from harness.fusion.fuse import RankMatrix
 from harness.metrics.family import Metric
 from harness.metrics.gold import Gold
-from harness.metrics.pages import fused_frame
-from harness.pipeline.sweep import score_configs
+from harness.metrics.ranking import score
+from harness.pipeline.fused_rows import ConfigRows, RowContext
+from harness.pipeline.sweep import ConfigScores, config_pass
 
 MAX_CONFIGS = 5000
+PART_ROWS = 1 << 18
+"""Rows per streamed part of the ``fused`` table (whole configs; a config's rows are never split)."""
 
 
 @dataclass(frozen=True)
@@ -144,19 +152,68 @@ def metrics_table(question_ids: Sequence[str], answerable: np.ndarray, configs: 
     })
 
 
+@dataclass
+class GridTables:
+    """The ``metrics`` and ``fused`` tables of a grid, from one pass over its configs
+    (module docstring). :meth:`fused_parts` runs the pass and yields the fused rows of
+    the ``stored`` configs to ``depth`` (0 = whole lists) in parts, in table order
+    (stored configs in their order, then question, then fused rank; at least one part,
+    empty when nothing is stored); :meth:`metrics` is every config's table after it."""
+
+    matrix: RankMatrix
+    gold: Gold
+    cfg: RunConfig
+    specs: Sequence[Metric]
+    stored: Sequence[FusionConfig]
+    depth: int
+    workers: int | None = None
+    _values: dict[int, dict[str, np.ndarray]] = field(default_factory=dict, repr=False)
+
+    def fused_parts(self) -> Iterator[pa.Table]:
+        ctx = RowContext.build(self.matrix, self.gold, self.cfg.arm_names)
+        index = {c.config_id: i for i, c in enumerate(self.cfg.configs)}
+        first = [index[c.config_id] for c in self.stored]  # stored configs first, in their order
+        keep = set(first)
+        order = first + [i for i in range(len(self.cfg.configs)) if i not in keep]
+
+        def one(o: ConfigScores) -> tuple[dict[str, np.ndarray], ConfigRows | None]:
+            rows = ctx.rows(o, self.depth) if index[o.config.config_id] in keep else None
+            return score(self.specs, o, self.gold), rows
+
+        configs = [self.cfg.configs[i] for i in order]
+        buffer: list[ConfigRows] = []
+        parts = 0
+        for i, (values, rows) in zip(order, config_pass(self.matrix, self.gold, configs, one, self.workers),
+                                     strict=True):
+            self._values[i] = values
+            if rows is not None:
+                buffer.append(rows)
+                if sum(map(len, buffer)) >= PART_ROWS:
+                    parts += 1
+                    yield ctx.part(buffer)
+                    buffer = []
+        if buffer or not parts:
+            yield ctx.part(buffer)
+
+    def metrics(self) -> pa.Table:
+        """Every question x config x metric (runs the pass first if :meth:`fused_parts` did not)."""
+        if len(self._values) < len(self.cfg.configs):
+            self._values.clear()
+            for _ in GridTables(self.matrix, self.gold, self.cfg, self.specs, (), 0, self.workers,
+                                self._values).fused_parts():
+                pass
+        answerable = np.array([q.answerable for q in self.gold.questions], bool)
+        return metrics_table([q.question_id for q in self.gold.questions], answerable, self.cfg.configs,
+                             self.specs, [self._values[i] for i in range(len(self.cfg.configs))])
+
+
 def grid_tables(matrix: RankMatrix, gold: Gold, cfg: RunConfig, specs: Sequence[Metric],
-                stored: Sequence[FusionConfig], depth: int) -> tuple[pa.Table, pd.DataFrame]:
-    """(metrics of every config, fused rows of the stored configs to ``depth``)."""
-    values = score_configs(matrix, gold, cfg.configs, specs)
-    answerable = np.array([q.answerable for q in gold.questions], bool)
-    metrics = metrics_table([q.question_id for q in gold.questions], answerable, cfg.configs, specs, values)
-    parts = []
-    for c in stored:
-        f = fused_frame(fuse(matrix, c), matrix, gold, cfg.arm_names)
-        parts.append(f[f["fused_rank"] <= depth] if depth > 0 else f)
-    if parts:
-        fused = pd.concat(parts, ignore_index=True)
-    else:  # no stored config: the table's columns and types, without fusing anything
-        none, ints = np.zeros(0, np.int64), np.zeros(0, np.int32)
-        fused = fused_frame(Fused(cfg.configs[0], none, none, ints, np.zeros(0), ints), matrix, gold, cfg.arm_names)
-    return metrics, fused
+                stored: Sequence[FusionConfig], depth: int) -> GridTables:
+    """The grid's tables, computed as they are read (:class:`GridTables`)."""
+    return GridTables(matrix, gold, cfg, specs, stored, depth)
+
+
+def whole_tables(grid: GridTables) -> tuple[pa.Table, pa.Table]:
+    """(metrics, fused) in memory: for callers that read both at once (tests, notebooks)."""
+    fused = pa.concat_tables(list(grid.fused_parts()))
+    return grid.metrics(), fused

@@ -3,9 +3,9 @@
 Ranks and arm scores are laid out densely as (arms x questions x candidates),
 candidates of a question in chunk-id order, by the fusion kernel
 (:mod:`harness.fusion.kernel`), which scores each config by its fusion method into a
-:class:`ConfigScores`: order keys (RRF: its own float score; every other method: the
-classes of its exact order) that put candidate columns in exact fused order (key desc,
-chunk id asc; near-equal floats resolved exactly by :mod:`harness.fusion.exact`).
+:class:`ConfigScores`: order keys (every method's float score, shifted positive for
+the score-based ones) from which the few candidates a question's lists need are put in
+exact fused order (the method's exact rule, :func:`harness.fusion.kernel.exact_rows`).
 The page lists the metrics need (:func:`harness.metrics.ranking.score`: top-m pages,
 the whole list for ``first_rel_rank``, the condensed list for ``judged_only`` metrics)
 are built from it by :func:`harness.metrics.page_lists.page_lists`; every metric value
@@ -16,9 +16,11 @@ tests compare both on every metric.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -31,6 +33,9 @@ from harness.metrics.family import Metric
 from harness.metrics.gold import Gold
 from harness.metrics.page_lists import Candidates
 from harness.metrics.ranking import parse, score
+
+T = TypeVar("T")
+X = TypeVar("X")
 
 
 @dataclass(frozen=True)
@@ -48,8 +53,8 @@ class DenseRanks:
 @dataclass(frozen=True)
 class ConfigScores:
     """One config's order keys over the dense candidates (a :class:`~harness.metrics.page_lists.Ordering`):
-    ``scores`` are the keys the top-m path orders on (RRF: its fused score; other methods: the
-    exact order's classes, :func:`harness.fusion.kernel.config_scores`), ``fused`` the fused scores."""
+    ``scores`` are the keys the top-m path selects on (the fused score, shifted positive for the
+    score-based methods, :func:`harness.fusion.kernel.config_scores`), ``fused`` the fused scores."""
 
     dense: DenseRanks
     config: FusionConfig
@@ -69,29 +74,47 @@ class ConfigScores:
         return self.config.ceiling
 
     def exact(self, rows: np.ndarray, s: np.ndarray, cand: np.ndarray) -> np.ndarray:
-        return exact_rows(self.dense.planes, self.config, rows, s, cand, self.tol, ties=self.ties)
+        return exact_rows(self.dense.planes, self.config, rows, s, cand, self.tol, ties=self.ties, fused=self.fused)
 
     def top_score(self, rows: np.ndarray, col: np.ndarray) -> np.ndarray:
         return np.asarray(self.fused[rows, col], np.float64)
+
+
+def ordered_map(fn: Callable[[X], T], items: Iterable[X], workers: int) -> Iterator[T]:
+    """``fn`` over ``items`` on ``workers`` threads, results in input order, lazily: at
+    most ``2 * workers`` items are in flight, so a slow consumer (a table writer) holds
+    only a few results at a time."""
+    if workers <= 1:
+        yield from map(fn, items)
+        return
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        window: deque[Future[T]] = deque()
+        for x in items:
+            window.append(pool.submit(fn, x))
+            if len(window) >= 2 * workers:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
+
+
+def config_pass(matrix: RankMatrix, gold: Gold, configs: Sequence[FusionConfig],
+                fn: Callable[[ConfigScores], T], workers: int | None = None) -> Iterator[T]:
+    """``fn`` of each config's :class:`ConfigScores` (one ``config_scores`` per config), in
+    config order, on ``workers`` threads (default: cores, at most 4). Each config is
+    independent, so the results do not depend on the thread count."""
+    dense, candidates = DenseRanks.build(matrix), Candidates.build(matrix, gold)
+    n = workers or min(4, os.cpu_count() or 1)
+    return ordered_map(lambda c: fn(ConfigScores.of(dense, candidates, c)), configs,
+                       n if len(configs) > 1 else 1)
 
 
 def score_configs(matrix: RankMatrix, gold: Gold, configs: Sequence[FusionConfig],
                   specs: Sequence[Metric], workers: int | None = None) -> list[dict[str, np.ndarray]]:
     """Per config (in order), ``{metric name: (Q,) values}`` exactly as the full path gives.
 
-    Ranking metrics of unanswerable questions take the metric's default. Configs run on
-    ``workers`` threads (default: cores, at most 4); each config is independent, so the
-    result does not depend on the thread count."""
-    dense, candidates = DenseRanks.build(matrix), Candidates.build(matrix, gold)
-
-    def one(c: FusionConfig) -> dict[str, np.ndarray]:  # the page lists the metrics need
-        return score(specs, ConfigScores.of(dense, candidates, c), gold)
-
-    n = workers or min(4, os.cpu_count() or 1)
-    if n <= 1 or len(configs) < 2:
-        return [one(c) for c in configs]
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        return list(pool.map(one, configs))
+    Ranking metrics of unanswerable questions take the metric's default (the page lists
+    the metrics need: :func:`harness.metrics.ranking.score`)."""
+    return list(config_pass(matrix, gold, configs, lambda o: score(specs, o, gold), workers))
 
 
 def sweep(matrix: RankMatrix, gold: Gold, configs: Sequence[FusionConfig],

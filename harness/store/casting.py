@@ -29,3 +29,23 @@ def to_arrow(name: str, df: pd.DataFrame, families: dict[str, list[str]] | None 
     # from_pandas adds its own b"pandas" key; keep it and ours
     return table.replace_schema_metadata({**(table.schema.metadata or {}),
                                           **spec.file_metadata()})
+
+
+def _pandas_dtype(f: pa.Field) -> str:
+    if pa.types.is_string(f.type):
+        return "str"
+    if pa.types.is_integer(f.type):
+        return str(f.type).capitalize() if f.nullable else str(f.type)  # int32 / Int32 (nullable)
+    if pa.types.is_floating(f.type) or pa.types.is_boolean(f.type):
+        return str(f.type.to_pandas_dtype().__name__)
+    raise HarnessError(f"no pandas dtype for column {f.name} ({f.type})")
+
+
+def pandas_metadata(name: str, families: dict[str, list[str]] | None = None) -> dict[bytes, bytes]:
+    """The ``pandas`` schema metadata of table ``name`` as :func:`to_arrow` writes it from a
+    frame (nullable integer columns as pandas ``Int32``), for tables built in Arrow: their
+    readers' ``to_pandas()`` then give the same dtypes as for a table written from pandas."""
+    schema = TABLES.get(name).schema(families)
+    empty = pd.DataFrame({f.name: pd.Series([], dtype=_pandas_dtype(f)) for f in schema})
+    meta = pa.Table.from_pandas(empty, schema=schema, preserve_index=False).schema.metadata or {}
+    return {b"pandas": meta[b"pandas"]}

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import secrets
 import weakref
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ from harness.core.digest import file_sha256
 from harness.core.errors import ConfigError, HarnessError, ProvenanceError
 from harness.core.names import check_name
 from harness.core.redact import redact_text
-from harness.store.casting import to_arrow
+from harness.store.casting import pandas_metadata, to_arrow
 from harness.store.manifest import MANIFEST as MANIFEST
 from harness.store.manifest import check_columns, read_manifest
 from harness.store.runlock import RunLock
@@ -147,17 +148,42 @@ class RunWriter:
         ``run_id`` column is (re)filled with this run's id; the file carries the
         schema's field descriptions and file metadata."""
         spec = TABLES.get(name)
-        schema = spec.schema(families)
         meta = dict(table.schema.metadata or {})  # e.g. pandas' own key, kept beside ours
-        if RUN_ID.name in table.column_names:
-            table = table.drop_columns([RUN_ID.name])
-        table = table.append_column(RUN_ID.name, pa.repeat(pa.scalar(self.table_run_id(), pa.string()), table.num_rows))
-        table = table.select(schema.names).cast(schema)
-        table = table.replace_schema_metadata({**meta, **spec.file_metadata()})
+        table = self._cast(name, table, families).replace_schema_metadata({**meta, **spec.file_metadata()})
         out = self.file(f"{name}.parquet")
         atomic_write(out, lambda tmp: pq.write_table(table, tmp), self.path)
         self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": table.num_rows}}})
         return out
+
+    def write_parts(self, name: str, parts: Iterable[pa.Table],
+                    families: dict[str, list[str]] | None = None) -> int:
+        """Write table ``name`` from Arrow ``parts`` (consumed one at a time, so the table is
+        never whole in memory) as one Parquet file, atomically (an error while the parts
+        are produced leaves no file), with the pandas metadata a frame would write
+        (:func:`harness.store.casting.pandas_metadata`). Returns the rows written."""
+        spec = TABLES.get(name)
+        schema = spec.schema(families).with_metadata({**pandas_metadata(name, families), **spec.file_metadata()})
+        out = self.file(f"{name}.parquet")
+        rows = 0
+
+        def write(tmp: Path) -> None:
+            nonlocal rows
+            with pq.ParquetWriter(tmp, schema) as w:
+                for part in parts:
+                    w.write_table(self._cast(name, part, families).replace_schema_metadata(schema.metadata))
+                    rows += part.num_rows
+
+        atomic_write(out, write, self.path)
+        self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": rows}}})
+        return rows
+
+    def _cast(self, name: str, table: pa.Table, families: dict[str, list[str]] | None) -> pa.Table:
+        """``table`` with this run's ``run_id`` column, cast to the registered schema."""
+        schema = TABLES.get(name).schema(families)
+        if RUN_ID.name in table.column_names:
+            table = table.drop_columns([RUN_ID.name])
+        table = table.append_column(RUN_ID.name, pa.repeat(pa.scalar(self.table_run_id(), pa.string()), table.num_rows))
+        return table.select(schema.names).cast(schema)
 
     def read_manifest(self) -> dict[str, Any]:
         """The manifest so far (``{}`` for a new run), shape-checked, never through a link."""

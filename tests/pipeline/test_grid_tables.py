@@ -4,11 +4,12 @@ import numpy as np
 import pandas as pd
 
 from harness.fusion.configs import FusionConfig, RunConfig
-from harness.fusion.fuse import RankMatrix, fuse
+from harness.fusion.fuse import RankMatrix
 from harness.metrics.gold import make_gold
-from harness.metrics.pages import fused_frame
 from harness.metrics.ranking import parse
-from harness.pipeline.grid_tables import grid_tables, metrics_table
+from harness.pipeline.grid_tables import grid_tables, metrics_table, whole_tables
+from harness.store.rundir import Run, RunWriter
+from tests.helpers.fused_reference import reference_fused
 from tests.helpers.synthetic import synthetic
 
 ARMS = ("a", "b", "c")
@@ -23,20 +24,26 @@ def _inputs():
     return m, gold, RunConfig("<test>", "", {}, cfgs, {})
 
 
-def test_no_stored_config_gives_an_empty_fused_table_with_the_full_schema():
+def test_no_stored_config_gives_an_empty_fused_table_with_the_full_schema(tmp_path):
     m, gold, cfg = _inputs()
     specs = [parse("hit@5"), parse("first_rel_rank")]
-    metrics, fused = grid_tables(m, gold, cfg, specs, [], 0)
-    whole = fused_frame(fuse(m, cfg.configs[0]), m, gold, list(ARMS))
-    assert len(fused) == 0 and list(fused.columns) == list(whole.columns)
-    assert dict(fused.dtypes) == dict(whole.dtypes)
+    metrics, fused = whole_tables(grid_tables(m, gold, cfg, specs, [], 0))
+    families = {"rank_*": list(ARMS)}
+    with RunWriter(tmp_path / "new") as w:
+        assert w.write_parts("fused", [fused], families) == 0
+    with RunWriter(tmp_path / "old") as w:
+        w.write_table("fused", reference_fused(m, gold, cfg.configs[:1], ARMS, 0), families)
+    new, old = (Run(tmp_path / x).table("fused") for x in ("new", "old"))
+    assert len(new) == 0 and list(new.columns) == list(old.columns)
+    assert dict(new.dtypes) == dict(old.dtypes)  # rank_* stay nullable Int32 for pandas readers
     assert metrics.num_rows == 2 * 2 * 12  # every config x metric x question is still scored
 
 
 def test_stored_rows_are_cut_to_the_depth_and_metrics_rows_run_config_metric_question():
     m, gold, cfg = _inputs()
     specs = [parse("hit@5")]
-    metrics, fused = grid_tables(m, gold, cfg, specs, [cfg.configs[1]], 3)
+    metrics, table = whole_tables(grid_tables(m, gold, cfg, specs, [cfg.configs[1]], 3))
+    fused = table.to_pandas()
     assert set(fused["config_id"]) == {"k60"} and fused["fused_rank"].max() == 3
     table = metrics.to_pandas()
     assert list(table["config_id"].iloc[[0, 12]]) == ["k1", "k60"]
