@@ -24,7 +24,8 @@ def summary_line(out: Path, c: Counts, dedup_rule: str) -> str:
     return (f"wrote {out}: {c.proposals} proposals from {c.pages_read} pages read "
             f"({c.documents} documents); empty pages: {c.empty_pages}; duplicates removed: "
             f"{c.duplicates_removed} ({dedup_rule}); unparseable replies: "
-            f"{c.unparseable_replies}; answers not in their page: {c.answers_not_in_page}; "
+            f"{c.unparseable_replies}; not in the language asked: {c.wrong_language}; answers not "
+            f"in their page: {c.answers_not_in_page}; "
             f"failed calls: {c.failed_calls}; unsupported page x language: {c.unsupported}; "
             f"blank pages: {c.blank_pages}; calls: {c.calls}, cached: {c.cached}")
 

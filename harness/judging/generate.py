@@ -9,7 +9,9 @@ generator proposes at most ``per_page`` (question, answer sentence) pairs:
   other than the page's, is *unsupported* (counted, not an error);
 * :class:`ChatGenerator` (any chat answerer): :mod:`harness.judging.llmgen`.
 
-Each answer sentence must occur in its page (:func:`harness.judging.answer_match.locate`);
+A question must be in the language asked for (:func:`in_language`: dropped and counted
+as ``wrong_language`` on positive evidence of another; a small model asked for German
+often answers in English). Each answer sentence must occur in its page (:func:`harness.judging.answer_match.locate`);
 one that does not is dropped and counted (``answers_not_in_page``), and the page's own
 wording is kept for one that does. The page's heading path at the answer is the
 chunker's (:func:`harness.corpus.chunking.build_document`). Near-duplicates are then
@@ -23,7 +25,7 @@ pages sent to the generator), ``blank_pages`` (pages without text, not sent),
 proposal: a page whose only reply was unparseable or a failed call is counted there,
 not here),
 ``unsupported`` (page x language pairs the generator cannot ask), ``calls``, ``cached``,
-``failed_calls``, ``unparseable_replies``, ``answers_not_in_page``, ``candidates``
+``failed_calls``, ``unparseable_replies``, ``wrong_language``, ``answers_not_in_page``, ``candidates``
 (valid pairs before de-duplication), ``duplicates_removed`` and ``proposals``. Every
 unparseable reply, dropped answer, failure and duplicate is listed in the manifest
 (:attr:`Generation.manifest`): nothing is dropped silently.
@@ -32,13 +34,14 @@ unparseable reply, dropped answer, failure and duplicate is listed in the manife
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Protocol
 
+from harness.answering.answerers.extractive import question_stopwords
 from harness.core.digest import file_sha256
 from harness.core.errors import Problem, ValidationError
-from harness.core.text import guess_language
+from harness.core.text import Tokenizer, guess_language
 from harness.corpus.chunking import BuiltDocument, build_document
 from harness.corpus.records import DocumentSpec, split_page_key
 from harness.judging import dedup, llmgen, rulegen
@@ -126,6 +129,7 @@ class Counts:
     cached: int = 0
     failed_calls: int = 0
     unparseable_replies: int = 0
+    wrong_language: int = 0
     answers_not_in_page: int = 0
     candidates: int = 0
     duplicates_removed: int = 0
@@ -137,6 +141,36 @@ class Generation:
     proposals: ProposalSet
     counts: Counts
     manifest: dict[str, Any] = field(default_factory=dict)
+
+
+SCRIPTED = ("ru", "fa")
+LATIN = ("en", "de", "fr", "es")
+"""Languages :func:`in_language` checks: by script (Cyrillic, Arabic), by question words."""
+
+
+def in_language(question: str, language: str) -> bool:
+    """False only on positive evidence that ``question`` is in another language than
+    ``language``: its script is another checked language's (Cyrillic ``ru``, Arabic ``fa``:
+    :func:`~harness.core.text.guess_language`), or, among Latin languages, another
+    language's question and function words (:func:`~harness.answering.answerers.extractive.
+    question_stopwords`, words both lists share left out) occur at least twice and more
+    often than the asked language's. Languages outside :data:`SCRIPTED` and
+    :data:`LATIN` are not checked; no evidence keeps the question."""
+    if language not in SCRIPTED + LATIN:
+        return True
+    if language in SCRIPTED:  # a Russian question is written in Cyrillic, whatever its words
+        return guess_language(question, default="und") == language
+    if guess_language(question, default=language) in SCRIPTED:
+        return False
+    words = Tokenizer()(question)
+    own = question_stopwords(language)
+    mine = sum(w in own for w in words)
+    for other in LATIN:
+        theirs = question_stopwords(other) - own
+        hits = sum(w in theirs for w in words)
+        if other != language and hits >= 2 and hits > mine:
+            return False
+    return True
 
 
 def check_languages(languages: Sequence[str]) -> None:
@@ -164,7 +198,7 @@ def load(req: GenerateRequest) -> list[tuple[BuiltDocument, list[int]]]:
             continue
         if b.document.language == "und":
             lang = guess_language("\n".join(p.text for p in b.pages[:50]))
-            b = BuiltDocument(_with_language(b.document, lang), b.pages, b.chunks, b.boilerplate)
+            b = replace(b, document=replace(b.document, language=lang))
         built[spec.doc_id] = b
     chosen: dict[str, list[int]] = {}
     for item in req.pages:
@@ -185,12 +219,6 @@ def load(req: GenerateRequest) -> list[tuple[BuiltDocument, list[int]]]:
         raise ValidationError(problems, "cannot generate questions")
     return [(b, sorted(chosen[d]) if req.pages else [p.page for p in b.pages])
             for d, b in built.items() if not req.pages or d in chosen]
-
-
-def _with_language(document: Any, language: str) -> Any:
-    from dataclasses import replace
-
-    return replace(document, language=language)
 
 
 def heading_at(doc: BuiltDocument, page: int, offset: int) -> tuple[str, ...]:
@@ -219,7 +247,7 @@ def generate(req: GenerateRequest, generator: Generator,
     """Propose questions for the pages of ``loaded`` (:func:`load`); module docstring."""
     c = Counts(documents=len(loaded))
     man: dict[str, list[dict[str, Any]]] = {k: [] for k in (
-        "unparseable", "answers_not_in_page", "failed", "empty_pages", "unsupported",
+        "unparseable", "wrong_language", "answers_not_in_page", "failed", "empty_pages", "unsupported",
         "duplicates")}
     found: list[tuple[Proposal, str]] = []  # proposal without id, and its (doc, page, lang)
     pages: list[ProposalPage] = []
@@ -228,11 +256,11 @@ def generate(req: GenerateRequest, generator: Generator,
         by_number = {p.page: p for p in doc.pages}
         for number in numbers:
             page = by_number[number]
+            if budget is not None and c.pages_read >= budget:
+                break
             if not page.text.strip():
                 c.blank_pages += 1
                 continue
-            if budget is not None and c.pages_read >= budget:
-                break
             c.pages_read += 1
             pid = f"{doc.document.doc_id}#{number}"
             pages.append(ProposalPage(doc.document.doc_id, number, page.text))
@@ -257,6 +285,11 @@ def generate(req: GenerateRequest, generator: Generator,
                     continue
                 replied = True
                 for question, answer, rule in out.pairs:
+                    if not in_language(question, lang):
+                        c.wrong_language += 1
+                        man["wrong_language"].append({"page": pid, "language": lang,
+                                                      "question": question})
+                        continue
                     m = locate(answer, page.text)
                     if m is None:
                         c.answers_not_in_page += 1
@@ -284,9 +317,7 @@ def generate(req: GenerateRequest, generator: Generator,
         p = found[i][0]
         k = per[(p.doc_id, p.page, p.language)] = per.get((p.doc_id, p.page, p.language), 0) + 1
         ids[i] = f"{p.doc_id}.p{p.page}.{p.language}.{k}"
-        numbered.append(Proposal(ids[i], *[getattr(p, f) for f in (
-            "doc_id", "page", "heading", "language", "question", "answer", "start", "end",
-            "match", "rule")]))
+        numbered.append(replace(p, proposal_id=ids[i]))
     man["duplicates"] = [{"question": found[d.dropped][0].question, "page": found[d.dropped][1],
                           "repeats": ids[d.kept], "jaccard": str(d.jaccard)} for d in dups]
     c.duplicates_removed, c.proposals = len(dups), len(numbered)

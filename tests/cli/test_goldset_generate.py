@@ -91,3 +91,18 @@ def test_unknown_answerer_and_a_dead_endpoint_exit_2_before_any_work(tmp_path: P
     assert res.exit_code == 2, res.output
     assert "generator preflight failed; nothing was asked" in res.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_proposals_are_the_same_bytes_whatever_the_hash_seed(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    outs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"p{seed}.jsonl"
+        subprocess.run([sys.executable, "-c", "from harness.cli import main; main()", "goldset",
+                        "generate", str(SAMPLE_DOCS), "-a", "extractive", "-o", str(out)],
+                       check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed})
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and outs[0].count(b'"type": "proposal"') > 10

@@ -205,3 +205,39 @@ def test_bad_pages_and_languages_are_named_before_any_work() -> None:
     assert "no document 'nope'" in text and "not a page id" in text
     with pytest.raises(ValidationError, match="unknown language 'xx'"):
         load(GenerateRequest(gs.documents, ("xx",)))
+
+
+@pytest.mark.shared
+def test_rule_generation_over_the_shared_rulebook_counts_its_duplicates(shared_dir: Path) -> None:
+    """The Secret Hitler rulebook (a real PDF of ../shared): questions with their pages."""
+    gs = load_goldset(shared_dir / "goldsets" / "secret-hitler.yaml", allow_outside=True)
+    req = GenerateRequest(gs.documents)
+    result = generate(req, RuleGenerator(), load(req))
+    c = result.counts
+    assert c.pages_read == 7 and c.proposals >= 5
+    assert c.candidates == c.proposals + c.duplicates_removed
+    assert len(result.manifest["lists"]["duplicates"]) == c.duplicates_removed
+    assert c.unparseable_replies == 0 and c.empty_pages == len(result.manifest["lists"]["empty_pages"])
+    for p in result.proposals.proposals:
+        assert p.doc_id == gs.documents[0].doc_id and p.question.endswith("?")
+        assert locate(p.answer, result.proposals.page(p).text) is not None
+
+
+def test_max_pages_reads_the_first_non_blank_pages_in_document_order() -> None:
+    gs = load_goldset(SAMPLE)
+    req = GenerateRequest(gs.documents, max_pages=13)
+    result = generate(req, RuleGenerator(), load(req))
+    assert result.counts.pages_read == 13
+    assert [p.key for p in result.proposals.pages][-1] == "bw-errata#1"
+
+
+def test_a_question_in_another_language_than_asked_is_counted_not_kept() -> None:
+    from harness.judging.generate import in_language
+
+    assert not in_language("How does the voting process work?", "de")
+    assert in_language("Wie viele Karten zieht jeder Spieler?", "de")  # no evidence: kept
+    assert in_language("Kann der Spieltisch in gleichen Farben gebaut werden?", "de")
+    assert in_language("Wie viele Plätze gibt es?", "de")  # es: German and Spanish
+    assert not in_language("¿Cuántas cartas roba cada jugador en su turno?", "en")
+    assert not in_language("Сколько карт?", "en") and not in_language("How many cards?", "ru")
+    assert in_language("Per quanto?", "it")  # not checked
