@@ -53,6 +53,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from machine import machine_line
 
 from harness.fusion.configs import FusionConfig
 from harness.fusion.fuse import RankMatrix
@@ -234,6 +235,7 @@ def method_grid(path: Path, method: str, opts: tuple[tuple[str, str], ...]) -> P
 
 
 def methods_main(args: argparse.Namespace) -> None:
+    print(f"machine: {machine_line()}")
     qids, questions, ar, pool = make_data(args.questions)
     rng = np.random.default_rng(1)
     ar = ar.assign(score=1.0 / ar["rank"] + rng.normal(0, 0.002, len(ar)))  # arm scores: noisy, rank-consistent
@@ -255,7 +257,9 @@ def methods_main(args: argparse.Namespace) -> None:
                     grid = method_grid(root / f"{method}.toml", method, opts)
                     dt = cli_run(source, grid, root / "out", f"{method}-{len(cli[method])}", METRICS)
                     cli[method].append(len(qids) * (len(cfgs) + 3) / dt)
-    print(f"data: {len(qids)} questions x 200 configs per method x {len(ARMS)} arms (depths 51..100 x 4 subsets)")
+    print(f"machine at the end: {machine_line()}")
+    print(f"data: {len(qids)} questions x 200 configs per method x {len(ARMS)} arms (depths 51..100 x 4 subsets), "
+          f"medians of {args.repeats}")
     rrf_in, rrf_cli = statistics.median(inproc["rrf"]), statistics.median(cli["rrf"]) if cli["rrf"] else 0.0
     for method, _ in METHODS:
         line = (f"{method:9s} scoring step {statistics.median(inproc[method]):>9,.0f} q-c/s "

@@ -6,7 +6,7 @@ packages (entry points ``harness.arms``), through :mod:`harness.core.plugins`.
 Modules, in pipeline order:
 
 * ``base``      the Arm interface, ArmResult / Hit records, the ARMS registry
-* ``bm25``      Okapi BM25 over chunks
+* ``bm25``      Okapi BM25 over chunks (``postings``: its exact per-question sums and top)
 * ``dense``     cosine similarity of sentence embeddings (exact search)
 * ``flat_search`` exact top-k inner products on fixed BLAS block shapes, ties by id (``dense``)
 * ``boost``     the service's doc-priority arm
@@ -30,7 +30,8 @@ from harness.core import plugins
 
 __all__ = [  # noqa: RUF022 - modules first, then the re-exported names
     "base", "bm25", "boost", "dense", "external", "flat_search", "http", "http_calls",
-    "http_ranks", "http_reply", "http_template", "rrf_decode", "rrf_rounding", "termdoc", "sqlite_fts5",
+    "http_ranks", "http_reply", "http_template", "postings", "rrf_decode", "rrf_rounding", "termdoc",
+    "sqlite_fts5",
     "tantivy_bm25", "pg_cluster", "pg_base", "postgres", "pgvector",
     "ARMS", "Arm", "ArmContext", "ArmResult", "Hit", "hits_from_scores", "load_builtin_arms",
 ]

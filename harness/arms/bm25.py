@@ -21,21 +21,21 @@ behaviour for comparison. Only chunks with a positive score are returned (a
 full-text arm returns matches).
 
 Implementation: the per-(term, chunk) weights are computed once in
-:meth:`BM25Arm.prepare` (eager scoring, as bm25s does; :mod:`harness.arms.termdoc`);
-a batch of questions is scored by gathering its terms' weight rows and summing them
-per chunk in one ``np.bincount`` (:func:`harness.arms.termdoc.gathered_scores`); a
-question's candidates are the chunks at or above a lower bound of its ``depth``-th
-score (:meth:`BM25Arm._candidates`), cut exactly by :func:`harness.arms.base.top_hits`.
-(MaxScore pruning, reading only the rarer terms' postings, was measured and dropped: in
-numpy its per-question work cost more than it saved, 1.27 against 1.09 CPU-ms per
-question at 50k chunks.) Every floating-point step
-repeats rank-bm25's operations in rank-bm25's order (idf with ``math.log``, its
-running idf sum in first-occurrence order, the per-token sum in query order), so
-scores equal ``BM25Okapi.get_scores`` to the bit and do not depend on hash order.
+:meth:`BM25Arm.prepare` (eager scoring, as bm25s does; :mod:`harness.arms.termdoc` counts
+the terms) and stored as postings with chunks numbered in chunk-id order
+(:mod:`harness.arms.postings`); each question's scores are its tokens' weights added
+one token after another into one array of every chunk, and its exact top ``depth`` is
+read from that array without sorting it (:meth:`~harness.arms.postings.Postings.top`);
+the Hit records of all questions are built in one pass. (MaxScore pruning was measured
+and dropped: on Zipf-like text the ``depth``-th score is below the summed upper bounds of
+a question's common terms, so it pruned little and cost more than it saved.) Every
+floating-point step repeats rank-bm25's operations in rank-bm25's order (idf with
+``math.log``, its running idf sum in first-occurrence order, the per-token sum in query
+order), so scores equal ``BM25Okapi.get_scores`` to the bit and do not depend on hash
+order or on which questions share a call.
 Why not rank-bm25 itself: it scores one question at a time with a Python loop over
 every chunk per query term (about 1 s per question at 50k chunks on the loaded
-2-core machine, 100x the sparse path: ``benchmarks/bench_arms.py``); it stays the
-reference in the tests.
+2-core machine: ``benchmarks/bench_arms.py``); it stays the reference in the tests.
 """
 
 from __future__ import annotations
@@ -47,10 +47,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from harness.arms.base import ARMS, ArmContext, ArmResult, top_hits
-from harness.arms.termdoc import TermDocMatrix, batches, build, gathered_scores, query_matrix
+from harness.arms.base import ARMS, ArmContext, ArmResult, Hit, make_hits
+from harness.arms.postings import Postings, build_postings
+from harness.arms.termdoc import TermDocMatrix, build
 from harness.core.errors import ConfigError
-from harness.core.ordering import id_ranks
 from harness.core.text import Tokenizer
 from harness.corpus.records import Corpus
 from harness.goldset.records import Question
@@ -74,11 +74,10 @@ class BM25Arm:
         if k1 < 0 or not 0 <= b <= 1 or epsilon < 0:
             raise ConfigError(f"bm25: need k1 >= 0, 0 <= b <= 1, epsilon >= 0 (got {k1}, {b}, {epsilon})")
         self.k1, self.b, self.epsilon, self.idf_floor, self.stem = k1, b, epsilon, idf_floor, stem
-        self._tdm: TermDocMatrix | None = None
-        self._weights: Any = None
+        self._postings: Postings | None = None
+        self._vocab: dict[str, int] = {}
         self._idf = np.zeros(0)
-        self._ids: list[str] = []
-        self._id_rank = np.zeros(0, dtype=np.int64)
+        self._ids = np.zeros(0, dtype=object)  # chunk number (chunk-id order) -> chunk id
         self.floored_terms = 0
 
     def _tokenizer(self, language: str | None) -> Tokenizer:
@@ -87,15 +86,14 @@ class BM25Arm:
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
         lang = {d.doc_id: d.language for d in corpus.documents}
         docs = [self._tokenizer(lang[c.doc_id])(c.text) or [EMPTY_DOC] for c in corpus.chunks]
-        self._ids = [c.chunk_id for c in corpus.chunks]
-        self._id_rank = id_ranks(self._ids) if self._ids else np.zeros(0, dtype=np.int64)
+        self._postings, self._vocab = None, {}
         if not docs:
-            self._tdm = None
             return
         tdm = build(docs)
         self._idf = self._idfs(tdm)
-        self._weights = tdm.with_data(self._entry_weights(tdm))
-        self._tdm = tdm
+        weights = tdm.with_data(self._entry_weights(tdm))
+        self._postings, self._ids = build_postings(weights, [c.chunk_id for c in corpus.chunks])
+        self._vocab = tdm.vocab
 
     def _idfs(self, tdm: TermDocMatrix) -> np.ndarray:
         """Per-term idf after flooring, in term-id (first-occurrence) order."""
@@ -130,53 +128,60 @@ class BM25Arm:
 
     def idf(self, term: str) -> float:
         """The idf the arm uses for ``term`` (0.0 for a term not in the corpus)."""
-        if self._tdm is None or term not in self._tdm.vocab:
-            return 0.0
-        return float(self._idf[self._tdm.vocab[term]])
+        t = self._vocab.get(term)
+        return 0.0 if t is None else float(self._idf[t])
 
     def search(self, questions: Sequence[Question], depth: int) -> list[ArmResult]:
-        tdm = self._tdm
-        if tdm is None:
+        postings = self._postings
+        if postings is None:
             return [ArmResult(q.question_id, self.name, (), "the corpus has no chunks")
                     for q in questions]
-        tokens = [self._tokenizer(q.language)(q.question) for q in questions]
-        queries = query_matrix(tdm.vocab, tokens, per_occurrence=True)
-        df = tdm.df
-        out = []
-        for rows in batches(queries, self._weights):
-            dense = gathered_scores(queries, self._weights, rows)
-            for row, scores in zip(rows, dense, strict=True):
-                terms = queries.indices[queries.indptr[row]:queries.indptr[row + 1]]
-                cand = self._candidates(scores, terms, df, depth)
-                hits = top_hits(self._ids, self._id_rank, cand, scores[cand], depth)
-                reason = None
-                if not hits:
-                    reason = NO_TERM if len(terms) == 0 else NO_POSITIVE
-                out.append(ArmResult(questions[row].question_id, self.name, hits, reason))
+        vocab = self._vocab
+        tokenizers: dict[str | None, Tokenizer] = {}
+        scores = np.empty(postings.n_docs)  # reused by every question of this call
+        rows: list[np.ndarray] = []
+        values: list[np.ndarray] = []
+        found: list[int] = []  # hits per question, -1: no term in the corpus
+        for q in questions:
+            tok = tokenizers.get(q.language)
+            if tok is None:
+                tok = tokenizers[q.language] = self._tokenizer(q.language)
+            terms = [t for t in map(vocab.get, tok(q.question)) if t is not None]
+            if not terms:
+                found.append(-1)
+                continue
+            r, v = postings.top(postings.accumulate(scores, terms), terms, depth)
+            if len(r):
+                rows.append(r)
+                values.append(v)
+            found.append(len(r))
+        return self._results(questions, rows, values, found)
+
+    def _results(self, questions: Sequence[Question], rows: list[np.ndarray], values: list[np.ndarray],
+                 found: list[int]) -> list[ArmResult]:
+        """ArmResults with every question's Hit records, built in one pass (``found[i]``:
+        question i's hit count, -1 without a matching term; ``rows``/``values``: the hits of
+        the questions with some, in question order)."""
+        n_hits = [max(n, 0) for n in found]
+        hits: list[Hit] = []
+        if rows:
+            ids = self._ids[np.concatenate(rows)].tolist()
+            starts = np.repeat(np.cumsum([0, *n_hits[:-1]]), n_hits)
+            ranks = (np.arange(1, len(ids) + 1) - starts).tolist()
+            hits = make_hits(ids, ranks, np.concatenate(values).tolist())
+        out: list[ArmResult] = []
+        at = 0
+        for q, n in zip(questions, n_hits, strict=True):
+            reason = None if n else (NO_TERM if found[len(out)] < 0 else NO_POSITIVE)
+            out.append(ArmResult(q.question_id, self.name, tuple(hits[at:at + n]), reason))
+            at += n
         return out
 
-    def _candidates(self, scores: np.ndarray, terms: np.ndarray, df: np.ndarray, depth: int) -> np.ndarray:
-        """Chunks that can be in the top ``depth``: positive and at least the ``depth``-th
-        largest score among the chunks of one query term (the rarest with ``depth`` chunks;
-        its chunks are distinct, so ``depth`` chunks score that much), a lower bound of the
-        ``depth``-th score over all chunks."""
-        if depth <= 0 or len(terms) == 0:
-            return np.zeros(0, dtype=np.int64)
-        counts = df[terms]
-        enough = counts >= depth
-        if enough.any():
-            t = int(terms[enough][np.argmin(counts[enough])])
-            lo, hi = self._weights.indptr[t], self._weights.indptr[t + 1]
-            posting = scores[self._weights.indices[lo:hi]]
-            kth = float(np.partition(posting, len(posting) - depth)[len(posting) - depth])
-            if kth > 0:
-                return np.flatnonzero(scores >= kth)
-        return np.flatnonzero(scores > 0)
-
     def describe(self) -> dict[str, Any]:
-        return {"arm": self.name, "implementation": "harness.arms.bm25 on scipy.sparse",
-                "package": "scipy", "version": md.version("scipy"),
+        return {"arm": self.name, "implementation": "harness.arms.bm25 on numpy postings",
+                "package": "numpy", "version": md.version("numpy"),
                 "formula": "rank-bm25 0.2.2 BM25Okapi",
                 "k1": self.k1, "b": self.b, "epsilon": self.epsilon, "idf_floor": self.idf_floor,
-                "stem": self.stem, "floored_terms": self.floored_terms}
+                "stem": self.stem, "floored_terms": self.floored_terms,
+                "dense_rows": 0 if self._postings is None else self._postings.n_dense}
 

@@ -3,10 +3,10 @@
 :func:`build` turns tokenised chunks into a :class:`TermDocMatrix`: a vocabulary
 and a ``scipy.sparse`` CSR matrix of term counts, one row per term and one column
 per chunk, built once per corpus. An arm turns the counts into per-(term, chunk)
-weights (bm25's saturated tf x idf, boost's idf) and scores a batch of questions in
-one sparse product ``Q @ W`` (:func:`query_matrix`, :func:`batch_scores`), which
-costs the summed posting lengths of the query terms instead of a pass over every
-chunk in Python.
+weights (bm25's saturated tf x idf, boost's idf); ``boost`` scores a batch of
+questions in one sparse product ``Q @ W`` (:func:`query_matrix`, :func:`batch_scores`),
+which costs the summed posting lengths of the query terms instead of a pass over every
+chunk in Python; ``bm25`` keeps its weights as postings (:mod:`harness.arms.postings`).
 
 Determinism (the reason this module exists besides speed). Term ids are given in
 order of first occurrence in the corpus (chunk order, then token order), a function
@@ -130,40 +130,3 @@ def batch_scores(queries: sparse.csr_matrix, weights: sparse.csr_matrix,
         for r in range(prod.shape[0]):
             lo, hi = prod.indptr[r], prod.indptr[r + 1]
             yield start + r, prod.indices[lo:hi], prod.data[lo:hi]
-
-
-def gathered_scores(queries: sparse.csr_matrix, weights: sparse.csr_matrix, rows: range) -> np.ndarray:
-    """Dense scores ``(len(rows), chunks)`` of query ``rows``: each query's term rows of
-    ``weights`` gathered in the query row's entry order and summed per chunk.
-
-    One ``np.bincount`` over the gathered postings of the whole batch: it adds a cell's
-    entries in array order, i.e. term by term in the order of the query row, starting
-    from 0.0, the order :func:`batch_scores` (scipy's ``csr_matmat``) and rank-bm25 add
-    them, so the floats are the same (the query entries are 1.0, and ``x * 1.0 == x``).
-    """
-    n = int(weights.shape[1])
-    lo, hi = int(queries.indptr[rows.start]), int(queries.indptr[rows.stop])
-    terms = np.asarray(queries.indices[lo:hi], dtype=np.int64)
-    qrow = np.repeat(np.arange(len(rows), dtype=np.int64), np.diff(queries.indptr[rows.start:rows.stop + 1]))
-    starts = np.asarray(weights.indptr[terms], dtype=np.int64)
-    lens = np.asarray(weights.indptr[terms + 1], dtype=np.int64) - starts
-    total = int(lens.sum())
-    offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total, dtype=np.int64)
-    cells = np.repeat(qrow, lens) * n + weights.indices[offsets]
-    flat = np.bincount(cells, weights=weights.data[offsets], minlength=len(rows) * n)
-    return flat.reshape(len(rows), n)
-
-
-def batches(queries: sparse.csr_matrix, weights: sparse.csr_matrix, cells: int = 8_000_000) -> Iterator[range]:
-    """Consecutive query rows whose dense scores and gathered postings stay within ``cells``."""
-    n = max(int(weights.shape[1]), 1)
-    per_term = np.diff(weights.indptr)
-    start, size, gathered = 0, 0, 0
-    for r in range(queries.shape[0]):
-        g = int(per_term[queries.indices[queries.indptr[r]:queries.indptr[r + 1]]].sum())
-        if size and (size + 1) * n + gathered + g > cells:
-            yield range(start, r)
-            start, size, gathered = r, 0, 0
-        size, gathered = size + 1, gathered + g
-    if size:
-        yield range(start, queries.shape[0])

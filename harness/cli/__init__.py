@@ -32,7 +32,7 @@ app = typer.Typer(
 GROUPS = ("core", "ingest", "goldset", "answer", "facts", "compare", "analysis", "rulings", "interop",
           "serve", "judging", "trend")
 __all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "facts", "goldset",
-           "ingest", "interop", "judges_llm", "judging", "main", "output", "progress", "report", "rulings", "serve",
+           "goldset_generate", "ingest", "interop", "judges_llm", "judging", "main", "output", "progress", "report", "rulings", "serve",
            "summary", "trend"]
 
 

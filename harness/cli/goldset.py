@@ -1,4 +1,5 @@
-"""``harness goldset``: build gold sets from judgements or from document structure."""
+"""``harness goldset``: build gold sets from judgements or from document structure, and
+(:mod:`harness.cli.goldset_generate`) from generated questions people reviewed."""
 
 from __future__ import annotations
 
@@ -22,6 +23,10 @@ Seed = Annotated[int, typer.Option("--seed", help="Seed of the sample (same seed
 
 
 def register(app: typer.Typer) -> None:
+    from harness.cli.goldset_generate import accept_cmd, generate_cmd
+
+    goldset_app.command("generate")(generate_cmd)
+    goldset_app.command("accept")(accept_cmd)
     app.add_typer(goldset_app, name="goldset")
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,11 +11,44 @@ from harness.cli.errors import bad_input_exits_2, print_error
 from harness.cli.output import FORMAT_HELP, TABLE_FORMATS, format_console
 from harness.core.errors import ConfigError, HarnessError
 
+if TYPE_CHECKING:
+    from harness.corpus.records import DocumentSpec
+
 _GOLDSET_SUFFIXES = (".yaml", ".yml")
 
 
 def register(app: typer.Typer) -> None:
     app.command("ingest")(ingest_cmd)
+
+
+def gather_sources(paths: list[Path], allow_outside: bool = False) -> list[DocumentSpec | Path]:
+    """Documents named on a command line: files, folders of them (files no loader reads
+    skipped with a warning), and gold-set YAML files (their documents). Missing paths
+    and folders without documents raise (exit 2)."""
+    from harness.corpus.loaders import SUFFIXES, not_a_document
+    from harness.goldset.parse import load_goldset
+
+    sources: list[DocumentSpec | Path] = []
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise HarnessError(f"no such file or folder: {', '.join(missing)}")
+    for p in paths:
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*")
+                           if f.is_file() and f.suffix.lower() in SUFFIXES)
+            # a folder may hold other files (notes, exports): skip them, saying so
+            for f in found:
+                if (why := not_a_document(f)) is not None:
+                    print_error(f"{f}: skipped, {why}", prefix="warning")
+            found = [f for f in found if not_a_document(f) is None]
+            if not found:
+                raise HarnessError(f"{p}: no documents with suffixes {', '.join(SUFFIXES)}")
+            sources += found
+        elif p.suffix.lower() in _GOLDSET_SUFFIXES:
+            sources += load_goldset(p, check_pages=False, allow_outside=allow_outside).documents
+        else:
+            sources.append(p)
+    return sources
 
 
 def ingest_cmd(
@@ -46,33 +79,10 @@ def ingest_cmd(
     from harness.corpus.boilerplate import BoilerplateOptions
     from harness.corpus.chunking import ChunkingOptions
     from harness.corpus.ingest import ingest_report, render
-    from harness.corpus.loaders import SUFFIXES, not_a_document
-    from harness.corpus.records import DocumentSpec
-    from harness.goldset.parse import load_goldset
 
     with bad_input_exits_2():
         TABLE_FORMATS.get(fmt)
-        sources: list[DocumentSpec | Path] = []
-        missing = [str(p) for p in paths if not p.exists()]
-        if missing:
-            raise HarnessError(f"no such file or folder: {', '.join(missing)}")
-        for p in paths:
-            if p.is_dir():
-                found = sorted(f for f in p.rglob("*")
-                               if f.is_file() and f.suffix.lower() in SUFFIXES)
-                # a folder may hold other files (notes, exports): skip them, saying so
-                for f in found:
-                    if (why := not_a_document(f)) is not None:
-                        print_error(f"{f}: skipped, {why}", prefix="warning")
-                found = [f for f in found if not_a_document(f) is None]
-                if not found:
-                    raise HarnessError(f"{p}: no documents with suffixes {', '.join(SUFFIXES)}")
-                sources += found
-            elif p.suffix.lower() in _GOLDSET_SUFFIXES:
-                sources += load_goldset(p, check_pages=False,
-                                        allow_outside=allow_outside).documents
-            else:
-                sources.append(p)
+        sources = gather_sources(paths, allow_outside)
         try:
             options = ChunkingOptions(method=chunking, max_chars=max_chars,
                                       overlap_chars=min(150, max_chars // 4),

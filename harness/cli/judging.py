@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import signal
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
@@ -67,31 +67,42 @@ def pool_cmd(
 
 
 def judge_cmd(
-    pool: Annotated[Path, typer.Argument(help="Pool file written by harness pool.")],
+    pool: Annotated[Path, typer.Argument(
+        help="Pool file written by harness pool, or proposals of harness goldset generate.")],
     judgments: Annotated[Path | None, typer.Option(
-        "--judgments", "-j", help="Judgments file to append to (default: POOL.judgments.jsonl); "
+        "--judgments", "-j", help="Judgments (or decisions) file to append to (default: "
+                                  "POOL.judgments.jsonl, PROPOSALS.decisions.jsonl); "
                                   "judging resumes from it.")] = None,
     port: Annotated[int, typer.Option("--port", min=0, max=65535,
                                       help="Port on 127.0.0.1 (0: any free port).")] = 8765,
 ) -> None:
     """Serve the judging page on 127.0.0.1: keys 0-3 grade a page, s skips; Ctrl-C stops.
+    Given a proposals file, serve the review page instead: a accepts, e edits, r rejects.
 
     Several people can judge the same pool at once: each opens the page with ?judge=NAME
     (http://127.0.0.1:8765/?judge=ann).
     Example: harness judge pool.jsonl --port 8765
+    Example: harness judge proposals.jsonl
     """
     from harness.judging.poolfile import read_pool
+    from harness.judging.proposals import is_proposals_file, read_proposals
+    from harness.judging.review import ReviewSession
     from harness.judging.server import make_server
     from harness.judging.session import Session
 
-    target = judgments or pool.with_name(pool.stem + ".judgments.jsonl")
+    review = is_proposals_file(pool)
+    target = judgments or pool.with_name(pool.stem + (".decisions.jsonl" if review
+                                                      else ".judgments.jsonl"))
     with bad_input_exits_2():
-        session = Session(read_pool(pool), target, pool_path=str(pool))
+        session: Session | ReviewSession = (ReviewSession(read_proposals(pool), target)
+                                            if review else
+                                            Session(read_pool(pool), target, pool_path=str(pool)))
         server = make_server(session, port)
     host, bound = server.server_address[:2]
-    plain_console(stderr=True).print(
-        f"judging {len(session.items)} pooled pages of {session.pool.goldset}: "
-        f"http://{host!s}:{bound}/  (judgments -> {target}; Ctrl-C to stop)")
+    what = (f"reviewing {len(session.items)} proposed questions" if review else
+            f"judging {len(session.items)} pooled pages of {cast(Session, session).pool.goldset}")
+    plain_console(stderr=True).print(f"{what}: http://{host!s}:{bound}/  (saved to {target}; "
+                                     "Ctrl-C to stop)")
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt  # SIGTERM stops like Ctrl-C: every judgment is already on disk
 
@@ -102,7 +113,8 @@ def judge_cmd(
         pass
     finally:
         server.server_close()
-    plain_console(stderr=True).print(f"stopped; judgments are in {target}")
+    plain_console(stderr=True).print(f"stopped; {'decisions' if review else 'judgments'} are in "
+                                     f"{target}")
 
 
 def _print_agreement(r: LabelAgreement, ranking: RankingAgreement | None) -> None:

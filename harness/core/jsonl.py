@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.core.errors import Problem
+from harness.core.errors import Problem, ValidationError
 
 
 @dataclass(frozen=True)
@@ -54,3 +54,13 @@ def read_records(path: Path | str, problems: list[Problem], *,
     """Every object of the JSON-lines file ``path`` (or of ``text`` read from it)."""
     body = Path(path).read_text(encoding="utf-8") if text is None else text
     return list(iter_records(body.splitlines(), path, problems))
+
+
+def read_file_records(path: Path | str, problems: list[Problem], what: str) -> list[JsonRecord]:
+    """:func:`read_records`, with a file that cannot be read at all (missing, not UTF-8)
+    raised as one ValidationError naming it (``cannot read WHAT``)."""
+    try:
+        return read_records(path, problems)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValidationError([Problem(str(path), f"cannot read {what}: {exc}")],
+                              f"{path}: unreadable {what}") from None

@@ -62,12 +62,16 @@ class Backend:
     name: str
     description: str
     dtype: str | None
+    engine: str = "torch"
+    """``torch`` (sentence-transformers on torch) or ``onnx`` (:mod:`harness.embedding.onnx_runtime`)."""
 
 
 BACKENDS: Registry[Backend] = Registry("embedding backend")
 BACKENDS.add("torch-fp32", Backend("torch-fp32", "torch, float32 (reference)", "float32"))
 BACKENDS.add("torch-bf16", Backend("torch-bf16", "torch, bfloat16 weights (fast on AMX CPUs)",
                                    "bfloat16"))
+BACKENDS.add("onnx-fp32", Backend("onnx-fp32", "ONNX Runtime, optimised float32 graph", "float32", "onnx"))
+BACKENDS.add("onnx-int8", Backend("onnx-int8", "ONNX Runtime, int8 weights per channel (VNNI)", "int8", "onnx"))
 BACKENDS.add(AUTO, Backend(AUTO, "by the CPU's features: torch-bf16 with AMX or AVX-512 BF16, else torch-fp32",
                            None))
 
@@ -120,8 +124,8 @@ def apply(backend: Backend, network: Any) -> Any:
     """Cast a loaded ``SentenceTransformer`` to the backend's dtype (in place)."""
     import torch
 
-    if backend.dtype is None:
-        raise HarnessError(f"backend {backend.name!r} must be resolved before use")
+    if backend.dtype is None or backend.engine != "torch":
+        raise HarnessError(f"backend {backend.name!r} is not a resolved torch backend")
     return network.to(getattr(torch, backend.dtype))
 
 
@@ -130,7 +134,7 @@ def describe(backend: Backend) -> dict[str, Any]:
     versions, the CPU features :data:`FEATURES` and the rule ``auto`` follows here."""
     flags = cpu_flags()
     feature, target, why = auto_rule()
-    return {"backend": backend.name, "dtype": backend.dtype,
+    return {"backend": backend.name, "dtype": backend.dtype, "engine": backend.engine,
             "torch": importlib.metadata.version("torch"), "cpu_amx_bf16": has_amx(),
             "cpu_features": {f: f in flags for f in FEATURES},
             "auto_rule": {"feature": feature, "backend": target, "measured": why}}

@@ -211,8 +211,9 @@ def convert(source: Path, target: Path, provenance: dict[str, object],
     return read_record(target)
 
 
-def read_record(folder: Path) -> dict[str, Any]:
-    path = Path(folder) / BUILD_RECORD
+def read_record(folder: Path, name: str = BUILD_RECORD) -> dict[str, Any]:
+    """The JSON build record ``name`` of a built ``folder`` (raises naming the file)."""
+    path = Path(folder) / name
     try:
         return dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, json.JSONDecodeError) as exc:

@@ -53,6 +53,7 @@ from harness.core.errors import HarnessError
 from harness.core.registry import Registry
 from harness.embedding import backends as be
 from harness.embedding import convert as e5_convert
+from harness.embedding import onnx_export
 
 MAX_THREADS = 2
 """torch threads: the reference machine has two cores."""
@@ -141,12 +142,16 @@ class LoadedModel:
         self.packaged = packaged
         self.dimension = packaged.dimension
         self.backend = be.resolve_backend(backend)
+        self.cache = cache
         self.folder, self.provenance = packaged.folder(cache)
         ident = json.dumps([self.provenance["weights_sha256"], self.provenance["tokenizer_sha256"],
                             packaged.query_prefix, packaged.passage_prefix,
-                            packaged.max_seq_length, self.backend.name])
+                            packaged.max_seq_length, self.backend.name]
+                           + ([onnx_export.EXPORTER_VERSION] if self.backend.engine == "onnx" else []))
         self.model_id = f"{packaged.name}-{hashlib.sha256(ident.encode()).hexdigest()[:12]}"
         self._st: Any = None
+        self._onnx: Any = None
+        self.onnx_record: dict[str, Any] | None = None
 
     def network(self) -> Any:
         """The ``SentenceTransformer``, loaded offline on first use."""
@@ -168,11 +173,39 @@ class LoadedModel:
             self._st = st
         return self._st
 
+    def onnx_encoder(self) -> Any:
+        """The ONNX Runtime encoder of an ``onnx-*`` backend, exported to the cache on
+        first use (:func:`harness.embedding.onnx_export.ensure_onnx`)."""
+        if self._onnx is None:
+            from harness.embedding.onnx_runtime import OnnxEncoder
+
+            self.packaged.check(self.folder)
+            target = self.onnx_build(self.backend.name)
+            record = onnx_export.read_record(target)
+            model_file = target / onnx_export.MODEL_FILE
+            if file_sha256(model_file) != record["file_sha256"]:
+                raise HarnessError(f"{model_file} does not match its recorded SHA-256; delete {target} to rebuild it")
+            self._onnx = OnnxEncoder(model_file, self.folder / "tokenizer.json", self.packaged.max_seq_length,
+                                     min(MAX_THREADS, os.cpu_count() or 1))
+            self.onnx_record = {"folder": str(target), **record}
+        return self._onnx
+
+    def onnx_build(self, backend: str) -> Path:
+        """The cache folder of ``backend``'s ONNX file, built if needed (int8 from the fp32 file)."""
+        target = onnx_export.onnx_folder(self.cache, self.packaged.name, backend, self.provenance)
+        base = None
+        if backend == "onnx-int8" and not (target / onnx_export.BUILD_RECORD).exists():
+            base = self.onnx_build("onnx-fp32") / onnx_export.MODEL_FILE
+        onnx_export.ensure_onnx(self.folder, target, backend, self.provenance, base)
+        return target
+
     def _encode(self, texts: Sequence[str], prefix: str, batch_size: int) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("texts must be a sequence of strings, not one string")
         if not texts:
             return np.zeros((0, self.dimension), np.float32)
+        if self.backend.engine == "onnx":
+            return np.asarray(self.onnx_encoder().encode([prefix + t for t in texts], batch_size), np.float32)
         import torch
 
         with torch.inference_mode():
@@ -202,7 +235,9 @@ class LoadedModel:
                 "max_seq_length": p.max_seq_length, "folder": str(self.folder),
                 **self.provenance, "sentence_transformers": version("sentence-transformers"),
                 "transformers": version("transformers"), "tokenizers": version("tokenizers"),
-                "torch": version("torch")}
+                "torch": version("torch"),
+                **({"onnxruntime": version("onnxruntime"), "onnx_build": self.onnx_record}
+                   if self.backend.engine == "onnx" else {})}
 
 
 def _e5_folder(cache: Path) -> tuple[Path, dict[str, Any]]:

@@ -39,32 +39,28 @@ class Borda(FusionMethod):
         big_n = planes.votes(config).sum(axis=1, keepdims=True).astype(np.float64)
         total = np.zeros(planes.shape)
         for j, w in enumerate(config.weights):
-            r, _, votes = planes.arm(config, j)
+            r, _, votes = planes.listed(config, j)  # points on the arm's list; column 0 = not ranked
             n_a = votes.sum(axis=1, keepdims=True).astype(np.float64)
             points = np.where(votes, big_n - r + 1.0, (big_n - n_a + 1.0) / 2.0)
-            total = total + float(w) * points
+            total = total + float(w) * planes.spread(config, j, points)
         return total
 
     def float_exact(self, config: FusionConfig) -> bool:
         """Integer weights: every term is a half-integer times a small integer, every sum exact."""
         return all(float(w).is_integer() and 0 < w <= 2**20 for w in config.weights)
 
-    def term_codes(self, planes: Planes, config: FusionConfig) -> np.ndarray:
-        """(weight class, points) per arm: a rank, or the arm's list length for a chunk it did
-        not rank (whose points are (N - n_a + 1) / 2; N is the question's)."""
-        nq, u = planes.shape
-        span = 4 * u + 6
+    def tie_codes(self, ranks: np.ndarray, lengths: np.ndarray, config: FusionConfig) -> np.ndarray:
+        """The sorted multiset of (weight class, points) per arm: a rank, or the arm's list
+        length for a chunk it did not rank (whose points are (N - n_a + 1) / 2; N is the
+        question's, the same for every candidate of it)."""
+        span = int(max(ranks.max(initial=0), lengths.max(initial=0))) + 1
         wclass = {w: i + 1 for i, w in enumerate(sorted(set(config.weights)))}
-        out = np.zeros((len(config.arms), nq, u), np.int64)
-        for j, w in enumerate(config.weights):
-            r, _, votes = planes.arm(config, j)
-            n_a = votes.sum(axis=1, keepdims=True)
-            out[j] = wclass[w] * span + np.where(votes, r, 2 * u + 3 + n_a)
-        return out
+        return np.sort(np.stack([(wclass[w] * 2 * span + np.where(ranks[j] > 0, ranks[j], span + lengths[j]))
+                                 .astype(np.int64) for j, w in enumerate(config.weights)]), axis=0)
 
     def exact_context(self, planes: Planes, config: FusionConfig, q: int) -> Any:
-        per_arm = [int(planes.arm(config, j)[2][q].sum()) for j in range(len(config.arms))]
-        return int(planes.votes(config)[q].sum()), per_arm
+        voted = planes.row_ranks(config, q) > 0  # (U, A), this question only
+        return int(voted.any(axis=1).sum()), [int(x) for x in voted.sum(axis=0)]
 
     def exact_score(self, ranks: Sequence[int], config: FusionConfig, context: Any) -> Fraction:
         big_n, per_arm = context

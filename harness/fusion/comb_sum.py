@@ -27,13 +27,14 @@ COMB_NORM = Param("norm", "per-list score normalisation", ("min-max", "z-score",
 
 
 def weighted_sum(planes: Planes, config: FusionConfig, norm: str) -> tuple[np.ndarray, np.ndarray]:
-    """(sum of w_a * normalised score, number of arms voting), arms in config order."""
+    """(sum of w_a * normalised score, number of arms voting), arms in config order; each
+    arm normalised over its own list (rank order), then spread onto the planes."""
     fn = NORMS.get(norm)
     total, n = np.zeros(planes.shape), np.zeros(planes.shape)
     for j, w in enumerate(config.weights):
-        _, s, votes = planes.arm(config, j)
-        total = total + float(w) * fn(s, votes)
-        n = n + votes
+        _, s, votes = planes.listed(config, j)
+        total = total + float(w) * planes.spread(config, j, fn(s, votes))
+        n = n + planes.voted(config, j)
     return total, n
 
 

@@ -48,18 +48,19 @@ class Hybrid(FusionMethod):
         mean = self.option(config, "mean")
         acc, wsum = np.zeros(planes.shape), np.zeros(planes.shape)
         for j, w in enumerate(config.weights):
-            _, s, votes = planes.arm(config, j)
+            _, s, votes = planes.listed(config, j)  # per-list work on the arm's list, then spread
             x = fn(s, votes)
             pos = votes & (x > 0)
             if mean == "arithmetic":
-                acc = acc + float(w) * x
+                acc = acc + float(w) * planes.spread(config, j, x)
                 wsum = wsum + float(w)
-            elif mean == "geometric":
-                acc = acc + np.where(pos, float(w) * np.log(np.where(pos, x, 1.0)), 0.0)
-                wsum = wsum + np.where(pos, float(w), 0.0)
+                continue
+            if mean == "geometric":
+                term = np.where(pos, float(w) * np.log(np.where(pos, x, 1.0)), 0.0)
             else:
-                acc = acc + np.where(pos, float(w) / np.where(pos, x, 1.0), 0.0)
-                wsum = wsum + np.where(pos, float(w), 0.0)
+                term = np.where(pos, float(w) / np.where(pos, x, 1.0), 0.0)
+            acc = acc + planes.spread(config, j, term)
+            wsum = wsum + planes.spread(config, j, np.where(pos, float(w), 0.0))
         ok = wsum > 0
         if mean == "arithmetic":
             return np.where(ok, acc / np.where(ok, wsum, 1.0), 0.0)

@@ -4,10 +4,20 @@ on dense (arms x questions x candidates) planes, for every fusion method.
 Ranks are laid out densely, candidates of a question in chunk-id order
 (:func:`planes_of`). Per config, :func:`config_scores` gives two (Q, U) planes:
 ``score`` (the method's fused score) and ``key`` (what the top-m selection orders
-on, 0.0 = not in the list). For ``rrf`` the key is the score itself (near-equal
-floats are resolved exactly by :mod:`harness.fusion.exact`); for every other method
-the key is the integer class of the exact order (:mod:`harness.fusion.order`), so
-equal keys are exact ties, ordered by chunk id. :func:`exact_rows` puts candidate
+on, 0.0 = not in the list), without sorting anything: only the few candidates a
+question's lists need are put in exact order, by :func:`exact_rows`.
+
+* ``rrf``, and the other rank-based methods (``borda``, ``isr``): the key is the
+  fused score; neighbours within the float error bound (RRF:
+  :mod:`harness.fusion.exact`; others: :func:`harness.fusion.order.relative_error`)
+  are decided on exact rational scores (or are known ties: RRF's denominator bound,
+  Borda with integer weights);
+* score-based methods: the key is ``(score - lowest voted score) + 1``, positive and
+  monotone in the float fused score (a larger key is a larger score; rounding may make
+  two scores one key), and :func:`exact_rows` orders the chosen candidates by the
+  fused score itself, desc, then chunk id.
+
+:func:`exact_rows` puts candidate
 columns in exact fused order. The scoring path (:mod:`harness.pipeline.sweep`) and
 the stored fused rows are both built on this kernel.
 """
@@ -21,7 +31,7 @@ import numpy as np
 from harness.fusion.exact import clusters_are_ties, float_tolerance, rrf_order
 from harness.fusion.matrix import RankMatrix
 from harness.fusion.method import FUSION_METHODS, Planes
-from harness.fusion.order import order_keys
+from harness.fusion.order import relative_error, resolve_row
 from harness.fusion.records import FusionConfig
 
 
@@ -56,22 +66,37 @@ class Scored:
 
 
 def config_scores(planes: Planes, c: FusionConfig) -> Scored:
+    """One config's fused scores and order keys (module docstring; the exactness rule per
+    method, docs/fusion.md "Exact order, per method")."""
     method = FUSION_METHODS.get(c.method)
     score = method.fuse(planes, c)
     if c.method == "rrf":  # the key is the score: 0.0 exactly where no arm voted
         smax = float(score.max(initial=0.0))
         return Scored(score, score, float_tolerance(len(c.arms), smax),
-                            clusters_are_ties(c.k, c.weights, c.depths, smax))
-    key = order_keys(method, c, planes, score, planes.votes(c))
-    return Scored(key, score, float_tolerance(len(c.arms), float(key.max(initial=0.0))), True)
+                      clusters_are_ties(c.k, c.weights, c.depths, smax))
+    votes = planes.votes(c)
+    if not method.rank_based:  # a positive key, monotone in the score: (score - lowest) + 1
+        lo = float(np.where(votes, score, np.inf).min(initial=np.inf)) if votes.any() else 0.0
+        return Scored(np.where(votes, (score - lo) + 1.0, 0.0), score, 0.0, False)
+    key = np.where(votes, score, 0.0)  # rank-based scores are positive wherever an arm voted
+    if method.float_exact(c):
+        return Scored(key, score, 0.0, True)
+    return Scored(key, score, relative_error(len(c.arms)) * float(key.max(initial=0.0)), False)
 
 
 def exact_rows(planes: Planes, c: FusionConfig, rows: np.ndarray, s: np.ndarray,
-               cand: np.ndarray, tol: float, *, ties: bool) -> np.ndarray:
+               cand: np.ndarray, tol: float, *, ties: bool, fused: np.ndarray | None = None) -> np.ndarray:
     """Reorder each row of candidate columns ``cand`` (keys ``s`` of those rows) into
-    exact fused order: key desc, column (= chunk id) asc. Returns the reordered ``cand``."""
+    exact fused order: key desc, column (= chunk id) asc, near-equal keys decided by the
+    method's exact rule. ``fused``: the config's (Q, U) fused scores (score-based methods;
+    recomputed when not given). Returns the reordered ``cand``."""
     cand = np.sort(cand, axis=1)  # id order, so the stable key sort breaks float ties by id
     cs = np.take_along_axis(s, cand, 1)
+    method = FUSION_METHODS.get(c.method)
+    if not method.rank_based:  # the key only selects; the order is the float fused score's
+        f = method.fuse(planes, c) if fused is None else fused
+        fc = np.take_along_axis(f[rows], cand, 1)
+        return np.take_along_axis(cand, np.lexsort((cand, -fc, cs <= 0), axis=-1), 1)
     o = np.argsort(-cs, axis=1, kind="stable")
     cand, cs = np.take_along_axis(cand, o, 1), np.take_along_axis(cs, o, 1)
     if cs.shape[1] < 2:
@@ -83,9 +108,18 @@ def exact_rows(planes: Planes, c: FusionConfig, rows: np.ndarray, s: np.ndarray,
         cluster = np.concatenate([np.zeros((len(cs), 1), np.int64), np.cumsum(~near, axis=1)], axis=1)
         o = np.argsort(cluster * (planes.shape[1] + 1) + cand, axis=1)
         return np.take_along_axis(cand, o, 1)
-    arm_idx = [planes.arms.index(a) for a in c.arms]
-    for i in np.flatnonzero(near.any(axis=1)):  # exact fallback, rare (see harness.fusion.exact)
-        ranks = planes.ranks[arm_idx][:, rows[i], cand[i]].T
-        o = rrf_order(np.zeros(len(ranks), np.int64), ranks, c.k, c.weights, c.depths, cand[i], cs[i])
-        cand[i] = cand[i][o]
+    if c.method == "rrf":
+        arm_idx = [planes.arms.index(a) for a in c.arms]
+        for i in np.flatnonzero(near.any(axis=1)):  # exact fallback, rare (harness.fusion.exact)
+            ranks = planes.ranks[arm_idx][:, rows[i], cand[i]].T
+            cand[i] = cand[i][rrf_order(np.zeros(len(ranks), np.int64), ranks, c.k, c.weights, c.depths,
+                                        cand[i], cs[i])]
+        return cand
+    # equal multisets of per-arm terms are equal exact scores (harness.fusion.order); only the
+    # other near pairs are decided on exact rationals
+    codes = method.tie_codes(*planes.cut_at(c, rows, cand), c)
+    same = near & (codes[:, :, 1:] == codes[:, :, :-1]).all(axis=0)
+    for i in np.flatnonzero((near & ~same).any(axis=1)):
+        cand[i] = resolve_row(method, c, planes, int(rows[i]), cand[i], near[i], same[i],
+                              planes.row_ranks(c, int(rows[i])))[0]
     return cand

@@ -10,7 +10,7 @@ For the other methods (:mod:`harness.fusion.method`, "Exactness"), per question 
   weights: sums of half-integers): exactly equal floats are the ties;
 * other rank-based configs (ISR, weighted Borda): neighbours within the float error bound
   are compared exactly. Two candidates whose multisets of per-arm terms are equal
-  (:meth:`~harness.fusion.method.FusionMethod.term_codes`) have one exact score; any other
+  (:meth:`~harness.fusion.method.FusionMethod.tie_codes`) have one exact score; any other
   near pair is re-sorted on the method's exact rational scores (``exact_score``), ties by
   chunk id. Rare, and exact.
 
@@ -21,6 +21,8 @@ method like a tie-exact RRF.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -42,28 +44,37 @@ def order_keys(method: FusionMethod, config: FusionConfig, planes: Planes, score
     if not method.rank_based or method.float_exact(config):
         same = both & (sf[:, 1:] == sf[:, :-1])
     else:
-        # every term of a rank-based score is positive, so a score's float error is at most
-        # c * eps * the score itself (Goldberg 1991): the tolerance is relative to the pair
-        rel = 2.0 * (3 * len(config.arms) + 4) * float(EPS)
-        near = both & (sf[:, 1:] - sf[:, :-1] <= rel * np.abs(sf[:, :-1]))
-        codes = np.sort(np.take_along_axis(method.term_codes(planes, config), o[None, :, :], 2), axis=0)
+        near = both & (sf[:, 1:] - sf[:, :-1] <= relative_error(len(config.arms)) * np.abs(sf[:, :-1]))
+        ranks, lengths = planes.cut_at(config, np.arange(nq), np.arange(u)[None, :])
+        codes = np.take_along_axis(method.tie_codes(ranks, lengths, config), o[None, :, :], 2)
         eq = near & (codes[:, :, 1:] == codes[:, :, :-1]).all(axis=0)
         same = eq
         hard = near & ~eq
-        if hard.any():  # the config's cut ranks once, (Q, U, A), for the rows that need them
-            cut = np.stack([planes.arm(config, j)[0] for j in range(len(config.arms))], axis=-1)
+        if hard.any():
+            cut = ranks.transpose(1, 2, 0)  # (Q, U, A)
             for qi in np.flatnonzero(hard.any(axis=1)):
-                o[qi], same[qi] = _exact_row(method, config, planes, int(qi), o[qi], near[qi], same[qi], cut[qi])
+                o[qi], same[qi] = resolve_row(method, config, planes, int(qi), o[qi], near[qi], same[qi], cut[qi])
     cls = np.concatenate([np.ones((nq, 1), np.int64), 1 + np.cumsum(~same, axis=1)], axis=1)
     key = np.zeros((nq, u))
     np.put_along_axis(key, o, np.where(valid, float(u + 1) - cls, 0.0), 1)
     return key
 
 
-def _exact_row(method: FusionMethod, config: FusionConfig, planes: Planes, qi: int, o: np.ndarray,
-               near: np.ndarray, same: np.ndarray, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Re-sort the near clusters of one question row (``ranks``: (U, A) cut ranks) on
-    exact scores (rare fallback)."""
+def relative_error(n_arms: int) -> float:
+    """Bound on the float error of the difference of two rank-based scores, relative to the
+    larger: every term is positive, so a score's float error is at most c * eps * the score
+    itself (Goldberg 1991; generous c = 3A + 4 for A arms, a division, a product and a sum each)."""
+    return 2.0 * (3 * n_arms + 4) * float(EPS)
+
+
+def resolve_row(method: FusionMethod, config: FusionConfig, planes: Planes, qi: int, o: np.ndarray,
+                near: np.ndarray, same: np.ndarray, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Re-sort the near clusters of one question row on exact scores (rare fallback).
+
+    ``o``: the row's columns in float order; ``near[i]``: columns ``i`` and ``i + 1`` are
+    within the float error; ``same[i]``: known to be exactly equal already; ``ranks``:
+    (U, A) cut ranks of the row. Returns (``o`` with every cluster holding a pair not known
+    equal sorted by exact score desc, column asc; ``same`` updated)."""
     o, same = o.copy(), same.copy()
     ctx = method.exact_context(planes, config, qi)
     cluster = np.r_[0, np.cumsum(~near)]
@@ -71,7 +82,13 @@ def _exact_row(method: FusionMethod, config: FusionConfig, planes: Planes, qi: i
     for c in sorted(hard_clusters):
         pos = np.flatnonzero(cluster == c)
         cols = o[pos]
-        exact = [method.exact_score(ranks[col], config, ctx) for col in cols]
+        seen: dict[tuple[int, ...], Any] = {}  # one exact score per rank tuple
+        exact = []
+        for col in cols:
+            t = tuple(int(x) for x in ranks[col])
+            if t not in seen:
+                seen[t] = method.exact_score(ranks[col], config, ctx)
+            exact.append(seen[t])
         order = sorted(range(len(cols)), key=lambda i: (-exact[i], int(cols[i])))
         o[pos] = cols[order]
         ordered = [exact[i] for i in order]

@@ -35,8 +35,8 @@ class RelativeScore(FusionMethod):
         fn = NORMS.get("relative")
         total = np.zeros(planes.shape)
         for j, w in enumerate(config.weights):
-            _, s, votes = planes.arm(config, j)
-            total = total + float(w) * fn(s, votes)
+            _, s, votes = planes.listed(config, j)  # normalised over the arm's list, then spread
+            total = total + float(w) * planes.spread(config, j, fn(s, votes))
         return total
 
     def ceiling(self, config: FusionConfig) -> float | None:

@@ -13,7 +13,19 @@ Modules:
 * ``agreement``  Cohen's and Fleiss' kappa, bootstrap interval, confusion matrix
 * ``compare_labels`` `harness judges agreement`: two label sets compared pair by pair
 * ``rankings``   config rankings under two label sets, and Kendall's tau between them
+* ``endpoint``   a chat answerer opened as a judge or generator (temperature 0, preflighted)
+* ``llm``        an LLM relevance judge (after UMBRELA)
+* ``answer_match`` where a proposed answer sentence occurs in its page (exact or fuzzy)
+* ``dedup``      near-duplicate questions: token Jaccard at or above a threshold
+* ``rulegen``    the rule-based question generator (``--answerer extractive``)
+* ``llmgen``     the LLM question generator (prompt questions-v1, replies parsed, cached)
+* ``proposals``  proposal files: generated questions with their pages (read, write)
+* ``generate``   ``harness goldset generate``: proposals per page, counts, manifest
+* ``review``     reviewing proposals: accept / edit / reject, decisions appended as made
+* ``review_page`` the review page (HTML; keys a e r s)
+* ``accept``     ``harness goldset accept``: accepted proposals -> a gold set with provenance
 """
 
-__all__ = ["agreement", "compare_labels", "endpoint", "highlight", "llm", "page", "pool", "poolfile", "rankings",
-           "server", "session"]
+__all__ = ["accept", "agreement", "answer_match", "compare_labels", "dedup", "endpoint", "generate",
+           "highlight", "llm", "llmgen", "page", "pool", "poolfile", "proposals", "rankings",
+           "review", "review_page", "rulegen", "server", "session"]

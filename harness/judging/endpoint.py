@@ -1,10 +1,11 @@
-"""A chat answerer of a suite, opened as a judge: temperature 0, preflighted first.
+"""A chat answerer opened as a judge or a question generator: temperature 0, preflighted first.
 
 :func:`open_judge` builds the answerer labelled ``label`` in an answerer suite (default:
 the suite's ``[judge]``) with ``temperature`` forced to 0, and runs the answerers'
 preflight (:func:`harness.answering.preflight.preflight_all`): an endpoint that is down
 raises a :class:`ValidationError` before any work. :func:`seeded_chat` is the
-``(messages, key, seed) -> (reply, error)`` function the LLM judges call.
+``(messages, key, seed) -> (reply, error)`` function the LLM judges call. :func:`open_chat`
+does the same for any answerer spec (``harness goldset generate``).
 """
 
 from __future__ import annotations
@@ -20,32 +21,45 @@ from harness.answering.suite import load_suite
 from harness.core.errors import HarnessError, ValidationError
 
 
+def suite_answerer(suite_path: Path, label: str) -> AnswererSpec:
+    """The spec of the answerer labelled ``label`` in a suite (unknown labels listed)."""
+    specs = {s.label: s for s in suite_specs(load_suite(suite_path))}
+    if label not in specs:
+        raise HarnessError(f"{suite_path}: no answerer labelled {label!r}; its answerers: "
+                           f"{', '.join(specs) or '(none)'}")
+    return specs[label]
+
+
 def open_judge(suite_path: Path, label: str | None,
                timeout_s: float = DEFAULT_TIMEOUT_S) -> tuple[str, Any]:
     """(label, answerer) of the suite's judge, preflighted (module docstring)."""
     suite = load_suite(suite_path)
-    specs = {s.label: s for s in suite_specs(suite)}
     chosen = label or suite.judge
     if chosen is None:
+        labels = ", ".join(s.label for s in suite_specs(suite)) or "(none)"
         raise HarnessError(f"{suite_path}: no judge given (--judge LABEL) and the suite has no "
-                           f"[judge]; its answerers: {', '.join(specs) or '(none)'}")
-    if chosen not in specs:
-        raise HarnessError(f"{suite_path}: no answerer labelled {chosen!r}; its answerers: "
-                           f"{', '.join(specs) or '(none)'}")
-    spec = specs[chosen]
+                           f"[judge]; its answerers: {labels}")
+    return chosen, open_chat(suite_answerer(suite_path, chosen), timeout_s)
+
+
+def open_chat(spec: AnswererSpec, timeout_s: float = DEFAULT_TIMEOUT_S,
+              failed: str = "judge preflight failed; nothing was judged") -> Any:
+    """The answerer of ``spec`` at temperature 0, able to take a free prompt, and
+    preflighted: a ConfigError when it takes none, a ValidationError when its
+    endpoint is down (nothing asked yet)."""
     answerer = instantiate(AnswererSpec(spec.label, spec.name,
                                         (*[(k, v) for k, v in spec.params if k != "temperature"],
                                          ("temperature", 0.0)), spec.concurrency))
-    chat_function(answerer)  # a provider that takes no free prompt is refused here
     try:
-        problems = preflight_all({chosen: answerer}, timeout_s)
+        chat_function(answerer)  # a provider that takes no free prompt is refused here
+        problems = preflight_all({spec.label: answerer}, timeout_s)
     except BaseException:
         close(answerer)
         raise
     if problems:
         close(answerer)
-        raise ValidationError(problems, "judge preflight failed; nothing was judged")
-    return chosen, answerer
+        raise ValidationError(problems, failed)
+    return answerer
 
 
 def seeded_chat(answerer: Any) -> Callable[[list[dict[str, str]], str, int],

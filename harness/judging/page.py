@@ -12,18 +12,51 @@ element ids are what the browser test drives.
 
 from __future__ import annotations
 
+SCRIPT_HELPERS = """const $ = (id) => document.getElementById(id);
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;",
+                                                         '"': "&quot;", "'": "&#39;"}[c]));
+function fmt(x) { return x === null || x === undefined ? "-" : x.toFixed(1) + " s"; }
+async function api(path, body) {
+  const opts = body ? {method: "POST", headers: {"Content-Type": "application/json"},
+                       body: JSON.stringify(body)} : {};
+  const r = await fetch(path, opts);
+  const data = await r.json();
+  if (!r.ok) { throw new Error(data.error || r.statusText); }
+  return data;
+}
+"""
+"""Script both pages share (the review page too): $, esc, fmt and the JSON API call."""
+
+SCRIPT_START = """$("start").onclick = () => {
+  const name = $("judge-name").value.trim();
+  if (name) { location.search = "?judge=" + encodeURIComponent(name); }
+};
+if (!judge) { $("who").hidden = false; }
+else {
+  $("judge").textContent = judge;
+  $("work").hidden = false;
+  api("/api/state?judge=" + encodeURIComponent(judge)).then(show)
+    .catch((e) => { $("error").textContent = "error: " + e.message; });
+}
+"""
+"""How both pages start: ask for a name without ?judge=, else load the first state."""
+
+BASE_STYLE = """body { font: 15px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 60em; color: #222; }
+#text { white-space: pre-wrap; border: 1px solid #ccc; padding: .8em; background: #fcfcf8; }
+mark { background: #ffe47a; }
+.meta { color: #666; font-size: .9em; }
+button { font-size: 1em; margin: .2em .3em .2em 0; padding: .3em .8em; }
+"""
+"""Style both pages share."""
+
 GRADE_LABELS = ("0 not relevant", "1 related", "2 partly answers", "3 answers it")
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>harness judge</title>
 <style>
-body { font: 15px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 60em; color: #222; }
+BASE_STYLE
 #question { font-size: 1.25em; font-weight: 600; margin: .3em 0 .6em; }
-#text { white-space: pre-wrap; border: 1px solid #ccc; padding: .8em; background: #fcfcf8; }
-mark { background: #ffe47a; }
-.meta { color: #666; font-size: .9em; }
-button { font-size: 1em; margin: .2em .3em .2em 0; padding: .3em .8em; }
 #note { width: 100%; }
 table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: .2em .5em; }
 .gold { white-space: pre-wrap; font-size: .9em; color: #444; }
@@ -53,18 +86,7 @@ table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: .
 const params = new URLSearchParams(location.search);
 const judge = params.get("judge");
 let item = null, shownAt = 0, busy = false;
-const $ = (id) => document.getElementById(id);
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;",
-                                                         '"': "&quot;", "'": "&#39;"}[c]));
-function fmt(x) { return x === null || x === undefined ? "-" : x.toFixed(1) + " s"; }
-async function api(path, body) {
-  const opts = body ? {method: "POST", headers: {"Content-Type": "application/json"},
-                       body: JSON.stringify(body)} : {};
-  const r = await fetch(path, opts);
-  const data = await r.json();
-  if (!r.ok) { throw new Error(data.error || r.statusText); }
-  return data;
-}
+SCRIPT_HELPERS
 function showAgreement(a) {
   if (!a || a.judges.length < 2) { $("agreement").textContent = "one judge so far"; return; }
   let h = "<table id='kappa'><tr><th>judges</th><th>shared pages</th><th>agreement</th>" +
@@ -125,17 +147,7 @@ document.addEventListener("keydown", (ev) => {
 });
 for (let g = 0; g < 4; g++) { $("grade-" + g).onclick = () => grade(g); }
 $("skip").onclick = () => send("/api/skip", {});
-$("start").onclick = () => {
-  const name = $("judge-name").value.trim();
-  if (name) { location.search = "?judge=" + encodeURIComponent(name); }
-};
-if (!judge) { $("who").hidden = false; }
-else {
-  $("judge").textContent = judge;
-  $("work").hidden = false;
-  api("/api/state?judge=" + encodeURIComponent(judge)).then(show)
-    .catch((e) => { $("error").textContent = "error: " + e.message; });
-}
+SCRIPT_START
 </script></body></html>
 """
 
@@ -144,4 +156,5 @@ def render() -> str:
     """The page's HTML (the grade buttons filled in)."""
     buttons = "".join(f'<button id="grade-{i}">{label}</button>'
                       for i, label in enumerate(GRADE_LABELS))
-    return PAGE.replace("GRADE_BUTTONS", buttons)
+    return PAGE.replace("GRADE_BUTTONS", buttons).replace("SCRIPT_HELPERS\n", SCRIPT_HELPERS).replace(
+        "SCRIPT_START\n", SCRIPT_START).replace("BASE_STYLE\n", BASE_STYLE)

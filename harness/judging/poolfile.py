@@ -25,7 +25,7 @@ from typing import Any
 
 from harness.core import atomic
 from harness.core.errors import Problem, ValidationError
-from harness.core.jsonl import read_records
+from harness.core.jsonl import read_file_records
 from harness.corpus.records import split_page_key
 
 POOL_VERSION = 1
@@ -104,11 +104,7 @@ def _need(rec: dict[str, Any], keys: dict[str, type | tuple[type, ...]], where: 
 def read_pool(path: Path | str) -> Pool:
     """Read a pool file; one :class:`ValidationError` with every problem."""
     problems: list[Problem] = []
-    try:
-        records = read_records(path, problems)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValidationError([Problem(str(path), f"cannot read pool: {exc}")],
-                              f"{path}: unreadable pool") from None
+    records = read_file_records(path, problems, "pool")
     if not records or "pool" not in records[0].record:
         head_problem = Problem(f"{path}:1", "not a pool file (its first line must be the header "
                                "written by harness pool)")

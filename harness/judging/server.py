@@ -1,12 +1,21 @@
-"""``harness judge POOL``: the judging page and its JSON API, on 127.0.0.1 only.
+"""``harness judge POOL|PROPOSALS``: the judging (or review) page and its JSON API, on 127.0.0.1 only.
 
-Routes (``http.server.ThreadingHTTPServer``, one :class:`~harness.judging.session.Session`):
+Judging mode, routes (``http.server.ThreadingHTTPServer``, one :class:`~harness.judging.session.Session`):
 
 * ``GET /`` the page (:mod:`harness.judging.page`); ``?judge=ID`` names the judge
 * ``GET /api/state?judge=ID`` the judge's next item, progress and the agreement so far
 * ``POST /api/judge`` ``{judge, question_id, page, grade, note, seconds}`` -> the next state
 * ``POST /api/skip`` ``{judge, question_id, page}`` -> the next state
 * ``GET /api/agreement`` agreement between the judges (Cohen's and Fleiss' kappa)
+
+Proposal mode (one :class:`~harness.judging.review.ReviewSession`, generated questions):
+
+* ``GET /`` the review page (:mod:`harness.judging.review_page`); ``?judge=ID``
+* ``GET /api/state?judge=ID`` the reviewer's next proposal (its page text, the answer's
+  offsets) and progress
+* ``POST /api/decide`` ``{judge, proposal_id, decision, question, answer, seconds}``
+  (decision ``accept``, ``edit`` or ``reject``) -> the next state
+* ``POST /api/skip`` ``{judge, proposal_id}`` -> the next state
 
 A refused request answers 400 with ``{"error": message}``. Every response carries a
 ``Content-Security-Policy`` that allows nothing but this server (``default-src
@@ -25,8 +34,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from harness.judging import page
+from harness.judging import page, review_page
 from harness.judging.highlight import highlight, question_terms
+from harness.judging.review import ReviewSession
 from harness.judging.session import JudgingError, Session
 
 HOST = "127.0.0.1"
@@ -58,7 +68,84 @@ def state(session: Session, judge: str) -> dict[str, Any]:
             "agreement": session.agreement()}
 
 
-def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
+def review_state(session: ReviewSession, reviewer: str) -> dict[str, Any]:
+    index = session.next_item(reviewer)
+    item = None
+    if index is not None:
+        p = session.items[index]
+        item = {"index": index, "proposal_id": p.proposal_id, "page": p.page_key,
+                "heading": list(p.heading), "language": p.language, "question": p.question,
+                "answer": p.answer, "rule": p.rule, "match": p.match,
+                "text": session.proposals.page(p).text, "start": p.start, "end": p.end}
+    return {"judge": reviewer, "progress": session.progress(reviewer), "item": item}
+
+
+class JudgeApi:
+    """Judging mode's routes over a :class:`Session`."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def render(self) -> str:
+        return page.render()
+
+    def get(self, path: str, query: dict[str, str]) -> Any:
+        if path == "/api/state":
+            return state(self.session, query.get("judge", ""))
+        if path == "/api/agreement":
+            return self.session.agreement()
+        return None
+
+    def post(self, path: str, body: dict[str, Any]) -> Any:
+        judge = str(body.get("judge", ""))
+        qid, pid = str(body.get("question_id", "")), str(body.get("page", ""))
+        if path == "/api/judge":
+            seconds = body.get("seconds")
+            self.session.record(judge, qid, pid, body.get("grade"),
+                                note=str(body.get("note") or ""),
+                                seconds=float(seconds) if isinstance(seconds, int | float)
+                                else None)
+        elif path == "/api/skip":
+            self.session.skip(judge, qid, pid)
+        else:
+            return None
+        return state(self.session, judge)
+
+
+class ReviewApi:
+    """Proposal mode's routes over a :class:`ReviewSession`."""
+
+    def __init__(self, session: ReviewSession) -> None:
+        self.session = session
+
+    def render(self) -> str:
+        return review_page.render()
+
+    def get(self, path: str, query: dict[str, str]) -> Any:
+        if path == "/api/state":
+            return review_state(self.session, query.get("judge", ""))
+        return None
+
+    def post(self, path: str, body: dict[str, Any]) -> Any:
+        who, pid = str(body.get("judge", "")), str(body.get("proposal_id", ""))
+        if path == "/api/decide":
+            seconds = body.get("seconds")
+            self.session.decide(who, pid, str(body.get("decision", "")),
+                                question=str(body.get("question") or ""),
+                                answer=str(body.get("answer") or ""),
+                                seconds=float(seconds) if isinstance(seconds, int | float)
+                                else None)
+        elif path == "/api/skip":
+            self.session.skip(who, pid)
+        else:
+            return None
+        return review_state(self.session, who)
+
+
+def make_handler(session: Session | ReviewSession) -> type[BaseHTTPRequestHandler]:
+    api: JudgeApi | ReviewApi = (ReviewApi(session) if isinstance(session, ReviewSession)
+                                 else JudgeApi(session))
+
     class Handler(BaseHTTPRequestHandler):
         server_version = "harness-judge"
 
@@ -83,12 +170,10 @@ def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
             query = {k: v[-1] for k, v in parse_qs(url.query).items()}
             try:
                 if url.path == "/":
-                    self._send(HTTPStatus.OK, page.render().encode("utf-8"),
+                    self._send(HTTPStatus.OK, api.render().encode("utf-8"),
                                "text/html; charset=utf-8")
-                elif url.path == "/api/state":
-                    self._json(state(session, query.get("judge", "")))
-                elif url.path == "/api/agreement":
-                    self._json(session.agreement())
+                elif (data := api.get(url.path, query)) is not None:
+                    self._json(data)
                 else:
                     self._json({"error": f"no such page {url.path}"}, HTTPStatus.NOT_FOUND)
             except JudgingError as exc:
@@ -103,33 +188,25 @@ def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(self.rfile.read(length))
                 if not isinstance(body, dict):
                     raise JudgingError("request body must be a JSON object")
-                judge = str(body.get("judge", ""))
-                qid, pid = str(body.get("question_id", "")), str(body.get("page", ""))
-                if url.path == "/api/judge":
-                    seconds = body.get("seconds")
-                    session.record(judge, qid, pid, body.get("grade"), note=str(body.get("note")
-                                   or ""), seconds=float(seconds) if isinstance(
-                                       seconds, int | float) else None)
-                elif url.path == "/api/skip":
-                    session.skip(judge, qid, pid)
-                else:
+                data = api.post(url.path, body)
+                if data is None:
                     self._json({"error": f"no such action {url.path}"}, HTTPStatus.NOT_FOUND)
                     return
-                self._json(state(session, judge))
+                self._json(data)
             except (JudgingError, ValueError) as exc:
                 self._json({"error": str(exc)}, HTTPStatus.BAD_REQUEST)
 
     return Handler
 
 
-def make_server(session: Session, port: int = 0) -> ThreadingHTTPServer:
+def make_server(session: Session | ReviewSession, port: int = 0) -> ThreadingHTTPServer:
     """A server bound to 127.0.0.1 (``port`` 0: any free port; ``server_address`` says)."""
     server = ThreadingHTTPServer((HOST, port), make_handler(session))
     server.daemon_threads = True
     return server
 
 
-def serve_in_thread(session: Session, port: int = 0) -> tuple[ThreadingHTTPServer,
+def serve_in_thread(session: Session | ReviewSession, port: int = 0) -> tuple[ThreadingHTTPServer,
                                                              threading.Thread]:
     """Start :func:`make_server` in a daemon thread (tests; the CLI serves in the foreground)."""
     server = make_server(session, port)

@@ -3,9 +3,9 @@
 Ranks and arm scores are laid out densely as (arms x questions x candidates),
 candidates of a question in chunk-id order, by the fusion kernel
 (:mod:`harness.fusion.kernel`), which scores each config by its fusion method into a
-:class:`ConfigScores`: order keys (RRF: its own float score; every other method: the
-classes of its exact order) that put candidate columns in exact fused order (key desc,
-chunk id asc; near-equal floats resolved exactly by :mod:`harness.fusion.exact`).
+:class:`ConfigScores`: order keys (every method's float score, shifted positive for
+the score-based ones) from which the few candidates a question's lists need are put in
+exact fused order (the method's exact rule, :func:`harness.fusion.kernel.exact_rows`).
 The page lists the metrics need (:func:`harness.metrics.ranking.score`: top-m pages,
 the whole list for ``first_rel_rank``, the condensed list for ``judged_only`` metrics)
 are built from it by :func:`harness.metrics.page_lists.page_lists`; every metric value
@@ -53,8 +53,8 @@ class DenseRanks:
 @dataclass(frozen=True)
 class ConfigScores:
     """One config's order keys over the dense candidates (a :class:`~harness.metrics.page_lists.Ordering`):
-    ``scores`` are the keys the top-m path orders on (RRF: its fused score; other methods: the
-    exact order's classes, :func:`harness.fusion.kernel.config_scores`), ``fused`` the fused scores."""
+    ``scores`` are the keys the top-m path selects on (the fused score, shifted positive for the
+    score-based methods, :func:`harness.fusion.kernel.config_scores`), ``fused`` the fused scores."""
 
     dense: DenseRanks
     config: FusionConfig
@@ -75,7 +75,7 @@ class ConfigScores:
         return self.config.ceiling
 
     def exact(self, rows: np.ndarray, s: np.ndarray, cand: np.ndarray) -> np.ndarray:
-        return exact_rows(self.dense.planes, self.config, rows, s, cand, self.tol, ties=self.ties)
+        return exact_rows(self.dense.planes, self.config, rows, s, cand, self.tol, ties=self.ties, fused=self.fused)
 
     def top(self, m: int) -> np.ndarray:
         """The ``m`` best candidate columns of every question in exact order, computed once

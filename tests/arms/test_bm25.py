@@ -14,7 +14,7 @@ from harness.arms import ArmContext, load_builtin_arms
 from harness.arms.bm25 import BM25Arm
 from harness.goldset.records import Question
 from tests.helpers.generated_corpus import generated_corpus, generated_questions
-from tests.helpers.lexical_reference import ReferenceBM25
+from tests.helpers.lexical_reference import ReferenceBM25, outputs_across_hash_seeds
 
 load_builtin_arms()
 
@@ -109,3 +109,42 @@ def test_real_gold_set_identical_to_rank_bm25(tmp_path, idf_floor):
     arm.prepare(corpus, ArmContext(tmp_path))
     ref.prepare(corpus)
     assert hits(arm.search(gs.questions, 100)) == hits(ref.search(gs.questions, 100))
+
+
+def test_a_question_does_not_depend_on_its_batch(generated, tmp_path):
+    """Each question alone, all together, and in shuffled batches: the same hits, every bit."""
+    corpus, questions = generated
+    arm = BM25Arm()
+    arm.prepare(corpus, ArmContext(tmp_path))
+    together = {r.question_id: r for r in arm.search(questions, 25)}
+    for q in questions[:20]:
+        assert arm.search([q], 25) == [together[q.question_id]]
+    shuffled = list(reversed(questions))
+    for start in range(0, len(shuffled), 7):
+        for r in arm.search(shuffled[start:start + 7], 25):
+            assert r == together[r.question_id]
+    assert arm.search([], 25) == []
+
+
+_SCRIPT = """
+import hashlib, sys
+sys.path.insert(0, {repo!r})
+from harness.arms import ArmContext
+from harness.arms.bm25 import BM25Arm
+from tests.helpers.generated_corpus import generated_corpus, generated_questions
+corpus, vocab = generated_corpus(seed=13, n_chunks=900, vocab_size=1500)
+questions = generated_questions(seed=14, vocab=vocab, n=120)
+out = []
+for floor in ("epsilon", "rank_bm25"):
+    arm = BM25Arm(idf_floor=floor)
+    arm.prepare(corpus, ArmContext("."))
+    res = arm.search(questions, 100)
+    out.append(hashlib.sha256(repr([(r.question_id, r.hits, r.empty_reason) for r in res]).encode()).hexdigest())
+print(" ".join(out))
+"""
+
+
+def test_bit_identical_across_hash_seeds():
+    """Two processes with different PYTHONHASHSEED: hits (scores as repr: every bit) agree."""
+    first, second = outputs_across_hash_seeds(_SCRIPT)
+    assert first == second and len(first) == 2

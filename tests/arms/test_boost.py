@@ -7,18 +7,14 @@ identical except between chunks whose reference scores are within that distance
 reference breaks by its hash-order rounding): that is the only tolerance.
 """
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from harness.arms import ArmContext, load_builtin_arms
 from harness.arms.boost import NO_GAME, BoostArm
 from harness.goldset.records import Question
-from tests.helpers.common import REPO, make_tiny_corpus
+from tests.helpers.common import make_tiny_corpus
 from tests.helpers.generated_corpus import generated_corpus, generated_questions
-from tests.helpers.lexical_reference import ReferenceBoost
+from tests.helpers.lexical_reference import ReferenceBoost, outputs_across_hash_seeds
 
 load_builtin_arms()
 TOL = 1e-12
@@ -95,13 +91,7 @@ print(" ".join(out))
 def test_bit_identical_across_hash_seeds():
     """Two processes with different PYTHONHASHSEED: the arm's hits (scores as repr, i.e.
     every bit) are identical; the set-summing reference is shown to differ."""
-    digests = []
-    for seed in ("1", "2"):
-        env = {**os.environ, "PYTHONHASHSEED": seed}
-        out = subprocess.run([sys.executable, "-c", _SCRIPT.format(repo=str(REPO))], env=env,
-                             capture_output=True, text=True, check=True, timeout=300)
-        digests.append(out.stdout.split())
-    (arm1, ref1), (arm2, ref2) = digests
+    (arm1, ref1), (arm2, ref2) = outputs_across_hash_seeds(_SCRIPT)
     assert arm1 == arm2
     assert ref1 != ref2  # the test can see hash-order effects
 

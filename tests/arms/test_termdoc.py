@@ -57,25 +57,3 @@ def test_build_equals_the_dict_loop_on_seeded_tokens():
         assert tdm.vocab == vocab and list(tdm.vocab) == list(vocab)
         assert tdm.doc_len.tolist() == lengths
         assert (tdm.counts != counts).nnz == 0 and tdm.counts.shape == counts.shape
-
-
-def test_gathered_scores_are_the_sparse_products_floats() -> None:
-    """The dense gather-and-sum adds the same terms in the same order: equal to the bit."""
-    import numpy as np
-
-    from harness.arms.termdoc import batch_scores, batches, build, gathered_scores, query_matrix
-
-    rng = np.random.default_rng(4)
-    words = [f"w{i}" for i in range(60)]
-    docs = [list(rng.choice(words, int(rng.integers(1, 30)))) for _ in range(500)]
-    tdm = build(docs)
-    weights = tdm.with_data(rng.random(len(tdm.counts.data)) * np.pi)  # inexact sums
-    queries = query_matrix(tdm.vocab, [list(rng.choice([*words, "zz"], int(rng.integers(0, 9))))
-                                       for _ in range(70)], per_occurrence=True)
-    rows = list(batches(queries, weights, cells=4000))
-    assert [r for b in rows for r in b] == list(range(70)) and len(rows) > 1
-    dense = np.concatenate([gathered_scores(queries, weights, b) for b in rows])
-    for row, idx, scores in batch_scores(queries, weights):
-        want = np.zeros(tdm.n_docs)
-        want[idx] = scores
-        assert np.array_equal(dense[row], want)

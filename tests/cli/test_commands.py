@@ -383,6 +383,21 @@ def _judges(fx: Fixture, tmp: Path) -> None:
     assert "OK" in _ok(harness("validate", new))
 
 
+def _generate(fx: Fixture, tmp: Path) -> None:
+    from harness.judging.proposals import read_proposals
+    from harness.judging.review import ReviewSession
+
+    proposals = tmp / "proposals.jsonl"
+    out = _ok(harness("goldset", "generate", SAMPLE, "-a", "extractive", "--page", "bw-rules#3",
+                      "-o", proposals))
+    assert "proposals from 1 pages read" in out and "duplicates removed: 0" in out
+    found = read_proposals(proposals)
+    ReviewSession(found, tmp / "d.jsonl").decide("ann", found.proposals[0].proposal_id, "accept")
+    out = _ok(harness("goldset", "accept", proposals, tmp / "d.jsonl", "-o", tmp / "gen.yaml"))
+    assert "1 questions" in out
+    assert "OK" in _ok(harness("validate", tmp / "gen.yaml", "--allow-outside"))
+
+
 CASES: dict[tuple[str, ...], Case] = {
     ("run",): _run, ("list",): _list, ("validate",): _validate, ("ingest",): _ingest,
     ("goldset", "from-qrels"): _from_qrels, ("goldset", "from-outline"): _from_outline,
@@ -394,7 +409,8 @@ CASES: dict[tuple[str, ...], Case] = {
     ("facts", "agreement"): _facts_agreement, ("trend",): _trend,
     ("pool",): _pool, ("judge",): _judge, ("judges", "agreement"): _judges, ("judges", "export"): _judges,
     ("judges", "import"): _judges, ("goldset", "merge"): _judges, ("serve-search",): _serve_search,
-    ("judges", "llm"): _judges_llm,
+    ("judges", "llm"): _judges_llm, ("goldset", "generate"): _generate,
+    ("goldset", "accept"): _generate,
 }
 
 

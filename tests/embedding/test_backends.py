@@ -37,8 +37,8 @@ def cpuinfo(monkeypatch, tmp_path):
 
 
 def test_registry_lists_every_backend_and_rejects_unknown_names():
-    assert be.BACKENDS.names() == ["torch-fp32", "torch-bf16", "auto"]
-    with pytest.raises(RegistryError, match="torch-fp32, torch-bf16, auto"):
+    assert be.BACKENDS.names() == ["torch-fp32", "torch-bf16", "onnx-fp32", "onnx-int8", "auto"]
+    with pytest.raises(RegistryError, match="torch-fp32, torch-bf16, onnx-fp32, onnx-int8, auto"):
         be.resolve_backend("onnx-int9")
     assert be.resolve_backend("torch-fp32").dtype == "float32"
     assert be.resolve_backend("torch-bf16").dtype == "bfloat16"
@@ -47,7 +47,8 @@ def test_registry_lists_every_backend_and_rejects_unknown_names():
 def test_harness_list_shows_the_backends():
     from harness.cli.catalog import all_registries
 
-    assert all_registries()["embedding backends"] == ["torch-fp32", "torch-bf16", "auto"]
+    assert all_registries()["embedding backends"] == ["torch-fp32", "torch-bf16", "onnx-fp32", "onnx-int8",
+                                                      "auto"]
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -88,7 +89,7 @@ def test_auto_model_id_is_the_resolved_backends(cpuinfo, tmp_path):
 
 
 def test_dense_arm_parameter(cpuinfo, tmp_path):
-    with pytest.raises(ConfigError, match=r"unknown backend 'fast'.*torch-fp32, torch-bf16, auto"):
+    with pytest.raises(ConfigError, match=r"unknown backend 'fast'.*torch-bf16, onnx-fp32, onnx-int8, auto"):
         DenseArm(model="fake-bow", backend="fast")
     cpuinfo(FLAGS_AVX2)
     arm = DenseArm(model="fake-bow")
@@ -109,21 +110,6 @@ def test_dense_arm_parameter(cpuinfo, tmp_path):
 # ---------------------------------------------------------------------------
 # Quality guard: the real e5-small, bf16 against fp32 (slow; SRD text from ../shared)
 # ---------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def srd_passages():
-    from harness.corpus.chunking import build_corpus
-    from harness.corpus.ingest import spec_from_path
-    from harness.corpus.page_cache import PageCache
-    from harness.embedding.models import cache_root
-
-    pdf = SHARED / "corpora" / "srd-5.1" / "SRD5.1-CCBY4.0License.pdf"
-    if not pdf.exists():
-        pytest.skip(f"{pdf} is absent")
-    chunks = build_corpus([spec_from_path(pdf)], page_cache=PageCache(cache_root())).chunks
-    rng = np.random.default_rng(0)
-    return [chunks[i].text for i in sorted(rng.choice(len(chunks), 48, replace=False).tolist())]
-
 
 @pytest.mark.slow
 @pytest.mark.shared

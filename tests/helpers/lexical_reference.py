@@ -123,3 +123,21 @@ class ReferenceBoost:
             score = overlap + np.where(is_matched, lift, 0.0)
             out.append(ArmResult(q.question_id, self.name, hits_from_scores(ids, score, depth, keep)))
         return out
+
+
+def outputs_across_hash_seeds(script: str, seeds: Sequence[str] = ("1", "2")) -> list[list[str]]:
+    """The whitespace-split stdout of ``script`` (``{repo}`` filled in) run by a fresh
+    Python per ``PYTHONHASHSEED`` in ``seeds``, for the lexical arms' determinism tests."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.helpers.common import REPO
+
+    outputs = []
+    for seed in seeds:
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run([sys.executable, "-c", script.format(repo=str(REPO))], env=env,
+                             capture_output=True, text=True, check=True, timeout=300)
+        outputs.append(out.stdout.split())
+    return outputs

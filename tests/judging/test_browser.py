@@ -133,3 +133,79 @@ def test_pool_judge_in_the_browser_merge_and_rerun(tmp_path: Path) -> None:
     assert zero and all(p in merged.question_by_id[q].judged_pages() for q, p in zero)
     after = scored_run(v2, tmp_path / "runs", "v2")
     assert judged_at_10(after) > judged_at_10(before)
+
+
+def test_review_generated_questions_in_the_browser_and_run_the_gold_set(tmp_path: Path) -> None:
+    """generate -> review in the browser (accept one, edit one, reject one, a restart)
+    -> accept -> the gold set validates and runs."""
+    reason = webdriver_skip_reason()
+    if reason:
+        pytest.skip(reason)
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from harness.judging.proposals import read_proposals
+    from harness.judging.review import ReviewSession, read_decisions
+
+    gold = sample_copy(tmp_path)
+    cli = CliRunner()
+    proposals = tmp_path / "proposals.jsonl"
+    out = cli.invoke(app, ["goldset", "generate", str(gold), "-a", "extractive", "--page",
+                           "bw-rules#3", "--page", "bw-rules#6", "-o", str(proposals)])
+    assert out.exit_code == 0, out.output
+    found = read_proposals(proposals)
+    first, second, third = found.proposals[:3]
+    decisions = tmp_path / "proposals.decisions.jsonl"
+    server, _ = serve_in_thread(ReviewSession(found, decisions))
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    driver = driven_chromium(tmp_path / "profile")
+
+    def progress(text: str) -> None:
+        WebDriverWait(driver, 20).until(
+            lambda d: d.find_element(By.ID, "progress").text.startswith(text))
+
+    try:
+        driver.get(base)
+        driver.find_element(By.ID, "judge-name").send_keys("ann")
+        driver.find_element(By.ID, "start").click()
+        progress("0 of ")
+        assert driver.find_element(By.ID, "item-id").text.startswith(first.proposal_id)
+        assert driver.find_element(By.CSS_SELECTOR, "#text mark").text.split() == \
+            first.answer.split()  # the answer sentence is marked in the page
+        ActionChains(driver).send_keys("a").perform()  # accept
+        progress("1 of ")
+        assert driver.find_element(By.ID, "item-id").text.startswith(second.proposal_id)
+        ActionChains(driver).send_keys("e").perform()  # edit: the cursor goes to the question
+        field = driver.find_element(By.ID, "question")
+        field.clear()
+        field.send_keys("Who takes the first turn?", Keys.ENTER)
+        progress("2 of ")
+        server.shutdown()
+        server.server_close()
+        # restart: the review resumes from the decisions file
+        server, _ = serve_in_thread(ReviewSession(read_proposals(proposals), decisions))
+        driver.get(f"http://127.0.0.1:{server.server_address[1]}/?judge=ann")
+        progress("2 of ")
+        assert driver.find_element(By.ID, "item-id").text.startswith(third.proposal_id)
+        ActionChains(driver).send_keys("r").perform()  # reject
+        progress("3 of ")
+        assert "1 accepted, 1 edited, 1 rejected" in driver.find_element(By.ID, "progress").text
+    finally:
+        driver.quit()
+        server.shutdown()
+        server.server_close()
+    rows = read_decisions(decisions)
+    assert [(d.proposal_id, d.decision) for d in rows] == [
+        (first.proposal_id, "accept"), (second.proposal_id, "edit"), (third.proposal_id, "reject")]
+    assert rows[1].question == "Who takes the first turn?" and rows[1].answer == second.answer
+    generated = gold.with_name("generated.yaml")
+    out = cli.invoke(app, ["goldset", "accept", str(proposals), str(decisions), "-o",
+                           str(generated)])
+    assert out.exit_code == 0, out.output
+    out = cli.invoke(app, ["validate", str(generated)])
+    assert out.exit_code == 0 and "2 questions" in out.output, out.output
+    r = scored_run(generated, tmp_path / "runs", "generated")
+    m = r.table("metrics")
+    assert set(m["question_id"]) == {first.proposal_id, second.proposal_id}

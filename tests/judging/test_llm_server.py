@@ -82,3 +82,26 @@ def test_llm_judge_on_a_small_sample_pool(server: LlamaServer, tmp_path: Path) -
         figures = json.loads(agree.stdout)["agreement"]
         assert figures["pairs"] >= 1 and figures["llm_pairs"] == figures["pairs"]
         print(f"{reference.name}: {figures['pairs']} pairs, kappa {figures['kappa']}")
+
+
+def test_llm_generates_questions_for_one_sample_page(server: LlamaServer, tmp_path: Path) -> None:
+    """``harness goldset generate`` with the real model on one page: the reply is counted
+    (proposals, answers not in the page, or unparseable; never dropped) and a rerun comes
+    from the cache. What the model proposes is a measurement (docs/judging.md)."""
+    s = tmp_path / "gen.toml"
+    s.write_text(suite(tmp_path / "s.toml", server).read_text().replace(
+        "max_tokens = 4", "max_tokens = 120"))
+    args = ("goldset", "generate", str(REPO / "goldsets" / "sample.yaml"), "--suite", str(s),
+            "-a", "local", "--page", "bw-rules#3", "-n", "1")
+    res = harness_cli(*args, "-o", str(tmp_path / "p.jsonl"), cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    m = json.loads((tmp_path / "p.jsonl.manifest.json").read_text())
+    c = m["counts"]
+    assert (c["pages_read"], c["calls"], c["failed_calls"]) == (1, 1, 0)
+    assert c["unparseable_replies"] == len(m["lists"]["unparseable"])
+    assert c["answers_not_in_page"] == len(m["lists"]["answers_not_in_page"])
+    assert m["generator"]["kind"] == "llm" and m["generator"]["prompt"]["version"] == "questions-v1"
+    again = harness_cli(*args, "-o", str(tmp_path / "q.jsonl"), "--cache",
+                        str(tmp_path / "p.jsonl.cache.jsonl"), cwd=tmp_path)
+    assert again.returncode == 0 and "calls: 0, cached: 1" in again.stdout, again.stdout
+    print(res.stdout)

@@ -1,0 +1,52 @@
+"""ONNX Runtime backends on the real e5-small: the fp32 graph reproduces torch, int8 passes
+the quality guard on SRD chunks, the manifest records the build (slow: exports once per
+machine into the user's model cache, then reuses it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.embedding.cache import embed
+from harness.embedding.models import load_model
+from tests.helpers.embedding_fakes import shared_model_cache
+
+TEXTS = ["How many cards does each player draw?", "The wizard casts fire bolt at the goblin: 2d10 fire damage.",
+         "Ход переходит к игроку слева.", "", "a"]
+
+
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", a.astype(np.float64), b.astype(np.float64))
+
+
+@pytest.mark.slow
+def test_onnx_fp32_reproduces_torch_fp32_and_records_its_build(tmp_path):
+    root = shared_model_cache(tmp_path)
+    ref = load_model("e5-small", root, "torch-fp32").encode_passages(TEXTS)
+    model = load_model("e5-small", root, "onnx-fp32")
+    vecs = model.encode_passages(TEXTS)
+    assert vecs.dtype == np.float32 and vecs.shape == (len(TEXTS), 384)
+    assert cosines(ref, vecs).min() >= 0.9999
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    alone = model.encode_queries(TEXTS[1:2])  # one text: no padding in its batch
+    assert cosines(load_model("e5-small", root, "torch-fp32").encode_queries(TEXTS[1:2]), alone)[0] >= 0.9999
+    d = model.describe()
+    assert (d["backend"], d["engine"], d["dtype"]) == ("onnx-fp32", "onnx", "float32")
+    assert d["onnx_build"]["fusions"]["Attention"] == 12 and d["onnxruntime"]
+    assert d["model_id"] != load_model("e5-small", root, "torch-fp32").model_id
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+def test_onnx_int8_passes_the_quality_guard_on_srd_chunks(srd_passages, tmp_path):
+    root = shared_model_cache(tmp_path)
+    ref = embed(load_model("e5-small", root, "torch-fp32"), srd_passages, "passage", None, by_length=False)
+    model = load_model("e5-small", root, "onnx-int8")
+    new = embed(model, srd_passages, "passage", None)
+    cos = cosines(ref, new)
+    assert cos.min() >= 0.99, cos.min()
+    assert not np.array_equal(ref, new)
+    again = embed(load_model("e5-small", root, "onnx-int8"), srd_passages, "passage", None)
+    np.testing.assert_array_equal(new, again)  # same batches: same vectors
+    build = model.describe()["onnx_build"]
+    assert build["quantisation"]["per_channel"] is True and build["backend"] == "onnx-int8"

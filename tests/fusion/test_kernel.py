@@ -1,0 +1,123 @@
+"""The kernel's per-config keys and exact candidate order equal the full path's order
+(``fuse``: every row sorted, exact classes) for every method, ties included."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from harness.fusion.fuse import RankMatrix, fuse
+from harness.fusion.kernel import config_scores, exact_rows, planes_of
+from harness.fusion.method import FUSION_METHODS
+from harness.fusion.records import FusionConfig
+
+ARMS = ("a", "b", "c")
+VARIANTS = [("rrf", ()), ("combsum", (("norm", "min-max"),)), ("combsum", (("norm", "z-score"),)),
+            ("combmnz", (("norm", "sum"),)), ("hybrid", (("mean", "geometric"), ("norm", "l2"))),
+            ("hybrid", (("mean", "harmonic"), ("norm", "min-max"))), ("relscore", ()), ("borda", ()),
+            ("isr", ())]
+
+
+def arm_ranks(seed: int, coarse: bool) -> pd.DataFrame:
+    """Three arms ranking random subsets of 30 chunks; ``coarse``: few distinct arm scores
+    and equal-rank single votes, so exact ties are everywhere."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for qi in range(15):
+        for arm in ARMS:
+            n = int(rng.integers(1, 25))
+            docs = rng.choice(30, n, replace=False)
+            for r, d in enumerate(docs, start=1):
+                s = float(round(8.0 / r)) if coarse else float(rng.random() + 10.0 / r)
+                rows.append((f"q{qi:02d}", arm, f"d{d:03d}", r, s))
+    return pd.DataFrame(rows, columns=["question_id", "arm", "chunk_id", "rank", "score"])
+
+
+def cfg(method, opts, arms=ARMS, weights=None, depths=None):
+    weights = weights or (1.0,) * len(arms)
+    depths = depths or (20,) * len(arms)
+    return FusionConfig("c", "c", "grid", method, 60.0 if method == "rrf" else math.nan, tuple(arms),
+                        tuple(weights), tuple(depths), opts)
+
+
+def kernel_order(m: RankMatrix, c: FusionConfig) -> list[list[str]]:
+    """Every question's whole fused list through the kernel (keys, then exact_rows)."""
+    planes, col = planes_of(m)
+    s = config_scores(planes, c)
+    nq, u = planes.shape
+    rows = np.arange(nq)
+    cand = exact_rows(planes, c, rows, s.key, np.tile(np.arange(u), (nq, 1)), s.tol, ties=s.ties, fused=s.score)
+    ids = np.full((nq, u), "", object)
+    ids[m.question_index, col] = m.chunk_ids
+    keys = np.take_along_axis(s.key, cand, 1)
+    return [[str(x) for x in ids[q][cand[q]][keys[q] > 0]] for q in range(nq)]
+
+
+def full_order(m: RankMatrix, c: FusionConfig) -> list[list[str]]:
+    f = fuse(m, c)
+    out: list[list[str]] = [[] for _ in m.question_ids]
+    for q, row in zip(f.question_index, f.rows, strict=True):
+        out[q].append(str(m.chunk_ids[row]))
+    return out
+
+
+@pytest.mark.parametrize("coarse", [True, False])
+@pytest.mark.parametrize(("method", "opts"), VARIANTS)
+def test_kernel_order_equals_full_path(method, opts, coarse):
+    m = RankMatrix.from_arm_ranks(arm_ranks(3, coarse), [f"q{i:02d}" for i in range(15)], ARMS)
+    for c in (cfg(method, opts), cfg(method, opts, weights=(0.5, 2.0, 1.0), depths=(8, 24, 15)),
+              cfg(method, opts, arms=("a", "c"), weights=(3.0, 1.0))):
+        assert kernel_order(m, c) == full_order(m, c), (method, opts, c.weights)
+
+
+def test_score_based_key_is_positive_and_monotone_in_the_score():
+    m = RankMatrix.from_arm_ranks(arm_ranks(5, False), [f"q{i:02d}" for i in range(15)], ARMS)
+    planes, _ = planes_of(m)
+    c = cfg("combsum", (("norm", "z-score"),))  # negative fused scores
+    s = config_scores(planes, c)
+    votes = planes.votes(c)
+    assert (s.key[votes] >= 1.0).all() and (s.key[~votes] == 0.0).all()
+    assert (s.score[votes] < 0).any()
+    a, b = s.key[votes], s.score[votes]
+    o = np.argsort(b, kind="stable")
+    assert (np.diff(a[o]) >= 0).all()  # a larger score never gets a smaller key
+    assert (s.tol, s.ties) == (0.0, False)
+
+
+def test_rank_based_tolerance_and_integer_borda_ties():
+    m = RankMatrix.from_arm_ranks(arm_ranks(5, True), [f"q{i:02d}" for i in range(15)], ARMS)
+    planes, _ = planes_of(m)
+    borda = config_scores(planes, cfg("borda", ()))
+    assert (borda.tol, borda.ties) == (0.0, True)  # integer weights: floats are exact
+    isr = config_scores(planes, cfg("isr", (), weights=(0.5, 2.0, 1.0)))
+    assert not isr.ties and 0 < isr.tol < 1e-12 * float(isr.key.max())
+
+
+def test_isr_tie_codes_are_reduced_fractions():
+    isr = FUSION_METHODS.get("isr")
+    c = cfg("isr", ())
+    # one candidate per column: (a, b, c) ranks; rank 2 alone, ranks 4+4, ranks 6+6+6 and 3+6+0
+    ranks = np.array([[2, 4, 6, 0, 3], [0, 4, 6, 2, 6], [0, 0, 6, 0, 0]])[:, None, :]
+    codes = isr.tie_codes(ranks, np.ones((3, 1, 1), np.int64), c)
+    pairs = [tuple(codes[:, 0, j]) for j in range(5)]
+    assert pairs[0] == pairs[1] == pairs[2] == pairs[3] == (1, 4)  # all exactly 1/4
+    assert pairs[4] == (5, 18)  # 2 * (1/9 + 1/36) = 5/18
+    weighted = isr.tie_codes(ranks, np.ones((3, 1, 1), np.int64), cfg("isr", (), weights=(1.0, 2.0, 1.0)))
+    assert weighted.shape[0] == 3  # unequal weights: the (weight, rank) multiset instead
+
+
+def test_planes_lists_and_spread_round_trip():
+    m = RankMatrix.from_arm_ranks(arm_ranks(7, False), [f"q{i:02d}" for i in range(15)], ARMS)
+    planes, _ = planes_of(m)
+    c = cfg("combsum", (), depths=(5, 20, 1))
+    for j in range(3):
+        r, s, v = planes.arm(c, j)
+        lr, ls, lv = planes.listed(c, j)
+        assert (lr[:, 0] == 0).all() and (np.diff(np.where(lv, lr, 10**6)[:, 1:], axis=1) >= 0).all()
+        np.testing.assert_array_equal(planes.spread(c, j, lr), r)
+        np.testing.assert_array_equal(planes.spread(c, j, ls), s)
+        np.testing.assert_array_equal(planes.voted(c, j), v)
+        np.testing.assert_array_equal(lv.sum(axis=1), v.sum(axis=1))
