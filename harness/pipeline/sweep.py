@@ -28,7 +28,7 @@ import pandas as pd
 from harness.fusion.configs import FusionConfig
 from harness.fusion.kernel import config_scores, exact_rows, planes_of
 from harness.fusion.matrix import RankMatrix
-from harness.fusion.method import Planes
+from harness.fusion.planes import Planes
 from harness.metrics.family import Metric
 from harness.metrics.gold import Gold
 from harness.metrics.page_lists import Candidates
