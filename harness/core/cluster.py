@@ -99,6 +99,30 @@ def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
                            "--address (docs/scale-out.md)") from None
 
 
+LOOPBACK = ("127.", "localhost", "::1")
+"""Hosts ``ray.init`` replaces by this machine's address before connecting."""
+
+
+def check_ray_target(address: str, node_ip: str) -> None:
+    """``ray.init`` connects to ``node_ip`` (``ray.util.get_node_ip_address()``) when the
+    address names a loopback host: check that address answers too, or raise a
+    :class:`ClusterError` saying what to give instead (a head started with
+    ``--node-ip-address 127.0.0.1`` listens on loopback only, and Ray's driver would retry
+    connecting to the other address for ever)."""
+    if address == "auto" or address.startswith("ray://"):
+        return
+    host, port = split_address(address)
+    if not host.startswith(LOOPBACK) or node_ip == host:
+        return
+    try:
+        check_reachable(f"{node_ip}:{port}")
+    except ClusterError:
+        raise ClusterError(f"--address {address}: Ray connects to {node_ip}:{port} instead (it "
+                           "replaces a loopback address by this machine's), and nothing answers "
+                           f"there; give --address {node_ip}:{port}, or start the head node "
+                           "without --node-ip-address 127.0.0.1 (docs/scale-out.md)") from None
+
+
 RAY_LOGGERS = ("ray", "ray.data")
 """Ray's console loggers, set to ERROR by :func:`quiet_ray_loggers` (Ray Data logs every
 execution at INFO and warns that progress bars are off; failures reach the harness as
@@ -121,11 +145,20 @@ def cluster_size() -> tuple[int, int]:
     return sum(1 for n in alive if n.get("Alive")), int(resources.get("CPU", 0))
 
 
+def node_cpus() -> list[int]:
+    """The CPUs of each alive node of the connected cluster (an actor must fit in one)."""
+    import ray  # deferred: optional dependency
+
+    alive: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]
+    return [int(n.get("Resources", {}).get("CPU", 0)) for n in alive if n.get("Alive")]
+
+
 def _init_kwargs(address: str | None) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                               "logging_level": "ERROR", "configure_logging": True,
                               "runtime_env": {"env_vars": dict(WORKER_ENV)}}
-    if address is None:
+    if address is None:  # "local": a new instance, never the cluster RAY_ADDRESS or the last
+        kwargs["address"] = "local"  # `ray start` names (ray.init would join that one)
         kwargs["_node_ip_address"] = "127.0.0.1"
     else:
         kwargs["address"] = address
@@ -181,6 +214,10 @@ def ray_session(address: str | None = None) -> Iterator[tuple[int, int]]:
     if address is not None and address != "auto":
         check_reachable(address)
     import ray  # deferred: optional dependency
+    import ray.util
+
+    if address is not None:
+        check_ray_target(address, str(ray.util.get_node_ip_address()))  # type: ignore[no-untyped-call]
 
     if ray.is_initialized():  # a session inside a session: reuse it, leave it open
         quiet_ray_loggers()

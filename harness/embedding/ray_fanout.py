@@ -12,8 +12,9 @@ reaches the last bits). Vectors travel back as float32 bytes (exact) and the dri
 ``embed`` checks and stores them: the on-disk cache is the one the local engine writes,
 shard for shard, and a later local run reuses it with zero misses.
 
-Sizing: each actor asks for ``min(MAX_THREADS, cluster CPUs)`` CPUs (the torch threads a
-model uses) and the pool has ``cluster CPUs // that`` actors, at most one per batch. A
+Sizing: each actor asks for ``min(MAX_THREADS, CPUs of the largest node)`` CPUs (the torch
+threads a model uses; an actor runs on one node) and the pool has as many actors as fit
+on the nodes (``node CPUs // that``, summed), at most one per batch. A
 killed actor is restarted and its batches retried: Ray Data's own defaults for actor
 pools (``max_restarts=-1``, ``max_task_retries=-1``: as often as it takes; an error raised
 by the model itself is not retried). An actor whose model id differs from the driver's
@@ -28,12 +29,12 @@ Reference: Ray Data, "Stateful transforms" (``map_batches`` with a callable clas
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from harness.core.cluster import cluster_size, quiet_ray_loggers, ray_session
+from harness.core.cluster import node_cpus, quiet_ray_loggers, ray_session
 from harness.core.errors import HarnessError
 from harness.embedding.cache import ROLES, Batch
 from harness.embedding.models import MAX_THREADS, EmbeddingModel
@@ -61,10 +62,13 @@ class BatchEncoder:
         return {"keys": keys_out, "vectors": vectors_out}
 
 
-def pool_size(cpus: int, batches: int) -> tuple[int, int]:
-    """(actors, CPUs per actor) for a cluster of ``cpus`` CPUs and ``batches`` batches."""
-    per_actor = max(1, min(MAX_THREADS, cpus))
-    return max(1, min(batches, cpus // per_actor)), per_actor
+def pool_size(node_cpus: Sequence[int], batches: int) -> tuple[int, int]:
+    """(actors, CPUs per actor) for nodes of ``node_cpus`` CPUs each and ``batches``
+    batches. Sized per node: two 1-CPU nodes take two 1-CPU actors (one 2-CPU actor
+    would fit on neither and wait forever)."""
+    per_actor = max(1, min(MAX_THREADS, max(node_cpus, default=1)))
+    fits = sum(c // per_actor for c in node_cpus)
+    return max(1, min(batches, fits)), per_actor
 
 
 def ray_batches(loader: Callable[[], EmbeddingModel], model: EmbeddingModel, role: str,
@@ -80,7 +84,7 @@ def ray_batches(loader: Callable[[], EmbeddingModel], model: EmbeddingModel, rol
         ctx = ray.data.DataContext.get_current()
         ctx.enable_progress_bars = False
         ctx.print_on_execution_start = False
-        actors, per_actor = pool_size(cluster_size()[1], len(batches))
+        actors, per_actor = pool_size(node_cpus(), len(batches))
         rows = [{"keys": [k for k, _ in b], "texts": [t for _, t in b]} for b in batches]
         ds = ray.data.from_items(rows, override_num_blocks=len(rows))
         out = ds.map_batches(

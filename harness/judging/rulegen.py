@@ -259,32 +259,24 @@ def _count_de(words: list[str], context: str) -> str | None:
     return None
 
 
-def _rules_en(sentence: str) -> tuple[str, str] | None:
+def _rules(sentence: str, language: str) -> tuple[str, str] | None:
+    """(question, rule) of the first rule that fits ``sentence``, or None."""
     words = sentence.split()
-    if (q := _condition(words, "en")) is not None:
+    if (q := _condition(words, language)) is not None:
         return q, "condition"
-    context, body = _context(words, "en")
-    if (q := _count_en(body, context)) is not None:
+    context, body = _context(words, language)
+    if (q := COUNT_RULES[language](body, context)) is not None:
         return q, "count"
-    if (q := _modal(body, context, "en")) is not None:
+    if (q := _modal(body, context, language)) is not None:
         return q, "modal"
     return None
 
 
-def _rules_de(sentence: str) -> tuple[str, str] | None:
-    words = sentence.split()
-    if (q := _condition(words, "de")) is not None:
-        return q, "condition"
-    context, body = _context(words, "de")
-    if (q := _count_de(body, context)) is not None:
-        return q, "count"
-    if (q := _modal(body, context, "de")) is not None:
-        return q, "modal"
-    return None
-
-
-RULES: dict[str, Callable[[str], tuple[str, str] | None]] = {"en": _rules_en, "de": _rules_de}
-"""Language code -> its rules; a language not listed has none."""
+COUNT_RULES: dict[str, Callable[[list[str], str], str | None]] = {"en": _count_en,
+                                                                  "de": _count_de}
+"""Language -> its count rule (the modal and condition rules share one body); a language
+not listed has no rules."""
+RULES = tuple(COUNT_RULES)
 
 
 def supports(page_language: str, language: str) -> bool:
@@ -294,12 +286,12 @@ def supports(page_language: str, language: str) -> bool:
 
 def generate(text: str, language: str, limit: int) -> list[Candidate]:
     """At most ``limit`` candidates of a page in ``language``, in page order."""
-    rules = RULES.get(language.split("-")[0])
-    if rules is None:
+    base = language.split("-")[0]
+    if base not in RULES:
         return []
     out: list[Candidate] = []
     for s in sentences(text):
-        made = rules(s)
+        made = _rules(s, base)
         if made is not None:
             out.append(Candidate(made[0], s, made[1]))
             if len(out) >= limit:

@@ -344,13 +344,14 @@ def _pool(fx: Fixture, tmp: Path) -> Path:
     return pool
 
 
-def _judge(fx: Fixture, tmp: Path) -> None:
+def _served_page(served: Path) -> str:
+    """The page ``harness judge SERVED`` serves, from a fresh process (then stopped)."""
     import urllib.request
 
     from tests.helpers.llama_server import free_port
 
-    pool, port = _pool(fx, tmp), free_port()
-    proc = subprocess.Popen([*_harness(), "judge", str(pool), "--port", str(port)],
+    port = free_port()
+    proc = subprocess.Popen([*_harness(), "judge", str(served), "--port", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         page = ""
@@ -361,10 +362,14 @@ def _judge(fx: Fixture, tmp: Path) -> None:
                 break
             except OSError:
                 time.sleep(0.5)
-        assert "<html" in page.lower()
+        return page
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def _judge(fx: Fixture, tmp: Path) -> None:
+    assert "<html" in _served_page(_pool(fx, tmp)).lower()
 
 
 def _judges(fx: Fixture, tmp: Path) -> None:
@@ -391,6 +396,7 @@ def _generate(fx: Fixture, tmp: Path) -> None:
     out = _ok(harness("goldset", "generate", SAMPLE, "-a", "extractive", "--page", "bw-rules#3",
                       "-o", proposals))
     assert "proposals from 1 pages read" in out and "duplicates removed: 0" in out
+    assert 'id="accept"' in _served_page(proposals)  # harness judge serves the review page
     found = read_proposals(proposals)
     ReviewSession(found, tmp / "d.jsonl").decide("ann", found.proposals[0].proposal_id, "accept")
     out = _ok(harness("goldset", "accept", proposals, tmp / "d.jsonl", "-o", tmp / "gen.yaml"))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.core import cluster
-from harness.core.cluster import ClusterError, check_reachable, require_ray, split_address
+from harness.core.cluster import ClusterError, check_ray_target, check_reachable, require_ray, split_address
 from tests.helpers.answering import write_run
 from tests.helpers.ray_cluster import RAY_MISSING
 
@@ -46,6 +46,20 @@ def test_unreachable_address_fails_fast_naming_it() -> None:
     with pytest.raises(ClusterError, match=f"cannot reach a Ray cluster at 127.0.0.1:{port} "):
         check_reachable(f"127.0.0.1:{port}")
     assert time.monotonic() - start < cluster.CONNECT_TIMEOUT_S + 1
+
+
+def test_a_loopback_address_ray_would_replace_is_checked_where_ray_connects() -> None:
+    with socket.socket() as listener:  # a head bound to loopback only
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = int(listener.getsockname()[1])
+        check_reachable(f"127.0.0.1:{port}")
+        with pytest.raises(ClusterError, match=rf"--address 127\.0\.0\.1:{port}: Ray connects to "
+                           rf"127\.0\.0\.2:{port} instead .* give --address 127\.0\.0\.2:{port}"):
+            check_ray_target(f"127.0.0.1:{port}", "127.0.0.2")
+        check_ray_target(f"127.0.0.1:{port}", "127.0.0.1")  # Ray keeps it: nothing to check
+        check_ray_target(f"10.0.0.5:{port}", "127.0.0.2")  # not loopback: Ray keeps it
+        check_ray_target("auto", "127.0.0.2")
 
 
 def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -35,9 +35,11 @@ def cluster():
 
 
 @pytest.mark.parametrize(("cpus", "batches", "expected"), [
-    (2, 10, (1, 2)), (8, 10, (4, 2)), (8, 2, (2, 2)), (1, 5, (1, 1)), (16, 0, (1, 2)),
+    ([2], 10, (1, 2)), ([8], 10, (4, 2)), ([8], 2, (2, 2)), ([1], 5, (1, 1)), ([16], 0, (1, 2)),
+    ([1, 1], 10, (2, 1)), ([2, 2], 10, (2, 2)), ([4, 1], 10, (2, 2)), ([], 3, (1, 1)),
 ])
 def test_pool_has_one_actor_per_model_threads_worth_of_cpus(cpus, batches, expected) -> None:
+    """Sized per node: an actor's CPUs must fit in one node (two 1-CPU nodes: 1-CPU actors)."""
     assert pool_size(cpus, batches) == expected
 
 

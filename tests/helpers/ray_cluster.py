@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -53,6 +57,94 @@ def local_cluster(num_cpus: int = 2) -> Iterator[None]:
         yield
     finally:
         ray.shutdown()
+
+
+@dataclass
+class TwoNodes:
+    """A two-node Ray cluster on this machine (:func:`two_node_cluster`)."""
+
+    cluster: Any
+    worker: Any
+    temp_dir: str
+    start_s: float
+
+    @property
+    def address(self) -> str:
+        return str(self.cluster.address)
+
+    def raylet_pid(self, node: Any) -> int:
+        return int(node.all_processes["raylet"][0].process.pid)
+
+
+NODE_ARGS = {"num_cpus": 1, "object_store_memory": 100 * 1024 * 1024, "include_dashboard": False,
+             "include_log_monitor": False}
+"""Each node of :func:`two_node_cluster`: one CPU, a 100 MB object store, no dashboard, no
+log monitor (and no autoscaler monitor on the head): fewer Python processes importing Ray
+while the raylet has its fixed 30 s to register. The nodes take this machine's address
+(``ray.util.get_node_ip_address()``): a driver given a loopback address connects there."""
+
+
+@contextmanager
+def two_node_cluster(attempts: int = 3) -> Iterator[TwoNodes]:
+    """A head and a worker node (``ray.cluster_utils.Cluster``, :data:`NODE_ARGS` each) for
+    the ``with`` block, with a temp folder of their own (``RAY_TMPDIR`` is set to it while
+    they start, so the address file Ray writes for ``ray.init()`` stays in it: no other
+    session on the machine joins this cluster by accident). Ray gives each raylet a fixed
+    30 s to register, which a loaded machine misses: a failed start is torn down (every
+    process tagged by :func:`harness.core.reaper.reaped`) and tried again, ``attempts``
+    times. Everything the cluster started is ended when the block ends."""
+    from ray.cluster_utils import Cluster
+
+    from harness.core.cluster import DRIVER_ENV, end_orphans
+    from harness.core.reaper import end_tagged, reaped
+
+    temp_dir = tempfile.mkdtemp(prefix="rn", dir="/tmp")  # short: Ray's socket paths
+    saved = {k: os.environ.get(k) for k in (*DRIVER_ENV, "RAY_TMPDIR")}
+    os.environ.update({**DRIVER_ENV, "RAY_TMPDIR": temp_dir})
+    try:
+        with reaped("two-nodes") as token:
+            start = time.monotonic()
+            two = _start_two(Cluster, token, attempts)
+            two.start_s = time.monotonic() - start
+            try:
+                yield two
+            finally:
+                for node in two.cluster.list_all_nodes():  # through Ray's Popen objects: reaped
+                    with suppress(Exception):
+                        node.kill_all_processes(check_alive=False, allow_graceful=False, wait=True)
+                end_tagged(token)  # what those do not hold: agents, workers, a removed node's
+                two.cluster = two.worker = None
+                end_orphans()
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _start_two(cluster_class: Any, token: str, attempts: int) -> TwoNodes:
+    """A started :class:`TwoNodes` (the retries of :func:`two_node_cluster`)."""
+    from harness.core.cluster import end_orphans
+    from harness.core.reaper import end_tagged
+
+    for attempt in range(1, attempts + 1):
+        failure = None
+        try:
+            cluster = cluster_class(initialize_head=True, shutdown_at_exit=False,
+                                    head_node_args={**NODE_ARGS, "no_monitor": True})
+            worker = cluster.add_node(**NODE_ARGS)
+            cluster.wait_for_nodes(timeout=120)
+            return TwoNodes(cluster, worker, os.environ["RAY_TMPDIR"], 0.0)
+        except Exception as exc:  # Ray raises bare Exception when a node times out starting
+            if attempt == attempts:
+                end_tagged(token)
+                raise
+            failure = str(exc)
+        end_tagged(token)  # outside the handler: no traceback keeps the failed nodes alive
+        end_orphans()
+        print(f"two-node start, attempt {attempt} failed: {failure}", file=sys.stderr)
+    raise AssertionError("unreachable")
 
 
 def pids_titled(fragment: str) -> list[int]:
