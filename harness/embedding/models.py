@@ -18,7 +18,9 @@ Built-in models
 
 Backends (:mod:`harness.embedding.backends`): ``load_model(..., backend=...)`` takes a
 resolved backend name (default ``torch-fp32``); the weights are cast to its dtype when
-the network loads, and the backend name is part of ``model_id``.
+the network loads (``onnx-*``: the model is exported to ONNX in the cache instead and run by
+ONNX Runtime, :mod:`harness.embedding.onnx_runtime`), and the backend name (for ``onnx-*``
+also the exporter version) is part of ``model_id``.
 
 The cache root is the ``cache_dir`` argument, else ``$HARNESS_CACHE``, else
 ``~/.cache/harness``. Every load runs with ``HF_HUB_OFFLINE=1`` and

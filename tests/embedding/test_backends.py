@@ -19,6 +19,7 @@ FLAGS_AMX = "processor\t: 0\nflags\t\t: fpu sse2 avx512f avx512_vnni amx_bf16 am
 FLAGS_AVX2 = "processor\t: 0\nflags\t\t: fpu sse2 avx2 fma\n"
 FLAGS_ZEN4 = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni avx512_bf16\n"
 FLAGS_VNNI = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n"
+FLAGS_BF16_NO_VNNI = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_bf16\n"
 
 
 @pytest.fixture
@@ -52,8 +53,8 @@ def test_harness_list_shows_the_backends():
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    (FLAGS_AMX, "torch-bf16"), (FLAGS_ZEN4, "torch-bf16"), (FLAGS_VNNI, "torch-fp32"),
-    (FLAGS_AVX2, "torch-fp32"), (None, "torch-fp32"),
+    (FLAGS_AMX, "torch-bf16"), (FLAGS_ZEN4, "onnx-int8"), (FLAGS_VNNI, "onnx-int8"),
+    (FLAGS_BF16_NO_VNNI, "torch-bf16"), (FLAGS_AVX2, "torch-fp32"), (None, "torch-fp32"),
     ("processor\t: 0\nmodel name\t: no flags line\n", "torch-fp32")])
 def test_auto_follows_the_cpu_feature_rules(cpuinfo, text, expected):
     cpuinfo(text)
@@ -66,6 +67,13 @@ def test_auto_follows_the_cpu_feature_rules(cpuinfo, text, expected):
     # explicit names are never overridden by the detection
     assert be.resolve_backend("torch-fp32").name == "torch-fp32"
     assert be.resolve_backend("torch-bf16").name == "torch-bf16"
+    assert be.resolve_backend("onnx-int8").engine == "onnx"
+
+
+def test_every_rule_names_a_concrete_backend_and_its_measurement():
+    for feature, backend, measured in (*be.AUTO_RULES, be.DEFAULT_RULE):
+        assert feature in (*be.FEATURES, "none")
+        assert be.BACKENDS.get(backend).dtype is not None and measured
 
 
 def test_model_id_and_cache_folder_change_with_the_backend(tmp_path):
