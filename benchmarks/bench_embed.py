@@ -6,8 +6,9 @@ The two paths, timed alternately in one process over the same SRD 5.1 chunks
 * ``reference``: backend ``torch-fp32`` and batches in input order (the path of
   ``harness run`` before this benchmark: ``embed(..., by_length=False)``);
 * ``chosen``: the dense arm's default, backend ``auto`` (resolved by the CPU's features,
-  ``harness.embedding.backends.AUTO_RULES``: ``torch-bf16`` with AMX or AVX-512 BF16, else
-  ``torch-fp32``), batches longest first (what ``harness run`` does now).
+  ``harness.embedding.backends.AUTO_RULES``: ``torch-bf16`` with AMX, ``onnx-int8`` with
+  AVX-512 VNNI, ``torch-bf16`` with AVX-512 BF16, else ``torch-fp32``), batches longest
+  first (what ``harness run`` does now).
 
 The reference is sentence-transformers' own fp32 ``encode`` (the peer); the machine line
 (date, CPU flags, load average) is printed before and after.
@@ -20,7 +21,11 @@ of the reference on the Secret Hitler gold set (``harness run`` once per backend
 ``--srd`` adds the SRD gold set derived from its bookmarks, as tests/test_real_corpora.py
 builds it: slow on a cold cache, since the reference embeds all 2,351 chunks in fp32).
 
-Usage: ``.venv/bin/python benchmarks/bench_embed.py [--sample 256] [--repeats 3] [--srd]``
+``--backends onnx-int8,torch-bf16`` times several candidates in the same rotation (each
+against the same reference), which is how ``AUTO_RULES`` is decided.
+
+Usage: ``.venv/bin/python benchmarks/bench_embed.py [--sample 256] [--repeats 3] [--srd]
+[--backends auto,onnx-int8]``
 (needs ../shared; embeddings of the recall runs go to ``--cache-dir``, default the
 user's cache, keyed by backend so fp32 and bf16 vectors never mix).
 """
@@ -33,6 +38,7 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +50,7 @@ SRD = SHARED / "corpora" / "srd-5.1" / "SRD5.1-CCBY4.0License.pdf"
 SECRET_HITLER = SHARED / "goldsets" / "secret-hitler.yaml"
 MIN_COSINE = 0.99
 MAX_RECALL_DELTA = 0.01
+AUTO_NAME = "auto"
 
 
 def srd_sample(n: int, seed: int, cache: Path) -> list[str]:
@@ -84,34 +91,38 @@ def main() -> int:
     ap.add_argument("--srd", action="store_true", help="also check recall@5 on the SRD set")
     ap.add_argument("--recall-only", action="store_true", help="skip timing and cosine")
     ap.add_argument("--cache-dir", type=Path, default=None)
+    ap.add_argument("--backends", default=AUTO_NAME,
+                    help="comma-separated candidates timed against the reference (default: auto)")
     args = ap.parse_args()
     if not SRD.exists():
         raise SystemExit(f"needs {SRD}")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from harness.embedding.backends import AUTO, resolve_backend
+    from harness.embedding.backends import resolve_backend
     from harness.embedding.models import cache_root
 
     cache = cache_root(args.cache_dir)
-    chosen_name = resolve_backend(AUTO).name
+    candidates = {name: resolve_backend(name).name for name in args.backends.split(",")}
     failed = False
     if not args.recall_only:
-        failed = throughput_and_cosine(args, cache, chosen_name)
+        failed = throughput_and_cosine(args, cache, candidates)
     goldsets = [SECRET_HITLER] + ([derived_srd()] if args.srd else [])
     with tempfile.TemporaryDirectory(prefix="bench-embed-") as tmp:
         for gs in goldsets:
             ref = recall_at_5(gs, "torch-fp32", cache, Path(tmp))
-            new = recall_at_5(gs, chosen_name, cache, Path(tmp))
-            worst = max(abs(new[k] - ref[k]) for k in ref)
-            print(f"recall@5 {gs.stem}: arm-dense fp32 {ref['arm-dense']:.3f}, {chosen_name} "
-                  f"{new['arm-dense']:.3f}; largest difference over {len(ref)} configs {worst:.3f}")
-            failed |= abs(new["arm-dense"] - ref["arm-dense"]) > MAX_RECALL_DELTA
+            for chosen_name in dict.fromkeys(candidates.values()):
+                new = recall_at_5(gs, chosen_name, cache, Path(tmp))
+                worst = max(abs(new[k] - ref[k]) for k in ref)
+                print(f"recall@5 {gs.stem}: arm-dense fp32 {ref['arm-dense']:.3f}, {chosen_name} "
+                      f"{new['arm-dense']:.3f}; largest difference over {len(ref)} configs {worst:.3f}")
+                failed |= abs(new["arm-dense"] - ref["arm-dense"]) > MAX_RECALL_DELTA
     print("quality guard: " + ("FAILED" if failed else "ok"))
     return 1 if failed else 0
 
 
-def throughput_and_cosine(args: argparse.Namespace, cache: Path, chosen_name: str) -> bool:
-    """Time both paths alternately; print medians and ratios; True when cosine fails."""
+def throughput_and_cosine(args: argparse.Namespace, cache: Path, candidates: dict[str, str]) -> bool:
+    """Time the reference and every candidate alternately (the order rotates each repeat);
+    print medians and ratios; True when a candidate's cosine fails."""
     from machine import machine_line
 
     from harness.embedding.backends import cpu_flags
@@ -121,36 +132,42 @@ def throughput_and_cosine(args: argparse.Namespace, cache: Path, chosen_name: st
     texts = srd_sample(args.sample, 0, cache)
     print("start:", machine_line(), flush=True)
     print(f"{len(texts)} SRD chunks (mean {statistics.mean(map(len, texts)):.0f} chars); "
-          f"backend auto -> {chosen_name}; AMX {'amx_bf16' in cpu_flags()}; "
+          + ", ".join(f"backend {k} -> {v}" for k, v in candidates.items())
+          + f"; AMX {'amx_bf16' in cpu_flags()}; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     ref_model = load_model("e5-small", cache, "torch-fp32")
-    new_model = load_model("e5-small", cache, chosen_name)
-    paths = {"reference": lambda: embed(ref_model, texts, "passage", None, 32, by_length=False),
-             "chosen": lambda: embed(new_model, texts, "passage", None, 32)}
-    for model in (ref_model, new_model):  # warm-up: load both networks, first-call kernels
+    paths = {"reference": lambda: embed(ref_model, texts, "passage", None, 32, by_length=False)}
+    models = {"reference": ref_model}
+    for name in candidates:
+        models[name] = load_model("e5-small", cache, name)
+        paths[name] = partial(embed, models[name], texts, "passage", None, 32)
+    for model in models.values():  # warm-up: load the networks (ONNX: export once), first-call kernels
         model.encode_passages(texts[:4])
     times: dict[str, list[tuple[float, float]]] = {k: [] for k in paths}
     vectors: dict[str, np.ndarray] = {}
+    names = list(paths)
     for r in range(args.repeats):
-        order = list(paths) if r % 2 == 0 else list(paths)[::-1]
-        for name in order:
+        for name in names[r % len(names):] + names[:r % len(names)]:
             wall, cpu, vecs = timed(paths[name])
             times[name].append((wall, cpu))
             vectors[name] = vecs
-            print(f"  repeat {r + 1} {name:>9}: wall {wall:6.1f} s  cpu {cpu:6.1f} s  "
+            print(f"  repeat {r + 1} {name:>10}: wall {wall:6.1f} s  cpu {cpu:6.1f} s  "
                   f"{len(texts) / wall:6.1f} passages/s (wall)", flush=True)
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
            for k, v in times.items()}
     for k, (w, c) in med.items():
-        print(f"median {k:>9}: {len(texts) / w:6.1f} passages/s wall, "
+        print(f"median {k:>10}: {len(texts) / w:6.1f} passages/s wall, "
               f"{len(texts) / c:6.1f} per CPU-second")
-    print(f"ratio chosen/reference passages/s: wall {med['reference'][0] / med['chosen'][0]:.2f}x, "
-          f"CPU {med['reference'][1] / med['chosen'][1]:.2f}x")
-    cos = np.einsum("ij,ij->i", vectors["chosen"].astype(np.float64),
-                    vectors["reference"].astype(np.float64))
-    print(f"cosine chosen vs fp32 per passage: min {cos.min():.6f}, median {np.median(cos):.6f}")
+    failed = False
+    for name in candidates:
+        cos = np.einsum("ij,ij->i", vectors[name].astype(np.float64),
+                        vectors["reference"].astype(np.float64))
+        print(f"{name} ({candidates[name]}) / reference passages/s: wall "
+              f"{med['reference'][0] / med[name][0]:.2f}x, CPU {med['reference'][1] / med[name][1]:.2f}x; "
+              f"cosine to fp32 per passage: min {cos.min():.6f}, median {np.median(cos):.6f}")
+        failed |= bool(cos.min() < MIN_COSINE)
     print("end:  ", machine_line(), flush=True)
-    return bool(cos.min() < MIN_COSINE)
+    return failed
 
 
 def derived_srd() -> Path:

@@ -23,6 +23,14 @@ the top 11 (ranx breaks ties its own way; the harness by exact score, then chunk
 
 Run: .venv/bin/python benchmarks/bench_sweep.py [--questions 1000] [--ranx-configs 8] [--repeats 3]
 
+``--fused``: the stored fused rows against scoring alone, as the README runs it: the CLI
+``harness run --from SRC -c grid200.toml --fused-depth 20`` and ``... --fused-config none``
+(default metrics), each also on a one-config grid (1 + 3 single-arm configs), so the
+*marginal* rate (question-configs/s of the 199 extra configs: process start, imports and
+reads cancel out) is a ratio of ranx fuse+evaluate measured in the same repeats; the wall
+time and peak RSS of every process (``wait4``). Targets: depth 20 >= 10x ranx, none >= 40x
+ranx, peak RSS of the depth-20 run within 1.5x of the none run.
+
 ``--methods``: every fusion method side by side instead (docs/fusion.md): per method 200
 configs (50 depth cutoffs 51..100 x the 4 arm subsets, unit weights; RRF at k=60; CombSUM /
 CombMNZ min-max, hybrid min-max arithmetic), the arms' scores a noisy relevance signal;
@@ -130,17 +138,36 @@ def write_source_run(root: Path, questions: list[Question], ar: pd.DataFrame, po
 def cli_run(source: Path, grid: Path, out: Path, run_id: str, metrics: tuple[str, ...] = ()) -> float:
     """Seconds of ``harness run --from`` in a fresh process (``metrics``: its ``-m`` list;
     empty = the default 9)."""
+    return cli_measure(source, grid, out, run_id, ["--fused-config", "none"], metrics)[0]
+
+
+def cli_measure(source: Path, grid: Path, out: Path, run_id: str, store: list[str],
+                metrics: tuple[str, ...] = ()) -> tuple[float, float]:
+    """(seconds, peak RSS in MB) of ``harness run --from SRC -c GRID <store> [-m ...]`` in a
+    fresh process, from start to exit (the RSS of that process alone: ``os.wait4``)."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "160"}
     harness = Path(sys.executable).with_name("harness")
     chosen = [a for m in metrics for a in ("-m", m)]
-    t0 = time.perf_counter()
-    p = subprocess.run([str(harness), "run", "--from", str(source), "-c", str(grid), "-o", str(out),
-                        "--run-id", run_id, "--fused-config", "none", *chosen],
-                       env=env, capture_output=True, text=True)
-    dt = time.perf_counter() - t0
-    if p.returncode != 0:
-        raise SystemExit(f"harness run --from failed ({p.returncode}):\n{p.stderr[-2000:]}")
-    return dt
+    with tempfile.TemporaryFile() as log, tempfile.NamedTemporaryFile("r") as peak:
+        t0 = time.perf_counter()
+        p = subprocess.run([sys.executable, "-c", LAUNCH, peak.name, str(harness), "run", "--from", str(source),
+                            "-c", str(grid), "-o", str(out), "--run-id", run_id, *store, *chosen],
+                           env=env, stdout=log, stderr=log)
+        dt = time.perf_counter() - t0
+        if p.returncode != 0:
+            log.seek(0)
+            raise SystemExit(f"harness run --from failed ({p.returncode}):\n{log.read()[-2000:].decode()}")
+        return dt, int(peak.read()) / 1024
+
+
+LAUNCH = """import os, subprocess, sys
+p = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(p.pid, 0)
+open(sys.argv[1], "w").write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+"""A small launcher process: a child's peak RSS (Linux ``ru_maxrss``) counts the memory of the
+process it was forked from, so the harness is started from this small one, not from the benchmark."""
 
 
 def ranx_runs(ar: pd.DataFrame, questions: list[Question]):
@@ -243,6 +270,52 @@ def methods_main(args: argparse.Namespace) -> None:
         print(line)
 
 
+def fused_main(args: argparse.Namespace) -> None:
+    """The ``--fused`` comparison (module docstring)."""
+    from machine import machine_line
+
+    qids, questions, ar, pool = make_data(args.questions)
+    cfgs = configs()
+    runs, qrels = ranx_runs(ar, questions)
+    ranx_cfgs = cfgs[:: max(1, len(cfgs) // args.ranx_configs)][: args.ranx_configs]
+    ranx_sweep(runs, qrels, ranx_cfgs[:1])  # warm numba's JIT outside the timing
+    cases = {"depth 20": ["--fused-depth", "20"], "none": ["--fused-config", "none"]}
+    wall: dict[tuple[str, str], list[float]] = {}
+    rss: dict[tuple[str, str], list[float]] = {}
+    tr: list[float] = []
+    print(machine_line())
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        source = write_source_run(root, questions, ar, pool)
+        grids = {"200": grid_toml(root / "grid200.toml"), "1": root / "grid1.toml"}
+        grids["1"].write_text('[defaults]\ndepth = 100\n[grid]\nk = [60]\narms = [["a", "b", "c"]]\n')
+        for i in range(args.repeats):
+            for case, store in cases.items():
+                for size, grid in grids.items():
+                    dt, mb = cli_measure(source, grid, root / "out", f"{case[0]}{size}-{i}", store)
+                    wall.setdefault((case, size), []).append(dt)
+                    rss.setdefault((case, size), []).append(mb)
+            t0 = time.perf_counter()
+            ranx_sweep(runs, qrels, ranx_cfgs)
+            tr.append(time.perf_counter() - t0)
+        rows = len(pd.read_parquet(root / "out" / "d200-0" / "fused.parquet", columns=["fused_rank"]))
+    med = statistics.median
+    rate_r = len(qids) * len(ranx_cfgs) / med(tr)
+    print(f"data: {len(qids)} questions x {len(cfgs)} configs (+3 single-arm) x {len(ARMS)} arms at depth 100; "
+          f"{args.repeats} repeats, medians; load after: {os.getloadavg()[0]:.2f}")
+    print(f"ranx fuse+evaluate ({len(ranx_cfgs)} configs): median {med(tr):.2f} s -> {rate_r:,.0f} q-c/s")
+    for case in cases:
+        big, small = med(wall[(case, "200")]), med(wall[(case, "1")])
+        marginal = len(qids) * (len(cfgs) - 1) / (big - small)
+        target = 10 if case == "depth 20" else 40
+        print(f"CLI --{'fused-depth 20' if case == 'depth 20' else 'fused-config none'}: 200 configs {big:.2f} s, "
+              f"1 config {small:.2f} s -> marginal {marginal:,.0f} q-c/s = {marginal / rate_r:.1f}x ranx "
+              f"(target >= {target}x); start to exit {len(qids) * (len(cfgs) + 3) / big:,.0f} q-c/s; "
+              f"peak RSS {med(rss[(case, '200')]):,.0f} MB (1 config: {med(rss[(case, '1')]):,.0f} MB)")
+    ratio = med(rss[("depth 20", "200")]) / med(rss[("none", "200")])
+    print(f"fused rows stored at depth 20: {rows:,}; peak RSS depth 20 / none: {ratio:.2f}x (target <= 1.5x)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--questions", type=int, default=1000)
@@ -250,7 +323,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--methods", action="store_true", help="every fusion method side by side (module docstring)")
     ap.add_argument("--no-cli", dest="cli", action="store_false", help="with --methods: the scoring step only")
+    ap.add_argument("--fused", action="store_true",
+                    help="--fused-depth 20 against --fused-config none, marginal rates and peak RSS (docstring)")
     args = ap.parse_args()
+    if args.fused:
+        fused_main(args)
+        return
     if args.methods:
         methods_main(args)
         return

@@ -16,8 +16,9 @@ same searched alone, in any batch and in any process. An empty corpus gives empt
 lists.
 
 Backend: the ``backend`` parameter names an entry of
-:data:`harness.embedding.backends.BACKENDS` (``torch-fp32``, ``torch-bf16``, ``auto``,
-the default: bf16 on CPUs with AMX, else fp32); it is resolved when the arm is built,
+:data:`harness.embedding.backends.BACKENDS` (``torch-fp32``, ``torch-bf16``, ``onnx-fp32``,
+``onnx-int8``, ``auto``, the default: chosen by the CPU's features,
+:data:`harness.embedding.backends.AUTO_RULES`); it is resolved when the arm is built,
 and the resolved name is part of the model id, hence of the embedding-cache folder.
 
 Engines: ``ArmContext.engine`` picks where the batches are embedded

@@ -5,6 +5,7 @@ Modules, in pipeline order:
 * ``records``   FusionConfig, RunConfig, canonical config ids
 * ``grid_check`` typed reading of the grid file (problems collected)
 * ``configs``   fusion grid file -> named configs (stable ids), the metric list
+* ``planes``    dense (arms x questions x candidates) planes, each arm's lists in rank order
 * ``method``    the fusion-method interface and the FUSION_METHODS registry
 * ``normalise`` per-list score normalisations (min-max, z-score, sum, l2, ...)
 * ``rrf`` ``combsum`` (comb_sum) ``combmnz`` (comb_mnz) ``hybrid`` ``relscore`` ``borda``
@@ -19,4 +20,4 @@ Modules, in pipeline order:
 from harness.fusion import borda, comb_mnz, comb_sum, hybrid, isr, relscore, rrf  # register the methods
 
 __all__ = ["borda", "comb_mnz", "comb_sum", "configs", "exact", "fuse", "grid_check", "grid_expand", "hybrid",
-           "isr", "kernel", "matrix", "method", "normalise", "order", "records", "relscore", "rrf"]
+           "isr", "kernel", "matrix", "method", "normalise", "order", "planes", "records", "relscore", "rrf"]

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harness.fusion.method import FusionMethod, Planes, register
+from harness.fusion.method import FusionMethod, register
+from harness.fusion.planes import Planes
 
 if TYPE_CHECKING:
     from harness.fusion.records import FusionConfig
@@ -42,12 +43,14 @@ class Borda(FusionMethod):
             r, _, votes = planes.listed(config, j)  # points on the arm's list; column 0 = not ranked
             n_a = votes.sum(axis=1, keepdims=True).astype(np.float64)
             points = np.where(votes, big_n - r + 1.0, (big_n - n_a + 1.0) / 2.0)
-            total = total + float(w) * planes.spread(config, j, points)
+            total += float(w) * planes.spread(config, j, points)
         return total
 
     def float_exact(self, config: FusionConfig) -> bool:
         """Integer weights: every term is a half-integer times a small integer, every sum exact."""
         return all(float(w).is_integer() and 0 < w <= 2**20 for w in config.weights)
+
+    codes_need_lengths = True
 
     def tie_codes(self, ranks: np.ndarray, lengths: np.ndarray, config: FusionConfig) -> np.ndarray:
         """The sorted multiset of (weight class, points) per arm: a rank, or the arm's list

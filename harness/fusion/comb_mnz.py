@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from harness.fusion.comb_sum import COMB_NORM, weighted_sum
-from harness.fusion.method import FusionMethod, Planes, register
+from harness.fusion.method import FusionMethod, register
+from harness.fusion.planes import Planes
 
 if TYPE_CHECKING:
     from harness.fusion.records import FusionConfig
@@ -32,8 +33,12 @@ class CombMNZ(FusionMethod):
     axis = "arms voting x sum of weighted normalised arm scores"
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
-        total, n = weighted_sum(planes, config, self.option(config, "norm"))
-        return np.asarray(total * n, np.float64)
+        n = np.zeros(planes.shape)
+        for j in range(len(config.arms)):
+            n += planes.voted(config, j)
+        total = weighted_sum(planes, config, self.option(config, "norm"))
+        total *= n
+        return total
 
     def ceiling(self, config: FusionConfig) -> float | None:
         if self.option(config, "norm") == "z-score":

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.fusion.method import FusionMethod, Param, Planes, register
-from harness.fusion.normalise import NORMS
+from harness.fusion.method import FusionMethod, Param, register
+from harness.fusion.normalise import normalised
+from harness.fusion.planes import Planes
 
 if TYPE_CHECKING:
     from harness.fusion.records import FusionConfig
@@ -26,16 +27,14 @@ COMB_NORM = Param("norm", "per-list score normalisation", ("min-max", "z-score",
                   (("min-max", "minmax"), ("z-score", "zscore"), ("sum", "sum")))
 
 
-def weighted_sum(planes: Planes, config: FusionConfig, norm: str) -> tuple[np.ndarray, np.ndarray]:
-    """(sum of w_a * normalised score, number of arms voting), arms in config order; each
-    arm normalised over its own list (rank order), then spread onto the planes."""
-    fn = NORMS.get(norm)
-    total, n = np.zeros(planes.shape), np.zeros(planes.shape)
+def weighted_sum(planes: Planes, config: FusionConfig, norm: str) -> np.ndarray:
+    """Sum of w_a * normalised score (:func:`harness.fusion.normalise.normalised`: over
+    each arm's own list), arms in config order."""
+    total = np.zeros(planes.shape)
+    term = np.empty(planes.shape)
     for j, w in enumerate(config.weights):
-        _, s, votes = planes.listed(config, j)
-        total = total + float(w) * planes.spread(config, j, fn(s, votes))
-        n = n + planes.voted(config, j)
-    return total, n
+        total += np.multiply(normalised(planes, config, j, norm), float(w), out=term)
+    return total
 
 
 @register
@@ -48,7 +47,7 @@ class CombSUM(FusionMethod):
     axis = "sum of weighted normalised arm scores"
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
-        return weighted_sum(planes, config, self.option(config, "norm"))[0]
+        return weighted_sum(planes, config, self.option(config, "norm"))
 
     def ceiling(self, config: FusionConfig) -> float | None:
         return None if self.option(config, "norm") == "z-score" else float(sum(config.weights))

@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.fusion.method import FusionMethod, Param, Planes, register
-from harness.fusion.normalise import NORMS
+from harness.fusion.comb_sum import weighted_sum
+from harness.fusion.method import FusionMethod, Param, register
+from harness.fusion.normalise import normalised
+from harness.fusion.planes import Planes
 
 if TYPE_CHECKING:
     from harness.fusion.records import FusionConfig
@@ -44,29 +46,38 @@ class Hybrid(FusionMethod):
     axis = "weighted mean of normalised arm scores"
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
-        fn = NORMS.get(_NORM[self.option(config, "norm")])
+        norm = _NORM[self.option(config, "norm")]
         mean = self.option(config, "mean")
-        acc, wsum = np.zeros(planes.shape), np.zeros(planes.shape)
-        for j, w in enumerate(config.weights):
-            _, s, votes = planes.listed(config, j)  # per-list work on the arm's list, then spread
-            x = fn(s, votes)
-            pos = votes & (x > 0)
-            if mean == "arithmetic":
-                acc = acc + float(w) * planes.spread(config, j, x)
+        if mean == "arithmetic":  # over all the config's arms: one not voting adds 0.0 with its weight
+            wsum = 0.0
+            for w in config.weights:
                 wsum = wsum + float(w)
-                continue
+            acc = weighted_sum(planes, config, norm)
+            if wsum > 0:
+                acc /= wsum
+            return acc if wsum > 0 else np.zeros(planes.shape)
+        acc, wsums = np.zeros(planes.shape), np.zeros(planes.shape)
+        for j, w in enumerate(config.weights):  # over the arms voting with a score > 0
+            x = normalised(planes, config, j, norm)  # 0.0 where the arm did not vote
+            pos = x > 0
             if mean == "geometric":
-                term = np.where(pos, float(w) * np.log(np.where(pos, x, 1.0)), 0.0)
+                acc = acc + float(w) * _log(planes, config, j, norm, x)
             else:
-                term = np.where(pos, float(w) / np.where(pos, x, 1.0), 0.0)
-            acc = acc + planes.spread(config, j, term)
-            wsum = wsum + planes.spread(config, j, np.where(pos, float(w), 0.0))
-        ok = wsum > 0
-        if mean == "arithmetic":
-            return np.where(ok, acc / np.where(ok, wsum, 1.0), 0.0)
+                acc = acc + np.where(pos, float(w) / np.where(pos, x, 1.0), 0.0)
+            wsums = wsums + np.where(pos, float(w), 0.0)
+        ok = wsums > 0
         if mean == "geometric":
-            return np.where(ok, np.exp(acc / np.where(ok, wsum, 1.0)), 0.0)
-        return np.where(ok & (acc > 0), wsum / np.where(acc > 0, acc, 1.0), 0.0)
+            return np.where(ok, np.exp(acc / np.where(ok, wsums, 1.0)), 0.0)
+        return np.where(ok & (acc > 0), wsums / np.where(acc > 0, acc, 1.0), 0.0)
 
     def ceiling(self, config: FusionConfig) -> float | None:
         return 1.0
+
+
+def _log(planes: Planes, config: FusionConfig, j: int, norm: str, x: np.ndarray) -> np.ndarray:
+    """``ln x`` where ``x > 0``, else 0.0, kept per (arm, norm, depth) like ``x`` itself."""
+    def make() -> np.ndarray:
+        pos = x > 0
+        return np.where(pos, np.log(np.where(pos, x, 1.0)), 0.0)
+
+    return planes.memo(("log-normalised", config.arms[j], norm, int(config.depths[j])), make)

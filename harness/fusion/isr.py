@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harness.fusion.method import FusionMethod, Planes, register
+from harness.fusion.method import FusionMethod, register
+from harness.fusion.planes import Planes
 
 if TYPE_CHECKING:
     from harness.fusion.records import FusionConfig
@@ -42,9 +43,10 @@ class ISR(FusionMethod):
             r = np.arange(1, top + 1, dtype=np.float64)
             term[1 : top + 1] = float(w) / (r * r)
             vote[1 : top + 1] = 1.0
-            total = total + term[planes.ranks[a]]
-            n = n + vote[planes.ranks[a]]
-        return total * n
+            total += np.take(term, planes.ranks[a])
+            n += np.take(vote, planes.ranks[a])
+        total *= n
+        return total
 
     def ceiling(self, config: FusionConfig) -> float | None:
         return len(config.arms) * float(sum(config.weights))

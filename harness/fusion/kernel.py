@@ -12,10 +12,10 @@ question's lists need are put in exact order, by :func:`exact_rows`.
   :mod:`harness.fusion.exact`; others: :func:`harness.fusion.order.relative_error`)
   are decided on exact rational scores (or are known ties: RRF's denominator bound,
   Borda with integer weights);
-* score-based methods: the key is ``(score - lowest voted score) + 1``, positive and
-  monotone in the float fused score (a larger key is a larger score; rounding may make
-  two scores one key), and :func:`exact_rows` orders the chosen candidates by the
-  fused score itself, desc, then chunk id.
+* score-based methods: the key is ``score - (lo - max(1, |lo|))`` (``lo`` a lower bound
+  of the voted scores), positive and monotone in the float fused score (a larger key is
+  a larger score; rounding may make two scores one key), and :func:`exact_rows` orders
+  the chosen candidates by the fused score itself, desc, then chunk id.
 
 :func:`exact_rows` puts candidate
 columns in exact fused order. The scoring path (:mod:`harness.pipeline.sweep`) and
@@ -24,14 +24,16 @@ the stored fused rows are both built on this kernel.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from harness.fusion.exact import clusters_are_ties, float_tolerance, rrf_order
 from harness.fusion.matrix import RankMatrix
-from harness.fusion.method import FUSION_METHODS, Planes
+from harness.fusion.method import FUSION_METHODS
 from harness.fusion.order import relative_error, resolve_row
+from harness.fusion.planes import Planes
 from harness.fusion.records import FusionConfig
 
 
@@ -75,10 +77,16 @@ def config_scores(planes: Planes, c: FusionConfig) -> Scored:
         return Scored(score, score, float_tolerance(len(c.arms), smax),
                       clusters_are_ties(c.k, c.weights, c.depths, smax))
     votes = planes.votes(c)
-    if not method.rank_based:  # a positive key, monotone in the score: (score - lowest) + 1
-        lo = float(np.where(votes, score, np.inf).min(initial=np.inf)) if votes.any() else 0.0
-        return Scored(np.where(votes, (score - lo) + 1.0, 0.0), score, 0.0, False)
-    key = np.where(votes, score, 0.0)  # rank-based scores are positive wherever an arm voted
+    unvoted = ~votes
+    if not method.rank_based:  # a positive key, monotone in the score: score - (lo - max(1, |lo|))
+        lo = float(score.min(initial=0.0))  # a lower bound of the voted scores (unvoted ones are ignored...)
+        if not math.isfinite(lo):  # ... unless they are not finite
+            lo = float(np.where(votes, score, np.inf).min(initial=0.0))
+        key = np.subtract(score, lo - max(1.0, abs(lo)))  # >= max(1, |lo|) wherever score >= lo
+        np.copyto(key, 0.0, where=unvoted)
+        return Scored(key, score, 0.0, False)
+    key = score.copy()  # rank-based scores are positive wherever an arm voted
+    np.copyto(key, 0.0, where=unvoted)
     if method.float_exact(c):
         return Scored(key, score, 0.0, True)
     return Scored(key, score, relative_error(len(c.arms)) * float(key.max(initial=0.0)), False)
@@ -95,8 +103,8 @@ def exact_rows(planes: Planes, c: FusionConfig, rows: np.ndarray, s: np.ndarray,
     method = FUSION_METHODS.get(c.method)
     if not method.rank_based:  # the key only selects; the order is the float fused score's
         f = method.fuse(planes, c) if fused is None else fused
-        fc = np.take_along_axis(f[rows], cand, 1)
-        return np.take_along_axis(cand, np.lexsort((cand, -fc, cs <= 0), axis=-1), 1)
+        fc = np.where(cs > 0, f[rows[:, None], cand], -np.inf)  # not listed: last
+        return np.take_along_axis(cand, np.argsort(-fc, axis=1, kind="stable"), 1)
     o = np.argsort(-cs, axis=1, kind="stable")
     cand, cs = np.take_along_axis(cand, o, 1), np.take_along_axis(cs, o, 1)
     if cs.shape[1] < 2:
@@ -117,8 +125,10 @@ def exact_rows(planes: Planes, c: FusionConfig, rows: np.ndarray, s: np.ndarray,
         return cand
     # equal multisets of per-arm terms are equal exact scores (harness.fusion.order); only the
     # other near pairs are decided on exact rationals
-    codes = method.tie_codes(*planes.cut_at(c, rows, cand), c)
-    same = near & (codes[:, :, 1:] == codes[:, :, :-1]).all(axis=0)
+    some = np.flatnonzero(near.any(axis=1))
+    codes = method.tie_codes(*planes.cut_at(c, rows[some], cand[some], lengths=method.codes_need_lengths), c)
+    same = np.zeros_like(near)
+    same[some] = near[some] & (codes[:, :, 1:] == codes[:, :, :-1]).all(axis=0)
     for i in np.flatnonzero((near & ~same).any(axis=1)):
         cand[i] = resolve_row(method, c, planes, int(rows[i]), cand[i], near[i], same[i],
                               planes.row_ranks(c, int(rows[i])))[0]

@@ -23,10 +23,15 @@ neural-search normalization processor; Weaviate hybrid search, relative score fu
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from harness.core.registry import Registry
+from harness.fusion.planes import Planes
+
+if TYPE_CHECKING:
+    from harness.fusion.records import FusionConfig
 
 Norm = Callable[[np.ndarray, np.ndarray], np.ndarray]
 NORMS: Registry[Norm] = Registry("score normalisation")
@@ -84,3 +89,16 @@ def min_max_opensearch(scores: np.ndarray, votes: np.ndarray) -> np.ndarray:
 
 
 NORMS.add("relative", _relative)
+
+
+def normalised(planes: Planes, config: FusionConfig, j: int, norm: str) -> np.ndarray:
+    """(Q, U) the config's ``j``-th arm's scores normalised by ``norm`` over its list (cut
+    to its depth; rank order), 0.0 where it did not vote. Kept per (arm, norm, depth) for
+    the other configs of the grid (:meth:`harness.fusion.planes.Planes.memo`)."""
+    fn = NORMS.get(norm)
+
+    def make() -> np.ndarray:
+        _, s, votes = planes.listed(config, j)
+        return planes.spread(config, j, fn(s, votes))
+
+    return planes.memo(("normalised", config.arms[j], norm, int(config.depths[j])), make)

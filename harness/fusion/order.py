@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from harness.fusion.exact import EPS
-from harness.fusion.method import FusionMethod, Planes
+from harness.fusion.method import FusionMethod
+from harness.fusion.planes import Planes
 from harness.fusion.records import FusionConfig
 
 

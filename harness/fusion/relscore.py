@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.fusion.method import FusionMethod, Planes, register
-from harness.fusion.normalise import NORMS
+from harness.fusion.comb_sum import weighted_sum
+from harness.fusion.method import FusionMethod, register
+from harness.fusion.planes import Planes
 
 if TYPE_CHECKING:
     from harness.fusion.records import FusionConfig
@@ -32,12 +33,7 @@ class RelativeScore(FusionMethod):
     axis = "sum of weighted min-max arm scores"
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
-        fn = NORMS.get("relative")
-        total = np.zeros(planes.shape)
-        for j, w in enumerate(config.weights):
-            _, s, votes = planes.listed(config, j)  # normalised over the arm's list, then spread
-            total = total + float(w) * planes.spread(config, j, fn(s, votes))
-        return total
+        return weighted_sum(planes, config, "relative")
 
     def ceiling(self, config: FusionConfig) -> float | None:
         return float(sum(config.weights))

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from harness.fusion.exact import exact_score
-from harness.fusion.method import FusionMethod, Param, Planes, register
+from harness.fusion.method import FusionMethod, Param, register
+from harness.fusion.planes import Planes
 
 if TYPE_CHECKING:
     from harness.fusion.records import FusionConfig

@@ -112,6 +112,11 @@ class Ordering(Protocol):
     def exact(self, rows: np.ndarray, s: np.ndarray, cand: np.ndarray) -> np.ndarray:
         """Candidate columns ``cand`` of ``rows`` (scores ``s``) in exact fused order."""
 
+    def top(self, m: int) -> np.ndarray:
+        """(Q, M) candidate columns of every question, M >= min(m, U): its M best scores
+        (``argpartition``; every column when M = U) in exact fused order. Read only: the
+        selection is shared by the metrics and the stored fused rows of a config."""
+
     def top_score(self, rows: np.ndarray, col: np.ndarray) -> np.ndarray:
         """Fused score of candidate column ``col`` of each of ``rows`` (``scores`` may be
         order keys rather than fused scores: every fusion method but RRF)."""
@@ -207,12 +212,11 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
         s = np.where(d.judged, s, 0.0)
         whole = True  # padding: a column scoring 0 (never in a list)
         cand = np.where(d.judged_cols >= 0, d.judged_cols, np.argmin(s, axis=1)[:, None])
-    else:
-        m = min(m, u)
-        whole = m >= u
-        cand = np.tile(np.arange(u), (nq, 1)) if whole else np.argpartition(s, u - m, axis=1)[:, u - m :]
+        cand = o.exact(allq, s, cand)  # allq: every row, s as it is
+    else:  # at least the m best, in exact order (a wider selection made for the fused rows is reused)
+        cand = o.top(m)
+        whole = cand.shape[1] >= u
     m = cand.shape[1]
-    cand = o.exact(allq, s, cand)  # allq: every row, s as it is
     cs = np.take_along_axis(s, cand, 1)
     boundary = np.zeros(nq) if whole else cs.min(axis=1)
     pages = np.where(cs > 0, np.take_along_axis(d.page, cand, 1), -1)

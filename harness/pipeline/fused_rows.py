@@ -58,21 +58,18 @@ def select_top(o: ConfigScores, depth: int) -> tuple[np.ndarray, np.ndarray]:
     """(Q, D) candidate columns of every question in exact fused order (the first ``depth``,
     or the whole list for 0) and (Q, D) True where the position holds a listed chunk."""
     s = o.scores
-    nq, u = s.shape
-    allq = np.arange(nq)
-    m = u if depth <= 0 else min(u, depth + max(8, depth // 2))
+    u = s.shape[1]
     d = u if depth <= 0 else min(depth, u)
-    if m >= u:
-        cand = o.exact(allq, s, np.tile(np.arange(u), (nq, 1)))[:, :d]
-    else:
-        cand = o.exact(allq, s, np.argpartition(s, u - m, axis=1)[:, u - m :])
-        cs = np.take_along_axis(s, cand, 1)
+    top = o.top(u if depth <= 0 else depth + max(8, depth // 2))  # shared with the metrics' page lists
+    cs = np.take_along_axis(s, top, 1)
+    cand = top[:, :d].copy()
+    if top.shape[1] < u:
         boundary = cs.min(axis=1)  # every candidate left out has a key <= this
         tie = np.flatnonzero((boundary > 0) & (cs[:, d - 1] - boundary <= o.tol))
-        cand = cand[:, :d]
         if len(tie):  # a tie across the cut: those questions in full
             cand[tie] = o.exact(tie, s[tie], np.tile(np.arange(u), (len(tie), 1)))[:, :d]
-    return cand, np.take_along_axis(s, cand, 1) > 0
+            cs = np.take_along_axis(s, cand, 1)
+    return cand, cs[:, :d] > 0
 
 
 def page_ranks(pages: np.ndarray) -> np.ndarray:
@@ -81,6 +78,12 @@ def page_ranks(pages: np.ndarray) -> np.ndarray:
     g, w = pages.shape
     if w == 0:
         return np.zeros((g, 0), np.int32)
+    if w <= 32:  # short lists (a stored depth): compare every pair of positions, no sort
+        same = pages[:, :, None] == pages[:, None, :]  # (G, D, D)
+        first_at = np.argmax(same, axis=2)  # the first position holding each position's page
+        first = (first_at == np.arange(w)[None, :]) & (pages >= 0)
+        rank = np.cumsum(first, axis=1, dtype=np.int32)
+        return np.where(pages >= 0, np.take_along_axis(rank, first_at, 1), 0).astype(np.int32)
     big = int(pages.max(initial=0)) + 1
     o = np.argsort(np.where(pages >= 0, pages, big) * w + np.arange(w)[None, :], axis=1)
     sp = np.take_along_axis(pages, o, 1)
@@ -104,18 +107,22 @@ def top_rows(o: ConfigScores, depth: int, run_arms: Sequence[str], starts: np.nd
     prank = page_ranks(pages)
     q, pos = np.nonzero(listed)
     col = cand[q, pos]
-    voted = np.zeros(len(q), np.int32)
-    per_arm = {}
-    for j, arm in enumerate(c.arms):
-        r = planes.ranks[planes.arms.index(arm)][q, col]
-        ok = (r > 0) & (r <= int(c.depths[j]))
-        voted += ok
-        per_arm[arm] = (np.where(ok, r, 0).astype(np.int32), ok)
+    flat = q * planes.shape[1] + col  # one index into every (Q, U) plane
+
+    def at(plane: np.ndarray) -> np.ndarray:
+        out: np.ndarray = np.ravel(plane).take(flat)
+        return out
+
+    ranks = np.stack([at(planes.ranks[planes.arms.index(a)]) for a in c.arms]) if c.arms else np.zeros((0, len(q)))
+    ok = (ranks > 0) & (ranks <= np.asarray(c.depths, np.int64)[:, None])
+    voted = ok.sum(axis=0, dtype=np.int32)
+    ranks = np.where(ok, ranks, 0).astype(np.int32)
+    per_arm = {arm: (ranks[j], ok[j]) for j, arm in enumerate(c.arms)}
     none = (np.zeros(len(q), np.int32), np.zeros(len(q), bool))
     arms = [per_arm.get(a, none) for a in run_arms]
     return ConfigRows(c, q.astype(np.int32), starts[q] + col, (pos + 1).astype(np.int32), prank[q, pos],
                       voted, tuple(a[0] for a in arms), tuple(a[1] for a in arms),
-                      np.asarray(o.fused[q, col], np.float64), cands.rel[q, col])
+                      at(o.fused).astype(np.float64), at(cands.rel))
 
 
 def _dictionary(codes: np.ndarray, values: pa.Array) -> pa.Array:

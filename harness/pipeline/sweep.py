@@ -19,7 +19,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
@@ -28,7 +28,7 @@ import pandas as pd
 from harness.fusion.configs import FusionConfig
 from harness.fusion.kernel import config_scores, exact_rows, planes_of
 from harness.fusion.matrix import RankMatrix
-from harness.fusion.method import Planes
+from harness.fusion.planes import Planes
 from harness.metrics.family import Metric
 from harness.metrics.gold import Gold
 from harness.metrics.page_lists import Candidates
@@ -63,6 +63,7 @@ class ConfigScores:
     fused: np.ndarray
     tol: float
     ties: bool
+    _tops: list[np.ndarray] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def of(cls, d: DenseRanks, candidates: Candidates, c: FusionConfig) -> ConfigScores:
@@ -75,6 +76,20 @@ class ConfigScores:
 
     def exact(self, rows: np.ndarray, s: np.ndarray, cand: np.ndarray) -> np.ndarray:
         return exact_rows(self.dense.planes, self.config, rows, s, cand, self.tol, ties=self.ties, fused=self.fused)
+
+    def top(self, m: int) -> np.ndarray:
+        """The ``m`` best candidate columns of every question in exact order, computed once
+        per config for the widest ``m`` asked first (the fused rows ask before the metrics)."""
+        nq, u = self.scores.shape
+        m = min(m, u)
+        for cand in self._tops:
+            if cand.shape[1] >= m:
+                return cand
+        pick = np.tile(np.arange(u), (nq, 1)) if m >= u else np.argpartition(self.scores, u - m, axis=1)[:, u - m :]
+        cand = self.exact(np.arange(nq), self.scores, pick)
+        cand.flags.writeable = False
+        self._tops.append(cand)
+        return cand
 
     def top_score(self, rows: np.ndarray, col: np.ndarray) -> np.ndarray:
         return np.asarray(self.fused[rows, col], np.float64)

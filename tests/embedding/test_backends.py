@@ -19,6 +19,7 @@ FLAGS_AMX = "processor\t: 0\nflags\t\t: fpu sse2 avx512f avx512_vnni amx_bf16 am
 FLAGS_AVX2 = "processor\t: 0\nflags\t\t: fpu sse2 avx2 fma\n"
 FLAGS_ZEN4 = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni avx512_bf16\n"
 FLAGS_VNNI = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n"
+FLAGS_BF16_NO_VNNI = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_bf16\n"
 
 
 @pytest.fixture
@@ -52,8 +53,8 @@ def test_harness_list_shows_the_backends():
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    (FLAGS_AMX, "torch-bf16"), (FLAGS_ZEN4, "torch-bf16"), (FLAGS_VNNI, "torch-fp32"),
-    (FLAGS_AVX2, "torch-fp32"), (None, "torch-fp32"),
+    (FLAGS_AMX, "torch-bf16"), (FLAGS_ZEN4, "onnx-int8"), (FLAGS_VNNI, "onnx-int8"),
+    (FLAGS_BF16_NO_VNNI, "torch-bf16"), (FLAGS_AVX2, "torch-fp32"), (None, "torch-fp32"),
     ("processor\t: 0\nmodel name\t: no flags line\n", "torch-fp32")])
 def test_auto_follows_the_cpu_feature_rules(cpuinfo, text, expected):
     cpuinfo(text)
@@ -66,6 +67,13 @@ def test_auto_follows_the_cpu_feature_rules(cpuinfo, text, expected):
     # explicit names are never overridden by the detection
     assert be.resolve_backend("torch-fp32").name == "torch-fp32"
     assert be.resolve_backend("torch-bf16").name == "torch-bf16"
+    assert be.resolve_backend("onnx-int8").engine == "onnx"
+
+
+def test_every_rule_names_a_concrete_backend_and_its_measurement():
+    for feature, backend, measured in (*be.AUTO_RULES, be.DEFAULT_RULE):
+        assert feature in (*be.FEATURES, "none")
+        assert be.BACKENDS.get(backend).dtype is not None and measured
 
 
 def test_model_id_and_cache_folder_change_with_the_backend(tmp_path):
@@ -127,7 +135,7 @@ def test_bf16_vectors_stay_within_cosine_099_of_fp32(srd_passages, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.shared
-def test_bf16_recall_at_5_matches_fp32_on_secret_hitler(tmp_path):
+def test_bf16_and_int8_recall_at_5_match_fp32_on_secret_hitler(tmp_path):
     from harness.pipeline.options import RunOptions
     from harness.pipeline.retrieval import run
 
@@ -135,7 +143,7 @@ def test_bf16_recall_at_5_matches_fp32_on_secret_hitler(tmp_path):
     (tmp_path / "cache").mkdir()
     root = shared_model_cache(tmp_path / "cache")
     recall = {}
-    for backend in ("torch-fp32", "torch-bf16"):
+    for backend in ("torch-fp32", "torch-bf16", "onnx-int8"):
         result = run(RunOptions(goldset=goldset, runs_dir=tmp_path / "runs", run_id=backend,
                                 cache_dir=root, arm_overrides={"dense": {"backend": backend}},
                                 allow_outside=True))
@@ -144,4 +152,6 @@ def test_bf16_recall_at_5_matches_fp32_on_secret_hitler(tmp_path):
         recall[backend] = float(sel["value"].mean())
         manifest = (result.path / "manifest.json").read_text(encoding="utf-8")
         assert f'"backend_resolved": "{backend}"' in manifest
-    assert abs(recall["torch-bf16"] - recall["torch-fp32"]) <= 0.01, recall
+    assert '"onnx_build"' in manifest and '"per_channel": true' in manifest  # the int8 run's build record
+    for backend in ("torch-bf16", "onnx-int8"):
+        assert abs(recall[backend] - recall["torch-fp32"]) <= 0.01, recall

@@ -109,9 +109,17 @@ def test_metrics_do_not_depend_on_what_is_stored():
     assert a.equals(b) and a.equals(c)
 
 
-def test_page_ranks_count_distinct_pages_at_their_first_chunk():
-    pages = np.array([[4, 4, 2, 4, 7, -1], [1, 2, 3, 1, -1, -1]])
-    np.testing.assert_array_equal(page_ranks(pages), [[1, 1, 2, 1, 3, 0], [1, 2, 3, 1, 0, 0]])
+@pytest.mark.parametrize("width", [6, 40])  # pairwise for short lists, sorted for long ones
+def test_page_ranks_count_distinct_pages_at_their_first_chunk(width):
+    pages = np.full((2, width), -1)
+    pages[:, :6] = [[4, 4, 2, 4, 7, -1], [1, 2, 3, 1, -1, -1]]
+    want = np.zeros((2, width), int)
+    want[:, :6] = [[1, 1, 2, 1, 3, 0], [1, 2, 3, 1, 0, 0]]
+    if width > 6:  # a long row: ranks count on past the first six positions
+        pages[0, 6:] = np.arange(width - 6) % 9
+        want[0, 6:] = [{4: 1, 2: 2, 7: 3}.get(int(x), 0) or 4 + sorted({x for x in range(9)} - {2, 4, 7}).index(x)
+                       for x in pages[0, 6:]]
+    np.testing.assert_array_equal(page_ranks(pages), want)
 
 
 def test_an_error_during_the_pass_leaves_no_fused_file(tmp_path):

@@ -153,3 +153,16 @@ def test_from_carries_explicit_judgments_so_judged_metrics_stay_equal(source, tm
     moved = both[both["value_plain"] != both["value_judged"]]
     assert set(moved["question_id"]) == {"bw-01"}  # only the judged question's values move
     assert set(moved["metric"]) <= {"Judged@10", "nDCG(judged_only=True)@10"} and len(moved)
+
+
+def test_from_fuses_the_stored_arm_scores_as_a_fresh_run_does(source, tmp_path):
+    """Score-based methods read ``arm_ranks.score``: re-scored from the source, a CombSUM /
+    hybrid grid gives the fresh run's metrics (not the all-tied scores of missing ones)."""
+    grid = tmp_path / "m.toml"
+    grid.write_text('[defaults]\ndepth = 100\n[grid]\nmethod = ["combsum", "hybrid"]\nnorm = ["min-max"]\n'
+                    'arms = [["bm25", "boost"]]\nweights = [{}, {boost = 0.3}]\n')
+    fresh = run(RunOptions(config=grid, runs_dir=tmp_path, run_id="fresh"))
+    again = rescore(RunOptions(config=grid, runs_dir=tmp_path, run_id="again", source_run=source.path))
+    a, b = Run(fresh.path).table("metrics"), Run(again.path).table("metrics")
+    assert (a["config_id"].str.startswith("combsum")).any() and (a["config_id"].str.startswith("hybrid")).any()
+    pd.testing.assert_frame_equal(a.drop(columns="run_id"), b.drop(columns="run_id"))
