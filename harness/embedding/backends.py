@@ -102,9 +102,9 @@ def has_amx() -> bool:
 
 AUTO_RULES: tuple[tuple[str, str, str], ...] = (
     ("amx_bf16", "torch-bf16", "AMX tiles: 3.06x fp32 passages/s (Intel, 2026-11-30)"),
-    ("avx512_vnni", "onnx-int8", "AVX-512 VNNI without AMX: 5.97x fp32 passages/s by wall time, 5.32x per "
-     "CPU-second, torch-bf16 2.29x / 2.14x in the same run; min cosine 0.9949 (AMD EPYC Zen 4, "
-     "2026-12-01, load average 8-12 on 2 cores)"),
+    ("avx512_vnni", "onnx-int8", "AVX-512 VNNI without AMX: 6.18x fp32 passages/s by wall time, 5.70x per "
+     "CPU-second (AMD EPYC Zen 4, 2026-12-01, load average 3-4 on 2 cores; torch-bf16 2.29x / 2.14x "
+     "beside int8 at load 8-12); min cosine 0.9949"),
     ("avx512_bf16", "torch-bf16", "AVX-512 BF16 without AMX or VNNI: 1.6x fp32 passages/s (torch-bf16 "
      "measured on AMD Zen 4)"),
 )
