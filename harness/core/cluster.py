@@ -6,7 +6,7 @@ for Ray Client; ``auto`` for the cluster this machine belongs to) it first opens
 connection to that port with a short timeout (:data:`CONNECT_TIMEOUT_S`), so an unreachable
 address fails at once with a :class:`ClusterError` naming it (the CLI exits 2) instead of
 Ray's long retry loop; then it calls ``ray.init``. Without an address it starts a
-single-node Ray instance on this machine (all its CPUs, bound to 127.0.0.1) and shuts it
+single-node Ray instance on this machine (all its CPUs; always a new one) and shuts it
 down when the block ends; a watchdog (:func:`harness.core.reaper.reaped`) started before
 it ends every process of that instance (head, agents, workers) when the block ends or the
 driver dies, ``kill -9`` included. A cluster joined with ``address`` is never stopped.
@@ -159,7 +159,6 @@ def _init_kwargs(address: str | None) -> dict[str, Any]:
                               "runtime_env": {"env_vars": dict(WORKER_ENV)}}
     if address is None:  # "local": a new instance, never the cluster RAY_ADDRESS or the last
         kwargs["address"] = "local"  # `ray start` names (ray.init would join that one)
-        kwargs["_node_ip_address"] = "127.0.0.1"
     else:
         kwargs["address"] = address
     return kwargs
@@ -176,7 +175,7 @@ def end_orphans() -> None:
             cmdline = (proc / "cmdline").read_bytes()
         except (OSError, ValueError, IndexError):
             continue
-        if ppid == me and b"ray" in cmdline:
+        if ppid == me and b"/ray/" in cmdline:  # Ray's programs; never the reaper's watchdog
             with contextlib.suppress(OSError):
                 os.kill(int(proc.name), signal.SIGKILL)
                 os.waitpid(int(proc.name), 0)  # reaped here: no zombie left

@@ -238,8 +238,17 @@ class LoadedModel:
                 **self.provenance, "sentence_transformers": version("sentence-transformers"),
                 "transformers": version("transformers"), "tokenizers": version("tokenizers"),
                 "torch": version("torch"),
-                **({"onnxruntime": version("onnxruntime"), "onnx_build": self.onnx_record}
+                **({"onnxruntime": version("onnxruntime"), "onnx_build": self.onnx_built()}
                    if self.backend.engine == "onnx" else {})}
+
+    def onnx_built(self) -> dict[str, Any] | None:
+        """The build record of this backend's ONNX file: the one in use, else the one on
+        disk (a fully cached run never opens it), else ``None`` (not exported yet)."""
+        if self.onnx_record is None:
+            target = onnx_export.onnx_folder(self.cache, self.packaged.name, self.backend.name, self.provenance)
+            if (target / onnx_export.BUILD_RECORD).is_file():
+                return {"folder": str(target), **onnx_export.read_record(target)}
+        return self.onnx_record
 
 
 def _e5_folder(cache: Path) -> tuple[Path, dict[str, Any]]:

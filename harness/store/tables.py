@@ -111,7 +111,8 @@ FUSED = table(
     "whose fused rows could exceed `--max-fused-rows` (default 5,000,000: 231k rows are 2.3 MB of Parquet, "
     "and every reader loads the table whole). The `metrics` table always covers every config; rows "
     "not stored are recomputable from `arm_ranks` with `harness run --from RUN -c GRID --fused-config ID`. "
-    "The manifest's `fused_rows` records what was stored (configs, depth, rows).",
+    "The manifest's `fused_rows` records what was stored (configs, depth, rows). The rows are cut from the same "
+    "pass that scores the metrics and written as they come, in row groups of whole configs (about 262k rows).",
     ("question_id", "config_id", "chunk_id"),
     Column("question_id", S, "gold question id"),
     Column("config_id", S, "fusion config id"),

@@ -101,8 +101,16 @@ def test_orphans_of_a_failed_start_are_ended_without_a_warning() -> None:
 
     node = Node()
     node.cycle = node
-    node.raylet = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "raylet"])
+    node.raylet = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
+                                    "site-packages/ray/core/src/ray/raylet/raylet"])
     pid = node.raylet.pid
     del node
-    cluster.end_orphans()
-    assert not Path(f"/proc/{pid}").exists()  # killed and reaped
+    watchdog = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
+                                 "-m", "harness.core.reaper", "ray-1-ab", "1", "1"])
+    try:
+        cluster.end_orphans()
+        assert not Path(f"/proc/{pid}").exists()  # killed and reaped
+        assert watchdog.poll() is None  # the reaper's watchdog ("ray-" token) is left alone
+    finally:
+        watchdog.kill()
+        watchdog.wait()

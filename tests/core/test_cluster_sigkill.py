@@ -1,13 +1,14 @@
 """A ``harness run --engine ray`` driver killed with SIGKILL while the one-node Ray it
 started is answering: every process of that Ray instance (head processes, dashboard and
 runtime-env agents, workers) ends within a bounded time, and the same command resumes the
-run to the tables a local run writes."""
+run to the tables a local run writes. The one-node start ignores ``RAY_ADDRESS``."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from harness.answering.journal import JOURNAL_DIR
+from harness.core.reaper import TAG_VAR
 from tests.helpers.chat_server import chat_server, delay
 from tests.helpers.common import LEXICAL, REPO
 from tests.helpers.ray_cluster import RAY_MISSING, pids_titled, wait_for
@@ -48,6 +50,28 @@ def _cluster_pids(ray_tmp: str) -> list[int]:
     return sorted(found - {os.getpid()})
 
 
+def _describe(pids: list[int]) -> list[str]:
+    """pid, parent, tag and command line of each process (for a failure's message)."""
+    out = []
+    for pid in pids:
+        proc = Path(f"/proc/{pid}")
+        try:
+            parent = (proc / "stat").read_text().rpartition(")")[2].split()[1]
+            env = (proc / "environ").read_bytes().split(b"\0")
+            tag = next((e.decode() for e in env if e.startswith(TAG_VAR.encode())), "untagged")
+            args = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            out.append(f"{pid} (parent {parent}, {tag}): {args[:120]}")
+        except OSError:
+            out.append(f"{pid}: gone")
+    return out
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def _run(url: str, out: Path, run_id: str, engine: str) -> list[str]:
     return [HARNESS, "run", "-c", str(LEXICAL), "-o", str(out), "--run-id", run_id,
             "-a", "ollama", "-p", "ollama.model=stub", "-p", f"ollama.base_url={url}",
@@ -61,7 +85,9 @@ def _journal_lines(run: Path) -> int:
 
 def test_a_sigkilled_ray_driver_leaves_no_ray_process_and_resumes(tmp_path: Path) -> None:
     ray_tmp = tempfile.mkdtemp(prefix="rk", dir="/tmp")  # short: Ray's socket paths
-    env = {**os.environ, "RAY_TMPDIR": ray_tmp, "PYTHONPATH": str(REPO)}
+    # RAY_ADDRESS names a dead cluster: without --address the harness starts its own anyway
+    env = {**os.environ, "RAY_TMPDIR": ray_tmp, "PYTHONPATH": str(REPO),
+           "RAY_ADDRESS": f"127.0.0.1:{_closed_port()}"}
     run = tmp_path / "runs" / "r"
     with chat_server([delay(2.0)] * 16) as srv:  # answering lasts while the test kills
         log = (tmp_path / "driver.log").open("wb")
@@ -78,8 +104,11 @@ def test_a_sigkilled_ray_driver_leaves_no_ray_process_and_resumes(tmp_path: Path
             os.kill(driver.pid, signal.SIGKILL)
             driver.wait(timeout=30)
             killed = time.monotonic()
-            wait_for(lambda: not _cluster_pids(ray_tmp), GONE_S,
-                     f"the killed driver's Ray processes to end (ran {up_s:.0f} s before the kill)")
+            try:
+                wait_for(lambda: not _cluster_pids(ray_tmp), GONE_S, "the killed driver's Ray "
+                         f"processes to end (ran {up_s:.0f} s before the kill)")
+            except AssertionError as exc:
+                raise AssertionError(f"{exc}; left: {_describe(_cluster_pids(ray_tmp))}") from None
             print(f"{len(alive)} Ray processes ended {time.monotonic() - killed:.1f} s after the kill")
         finally:
             if driver.poll() is None:

@@ -20,8 +20,8 @@ from tests.helpers.common import REPO
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
 
-# the owner: inside the block, a child and a grandchild that leaves its parent (double fork,
-# new session: what Ray's raylet does with its agents); prints the token, then waits
+# the owner: inside the block, a child and a grandchild whose parent exits (double fork: an
+# orphan, as Ray's agents are once their raylet dies); prints the token, then waits
 OWNER = textwrap.dedent("""
     import subprocess, sys, time
     from harness.core.reaper import reaped
@@ -29,7 +29,7 @@ OWNER = textwrap.dedent("""
         sleeper = [sys.executable, "-c", "import time; time.sleep(120)"]
         child = subprocess.Popen(sleeper)
         subprocess.Popen([sys.executable, "-c",
-                          "import subprocess, sys; subprocess.Popen(sys.argv[1:], start_new_session=True)",
+                          "import subprocess, sys; subprocess.Popen(sys.argv[1:])",
                           *sleeper]).wait()
         print(token, flush=True)
         if sys.argv[1] == "wait":

@@ -135,7 +135,7 @@ def test_bf16_vectors_stay_within_cosine_099_of_fp32(srd_passages, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.shared
-def test_bf16_recall_at_5_matches_fp32_on_secret_hitler(tmp_path):
+def test_bf16_and_int8_recall_at_5_match_fp32_on_secret_hitler(tmp_path):
     from harness.pipeline.options import RunOptions
     from harness.pipeline.retrieval import run
 
@@ -143,7 +143,7 @@ def test_bf16_recall_at_5_matches_fp32_on_secret_hitler(tmp_path):
     (tmp_path / "cache").mkdir()
     root = shared_model_cache(tmp_path / "cache")
     recall = {}
-    for backend in ("torch-fp32", "torch-bf16"):
+    for backend in ("torch-fp32", "torch-bf16", "onnx-int8"):
         result = run(RunOptions(goldset=goldset, runs_dir=tmp_path / "runs", run_id=backend,
                                 cache_dir=root, arm_overrides={"dense": {"backend": backend}},
                                 allow_outside=True))
@@ -152,4 +152,6 @@ def test_bf16_recall_at_5_matches_fp32_on_secret_hitler(tmp_path):
         recall[backend] = float(sel["value"].mean())
         manifest = (result.path / "manifest.json").read_text(encoding="utf-8")
         assert f'"backend_resolved": "{backend}"' in manifest
-    assert abs(recall["torch-bf16"] - recall["torch-fp32"]) <= 0.01, recall
+    assert '"onnx_build"' in manifest and '"per_channel": true' in manifest  # the int8 run's build record
+    for backend in ("torch-bf16", "onnx-int8"):
+        assert abs(recall[backend] - recall["torch-fp32"]) <= 0.01, recall

@@ -35,6 +35,8 @@ def test_onnx_fp32_reproduces_torch_fp32_and_records_its_build(tmp_path):
     assert (d["backend"], d["engine"], d["dtype"]) == ("onnx-fp32", "onnx", "float32")
     assert d["onnx_build"]["fusions"]["Attention"] == 12 and d["onnxruntime"]
     assert d["model_id"] != torch_fp32.model_id
+    unopened = load_model("e5-small", root, "onnx-fp32")  # a fully cached run: never opens the file
+    assert unopened.describe()["onnx_build"] == d["onnx_build"] and unopened._onnx is None
 
 
 @pytest.mark.slow
