@@ -11,8 +11,9 @@ question from either source, and both give the same lists (tested on every metri
   question are selected (``argpartition``) and put in exact fused order; candidates
   scoring above the m-th best by more than the float tolerance are a prefix of the
   exact order. A question whose first ``depth`` pages reach down to that boundary (a
-  tie across the cut, too few distinct pages among m chunks), or whose first relevant
-  page lies beyond them when the whole list is needed, is ordered in full.
+  tie across the cut, too few distinct pages among m chunks) is ordered in full; one
+  whose first relevant page lies beyond them when the whole list is needed gets its
+  rank from :mod:`harness.metrics.first_relevant` (no full order).
 
 What is built follows the metrics' needs (:data:`harness.metrics.family.NEEDS`):
 ``whole_list`` makes ``first_rel`` exact beyond the cutoffs; ``judged_only`` builds the
@@ -27,6 +28,7 @@ from typing import Protocol
 import numpy as np
 
 from harness.fusion.fuse import Fused, RankMatrix
+from harness.metrics.first_relevant import first_relevant_ranks
 from harness.metrics.gold import Gold, lookup
 
 
@@ -233,18 +235,11 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
     first_rel_rank = np.where(found, prank[allq, rpos].astype(np.float64), np.inf)
     # first relevant page beyond the exact prefix: needs the whole list, unless all of it is here
     deep = (~found & (d.rel & (s > 0)).any(axis=1) & (boundary > 0)) if whole_list else np.zeros(nq, bool)
-    if deep.any():  # count distinct pages strictly ahead of the best relevant chunk
-        rows_d = np.flatnonzero(deep & ~bad)
-        sd = s[rows_d]
-        t = np.where(d.rel[rows_d], sd, 0.0).max(axis=1)
-        near_other = (np.abs(sd - t[:, None]) <= tol) & ~d.rel[rows_d] & (sd > 0)
-        easy = ~near_other.any(axis=1)  # no exact-tie question at the relevant chunk
-        rows_e = rows_d[easy]
-        ahead = np.where(sd[easy] > t[easy, None] + tol, d.page[rows_e], -1)
-        ahead.sort(axis=1)
-        distinct = ((ahead[:, 1:] != ahead[:, :-1]) & (ahead[:, 1:] >= 0)).sum(axis=1) + (ahead[:, 0] >= 0)
-        first_rel_rank[rows_e] = distinct + 1.0
-        deep[rows_e] = False
+    rows_d = np.flatnonzero(deep & ~bad)
+    if len(rows_d):  # without ordering the whole list (harness.metrics.first_relevant)
+        first_rel_rank[rows_d] = first_relevant_ranks(
+            s[rows_d], d.rel[rows_d], d.page[rows_d], tol, lambda i, keys, c: o.exact(rows_d[i], keys, c))
+        deep[rows_d] = False
     full_rows = np.flatnonzero(bad | deep)
     top = np.where(cs[:, 0] > 0, o.top_score(allq, cand[:, 0]), 0.0)
     n_pages = keep.sum(axis=1)

@@ -1,0 +1,68 @@
+"""The first relevant page's rank without ordering the whole list equals the full path's, ties included."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from harness.fusion.configs import FusionConfig
+from harness.fusion.fuse import RankMatrix, fuse
+from harness.metrics.first_relevant import first_relevant_ranks
+from harness.metrics.gold import make_gold
+from harness.metrics.page_lists import Candidates, page_lists
+from harness.metrics.ranking import parse
+from harness.pipeline.sweep import ConfigScores, DenseRanks, score_configs
+from tests.helpers.common import q
+from tests.helpers.synthetic import synthetic
+
+
+def rrf(k, arms, weights, depths):
+    cid = f"k{k}-{'+'.join(arms)}-{depths[0]}-{weights[0]}"
+    return FusionConfig(cid, cid, "grid", "rrf", float(k), arms, tuple(map(float, weights)), depths)
+
+
+CONFIGS = [rrf(1, ("a", "b", "c"), (1, 1, 1), (100, 100, 100)),  # small k: exact ties everywhere
+           rrf(2, ("a", "b"), (1, 1), (60, 60)),  # two unit arms: (r1, r2) ties (r2, r1)
+           rrf(20, ("a", "b", "c"), (1, 1, 1), (100, 100, 100)),  # ties not exact in float (5/56)
+           rrf(60, ("b", "c"), (0.5, 2.0), (10, 50)),
+           FusionConfig("borda", "borda", "grid", "borda", float("nan"), ("a", "b"), (1.0, 1.0), (60, 60)),
+           FusionConfig("combsum", "combsum", "grid", "combsum", float("nan"), ("a", "b", "c"), (1.0,) * 3,
+                        (100,) * 3, (("norm", "min-max"),))]
+
+
+def scored(seed, cpp):
+    questions, ar, chunk_pages = synthetic(seed, chunks_per_page=cpp)
+    ar = ar.assign(score=np.round(10.0 / ar["rank"].to_numpy(), 0))  # coarse arm scores: ties
+    m = RankMatrix.from_arm_ranks(ar, [x.question_id for x in questions], ["a", "b", "c"])
+    gold = make_gold(questions, m, chunk_pages)
+    return m, gold, DenseRanks.build(m), Candidates.build(m, gold)
+
+
+@pytest.mark.parametrize(("seed", "cpp"), [(3, 1), (5, 2), (8, 3)])
+def test_every_question_equals_the_whole_ordered_list(seed, cpp):
+    m, gold, dense, cands = scored(seed, cpp)
+    for c in CONFIGS:
+        o = ConfigScores.of(dense, cands, c)  # every question: the rows are the questions
+        got = first_relevant_ranks(o.scores, cands.rel, cands.page, o.tol, o.exact)
+        want = page_lists(fuse(m, c), gold, 10).first_rel
+        np.testing.assert_array_equal(got, want, err_msg=c.config_id)
+
+
+def test_ties_at_the_relevant_chunk_are_ordered_by_exact_score_then_id():
+    # k=1, arms a, b: every chunk below is ranked (r, s) or (s, r), so pairs tie exactly;
+    # relevant page 5 (chunks x5a, x5b) ties with x4 (ahead: smaller id) and x6 (behind)
+    rows = [("q1", "a", "x1", 1), ("q1", "b", "x1", 1),
+            ("q1", "a", "x2", 2), ("q1", "b", "x3", 2), ("q1", "a", "x3", 3), ("q1", "b", "x2", 3),
+            ("q1", "a", "x4", 4), ("q1", "b", "x5b", 4), ("q1", "a", "x5b", 5), ("q1", "b", "x4", 5),
+            ("q1", "a", "x6", 6), ("q1", "b", "x6", 6)]
+    ar = pd.DataFrame(rows, columns=["question_id", "arm", "chunk_id", "rank"])
+    pages = {"x1": ("d", 1), "x2": ("d", 2), "x3": ("d", 3), "x4": ("d", 4), "x5b": ("d", 5), "x6": ("d", 6)}
+    m = RankMatrix.from_arm_ranks(ar, ["q1"], ["a", "b"])
+    gold = make_gold([q("q1", "x", ("d#5",))], m, pages)
+    c = rrf(1, ("a", "b"), (1, 1), (100, 100))
+    assert page_lists(fuse(m, c), gold, 10).first_rel.tolist() == [5.0]  # x1, x2|x3, x4|x5b
+    vals = score_configs(m, gold, [c], [parse("first_rel_rank"), parse("MRR@1")], workers=1)[0]
+    assert vals["first_rel_rank"].tolist() == [5.0]
+    # depth 1, m=2 (x1 and one of x2|x3, no tie across the cut at rank 1): the relevant page lies
+    # beyond the selection, in a tie cluster with a page ahead of it (x4)
+    o = ConfigScores.of(DenseRanks.build(m), Candidates.build(m, gold), c)
+    assert page_lists(o, gold, 1, m=2).first_rel.tolist() == [5.0]
