@@ -57,12 +57,20 @@ def summary_columns(metric_names: list[str]) -> list[str]:
 
 def codes(metrics: Metrics, column: str) -> tuple[np.ndarray, list[str]]:
     """Integer code of each row's ``column`` value and the distinct values, in order of
-    first appearance (``codes[i]`` indexes the list). Arrow columns are dictionary-encoded
-    in C++; a pandas column goes through :func:`pandas.factorize` (both keep that order)."""
+    first appearance (``codes[i]`` indexes the list). An Arrow column is encoded by runs
+    of equal values (a run's table is written config by config, metric by metric: a few
+    thousand runs), only each run's first value dictionary-encoded in C++; a pandas
+    column goes through :func:`pandas.factorize` (both keep that order)."""
     if isinstance(metrics, pa.Table):
         col = metrics.column(column).combine_chunks()
-        enc = col if pa.types.is_dictionary(col.type) else pc.dictionary_encode(col)
-        return (np.asarray(enc.indices.to_numpy(zero_copy_only=False), np.int64),
+        if pa.types.is_dictionary(col.type):
+            col = col.cast(col.type.value_type)
+        n = len(col)
+        change = pc.not_equal(col.slice(1), col.slice(0, max(n - 1, 0))).to_numpy(zero_copy_only=False)
+        starts = np.r_[0, np.flatnonzero(change) + 1] if n else np.zeros(0, np.int64)
+        enc = pc.dictionary_encode(col.take(pa.array(starts, pa.int64())))
+        runs = np.asarray(enc.indices.to_numpy(zero_copy_only=False), np.int64)
+        return (np.repeat(runs, np.diff(np.r_[starts, n])),
                 [str(v) for v in enc.dictionary.to_pylist()])
     found, uniques = pd.factorize(metrics[column], sort=False)
     return np.asarray(found, np.int64), [str(v) for v in uniques]
@@ -77,9 +85,7 @@ def column(metrics: Metrics, name: str, dtype: type) -> np.ndarray:
 
 def metric_names(metrics: Metrics) -> list[str]:
     """The metrics of a table, in order of first appearance."""
-    if isinstance(metrics, pa.Table):
-        return [str(v) for v in pc.unique(metrics.column("metric")).to_pylist()]
-    return [str(v) for v in pd.unique(metrics["metric"])]
+    return codes(metrics, "metric")[1]
 
 
 def grouped_values(metrics: Metrics, names: Sequence[str]) -> dict[tuple[str, str, bool], np.ndarray]:
@@ -88,18 +94,31 @@ def grouped_values(metrics: Metrics, names: Sequence[str]) -> dict[tuple[str, st
     c_codes, c_names = codes(metrics, "config_id")
     m_codes, m_names = codes(metrics, "metric")
     chosen = set(names)
-    wanted = [i for i, n in enumerate(m_names) if n in chosen]
-    keep = np.isin(m_codes, wanted)
-    key = (c_codes[keep] * len(m_names) + m_codes[keep]) * 2 + column(metrics, "answerable", bool)[keep]
-    vals = column(metrics, "value", np.float64)[keep]
-    o = np.argsort(key, kind="stable")  # stable: table order within a group
-    key, vals = key[o], vals[o]
-    cuts = np.flatnonzero(np.diff(key)) + 1
+    wanted = np.isin(np.arange(len(m_names)), [i for i, n in enumerate(m_names) if n in chosen])
+    block = c_codes * len(m_names) + m_codes
+    answerable = column(metrics, "answerable", bool)
+    vals = column(metrics, "value", np.float64)
+    starts = np.r_[0, np.flatnonzero(np.diff(block)) + 1] if len(block) else np.zeros(0, np.int64)
     out = {}
+    if len(np.unique(block[starts])) == len(starts):  # each (config, metric) in one run: no sort
+        for start, end in zip(starts, np.r_[starts[1:], len(block)], strict=True):
+            k = int(block[start])
+            if wanted[k % len(m_names)]:
+                a, v = answerable[start:end], vals[start:end]
+                for flag in (False, True):
+                    part = v[a == flag]
+                    if len(part):
+                        out[(c_names[k // len(m_names)], m_names[k % len(m_names)], flag)] = part
+        return out
+    keep = wanted[m_codes]
+    key = block[keep] * 2 + answerable[keep]
+    o = np.argsort(key, kind="stable")  # stable: table order within a group
+    key, v = key[o], vals[keep][o]
+    cuts = np.flatnonzero(np.diff(key)) + 1
     for start, end in zip(np.r_[0, cuts], np.r_[cuts, len(key)], strict=True):
         if end > start:
             k = int(key[start])
-            out[(c_names[k // 2 // len(m_names)], m_names[k // 2 % len(m_names)], bool(k % 2))] = vals[start:end]
+            out[(c_names[k // 2 // len(m_names)], m_names[k // 2 % len(m_names)], bool(k % 2))] = v[start:end]
     return out
 
 

@@ -119,7 +119,7 @@ class FusionMethod:
 
 
 FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method")
-__all__ = ["FUSION_METHODS", "FusionMethod", "Param", "Planes", "method_of", "register", "weights_of"]
+__all__ = ["FUSION_METHODS", "FusionMethod", "Param", "Planes", "config_ceiling", "method_of", "register", "weights_of"]
 
 
 def register(cls: type[FusionMethod]) -> type[FusionMethod]:
@@ -134,3 +134,10 @@ def method_of(config: FusionConfig) -> FusionMethod:
 
 def weights_of(config: FusionConfig) -> np.ndarray:
     return np.asarray(config.weights, np.float64)
+
+
+def config_ceiling(config: FusionConfig) -> float:
+    """The ceiling of ``config`` under its method (RRF: sum over the config's arms of
+    w_a / (k + 1), every arm votes rank 1); NaN for a method without a ceiling."""
+    c = FUSION_METHODS.get(config.method).ceiling(config)
+    return float("nan") if c is None else c

@@ -35,15 +35,6 @@ class FusionConfig:
     depths: tuple[int, ...]
     options: tuple[tuple[str, Any], ...] = ()
 
-    @property
-    def ceiling(self) -> float:
-        """The method's ceiling (RRF: sum over the config's arms of w_a / (k + 1),
-        every arm votes rank 1); NaN for a method without a ceiling."""
-        from harness.fusion.method import FUSION_METHODS
-
-        c = FUSION_METHODS.get(self.method).ceiling(self)
-        return float("nan") if c is None else c
-
     def params(self) -> dict[str, Any]:
         out: dict[str, Any] = {"method": self.method, "k": self.k, "arms": list(self.arms),
                                "weights": list(self.weights), "depths": list(self.depths)}

@@ -28,6 +28,7 @@ from typing import Protocol
 import numpy as np
 
 from harness.fusion.fuse import Fused, RankMatrix
+from harness.fusion.method import config_ceiling
 from harness.metrics.first_relevant import first_relevant_ranks
 from harness.metrics.gold import Gold, lookup
 
@@ -180,7 +181,7 @@ def from_fused(fused: Fused, gold: Gold, depth: int, *,
     top = np.zeros(nq)
     top_sel = fused.fused_rank == 1
     top[fused.question_index[top_sel]] = fused.score[top_sel]
-    ceiling = np.full(nq, fused.config.ceiling)
+    ceiling = np.full(nq, config_ceiling(fused.config))
     n_pages = np.bincount(fused.question_index[sel], minlength=nq)
     return (PageLists(rel, req, gold.n_req, gold.n_rel, first_rel, top, ceiling, gain, gold.ideal_gain,
                       judged, n_pages), found.rel)

@@ -30,6 +30,7 @@ import pandas as pd
 import pyarrow as pa
 
 from harness.fusion.fuse import RankMatrix
+from harness.fusion.method import config_ceiling
 from harness.fusion.records import FusionConfig
 from harness.metrics.gold import Gold
 from harness.pipeline.sweep import ConfigScores
@@ -169,8 +170,8 @@ class RowContext:
         n = [len(p) for p in parts]
         row = cat(lambda p: p.row).astype(np.int64)
         score = cat(lambda p: p.score).astype(np.float64)
-        ceiling = np.repeat(np.array([p.config.ceiling for p in parts], np.float64), n)
-        ratio = np.concatenate([p.score / p.config.ceiling for p in parts]) if parts else np.zeros(0)
+        ceiling = np.repeat(np.array([config_ceiling(p.config) for p in parts], np.float64), n)
+        ratio = np.concatenate([p.score / config_ceiling(p.config) for p in parts]) if parts else np.zeros(0)
         cols: dict[str, pa.Array] = {
             "question_id": _dictionary(cat(lambda p: p.question), self.question_ids),
             "config_id": _dictionary(np.repeat(np.arange(len(parts)), n),

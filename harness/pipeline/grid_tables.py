@@ -136,17 +136,17 @@ def metrics_table(question_ids: Sequence[str], answerable: np.ndarray, configs: 
             val[(ci * nm + mi) * nq : (ci * nm + mi + 1) * nq] = per[s.name]
     n = len(val)
 
-    def dictionary(codes: np.ndarray, names: Sequence[str]) -> pa.Array:
-        return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()),
-                                              pa.array(list(names), pa.string())).cast(pa.string())
+    def strings(codes: np.ndarray, names: Sequence[str]) -> pa.Array:
+        # a plain string column (what readers get back), gathered from the few names in C++
+        return pa.array(list(names), pa.string()).take(pa.array(codes, pa.int32()))
 
     qcode = np.tile(np.arange(nq, dtype=np.int32), nc * nm)
     mcode = np.tile(np.repeat(np.arange(nm, dtype=np.int32), nq), nc)
     ccode = np.repeat(np.arange(nc, dtype=np.int32), nm * nq)
     return pa.table({
-        "question_id": dictionary(qcode, [str(q) for q in question_ids]),
-        "config_id": dictionary(ccode, [c.config_id for c in configs]),
-        "metric": dictionary(mcode, [s.name for s in specs]),
+        "question_id": strings(qcode, [str(q) for q in question_ids]),
+        "config_id": strings(ccode, [c.config_id for c in configs]),
+        "metric": strings(mcode, [s.name for s in specs]),
         "value": pa.array(val, pa.float64()),
         "answerable": pa.array(np.tile(np.asarray(answerable, bool), nc * nm) if n else np.zeros(0, bool)),
     })

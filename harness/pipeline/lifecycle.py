@@ -40,6 +40,7 @@ from harness.core.engines import EngineInfo, open_engine
 from harness.core.errors import HarnessError
 from harness.fusion.configs import FusionConfig, RunConfig
 from harness.fusion.fuse import RankMatrix
+from harness.fusion.method import config_ceiling
 from harness.metrics.family import Metric
 from harness.metrics.gold import Gold
 from harness.pipeline.grid_tables import check_budget, grid_tables
@@ -97,7 +98,7 @@ def configs_frame(cfg: RunConfig) -> pd.DataFrame:
     return pd.DataFrame([{
         "config_id": c.config_id, "name": c.name, "kind": c.kind, "method": c.method, "k": c.k,
         "arms": list(c.arms), "weights": list(c.weights), "depths": list(c.depths),
-        "ceiling": c.ceiling, "params": json.dumps(c.params(), sort_keys=True),
+        "ceiling": config_ceiling(c), "params": json.dumps(c.params(), sort_keys=True),
     } for c in cfg.configs])
 
 

@@ -28,6 +28,7 @@ import pandas as pd
 from harness.fusion.configs import FusionConfig
 from harness.fusion.kernel import config_scores, exact_rows, planes_of
 from harness.fusion.matrix import RankMatrix
+from harness.fusion.method import config_ceiling
 from harness.fusion.planes import Planes
 from harness.metrics.family import Metric
 from harness.metrics.gold import Gold
@@ -72,7 +73,7 @@ class ConfigScores:
 
     @property
     def ceiling(self) -> float:
-        return self.config.ceiling
+        return config_ceiling(self.config)
 
     def exact(self, rows: np.ndarray, s: np.ndarray, cand: np.ndarray) -> np.ndarray:
         return exact_rows(self.dense.planes, self.config, rows, s, cand, self.tol, ties=self.ties, fused=self.fused)

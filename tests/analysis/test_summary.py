@@ -92,3 +92,31 @@ def test_summary_columns_have_json_safe_names_and_a_legend():
     text = legend(list(df.columns))
     assert "first_rel_rank is the median" in text and "top_score_ratio_unanswerable" in text
     assert legend(["config_id"]) == ""
+
+
+@pytest.mark.parametrize("layout", ["blocks", "interleaved", "dictionary"])
+def test_grouped_values_equal_a_filter_in_table_order(layout):
+    # blocks: one run per (config, metric), as a run writes it (no sort); interleaved: runs
+    # repeat (the sorting fallback); dictionary: Arrow dictionary columns, as read back
+    import numpy as np
+    import pyarrow as pa
+
+    from harness.analysis.summary import grouped_values
+
+    rng = np.random.default_rng(3)
+    rows = [(f"q{q}", f"c{c}", name, float(rng.random()), bool(rng.random() < 0.7))
+            for c in (3, 1, 2) for name in ("hit@1", "MRR@10", "nDCG@10") for q in range(40)]
+    df = pd.DataFrame(rows, columns=["question_id", "config_id", "metric", "value", "answerable"])
+    if layout == "interleaved":
+        df = df.iloc[rng.permutation(len(df))].reset_index(drop=True)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    if layout == "dictionary":
+        table = table.set_column(1, "config_id", table.column("config_id").dictionary_encode())
+    got = grouped_values(table, ["hit@1", "nDCG@10"])
+    want = {(c, m, a): g["value"].to_numpy() for (c, m, a), g in df.groupby(["config_id", "metric", "answerable"])
+            if m != "MRR@10"}
+    assert set(got) == set(want)
+    for key, values in want.items():
+        np.testing.assert_array_equal(got[key], values, err_msg=str(key))  # same values, same order
+    assert grouped_values(pa.Table.from_pandas(df, preserve_index=False), ["hit@1"]).keys() == {
+        k for k in want if k[1] == "hit@1"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -127,5 +128,6 @@ def test_a_sigkilled_ray_driver_leaves_no_ray_process_and_resumes(tmp_path: Path
                                cwd=tmp_path, capture_output=True, text=True, timeout=START_S,
                                check=False)
         assert fresh.returncode == 0, fresh.stderr
+    shutil.rmtree(ray_tmp, ignore_errors=True)  # both sessions' logs
     assert json.loads((run / "manifest.json").read_text(encoding="utf-8"))["status"] == "complete"
     assert table_differences(run, tmp_path / "runs" / "fresh") == []

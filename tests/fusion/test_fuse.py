@@ -6,6 +6,7 @@ import pytest
 
 from harness.fusion.configs import FusionConfig
 from harness.fusion.fuse import FUSION_METHODS, RankMatrix, fuse, rrf
+from harness.fusion.method import config_ceiling
 
 
 def cfg(arms, k=60.0, weights=None, depths=None, cid="c"):
@@ -27,10 +28,10 @@ def test_rrf_formula_with_weights_and_depth():
 
 
 def test_ceiling_is_sum_of_weights_over_k_plus_one():
-    assert cfg(["a", "b", "c"]).ceiling == pytest.approx(3 / 61)
-    assert round(cfg(["a", "b", "c"]).ceiling, 5) == 0.04918
-    assert round(cfg(["a", "b"]).ceiling, 5) == 0.03279
-    assert cfg(["a", "b"], weights=(1.0, 0.5)).ceiling == pytest.approx(1 / 61 + 0.5 / 61)
+    assert config_ceiling(cfg(["a", "b", "c"])) == pytest.approx(3 / 61)
+    assert round(config_ceiling(cfg(["a", "b", "c"])), 5) == 0.04918
+    assert round(config_ceiling(cfg(["a", "b"])), 5) == 0.03279
+    assert config_ceiling(cfg(["a", "b"], weights=(1.0, 0.5))) == pytest.approx(1 / 61 + 0.5 / 61)
 
 
 def test_fuse_orders_by_score_then_chunk_id_with_deliberate_ties():

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from harness.fusion.fuse import RankMatrix, fuse
-from harness.fusion.method import FUSION_METHODS
+from harness.fusion.method import FUSION_METHODS, config_ceiling
 from harness.fusion.records import FusionConfig
 
 ARMS = ("a", "b", "c")
@@ -234,7 +234,7 @@ def test_ceilings_per_method():
     assert c["hybrid"].ceiling(config("hybrid", norm="l2", mean="geometric")) == 1.0
     assert c["borda"].ceiling(config("borda")) is None
     assert c["isr"].ceiling(config("isr", arms=("a", "b"))) == 4.0
-    assert math.isnan(config("borda").ceiling)
+    assert math.isnan(config_ceiling(config("borda")))
 
 
 def test_isr_exact_tie_between_different_ranks_goes_to_the_chunk_id():

@@ -10,6 +10,7 @@ import pandas as pd
 
 from harness.fusion.configs import FusionConfig
 from harness.fusion.fuse import Fused, RankMatrix, fuse
+from harness.fusion.method import config_ceiling
 from harness.metrics.gold import Gold, lookup
 from harness.metrics.page_lists import page_ranks
 
@@ -27,8 +28,8 @@ def fused_frame(fused: Fused, matrix: RankMatrix, gold: Gold, run_arms: Sequence
         "page": gold.chunk_pageno[fused.rows].astype(np.int32),
         "fused_rank": fused.fused_rank.astype(np.int32),
         "fused_score": fused.score,
-        "ceiling": c.ceiling,
-        "score_ratio": fused.score / c.ceiling,
+        "ceiling": config_ceiling(c),
+        "score_ratio": fused.score / config_ceiling(c),
         "n_arms": np.int32(len(c.arms)),
         "arms_voted": fused.arms_voted.astype(np.int32),
         "relevant": rel_row,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -121,6 +122,7 @@ def two_node_cluster(attempts: int = 3) -> Iterator[TwoNodes]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+        shutil.rmtree(temp_dir, ignore_errors=True)  # the nodes' sessions and logs
 
 
 def _start_two(cluster_class: Any, token: str, attempts: int) -> TwoNodes:
