@@ -15,6 +15,7 @@ from harness.arms.pg_cluster import ThrowawayCluster
 from harness.arms.pgvector import PgVectorArm, vector_literal
 from harness.core.errors import ConfigError
 from tests.helpers.common import q
+from tests.helpers.embedding_fakes import shared_model_cache
 from tests.helpers.engines import require_postgres
 
 pytestmark = pytest.mark.slow  # the packaged embedding model
@@ -28,6 +29,12 @@ def pg() -> Iterator[ThrowawayCluster]:
     require_postgres(vector=True)
     with ThrowawayCluster() as c:
         yield c
+
+
+@pytest.fixture(autouse=True)
+def _models_converted_once(tmp_path):
+    """tmp_path's ``models/`` is the machine's model cache: e5 is converted and exported once."""
+    shared_model_cache(tmp_path)
 
 
 def _run(corpus, cache: Path, **kw):
