@@ -345,14 +345,15 @@ WORSE_CONFIG = """
 name = "worse"
 k = 1
 arms = ["bm25", "dense", "boost"]
-depths = {bm25 = 3, dense = 3, boost = 3}
+depths = {bm25 = 1, dense = 1, boost = 1}
 """
 
 
 @pytest.mark.slow
 def test_sample_gate_passes_unchanged_and_fails_worse_configs(tmp_path: Path) -> None:
     """The issue's acceptance test on the real sample: two pipeline runs, the second with
-    the default grid plus a k=1, depth-3 config; gated against the first one's baseline
+    the default grid plus a k=1, depth-1 config (at most three chunks: worse than the
+    service config whatever the embedding backend); gated against the first one's baseline
     with the example policy of docs/ci."""
     from harness.fusion.configs import DEFAULT_CONFIG
     from harness.pipeline.options import RunOptions
@@ -371,7 +372,7 @@ def test_sample_gate_passes_unchanged_and_fails_worse_configs(tmp_path: Path) ->
     runner = CliRunner()
     same = runner.invoke(_cli(), args)
     assert same.exit_code == EXIT_PASS, same.output
-    for candidate_config in ("worse", "rrf_k60_bm25+boost"):  # k=1 depth 3; dense dropped
+    for candidate_config in ("worse", "rrf_k60_bm25+boost"):  # k=1 depth 1; dense dropped
         out = tmp_path / f"{candidate_config}.json"
         r = runner.invoke(_cli(), [*args, "--candidate-config", candidate_config, "--json-file",
                                    str(out)])
