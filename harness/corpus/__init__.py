@@ -8,6 +8,7 @@ Modules, in pipeline order:
 * ``pdf_text``     page texts of a long PDF read by helper processes
 * ``page_cache``   on-disk cache of loaded page texts (no re-extraction on a repeated run)
 * ``outline``      PDF outline and markup -> heading paths, page labels
+* ``title_match``  where a heading title occurs in a page (str.find on ASCII pages)
 * ``headings``     heading detection in plain text
 * ``boilerplate``  repeated-line and web-noise filter
 * ``glyphs``       glyph-index token patterns
@@ -17,4 +18,4 @@ Modules, in pipeline order:
 """
 
 __all__ = ["boilerplate", "chunking", "formats", "glyphs", "headings", "ingest", "loaders", "outline",
-           "page_cache", "page_checks", "pdf_text", "records"]
+           "page_cache", "page_checks", "pdf_text", "records", "title_match"]
