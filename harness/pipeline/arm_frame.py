@@ -47,4 +47,5 @@ def arm_frame(results: Sequence[ArmResult], corpus: Corpus) -> pd.DataFrame:
         "doc_id": chunks.arrow_doc_ids.take(take),
         "page": pa.array(chunks.pages[rows]),
     })
-    return table.to_pandas()
+    frame: pd.DataFrame = table.to_pandas()
+    return frame
