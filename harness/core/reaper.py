@@ -19,18 +19,20 @@ of the owner's session that either
   recycled pid is never taken for it; children of such processes and of tagged ones count too.
 Two rules because ``/proc/PID/environ`` is not the environment but the memory it was
 placed in at ``exec``: a process may reuse that memory. The ``setproctitle`` code in Ray's
-agents (``ray::DashboardAgent``, ``ray::RuntimeEnvAgent``) does, for a title longer than
-the command line allows, and pads it with NUL bytes; the raylet orders the agents'
-environment differently on each start, so the token was erased in some starts (2 of 11)
-and the agents, orphaned when the raylet died, outlived the driver. The block therefore
-also sets ``SPT_NOENV=1`` (:data:`KEEP_ENV`: setproctitle then keeps to the command line's
-own memory; Ray sets it for its workers itself), and the lineage catches whatever erases
-its environment by other means, once one scan saw it under the owner. Never touched:
-processes of another user, of another session (a descendant that calls ``setsid`` is not
-followed), started before the block, or of another block or cluster (another run's Ray, a
-cluster this process merely joined): none is a descendant started inside this block, and
-none carries its token. The owner and the watchdog are never signalled; a signal goes
-through a pidfd after the start time was checked again, so a pid reused meanwhile is safe.
+agents (``ray::DashboardAgent``, ``ray::RuntimeEnvAgent``) does: it copies the environment
+elsewhere, takes the command line's memory and the environment strings after it (up to the
+first one the process changed) for the title, and fills that with NUL bytes. The raylet
+orders the agents' environment differently on each start, so the token was erased in some
+starts (2 of 11) and the agents, orphaned when the raylet died, outlived the driver. The
+block therefore also sets ``SPT_NOENV=1`` (:data:`KEEP_ENV`: setproctitle then keeps to
+the command line's own memory; Ray sets it for its workers itself), and the lineage
+catches whatever erases its environment anyway, once one scan saw it under the owner.
+Never touched: processes of another user, of another session (a descendant that calls
+``setsid`` is not followed), started before the block, or of another block or cluster
+(another run's Ray, a cluster this process merely joined): none is a descendant started
+inside this block, and none carries its token. The owner and the watchdog are never
+signalled; a signal goes through a pidfd after the start time was checked again, so a pid
+reused meanwhile is safe.
 
 Only cheap fields are read for every process of this user (``stat``: parent, session,
 start time, state); the environment is read only when the session matches, since that read
