@@ -107,7 +107,7 @@ def top_columns(keys: np.ndarray, m: int) -> np.ndarray:
         return np.zeros((nq, 0), np.int64)
     th = np.sort(keys, axis=1)[:, u - m, None]
     pick = keys >= th
-    over = np.flatnonzero(np.count_nonzero(pick, axis=1) > m)  # ties at the m-th key
+    over = np.flatnonzero(row_counts(pick) > m)  # ties at the m-th key
     if len(over):
         k, t = keys[over], th[over]
         eq = k == t
@@ -117,6 +117,17 @@ def top_columns(keys: np.ndarray, m: int) -> np.ndarray:
     if len(flat) != nq * m:  # not a total order (NaN keys): the general selection
         return np.sort(np.argpartition(keys, u - m, axis=1)[:, u - m :], axis=1)
     out: np.ndarray = (flat % u).reshape(nq, m)
+    return out
+
+
+def row_counts(mask: np.ndarray) -> np.ndarray:
+    """(R,) True values in each row of a 2-d bool ``mask`` (``np.count_nonzero(mask, axis=1)``
+    as int64, summed as bytes: about 3x faster)."""
+    out: np.ndarray
+    if mask.shape[1] >= 1 << 16 or not mask.flags.c_contiguous:
+        out = np.count_nonzero(mask, axis=1).astype(np.int64)
+    else:
+        out = mask.view(np.uint8).sum(axis=1, dtype=np.uint16).astype(np.int64)
     return out
 
 

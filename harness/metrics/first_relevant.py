@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from harness.fusion.kernel import row_counts
+
 
 def first_relevant_ranks(s: np.ndarray, rel: np.ndarray, page: np.ndarray, tol: float,
                          exact: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
@@ -45,16 +47,18 @@ def first_relevant_ranks(s: np.ndarray, rel: np.ndarray, page: np.ndarray, tol: 
 
 
 def ahead_of_first_relevant(s: np.ndarray, rel: np.ndarray, tol: float,
-                            exact: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
-                            ) -> tuple[np.ndarray, np.ndarray]:
+                            exact: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
+                            best: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """((G, U) True where a candidate comes before the question's first relevant chunk in
     exact order, (G,) True where the question lists a relevant candidate); arguments as
-    :func:`first_relevant_ranks` (module docstring)."""
-    rel = rel & (s > 0)
-    listed = np.asarray(rel.any(axis=1))
-    t = np.where(rel, s, 0.0).max(axis=1)[:, None]
+    :func:`first_relevant_ranks` (module docstring); ``best``: the (G,) best key of a listed
+    relevant candidate (0.0: none) when the caller has it."""
+    if best is None:
+        best = np.where(rel & (s > 0), s, 0.0).max(axis=1)
+    listed = best > 0
+    t = best[:, None]
     ahead: np.ndarray = s > t + tol
-    cluster = (np.abs(s - t) <= tol) & (s > 0)
+    cluster = (np.abs(s - t) <= tol) & (s > 0)  # so rel & cluster: listed relevant candidates
     hard = np.flatnonzero((cluster & ~rel).any(axis=1) & listed)
     if len(hard):  # exact order of the cluster alone: its columns first, the others keyed 0 (never listed)
         ch = cluster[hard]
@@ -123,14 +127,15 @@ def first_relevant_whole(s: np.ndarray, rel: np.ndarray, page: np.ndarray, facts
     pad = tol + 4 * np.finfo(np.float64).eps * t  # the bounds' own rounding widens the cluster, never narrows it
     lo = np.maximum(t - pad, np.nextafter(0.0, 1.0))[:, None]  # > 0: unlisted candidates are never near
     above = s > (t + pad)[:, None]
-    n_above = np.count_nonzero(above, axis=1)
-    near = np.count_nonzero(s >= lo, axis=1) - n_above  # candidates within tol of t (none relevant above)
+    n_above = row_counts(above)
+    near = row_counts(s >= lo) - n_above  # candidates within tol of t (none relevant above)
     hard = np.flatnonzero(listed & (near > np.count_nonzero(rs >= lo, axis=1)))
     if len(hard):  # a candidate not relevant near t: those questions' clusters in exact order
-        above[hard] = ahead_of_first_relevant(s[hard], rel[hard], tol, lambda i, k, c: exact(hard[i], k, c))[0]
+        above[hard] = ahead_of_first_relevant(s[hard], rel[hard], tol, lambda i, k, c: exact(hard[i], k, c),
+                                              t[hard])[0]
     if facts.order is None:  # one candidate per page: pages ahead = candidates ahead
         ahead = n_above
-        ahead[hard] = np.count_nonzero(above[hard], axis=1)
+        ahead[hard] = row_counts(above[hard])
     else:
         assert facts.starts is not None and facts.qstarts is not None
         hit = np.logical_or.reduceat(above.ravel().take(facts.order), facts.starts) if len(facts.starts) \

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from harness.fusion.fuse import RankMatrix, fuse
-from harness.fusion.kernel import along, config_scores, exact_rows, planes_of, top_columns
+from harness.fusion.kernel import along, config_scores, exact_rows, planes_of, row_counts, top_columns
 from harness.fusion.method import FUSION_METHODS
 from harness.fusion.records import FusionConfig
 
@@ -144,3 +144,11 @@ def test_along_is_take_along_axis():
     idx = rng.integers(0, 9, (7, 4))
     np.testing.assert_array_equal(along(a, idx), np.take_along_axis(a, idx, 1))
     assert along(a, np.zeros((7, 0), np.int64)).shape == (7, 0)
+
+
+def test_row_counts_is_count_nonzero():
+    rng = np.random.default_rng(6)
+    mask = rng.random((9, 300)) > 0.3
+    assert row_counts(mask).tolist() == np.count_nonzero(mask, axis=1).tolist()
+    assert row_counts(mask[:, ::2]).tolist() == np.count_nonzero(mask[:, ::2], axis=1).tolist()  # a view
+    assert row_counts(np.ones((2, 1 << 16), bool)).tolist() == [1 << 16] * 2  # beyond the byte sums' range
