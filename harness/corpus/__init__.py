@@ -3,6 +3,7 @@
 Modules, in pipeline order:
 
 * ``records``      Document, Page, Chunk, Corpus, DocumentSpec; page_key / chunk_key ids
+* ``chunk_columns`` a corpus's chunk ids, documents and pages as arrays by corpus row
 * ``formats``      the PDF, text and Markdown page formats; Loaded, the progress hook
 * ``loaders``      the loader registry by format, JSONL pages, load / count / label a document
 * ``pdf_text``     page texts of a long PDF read by helper processes
@@ -17,5 +18,5 @@ Modules, in pipeline order:
 * ``ingest``       the ingestion report of `harness ingest`
 """
 
-__all__ = ["boilerplate", "chunking", "formats", "glyphs", "headings", "ingest", "loaders", "outline",
-           "page_cache", "page_checks", "pdf_text", "records", "title_match"]
+__all__ = ["boilerplate", "chunk_columns", "chunking", "formats", "glyphs", "headings", "ingest", "loaders",
+           "outline", "page_cache", "page_checks", "pdf_text", "records", "title_match"]

@@ -43,8 +43,11 @@ class RRF(FusionMethod):
             lut = np.zeros(planes.max_rank[a] + 1)
             top = min(depth, len(lut) - 1)
             lut[1 : top + 1] = float(w) / (float(config.k) + np.arange(1, top + 1, dtype=np.float64))
-            term = lut[planes.ranks[a]]
-            total = term if total is None else total + term
+            term = np.take(lut, planes.ranks[a])
+            if total is None:
+                total = term  # a new array (take copies): the next terms are added in place
+            else:
+                np.add(total, term, out=total)
         return total if total is not None else np.zeros(planes.shape)
 
     def ceiling(self, config: FusionConfig) -> float | None:
