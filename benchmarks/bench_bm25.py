@@ -5,13 +5,17 @@ Corpus and questions: ``tests/helpers/generated_corpus.py`` (20 games, Zipf voca
 Both sides get the same tokens (the harness's tokenizer; bm25s indexes the token lists
 given to it), Robertson/Okapi BM25 with k1 = 1.5, b = 0.75.
 
-* per question: ``BM25Arm.search`` (what ``harness run`` calls, all of it: tokenising,
-  per-question scores, the exact top ``depth`` with ties by chunk id, chunk ids and Hit
-  records) against ``BM25.retrieve(..., backend_selection="numba", n_threads=1)`` after the
-  same tokenising (its top ``depth`` as arrays of chunk numbers and float32 scores, ties in
-  any order, no ids, no records), alternating, after one warm-up call each (numba compiles
-  on its first call), medians of ``--repeats``, wall and CPU seconds; printed beside it:
-  what the arm spends building Hit records (the part bm25s has no counterpart for);
+* per question: ``BM25Arm.search`` and then ``arm_frame`` on its results (what ``harness
+  run`` calls for the arm, all of it: tokenising, per-question scores, the exact top
+  ``depth`` with ties by chunk id, and the arm's ``arm_ranks`` rows: chunk ids, ranks,
+  scores, doc ids and pages gathered by corpus row into a DataFrame; the arm returns its
+  hits as arrays, :class:`harness.arms.results.HitColumns`, so the ids it once gathered per
+  hit are gathered in ``arm_frame``, inside the timer) against ``BM25.retrieve(...,
+  backend_selection="numba", n_threads=1)`` after the same tokenising (its top ``depth`` as
+  arrays of chunk numbers and float32 scores, ties in any order, no ids, no table),
+  alternating, after one warm-up call each (numba compiles on its first call), medians of
+  ``--repeats``, wall and CPU seconds; printed beside it: the CPU of ``search`` alone and of
+  ``arm_frame`` alone (the table, which bm25s has no counterpart for);
 * whole process: a fresh Python process per side that builds the index from the generated
   corpus and answers every question, medians of ``--process-repeats``; the timer starts
   after the corpus is generated (the harness's modules are imported before it, bm25s's
@@ -41,6 +45,7 @@ from machine import machine_line  # noqa: E402
 from harness.arms.base import ArmContext  # noqa: E402
 from harness.arms.bm25 import BM25Arm  # noqa: E402
 from harness.core.text import Tokenizer  # noqa: E402
+from harness.pipeline.arm_frame import arm_frame  # noqa: E402
 from tests.helpers.generated_corpus import generated_corpus, generated_questions  # noqa: E402
 
 
@@ -78,7 +83,7 @@ def child(side: str, size: int, n_q: int, seed: int, depth: int) -> None:
     if side == "harness":
         arm = BM25Arm()
         arm.prepare(corpus, ArmContext(Path(".")))
-        arm.search(questions, depth)
+        arm_frame(arm.search(questions, depth), corpus)
     else:
         bm25s_search(bm25s_index(corpus), questions, depth)
     print(f"SECONDS {time.perf_counter() - t0:.4f}")
@@ -97,16 +102,13 @@ def timed_cpu(fn):  # type: ignore[no-untyped-def]
     return time.perf_counter() - w, time.process_time() - c
 
 
-def hit_seconds(arm: BM25Arm, questions, depth: int) -> float:  # type: ignore[no-untyped-def]
-    """CPU seconds of the arm's Hit records alone (rebuilt from a result, as the arm builds them)."""
-    from harness.arms.base import make_hits
-
-    res = arm.search(questions, depth)
-    cols = [[h.chunk_id for r in res for h in r.hits], [h.rank for r in res for h in r.hits],
-            [h.score for r in res for h in r.hits]]
+def part_seconds(arm: BM25Arm, corpus, questions, depth: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """CPU seconds of ``search`` alone and of ``arm_frame`` alone on its results."""
     c = time.process_time()
-    make_hits(*cols)
-    return time.process_time() - c
+    res = arm.search(questions, depth)
+    mid = time.process_time()
+    arm_frame(res, corpus)
+    return mid - c, time.process_time() - mid
 
 
 def one_size(size: int, args: argparse.Namespace) -> None:
@@ -114,28 +116,32 @@ def one_size(size: int, args: argparse.Namespace) -> None:
     arm = BM25Arm()
     t_arm, _ = timed(lambda: arm.prepare(corpus, ArmContext(Path("."))))
     t_peer, model = timed(lambda: bm25s_index(corpus))
-    arm.search(questions[:5], args.depth)
+    arm_frame(arm.search(questions[:5], args.depth), corpus)
     bm25s_search(model, questions[:5], args.depth)  # numba compiles here
     n = len(questions)
     ours: list[tuple[float, float]] = []
     peer: list[tuple[float, float]] = []
     for _ in range(args.repeats):
-        ours.append(timed_cpu(lambda: arm.search(questions, args.depth)))
+        ours.append(timed_cpu(lambda: arm_frame(arm.search(questions, args.depth), corpus)))
         peer.append(timed_cpu(lambda: bm25s_search(model, questions, args.depth)))
     o, p = (statistics.median(x[0] for x in ours) / n), (statistics.median(x[0] for x in peer) / n)
     oc, pc = (statistics.median(x[1] for x in ours) / n), (statistics.median(x[1] for x in peer) / n)
-    hits = statistics.median(hit_seconds(arm, questions, args.depth) for _ in range(args.repeats)) / n
+    parts = [part_seconds(arm, corpus, questions, args.depth) for _ in range(args.repeats)]
+    search, frame = (statistics.median(x[i] for x in parts) / n for i in (0, 1))
     print(f"{size:,} chunks, {n} questions, depth {args.depth}: index build harness "
           f"{t_arm:.2f} s, bm25s {t_peer:.2f} s; {arm.describe()['dense_rows']} dense rows")
     print(f"  per question, wall: harness {o * 1e3:.3f} ms, bm25s-numba {p * 1e3:.3f} ms -> harness/bm25s "
           f"{o / p:.2f}x (target <= 1.00); CPU: harness {oc * 1e3:.3f} ms, bm25s {pc * 1e3:.3f} ms -> "
-          f"{oc / pc:.2f}x; of the harness's CPU, Hit records {hits * 1e3:.3f} ms")
+          f"{oc / pc:.2f}x; of the harness's CPU, search {search * 1e3:.3f} ms, arm_frame {frame * 1e3:.3f} ms")
     print(f"  repeats (wall ms, CPU ms): harness {[(round(w / n * 1e3, 3), round(c / n * 1e3, 3)) for w, c in ours]}"
           f" bm25s {[(round(w / n * 1e3, 3), round(c / n * 1e3, 3)) for w, c in peer]}")
     whole: dict[str, list[float]] = {"harness": [], "bm25s": []}
     for _ in range(args.process_repeats):
         for side in whole:
             whole[side].append(process_seconds(side, size, args))
+    if not args.process_repeats:
+        print("  at:", machine_line())
+        return
     h, b = statistics.median(whole["harness"]), statistics.median(whole["bm25s"])
     print(f"  whole process (import + build + {n} questions, corpus generation excluded): "
           f"harness {h:.2f} s, bm25s {b:.2f} s -> {h / b:.2f}x (target < 1); repeats {whole}")

@@ -26,7 +26,7 @@ in the benchmark process only (nothing in ``harness/`` is changed for it):
   the dense stage is cache lookups, the index and the exact search. The model's own
   load time (e5-small: a few seconds) is not in it; embedding throughput is
   ``bench_embed.py``'s;
-* ``frames``: ``_arm_frame`` (hits to a table) and the per-arm partial Parquet files;
+* ``frames``: ``arm_frame`` (hits to a table) and the per-arm partial Parquet files;
 * ``fuse+score``: ``RankMatrix.from_arm_ranks`` + ``make_gold`` + ``grid_tables``
   (every config fused and scored, the stored config's fused rows built);
 * ``write``: every ``RunWriter`` table write (questions, chunks, arm_ranks, fused,
@@ -238,7 +238,7 @@ def instrument(clock: Clock) -> None:
     targets: list[tuple[Any, str, str]] = [(retrieval, "load_inputs", "load")]
     targets += [(ARMS.get(arm), method, arm) for arm in ("bm25", "boost", "dense")
                 for method in ("prepare", "search")]
-    targets += [(retrieval, "_arm_frame", "frames"),
+    targets += [(retrieval, "arm_frame", "frames"),
                 (pd.DataFrame, "to_parquet", "frames"),  # the partial arm files
                 (RunWriter, "write_table", "write"), (RunWriter, "write_arrow", "write"),
                 (retrieval, "make_gold", "fuse+score"),

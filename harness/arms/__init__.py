@@ -5,7 +5,8 @@ packages (entry points ``harness.arms``), through :mod:`harness.core.plugins`.
 
 Modules, in pipeline order:
 
-* ``base``      the Arm interface, ArmResult / Hit records, the ARMS registry
+* ``base``      the Arm interface, the ARMS registry
+* ``results``   ArmResult: hits as Hit records or HitColumns (arrays of corpus rows, ranks, scores)
 * ``bm25``      Okapi BM25 over chunks (``postings``: its exact per-question sums and top)
 * ``dense``     cosine similarity of sentence embeddings (exact search)
 * ``flat_search`` exact top-k inner products on fixed BLAS block shapes, ties by id (``dense``)
@@ -25,12 +26,13 @@ Modules, in pipeline order:
 * ``pgvector``  PostgreSQL with pgvector (exact, HNSW)
 """
 
-from harness.arms.base import ARMS, Arm, ArmContext, ArmResult, Hit, hits_from_scores
+from harness.arms.base import ARMS, Arm, ArmContext, hits_from_scores
+from harness.arms.results import ArmResult, Hit
 from harness.core import plugins
 
 __all__ = [  # noqa: RUF022 - modules first, then the re-exported names
     "base", "bm25", "boost", "dense", "external", "flat_search", "http", "http_calls",
-    "http_ranks", "http_reply", "http_template", "postings", "rrf_decode", "rrf_rounding", "termdoc",
+    "http_ranks", "http_reply", "http_template", "postings", "results", "rrf_decode", "rrf_rounding", "termdoc",
     "sqlite_fts5",
     "tantivy_bm25", "pg_cluster", "pg_base", "postgres", "pgvector",
     "ARMS", "Arm", "ArmContext", "ArmResult", "Hit", "hits_from_scores", "load_builtin_arms",

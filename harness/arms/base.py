@@ -18,36 +18,19 @@ Arms without the method (``bm25``, ``dense``, ``boost``) are ready by constructi
 
 from __future__ import annotations
 
-import gc
-from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import repeat
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from harness.arms.results import ArmResult, Hit
 from harness.core.errors import HarnessError, Problem, ValidationError
 from harness.core.ordering import grouped_order, order
 from harness.core.registry import Registry
 from harness.corpus.records import Corpus
 from harness.goldset.records import Question
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    chunk_id: str
-    rank: int
-    score: float
-
-
-@dataclass(frozen=True)
-class ArmResult:
-    question_id: str
-    arm: str
-    hits: tuple[Hit, ...]
-    empty_reason: str | None = None  # why ``hits`` is empty, when the arm knows
 
 
 @dataclass(frozen=True)
@@ -138,32 +121,6 @@ def hits_from_scores(chunk_ids: Sequence[str], scores: np.ndarray, depth: int,
     return tuple(Hit(str(ids[i]), r + 1, float(sc[i])) for r, i in enumerate(idx))
 
 
-def make_hits(chunk_ids: Sequence[str], ranks: Sequence[int], scores: Sequence[float]) -> list[Hit]:
-    """``Hit(chunk_ids[i], ranks[i], scores[i])`` for every i (equal lengths), built in bulk.
-
-    Arms return ~100 Hits per question, and their construction was a fifth of the bm25
-    arm's time (``benchmarks/bench_bm25.py``). Here every step is one C-level ``map``:
-    the instances are allocated, then each field is written through its slot descriptor
-    (what the frozen dataclass's ``__init__`` does one ``object.__setattr__`` at a time), in
-    about half the time; and the cyclic garbage collector is paused meanwhile, as 100k new
-    tracked objects otherwise set off full collections of everything alive (the corpus
-    included). Hits hold no reference cycles.
-    """
-    n = len(chunk_ids)
-    if len(ranks) != n or len(scores) != n:
-        raise ValueError(f"make_hits: {n} chunk ids, {len(ranks)} ranks, {len(scores)} scores")
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        hits: list[Hit] = list(map(object.__new__, repeat(Hit, n)))
-        for name, column in (("chunk_id", chunk_ids), ("rank", ranks), ("score", scores)):
-            deque(map(Hit.__dict__[name].__set__, hits, column), maxlen=0)  # the slot descriptor
-        return hits
-    finally:
-        if paused:
-            gc.enable()
-
-
 def top_hits(chunk_ids: Sequence[str], id_rank: np.ndarray, candidates: np.ndarray,
              scores: np.ndarray, depth: int) -> tuple[Hit, ...]:
     """The top ``depth`` candidates by score (desc, then chunk id asc), as :func:`hits_from_scores`.
@@ -200,7 +157,7 @@ def empty_counts(results: Sequence[ArmResult]) -> dict[str, Any]:
     reasons: dict[str, int] = {}
     empty = 0
     for r in results:
-        if not r.hits:
+        if not r.n_hits:
             empty += 1
             if r.empty_reason:
                 reasons[r.empty_reason] = reasons.get(r.empty_reason, 0) + 1

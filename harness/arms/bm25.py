@@ -26,7 +26,8 @@ the terms) and stored as postings with chunks numbered in chunk-id order
 (:mod:`harness.arms.postings`); each question's scores are its tokens' weights added
 one token after another into one array of every chunk, and its exact top ``depth`` is
 read from that array without sorting it (:meth:`~harness.arms.postings.Postings.top`);
-the Hit records of all questions are built in one pass. (MaxScore pruning was measured
+the hits come back as arrays of corpus rows, ranks and scores
+(:class:`~harness.arms.base.HitColumns`), never a Python object per hit. (MaxScore pruning was measured
 and dropped: on Zipf-like text the ``depth``-th score is below the summed upper bounds of
 a question's common terms, so it pruned little and cost more than it saved.) Every
 floating-point step repeats rank-bm25's operations in rank-bm25's order (idf with
@@ -47,11 +48,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from harness.arms.base import ARMS, ArmContext, ArmResult, Hit, make_hits
+from harness.arms.base import ARMS, ArmContext
 from harness.arms.postings import Postings, build_postings
+from harness.arms.results import ArmResult, HitColumns
 from harness.arms.termdoc import TermDocMatrix, build
 from harness.core.errors import ConfigError
 from harness.core.text import Tokenizer
+from harness.corpus.chunk_columns import ChunkColumns
 from harness.corpus.records import Corpus
 from harness.goldset.records import Question
 
@@ -77,7 +80,8 @@ class BM25Arm:
         self._postings: Postings | None = None
         self._vocab: dict[str, int] = {}
         self._idf = np.zeros(0)
-        self._ids = np.zeros(0, dtype=object)  # chunk number (chunk-id order) -> chunk id
+        self._chunks = ChunkColumns.of(())
+        self._row = np.zeros(0, dtype=np.int64)  # chunk number (chunk-id order) -> corpus row
         self.floored_terms = 0
 
     def _tokenizer(self, language: str | None) -> Tokenizer:
@@ -92,7 +96,8 @@ class BM25Arm:
         tdm = build(docs)
         self._idf = self._idfs(tdm)
         weights = tdm.with_data(self._entry_weights(tdm))
-        self._postings, self._ids = build_postings(weights, [c.chunk_id for c in corpus.chunks])
+        self._chunks = corpus.chunk_columns
+        self._postings, self._row = build_postings(weights, self._chunks.ids.tolist())
         self._vocab = tdm.vocab
 
     def _idfs(self, tdm: TermDocMatrix) -> np.ndarray:
@@ -159,21 +164,25 @@ class BM25Arm:
 
     def _results(self, questions: Sequence[Question], rows: list[np.ndarray], values: list[np.ndarray],
                  found: list[int]) -> list[ArmResult]:
-        """ArmResults with every question's Hit records, built in one pass (``found[i]``:
-        question i's hit count, -1 without a matching term; ``rows``/``values``: the hits of
-        the questions with some, in question order)."""
+        """ArmResults with every question's hits as columns over the corpus's chunks
+        (:class:`~harness.arms.base.HitColumns`: corpus rows, ranks, scores; slices of arrays
+        built once for the call). ``found[i]``: question i's hit count, -1 without a matching
+        term; ``rows``/``values``: chunk numbers and scores of the questions with hits, in
+        question order."""
         n_hits = [max(n, 0) for n in found]
-        hits: list[Hit] = []
+        corpus_rows, scores, ranks = self._row[:0], np.zeros(0), np.zeros(0, dtype=np.int32)
         if rows:
-            ids = self._ids[np.concatenate(rows)].tolist()
+            corpus_rows, scores = self._row[np.concatenate(rows)], np.concatenate(values)
             starts = np.repeat(np.cumsum([0, *n_hits[:-1]]), n_hits)
-            ranks = (np.arange(1, len(ids) + 1) - starts).tolist()
-            hits = make_hits(ids, ranks, np.concatenate(values).tolist())
+            ranks = (np.arange(1, len(scores) + 1) - starts).astype(np.int32)
         out: list[ArmResult] = []
-        at = 0
-        for q, n in zip(questions, n_hits, strict=True):
-            reason = None if n else (NO_TERM if found[len(out)] < 0 else NO_POSITIVE)
-            out.append(ArmResult(q.question_id, self.name, tuple(hits[at:at + n]), reason))
+        chunks, at = self._chunks, 0
+        for q, n, f in zip(questions, n_hits, found, strict=True):
+            if n:
+                hits = HitColumns(chunks, corpus_rows[at:at + n], ranks[at:at + n], scores[at:at + n])
+                out.append(ArmResult(q.question_id, self.name, hits))
+            else:
+                out.append(ArmResult(q.question_id, self.name, (), NO_TERM if f < 0 else NO_POSITIVE))
             at += n
         return out
 

@@ -37,7 +37,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from harness.arms.base import ARMS, ArmContext, ArmResult, top_hits
+from harness.arms.base import ARMS, ArmContext, top_hits
+from harness.arms.results import ArmResult
 from harness.arms.termdoc import batch_scores, build, query_matrix
 from harness.core.errors import ConfigError
 from harness.core.ordering import id_ranks

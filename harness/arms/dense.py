@@ -43,8 +43,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from harness.arms.base import ARMS, ArmContext, ArmResult, Hit
+from harness.arms.base import ARMS, ArmContext
 from harness.arms.flat_search import FlatSearch, describe_kernel
+from harness.arms.results import ArmResult, Hit
 from harness.core.errors import ConfigError, HarnessError
 from harness.core.ordering import id_ranks
 from harness.corpus.records import Corpus

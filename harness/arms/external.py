@@ -27,7 +27,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from harness.arms.base import ARMS, ArmContext, ArmResult, Hit
+from harness.arms.base import ARMS, ArmContext
+from harness.arms.results import ArmResult, Hit
 from harness.core.digest import file_sha256
 from harness.core.errors import ConfigError, Problem, ValidationError
 from harness.core.jsonl import read_records

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from harness.arms.base import ARMS, ArmContext, ArmResult, Hit
+from harness.arms.base import ARMS, ArmContext
 from harness.arms.http_calls import (
     CallLimits,
     Prepared,
@@ -44,6 +44,7 @@ from harness.arms.http_calls import (
 )
 from harness.arms.http_reply import ReplyError, ReplyHit, ReplyShape, first_chunks, ranked, read_hits
 from harness.arms.http_template import check_template, question_values, render, secrets
+from harness.arms.results import ArmResult, Hit
 from harness.core.errors import ConfigError, HarnessError, Problem, ValidationError
 from harness.core.httpcall import RetryPolicy, redact_headers, redact_url
 from harness.corpus.records import Corpus

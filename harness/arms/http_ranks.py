@@ -30,9 +30,10 @@ from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, ClassVar
 
-from harness.arms.base import ARMS, ArmContext, ArmResult, Hit, make_arm
+from harness.arms.base import ARMS, ArmContext, make_arm
 from harness.arms.http import HttpArm
 from harness.arms.http_reply import ReplyError, ReplyHit
+from harness.arms.results import ArmResult, Hit
 from harness.arms.rrf_decode import Decoding, decode_score
 from harness.core.errors import ConfigError
 from harness.corpus.records import Corpus

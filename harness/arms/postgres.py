@@ -31,8 +31,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from harness.arms.base import ARMS, ArmContext, ArmResult, hits_from_scores
+from harness.arms.base import ARMS, ArmContext, hits_from_scores
 from harness.arms.pg_base import TEMP_TABLE, PgArmBase, table_identifier
+from harness.arms.results import ArmResult
 from harness.core.errors import ConfigError
 from harness.corpus.records import Corpus
 from harness.goldset.records import Question

@@ -150,7 +150,7 @@ def build_postings(weights: sparse.csr_matrix, chunk_ids: Sequence[str],
                    dense_share: float = DENSE_SHARE) -> tuple[Postings, np.ndarray]:
     """:class:`Postings` of ``weights`` (terms x chunks, chunks in ``chunk_ids`` order) with
     chunks renumbered in chunk-id order (code points, as :mod:`harness.core.ordering`), and
-    the chunk ids in that order (an object array: chunk number -> id)."""
+    each chunk number's position in ``chunk_ids`` (int64: chunk number -> corpus row)."""
     order = np.argsort(np.asarray(chunk_ids, dtype=str), kind="stable")
     number = np.empty(len(order), dtype=np.int64)
     number[order] = np.arange(len(order), dtype=np.int64)
@@ -158,5 +158,4 @@ def build_postings(weights: sparse.csr_matrix, chunk_ids: Sequence[str],
                             shape=weights.shape)  # copies: sort_indices works in place
     csr.has_sorted_indices = False
     csr.sort_indices()  # per term, ascending chunk number (weights move with their chunks)
-    ids = np.asarray(list(chunk_ids), dtype=object)[order]
-    return Postings(csr.indptr, csr.indices, csr.data, weights.shape[1], dense_share), ids
+    return Postings(csr.indptr, csr.indices, csr.data, weights.shape[1], dense_share), order.astype(np.int64)

@@ -27,7 +27,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from harness.arms.base import ARMS, ArmContext, ArmResult, hits_from_scores
+from harness.arms.base import ARMS, ArmContext, hits_from_scores
+from harness.arms.results import ArmResult
 from harness.core.errors import ConfigError
 from harness.corpus.records import Corpus
 from harness.goldset.records import Question

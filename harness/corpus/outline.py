@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.core.text import normalise
+from harness.corpus.title_match import DASHES, QUOTES, PageView
 
 Path_ = tuple[str, ...]
 
@@ -117,23 +118,6 @@ def page_headings(entries: Sequence[OutlineEntry], n_pages: int) -> list[tuple[P
     return out
 
 
-_DASHES = "-‐‑‒–—−"
-_QUOTES = "'’‘`"
-
-
-def _title_pattern(title: str) -> str:
-    parts = []
-    for word in title.split():
-        esc = "".join(
-            f"[{re.escape(_DASHES)}]+" if ch in _DASHES
-            else f"[{re.escape(_QUOTES)}]" if ch in _QUOTES
-            else re.escape(ch)
-            for ch in word
-        )
-        parts.append(esc)
-    return r"(?<!\w)" + r"\s+".join(parts) + r"(?!\w)"
-
-
 def _variants(title: str) -> list[str]:
     """The title, then without what precedes its first colon (``Table: The Bard``
     -> ``The Bard``, ``Bag of Beans: Effects`` -> ``Effects``)."""
@@ -144,7 +128,7 @@ def _variants(title: str) -> list[str]:
     return out
 
 
-_SEGMENT_BREAK = re.compile(f"[{re.escape(_DASHES + _QUOTES)}]")
+_SEGMENT_BREAK = re.compile(f"[{re.escape(DASHES + QUOTES)}]")
 
 
 def _may_occur(lowered: str, title: str) -> bool:
@@ -179,29 +163,25 @@ def locate(text: str, titles: Sequence[str]) -> list[int | None]:
     hit after the previous title's hit, any hit anywhere. Outline order is
     usually, not always, reading order, hence the fallbacks.
 
-    Implementation: one regular expression per title variant (compiling is most of
-    the cost on a corpus of tens of thousands of headings). Every position where it
-    matches is listed once; a "line-start hit from ``frm``" is the first line
-    starting at or after ``frm`` whose first non-blank character is such a
-    position, exactly what a multiline ``^``, optional blanks, then the title, searched
-    from ``frm``, finds
-    (the title begins with a non-space character, so it can only start there).
+    Implementation: every position where a title variant matches is listed once
+    (:meth:`harness.corpus.title_match.PageView.match_starts`: ``str.find`` on a
+    canonical copy of an ASCII page, else one regular expression per variant); a
+    "line-start hit from ``frm``" is the first line starting at or after ``frm``
+    whose first non-blank character is such a position, exactly what a multiline
+    ``^``, optional blanks, then the title, searched from ``frm``, finds (the title
+    begins with a non-space character, so it can only start there).
     """
     out: list[int | None] = []
     cursor = 0
     lines: list[tuple[int, int]] | None = None
     lowered = text.lower() if text.isascii() else None
+    view = PageView(text)
     for title in titles:
         hit: int | None = None
         for variant in _variants(title) if title.split() else []:
             if lowered is not None and not _may_occur(lowered, variant):
                 continue
-            rx = re.compile(_title_pattern(variant), re.IGNORECASE)
-            starts: list[int] = []
-            m = rx.search(text)
-            while m is not None:
-                starts.append(m.start())
-                m = rx.search(text, m.start() + 1)
+            starts = view.match_starts(variant)
             if not starts:
                 continue
             if lines is None:

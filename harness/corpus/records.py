@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
+from harness.corpus.chunk_columns import ChunkColumns
+
 DOC_KINDS = ("rulebook", "errata", "expansion", "faq", "community")
 HEADING_SEP = " · "
 
@@ -136,6 +138,12 @@ class Corpus:
     @cached_property
     def chunk_by_id(self) -> dict[str, Chunk]:
         return {c.chunk_id: c for c in self.chunks}
+
+    @cached_property
+    def chunk_columns(self) -> ChunkColumns:
+        """Every chunk's id, document and page as arrays, in ``chunks`` order
+        (:mod:`harness.corpus.chunk_columns`)."""
+        return ChunkColumns.of(self.chunks)
 
     @cached_property
     def page_count(self) -> dict[str, int]:

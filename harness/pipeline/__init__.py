@@ -10,9 +10,10 @@ Modules, in pipeline order:
 * ``lifecycle``    the one run lifecycle every source goes through (manifest, scoring,
                    fused rows, answering on the engine, status)
 * ``retrieval``    the gold-set source: corpus -> arms -> `arm_ranks`
+* ``arm_frame``    one arm's results as its `arm_ranks` rows (by corpus row, from columns)
 * ``rescore``      the stored-run source (`--from RUN`): copied tables, a new grid
 * ``search_service`` the reference search service (`harness serve-search`) over the harness's arms
 """
 
-__all__ = ["dispatch", "fused_rows", "grid_tables", "lifecycle", "options", "rescore", "retrieval", "run_checks",
-           "search_service", "sweep"]
+__all__ = ["arm_frame", "dispatch", "fused_rows", "grid_tables", "lifecycle", "options", "rescore", "retrieval",
+           "run_checks", "search_service", "sweep"]

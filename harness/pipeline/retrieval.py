@@ -43,6 +43,7 @@ from harness.goldset.parse import check_corpus, load_goldset
 from harness.goldset.records import GoldSet
 from harness.metrics.family import Metric
 from harness.metrics.gold import make_gold
+from harness.pipeline.arm_frame import arm_frame
 from harness.pipeline.grid_tables import check_grid_size
 from harness.pipeline.lifecycle import RankInputs, execute
 from harness.pipeline.options import Progress, RunOptions, RunResult
@@ -168,15 +169,6 @@ def chunks_frame(corpus: Corpus) -> pd.DataFrame:
     } for c in corpus.chunks])
 
 
-def _arm_frame(results: Sequence[Any], corpus: Corpus) -> pd.DataFrame:
-    rows = [(r.question_id, r.arm, h.chunk_id, h.rank, h.score) for r in results for h in r.hits]
-    df = pd.DataFrame(rows, columns=["question_id", "arm", "chunk_id", "rank", "score"])
-    by_id = corpus.chunk_by_id
-    df["doc_id"] = [by_id[c].doc_id for c in df["chunk_id"]]
-    df["page"] = [by_id[c].page for c in df["chunk_id"]]
-    return df.astype({"rank": "int32", "page": "int32", "score": "float64"})
-
-
 def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, context: ArmContext,
              progress: Progress | None) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Run every arm once over every question, resumable per arm: an arm whose ranks
@@ -200,7 +192,7 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, con
             results = [replace(r, arm=name) for r in arm.search(gs.questions, cfg.depth_for(name))]
             if bar is not None:
                 bar(len(gs.questions))
-        df = _arm_frame(results, corpus)
+        df = arm_frame(results, corpus)
         with atomic_path(out, within=writer.path) as tmp:
             df.to_parquet(tmp, index=False)
         # per-arm count of empty result lists (and known reasons): the run summary reads it

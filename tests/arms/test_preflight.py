@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 import pytest
 
 from harness.arms import load_builtin_arms
-from harness.arms.base import ARMS, ArmContext, ArmResult, preflight_arms
+from harness.arms.base import ARMS, ArmContext, preflight_arms
+from harness.arms.results import ArmResult
 from harness.core.errors import ConfigError, ValidationError
 from harness.pipeline.options import RunOptions
 from harness.pipeline.retrieval import run

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from harness.corpus.outline import _title_pattern, _variants, locate
+from harness.corpus.outline import _variants, locate
+from harness.corpus.title_match import title_pattern
 
 
 def locate_reference(text: str, titles: Sequence[str]) -> list[int | None]:
@@ -17,7 +18,7 @@ def locate_reference(text: str, titles: Sequence[str]) -> list[int | None]:
     for title in titles:
         hit: int | None = None
         for variant in _variants(title) if title.split() else []:
-            pat = _title_pattern(variant)
+            pat = title_pattern(variant)
             at_line = re.compile(r"(?m)^[^\S\n]*(" + pat + ")", re.IGNORECASE)
             anywhere = re.compile(pat, re.IGNORECASE)
             for rx, frm, group in ((at_line, cursor, 1), (at_line, 0, 1),

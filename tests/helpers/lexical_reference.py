@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from harness.arms.base import ArmResult, hits_from_scores
+from harness.arms.base import hits_from_scores
+from harness.arms.results import ArmResult
 from harness.core.text import Tokenizer, tokenize
 from harness.corpus.records import Corpus
 from harness.goldset.records import Question

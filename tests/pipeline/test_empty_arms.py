@@ -13,8 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.arms.base import ArmResult, Hit, empty_counts, empty_warning
+from harness.arms.base import empty_counts, empty_warning
 from harness.arms.boost import NO_GAME
+from harness.arms.results import ArmResult, Hit
 from harness.pipeline.options import RunOptions
 from harness.pipeline.retrieval import run
 from tests.helpers.common import FIXTURES, LEXICAL, REPO

@@ -1,0 +1,77 @@
+"""``arm_frame`` (the ``arm_ranks`` rows of one arm) against the frame built the old way:
+one Python tuple per Hit record and a chunk lookup per row. Same schema, dtypes, rows and
+floats, whether an arm returns columns (``bm25``) or records (``boost``, an external list)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+import pytest
+
+from harness.arms import ArmContext, load_builtin_arms
+from harness.arms.bm25 import BM25Arm
+from harness.arms.boost import BoostArm
+from harness.arms.results import ArmResult, Hit, HitColumns
+from harness.pipeline.arm_frame import COLUMNS, arm_frame
+from tests.helpers.common import q
+from tests.helpers.generated_corpus import generated_corpus, generated_questions
+
+load_builtin_arms()
+
+
+def frame_the_old_way(results, corpus) -> pd.DataFrame:
+    """The arm frame as ``harness.pipeline.retrieval`` built it before columns (the oracle)."""
+    rows = [(r.question_id, r.arm, h.chunk_id, h.rank, h.score) for r in results for h in r.hits]
+    df = pd.DataFrame(rows, columns=["question_id", "arm", "chunk_id", "rank", "score"])
+    by_id = corpus.chunk_by_id
+    df["doc_id"] = [by_id[c].doc_id for c in df["chunk_id"]]
+    df["page"] = [by_id[c].page for c in df["chunk_id"]]
+    return df.astype({"rank": "int32", "page": "int32", "score": "float64"})
+
+
+@pytest.fixture(scope="module")
+def generated():
+    corpus, vocab = generated_corpus(seed=11, n_chunks=600, vocab_size=1200)
+    return corpus, generated_questions(seed=12, vocab=vocab, n=40)
+
+
+def test_bm25_columns_give_the_old_frame(generated, tmp_path) -> None:
+    corpus, questions = generated
+    arm = BM25Arm()
+    arm.prepare(corpus, ArmContext(tmp_path))
+    results = [replace(r, arm="full-text") for r in arm.search([*questions, q("none", "zzzqqq")], 25)]
+    assert all(isinstance(r.found, HitColumns) for r in results[:-1]) and results[-1].found == ()
+    got = arm_frame(results, corpus)
+    assert not any("hits" in r.__dict__ for r in results)  # no Hit record was built for the table
+    pd.testing.assert_frame_equal(got, frame_the_old_way(results, corpus), check_exact=True)
+    assert tuple(got.columns) == COLUMNS and len(got) == sum(r.n_hits for r in results) > 0
+    assert got["arm"].eq("full-text").all()
+
+
+def test_records_and_mixed_results_give_the_old_frame(generated, tiny_corpus, tmp_path) -> None:
+    boost = BoostArm()
+    boost.prepare(tiny_corpus, ArmContext(tmp_path))
+    results = boost.search([q("a", "lantern tokens"), q("b", "boat harbour")], 10)
+    assert all(isinstance(r.found, tuple) and r.n_hits for r in results)
+    pd.testing.assert_frame_equal(arm_frame(results, tiny_corpus), frame_the_old_way(results, tiny_corpus),
+                                  check_exact=True)
+    corpus, questions = generated
+    bm25 = BM25Arm()
+    bm25.prepare(corpus, ArmContext(tmp_path))
+    cols = bm25.search(questions[:3], 5)
+    ids = [c.chunk_id for c in corpus.chunks]
+    mixed = [cols[0], ArmResult("x", "bm25", (Hit(ids[7], 1, 3.0), Hit(ids[2], 2, 3.0))), cols[2]]
+    pd.testing.assert_frame_equal(arm_frame(mixed, corpus), frame_the_old_way(mixed, corpus), check_exact=True)
+
+
+def test_no_hits_give_an_empty_typed_frame(tiny_corpus) -> None:
+    for results in ([], [ArmResult("a", "bm25", (), "why")]):
+        got = arm_frame(results, tiny_corpus)
+        assert tuple(got.columns) == COLUMNS and len(got) == 0
+        assert got.dtypes[["rank", "score", "page"]].astype(str).tolist() == ["int32", "float64", "int32"]
+
+
+def test_a_chunk_outside_the_corpus_is_refused(tiny_corpus) -> None:
+    with pytest.raises(KeyError, match="nowhere"):
+        arm_frame([ArmResult("a", "ext", (Hit("nowhere", 1, 1.0),))], tiny_corpus)
