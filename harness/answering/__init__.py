@@ -11,6 +11,7 @@ Modules, in pipeline order:
 * ``citations``       citation markers -> passages read
 * ``fence``           the answer fence (garbage check)
 * ``answer_metrics``  answer metric computations (facts in harness.metrics.info)
+* ``answer_rows``     a run's answer-metric rows: the table plus the measured metrics (latency)
 * ``specs``           which answerers a run asks (LABEL=NAME, suites), built and closed
 * ``plan``            plan phase: options settled against the run (configs, read, labels)
 * ``asking``          ask phase: what the journals lack, on the engine, journaled
@@ -32,7 +33,8 @@ Modules, in pipeline order:
 """
 
 __all__ = [
-    "answer_metrics", "answerers", "answers_view", "asking", "breaker", "calls", "citations", "consolidate",
+    "answer_metrics", "answer_rows", "answerers", "answers_view", "asking", "breaker", "calls", "citations",
+    "consolidate",
     "fact_labels", "fact_words", "facts", "fanout", "fence", "frames", "gguf", "journal", "judge",
     "plan", "preflight", "prompt", "prompt_file", "ray_ask", "read", "requests", "rerankers", "runner",
     "sidebyside", "sidebyside_print", "specs", "suite",

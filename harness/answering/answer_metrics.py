@@ -27,7 +27,9 @@ metric                        definition (default where undefined)              
                               unanswerable (an error counts 0)
 ``fence_pass``                1 if the answer fence passes (0.0 on error: empty)     responded
 ``letter_density``            the fence's letters / non-space chars (0.0 if empty)   responded
-``latency_ms``                wall time of the call                                  all
+``latency_ms``                wall time of the call (measured: the ``answers``       all
+                              column, not stored in ``answer_metrics``;
+                              :mod:`harness.answering.answer_rows`)
 ``error``                     1 if the outcome is error                              all
 ``fact_recall``               reference facts stated / facts                         responded
                               (NaN for a question without facts: left out of means;

@@ -10,6 +10,13 @@ answers is never cut off. ``after = 0`` disables the breaker.
 Without it a dead server turned a 57-question suite into 7 minutes of timeouts, and a dead
 judge into 3 more minutes (issue 26). Thread-safe: the local asker calls from a pool.
 
+Exact under concurrency: once a run of failures has begun, a call starts only when the
+calls already in flight cannot complete it (``failures + in flight < after``); otherwise it
+waits for one of them to finish. So a dead endpoint is asked exactly ``after`` times
+whenever the calls in flight are at most ``after`` (``max(after, calls in flight)`` at
+most), not ``after`` plus whatever was in flight when the circuit opened. A healthy
+endpoint is never held back: without a failure in the run calls start freely.
+
 Reference: M. Nygard, "Release It!" (2007), the Circuit Breaker pattern.
 """
 
@@ -42,7 +49,8 @@ class Breaker:
             raise ValueError(f"breaker threshold must be 0..{MAX_AFTER}, got {after}")
         self.label, self.after = label, after
         self._run = 0
-        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._cond = threading.Condition()
         self.opened = False
         self.skipped = 0
 
@@ -52,17 +60,26 @@ class Breaker:
                 "connection failures (the endpoint is gone)")
 
     def record(self, error: str | None) -> None:
-        with self._lock:
+        """The outcome of a call (``None``: it succeeded); ends one call in flight."""
+        with self._cond:
+            self._in_flight = max(0, self._in_flight - 1)
             self._run = self._run + 1 if is_connection_failure(error) else 0
             if self.after and self._run >= self.after:
                 self.opened = True
+            self._cond.notify_all()
 
     def skip(self) -> bool:
-        """Whether the next call is skipped (and count it)."""
-        with self._lock:
+        """Whether the next call is skipped (and count it); a call not skipped is in flight
+        until :meth:`record`. Waits while the calls in flight could open the circuit."""
+        with self._cond:
+            while (self.after and not self.opened and self._run
+                   and self._run + self._in_flight >= self.after):
+                self._cond.wait()
             if self.opened:
                 self.skipped += 1
-            return self.opened
+                return True
+            self._in_flight += 1
+            return False
 
 
 class BreakerAnswerer:
@@ -78,13 +95,16 @@ class BreakerAnswerer:
         if self.breaker.skip():
             model = str(self._inner.describe().get("model_id", ""))
             return AnswerResponse("", "error", model, 0.0, error=self.breaker.message)
+        error: str | None = None
         try:
             resp: AnswerResponse = self._inner.answer(request)
+            error = resp.error if resp.outcome == "error" else None
+            return resp
         except Exception as exc:  # calls.call turns it into an error row; count it first
-            self.breaker.record(f"{type(exc).__name__}: {exc}")
+            error = f"{type(exc).__name__}: {exc}"
             raise
-        self.breaker.record(resp.error if resp.outcome == "error" else None)
-        return resp
+        finally:  # always: a call that never records would hold the waiting calls forever
+            self.breaker.record(error)
 
 
 def guarded_chat(chat: Any, breaker: Breaker) -> Any:
@@ -93,8 +113,11 @@ def guarded_chat(chat: Any, breaker: Breaker) -> Any:
     def call(msgs: Any, key: str) -> tuple[str, str | None]:
         if breaker.skip():
             return "", breaker.message
-        reply, error = chat(msgs, key)
-        breaker.record(error)
+        error: str | None = "the call raised"
+        try:
+            reply, error = chat(msgs, key)
+        finally:  # always end the call in flight (see Breaker.skip)
+            breaker.record(error)
         return reply, error
 
     return call

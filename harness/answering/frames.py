@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from harness.answering.answer_metrics import answer_context, score_answer
+from harness.answering.answer_rows import measured_answer_metrics
 from harness.answering.read import ReadOptions, ReadRow, answering_read
 from harness.answering.requests import AnswerRequest, Passage
 from harness.core.errors import HarnessError
@@ -134,6 +135,7 @@ def answer_frames(records: Mapping[str, Sequence[Mapping[str, Any]]], rs: ReadSe
     """(answers, citations, answer_metrics) from journal records per answerer label;
     ``judged`` maps (question, config, label) to the judge's verdict per fact."""
     answers, cits, metrics = [], [], []
+    measured = set(measured_answer_metrics())  # the answers' columns, not rows (answer_rows)
     for label, recs in records.items():
         for rec in recs:
             key = (rec["question_id"], rec["config_id"])
@@ -154,7 +156,7 @@ def answer_frames(records: Mapping[str, Sequence[Mapping[str, Any]]], rs: ReadSe
                       "chunk_id": c.chunk_id, "doc_id": c.doc_id, "page": c.page,
                       "dangling": c.dangling, "relevant": c.relevant} for c in ctx.citations]
             metrics += [{**base, "metric": m, "value": v, "answerable": q.answerable}
-                        for m, v in score_answer(ctx).items()]
+                        for m, v in score_answer(ctx).items() if m not in measured]
     a = pd.DataFrame(answers, columns=["question_id", "config_id", "answerer", "answerer_name",
                                        "model_id", "prompt_hash", "request_hash", "text",
                                        "outcome", "latency_ms", "tokens_in", "tokens_out",

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from harness.answering.answer_rows import answer_metric_frame
 from harness.core.errors import HarnessError
 from harness.metrics.info import scope_mask
 from harness.metrics.stats import bootstrap_ci
@@ -96,7 +97,7 @@ class SideBySide:
 
 def _scoped(run: Run) -> pd.DataFrame:
     """answer_metrics joined with each answer's outcome, plus an ``in_scope`` flag."""
-    m = run.table("answer_metrics")
+    m = answer_metric_frame(run)
     a = run.table("answers")[["question_id", "config_id", "answerer", "outcome"]]
     df = m.merge(a, on=["question_id", "config_id", "answerer"], how="left", validate="m:1")
     df["in_scope"] = scope_mask(df, df["metric"])

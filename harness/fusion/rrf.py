@@ -36,16 +36,32 @@ class RRF(FusionMethod):
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         """Per-arm lookup tables ``w / (k + r)``: the same float64 operations as
-        :func:`harness.fusion.exact.rrf_scores`, terms added in config arm order."""
-        total: np.ndarray | None = None
-        for arm, w, depth in zip(config.arms, config.weights, config.depths, strict=True):
-            a = planes.arms.index(arm)
+        :func:`harness.fusion.exact.rrf_scores`, terms added in config arm order. An arm's
+        (Q, U) term plane is kept for the grid's next configs with the same arm, weight, k
+        and depth (:meth:`Planes.memo`: configs that differ in their other arms reuse it)."""
+        terms = [self._term(planes, arm, float(w), float(config.k), int(depth))
+                 for arm, w, depth in zip(config.arms, config.weights, config.depths, strict=True)]
+        if not terms:
+            return np.zeros(planes.shape)
+        if len(terms) == 1:
+            return terms[0].copy()
+        total: np.ndarray = np.add(terms[0], terms[1])  # a new array: the next terms are added in place
+        for term in terms[2:]:
+            np.add(total, term, out=total)
+        return total
+
+    @staticmethod
+    def _term(planes: Planes, arm: str, w: float, k: float, depth: int) -> np.ndarray:
+        a = planes.arms.index(arm)
+        top = min(depth, planes.max_rank[a])
+
+        def make() -> np.ndarray:
             lut = np.zeros(planes.max_rank[a] + 1)
-            top = min(depth, len(lut) - 1)
-            lut[1 : top + 1] = float(w) / (float(config.k) + np.arange(1, top + 1, dtype=np.float64))
-            term = lut[planes.ranks[a]]
-            total = term if total is None else total + term
-        return total if total is not None else np.zeros(planes.shape)
+            lut[1 : top + 1] = w / (k + np.arange(1, top + 1, dtype=np.float64))
+            out: np.ndarray = np.take(lut, planes.ranks[a])
+            return out
+
+        return planes.memo(("rrf-term", a, w, k, top), make)
 
     def ceiling(self, config: FusionConfig) -> float | None:
         return sum(w / (config.k + 1) for w in config.weights)

@@ -14,7 +14,11 @@ Facts of a family: ``kind`` (``ranking``: a property of the ranked page list; ``
 the fused score itself; ``answer``: one answer of an answerer), ``direction``
 (``higher``/``lower`` is better, ``none``: shown, never gated), ``scope`` (the rows a
 mean counts, :data:`SCOPES`), ``aggregate`` (:data:`AGGREGATES`), ``takes_cutoff``,
-``default`` (the value where the metric is undefined), ``description``, ``reference``.
+``default`` (the value where the metric is undefined), ``description``, ``reference``,
+``measured`` (a measurement of the machine, such as wall time, not a function of the
+run's inputs: its values are the ``answers`` table's column of the same name, never rows
+of ``answer_metrics``, so that a rerun's tables are equal; readers take both with
+:func:`harness.answering.answer_rows.answer_metric_frame`).
 Needs (:data:`NEEDS`): ``whole_list`` (the rank of a page beyond every cutoff),
 ``grades`` (graded gains), ``judgments`` (which pages the gold set judged). Names are
 matched without regard to case; other tools' names are aliases (:data:`ALIASES`).
@@ -90,6 +94,8 @@ class MetricFamily:
     needs: frozenset[str] = frozenset()
     condensable: bool = False
     """Has a condensed-list variant (``judged_only=True``)."""
+    measured: bool = False
+    """A wall-time measurement: stored as the ``answers`` column of its name (module docstring)."""
 
     @property
     def higher_is_better(self) -> bool | None:
@@ -224,7 +230,7 @@ OTHER_NAMES: list[Alias] = []
 def declare(name: str, *, kind: str, direction: str, scope: str, description: str,
             aggregate: str = "mean", takes_cutoff: bool = False, default: float = 0.0,
             reference: str = "", needs: Iterable[str] = (), condensable: bool = False,
-            compute: Callable[..., Any] | None = None) -> MetricFamily:
+            measured: bool = False, compute: Callable[..., Any] | None = None) -> MetricFamily:
     """Declare a metric family (and its computation); a second declaration raises."""
     needs = frozenset(needs)
     problems = [f"{what} {value!r} is not one of {allowed}"
@@ -236,7 +242,8 @@ def declare(name: str, *, kind: str, direction: str, scope: str, description: st
     if problems:
         raise RegistryError(f"metric {name}: " + "; ".join(problems))
     fam = METRICS.add(name, MetricFamily(name, kind, direction, scope, aggregate, description,
-                                         takes_cutoff, default, reference, needs, condensable))
+                                         takes_cutoff, default, reference, needs, condensable,
+                                         measured))
     alias(name, name, source="harness")
     if compute is not None:
         implement(name, compute)

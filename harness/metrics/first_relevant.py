@@ -24,8 +24,11 @@ deliberate ties, ``tests/metrics/test_first_relevant.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
+
+from harness.fusion.kernel import row_counts
 
 
 def first_relevant_ranks(s: np.ndarray, rel: np.ndarray, page: np.ndarray, tol: float,
@@ -36,16 +39,33 @@ def first_relevant_ranks(s: np.ndarray, rel: np.ndarray, page: np.ndarray, tol: 
     ``s``/``rel``/``page``: (G, U) order keys (0.0: not listed), relevance and page code
     of the questions' candidate columns; ``exact(i, keys, cand)``: candidate columns
     ``cand`` of questions ``i`` (keys ``keys``) in exact fused order."""
-    rel = rel & (s > 0)
-    listed = rel.any(axis=1)
-    t = np.where(rel, s, 0.0).max(axis=1)[:, None]
-    ahead = s > t + tol
-    cluster = (np.abs(s - t) <= tol) & (s > 0)
+    ahead, listed = ahead_of_first_relevant(s, rel, tol, exact)
+    pages = np.where(ahead, page, -1)
+    pages.sort(axis=1)
+    distinct = ((pages[:, 1:] != pages[:, :-1]) & (pages[:, 1:] >= 0)).sum(axis=1) + (pages[:, 0] >= 0)
+    return np.where(listed, distinct + 1.0, np.inf)
+
+
+def ahead_of_first_relevant(s: np.ndarray, rel: np.ndarray, tol: float,
+                            exact: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
+                            best: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """((G, U) True where a candidate comes before the question's first relevant chunk in
+    exact order, (G,) True where the question lists a relevant candidate); arguments as
+    :func:`first_relevant_ranks` (module docstring); ``best``: the (G,) best key of a listed
+    relevant candidate (0.0: none) when the caller has it."""
+    if best is None:
+        best = np.where(rel & (s > 0), s, 0.0).max(axis=1)
+    listed = best > 0
+    t = best[:, None]
+    ahead: np.ndarray = s > t + tol
+    cluster = (np.abs(s - t) <= tol) & (s > 0)  # so rel & cluster: listed relevant candidates
     hard = np.flatnonzero((cluster & ~rel).any(axis=1) & listed)
     if len(hard):  # exact order of the cluster alone: its columns first, the others keyed 0 (never listed)
         ch = cluster[hard]
+        u = ch.shape[1]
         width = int(ch.sum(axis=1).max())
-        cand = np.argsort(~ch, axis=1, kind="stable")[:, :width]
+        cols = np.arange(u)
+        cand = np.sort(np.where(ch, cols, u + cols), axis=1)[:, :width] % u  # cluster columns, then others
         sh = np.where(ch, s[hard], 0.0)
         ordered = exact(hard, sh, cand)
         in_cluster = np.take_along_axis(ch, ordered, 1)
@@ -54,7 +74,72 @@ def first_relevant_ranks(s: np.ndarray, rel: np.ndarray, page: np.ndarray, tol: 
         mark = np.zeros(ch.shape, bool)
         np.put_along_axis(mark, ordered, before, 1)
         ahead[hard] |= mark
-    pages = np.where(ahead, page, -1)
-    pages.sort(axis=1)
-    distinct = ((pages[:, 1:] != pages[:, :-1]) & (pages[:, 1:] >= 0)).sum(axis=1) + (pages[:, 0] >= 0)
-    return np.where(listed, distinct + 1.0, np.inf)
+    return ahead, listed
+
+
+@dataclass(frozen=True)
+class RelevantFacts:
+    """What :func:`first_relevant_whole` needs of a run's candidates, whatever the config:
+    ``cols`` (Q, R) the columns of each question's relevant candidates (-1 padded) and,
+    when some question has two candidates on one page, the candidates grouped by page:
+    ``order`` flat (Q * U) indices of the candidates by question, page, column, ``starts``
+    where each (question, page) group begins in it, ``qstarts`` (Q + 1,) the first group
+    of each question (then the number of groups)."""
+
+    cols: np.ndarray
+    order: np.ndarray | None = None
+    starts: np.ndarray | None = None
+    qstarts: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, page: np.ndarray, rel: np.ndarray) -> RelevantFacts:
+        """From (Q, U) page codes (-1: padding) and relevance of the candidate columns."""
+        nq, u = page.shape
+        width = max(int(rel.sum(axis=1).max(initial=0)), 1)
+        cols = np.argsort(~rel, axis=1, kind="stable")[:, :width]
+        cols = np.where(np.take_along_axis(rel, cols, 1), cols, -1)
+        ps = np.sort(page, axis=1)
+        if not ((ps[:, 1:] == ps[:, :-1]) & (ps[:, 1:] >= 0)).any():  # one candidate per page
+            return cls(cols)
+        q, c = np.nonzero(page >= 0)
+        o = np.lexsort((c, page[q, c], q))
+        q, c = q[o], c[o]
+        p = page[q, c]
+        starts = np.flatnonzero(np.r_[True, (q[1:] != q[:-1]) | (p[1:] != p[:-1])]) if len(q) else np.zeros(0, np.intp)
+        return cls(cols, q * u + c, starts, np.searchsorted(q[starts], np.arange(nq + 1)))
+
+
+def first_relevant_whole(s: np.ndarray, rel: np.ndarray, page: np.ndarray, facts: RelevantFacts, tol: float,
+                         exact: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """:func:`first_relevant_ranks` of every question (arguments as there; ``facts`` of
+    the same candidates), counting instead of sorting: with ``t`` the best relevant key,
+    the rank is 1 + the distinct pages holding a candidate keyed above ``t + tol``
+    (module docstring) wherever no candidate that is not relevant lies within ``tol`` of
+    ``t``; in the few questions where one does, that cluster alone is put in exact order
+    (:func:`ahead_of_first_relevant`). The widened bounds (``pad``) only send more
+    questions that way."""
+    if s.shape[1] == 0:
+        return np.full(len(s), np.inf)
+    rc = facts.cols
+    rs = np.where(rc >= 0, np.take_along_axis(s, np.maximum(rc, 0), 1), 0.0)  # keys of relevant candidates
+    t = rs.max(axis=1)
+    listed = t > 0
+    pad = tol + 4 * np.finfo(np.float64).eps * t  # the bounds' own rounding widens the cluster, never narrows it
+    lo = np.maximum(t - pad, np.nextafter(0.0, 1.0))[:, None]  # > 0: unlisted candidates are never near
+    above = s > (t + pad)[:, None]
+    n_above = row_counts(above)
+    near = row_counts(s >= lo) - n_above  # candidates within tol of t (none relevant above)
+    hard = np.flatnonzero(listed & (near > np.count_nonzero(rs >= lo, axis=1)))
+    if len(hard):  # a candidate not relevant near t: those questions' clusters in exact order
+        above[hard] = ahead_of_first_relevant(s[hard], rel[hard], tol, lambda i, k, c: exact(hard[i], k, c),
+                                              t[hard])[0]
+    if facts.order is None:  # one candidate per page: pages ahead = candidates ahead
+        ahead = n_above
+        ahead[hard] = row_counts(above[hard])
+    else:
+        assert facts.starts is not None and facts.qstarts is not None
+        hit = np.logical_or.reduceat(above.ravel().take(facts.order), facts.starts) if len(facts.starts) \
+            else np.zeros(0, bool)
+        csum = np.r_[0, np.cumsum(hit)]
+        ahead = csum[facts.qstarts[1:]] - csum[facts.qstarts[:-1]]
+    return np.where(listed, ahead + 1.0, np.inf)

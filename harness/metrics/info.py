@@ -110,8 +110,9 @@ declare("fence_pass", kind="answer", direction="higher", scope="responded",
         description="1 if the answer fence passes the text (0.0 on error: empty)")
 declare("letter_density", kind="answer", direction="none", scope="responded",
         description="the fence's letters / non-space characters of the text (0.0 if empty)")
-declare("latency_ms", kind="answer", direction="lower", scope="all",
-        description="wall time of the call in ms")
+declare("latency_ms", kind="answer", direction="lower", scope="all", measured=True,
+        description="wall time of the call in ms (the answers table's column: measured, "
+                    "not stored in answer_metrics)")
 declare("error", kind="answer", direction="lower", scope="all",
         description="1 if the call failed")
 declare("fact_recall", kind="answer", direction="higher", scope="responded", default=float("nan"),

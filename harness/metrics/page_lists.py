@@ -8,12 +8,12 @@ question from either source, and both give the same lists (tested on every metri
   construction (the ``fused`` table, imported rankings, the tests' reference);
 * a config's fused scores over dense candidate columns (:class:`Ordering`, built by
   :mod:`harness.pipeline.sweep`): the fast path. The top ``m`` candidates of each
-  question are selected (``argpartition``) and put in exact fused order; candidates
+  question are selected (:func:`harness.fusion.kernel.top_columns`) and put in exact fused order; candidates
   scoring above the m-th best by more than the float tolerance are a prefix of the
   exact order. A question whose first ``depth`` pages reach down to that boundary (a
   tie across the cut, too few distinct pages among m chunks) is ordered in full; one
   whose first relevant page lies beyond them when the whole list is needed gets its
-  rank from :mod:`harness.metrics.first_relevant` (no full order).
+  rank counted by :mod:`harness.metrics.first_relevant` (no full order).
 
 What is built follows the metrics' needs (:data:`harness.metrics.family.NEEDS`):
 ``whole_list`` makes ``first_rel`` exact beyond the cutoffs; ``judged_only`` builds the
@@ -23,13 +23,14 @@ condensed list (unjudged pages removed before ranking; Sakai 2007) instead.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
 
 from harness.fusion.fuse import Fused, RankMatrix
 from harness.fusion.method import config_ceiling
-from harness.metrics.first_relevant import first_relevant_ranks
+from harness.metrics.first_relevant import RelevantFacts, first_relevant_whole
 from harness.metrics.gold import Gold, lookup
 
 
@@ -72,6 +73,18 @@ class Candidates:
     gain: np.ndarray | None  # float grade; None: binary relevance
     judged: np.ndarray  # bool
     judged_cols: np.ndarray  # (Q, J) columns of each question's judged candidates, -1 padded
+
+    @cached_property
+    def unjudged_col(self) -> np.ndarray:
+        """(Q,) a column of each question that is not judged (0 where every column is: then
+        ``judged_cols`` has no padding in that row)."""
+        out: np.ndarray = np.argmax(~self.judged, axis=1)
+        return out
+
+    @cached_property
+    def relevant(self) -> RelevantFacts:
+        """The relevant columns and the page groups :func:`first_relevant_whole` counts on."""
+        return RelevantFacts.of(self.page, self.rel)
 
     @classmethod
     def build(cls, matrix: RankMatrix, gold: Gold) -> Candidates:
@@ -117,7 +130,7 @@ class Ordering(Protocol):
 
     def top(self, m: int) -> np.ndarray:
         """(Q, M) candidate columns of every question, M >= min(m, U): its M best scores
-        (``argpartition``; every column when M = U) in exact fused order. Read only: the
+        (:func:`~harness.fusion.kernel.top_columns`; every column when M = U) in exact fused order. Read only: the
         selection is shared by the metrics and the stored fused rows of a config."""
 
     def top_score(self, rows: np.ndarray, col: np.ndarray) -> np.ndarray:
@@ -189,18 +202,18 @@ def from_fused(fused: Fused, gold: Gold, depth: int, *,
 
 def first_pages(pages: np.ndarray) -> np.ndarray:
     """True where a row position holds the first occurrence of its page (pages >= 0)."""
-    w = pages.shape[1]
+    g, w = pages.shape
     if w == 0:
         return np.zeros(pages.shape, bool)
     big = int(pages.max(initial=0)) + 1
-    key = np.where(pages >= 0, pages, big) * w + np.arange(w)[None, :]
-    o = np.argsort(key, axis=1)
-    sp = np.take_along_axis(pages, o, 1)
+    key = np.where(pages >= 0, pages, big) * w + np.arange(w)[None, :]  # page, then position: one sort
+    key.sort(axis=1)
+    sp = key // w
     first_sorted = np.ones(pages.shape, bool)
     first_sorted[:, 1:] = sp[:, 1:] != sp[:, :-1]
-    first = np.zeros(pages.shape, bool)
-    np.put_along_axis(first, o, first_sorted, 1)
-    return first & (pages >= 0)
+    first = np.zeros(g * w, bool)
+    first[(key % w + (np.arange(g) * w)[:, None]).ravel()] = first_sorted.ravel()
+    return first.reshape(g, w) & (pages >= 0)
 
 
 def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
@@ -212,48 +225,44 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
     s, tol = o.scores, o.tol
     allq = np.arange(nq)
     if judged_only:  # the condensed list: every judged candidate (few), unjudged ones never enter
-        s = np.where(d.judged, s, 0.0)
-        whole = True  # padding: a column scoring 0 (never in a list)
-        cand = np.where(d.judged_cols >= 0, d.judged_cols, np.argmin(s, axis=1)[:, None])
-        cand = o.exact(allq, s, cand)  # allq: every row, s as it is
+        at = np.ravel(d.judged_cols + (allq * u)[:, None])[np.ravel(d.judged_cols) >= 0]
+        s = np.zeros((nq, u))  # keys of the judged candidates only (0.0: never in a list)
+        s.ravel()[at] = np.ravel(o.scores).take(at)
+        whole = True  # padding: a column that is not judged (keyed 0)
+        cand = o.exact(allq, s, np.where(d.judged_cols >= 0, d.judged_cols, d.unjudged_col[:, None]))
     else:  # at least the m best, in exact order (a wider selection made for the fused rows is reused)
         cand = o.top(m)
         whole = cand.shape[1] >= u
     m = cand.shape[1]
-    cs = np.take_along_axis(s, cand, 1)
+    flat = cand + (allq * u)[:, None]  # one index into every (Q, U) plane
+    cs = np.ravel(s).take(flat)
     boundary = np.zeros(nq) if whole else cs.min(axis=1)
-    pages = np.where(cs > 0, np.take_along_axis(d.page, cand, 1), -1)
+    pages = np.where(cs > 0, d.page.ravel().take(flat), -1)
     first = first_pages(pages)
     prank = np.cumsum(first, axis=1)
     keep = first & (prank <= depth)
     last_pos = np.where(keep.any(axis=1), m - 1 - np.argmax(keep[:, ::-1], axis=1), 0)
     last_score = cs[allq, last_pos]
     bad = (boundary > 0) & ((last_score - boundary <= tol) | (prank[:, -1] < depth))
-    relc = np.take_along_axis(d.rel, cand, 1) & first
-    rpos = np.argmax(relc, axis=1)
-    # the candidates are an exact prefix of the fused list down to scores above the boundary
-    found = relc.any(axis=1) & ((boundary == 0) | (cs[allq, rpos] - boundary > tol))
-    first_rel_rank = np.where(found, prank[allq, rpos].astype(np.float64), np.inf)
-    # first relevant page beyond the exact prefix: needs the whole list, unless all of it is here
-    deep = (~found & (d.rel & (s > 0)).any(axis=1) & (boundary > 0)) if whole_list else np.zeros(nq, bool)
-    rows_d = np.flatnonzero(deep & ~bad)
-    if len(rows_d):  # without ordering the whole list (harness.metrics.first_relevant)
-        first_rel_rank[rows_d] = first_relevant_ranks(
-            s[rows_d], d.rel[rows_d], d.page[rows_d], tol, lambda i, keys, c: o.exact(rows_d[i], keys, c))
-        deep[rows_d] = False
-    full_rows = np.flatnonzero(bad | deep)
+    if whole_list and not whole:  # over the whole list, without ordering it (harness.metrics.first_relevant)
+        first_rel_rank = first_relevant_whole(s, d.rel, d.page, d.relevant, tol, o.exact)
+    else:  # the candidates are an exact prefix of the fused list down to keys above the boundary
+        relc = d.rel.ravel().take(flat) & first
+        rpos = np.argmax(relc, axis=1)
+        found = relc.any(axis=1) & ((boundary == 0) | (cs[allq, rpos] - boundary > tol))
+        first_rel_rank = np.where(found, prank[allq, rpos].astype(np.float64), np.inf)
+    full_rows = np.flatnonzero(bad)
     top = np.where(cs[:, 0] > 0, o.top_score(allq, cand[:, 0]), 0.0)
     n_pages = keep.sum(axis=1)
-    qi, pos = np.nonzero(keep)
-    slot = prank[qi, pos] - 1
-    chosen = cand[qi, pos]
+    at = np.flatnonzero(keep)
     if len(full_rows):
-        ok = ~np.isin(qi, full_rows)
-        qi, slot, chosen = qi[ok], slot[ok], chosen[ok]
+        at = at[~np.isin(at // m, full_rows)]
+    to = (at // m) * depth + prank.ravel()[at] - 1  # (question, page rank - 1) of each kept position
+    chosen = flat.ravel()[at]
     out = {name: np.zeros((nq, depth), a.dtype) for name, a in
            (("rel", d.rel), ("req", d.req), ("gain", d.gain), ("judged", d.judged)) if a is not None}
     for name, arr in out.items():
-        arr[qi, slot] = getattr(d, name)[qi, chosen]
+        arr.ravel()[to] = getattr(d, name).ravel().take(chosen)
     if len(full_rows):
         fs = s[full_rows]
         full = o.exact(full_rows, fs, np.tile(np.arange(u), (len(full_rows), 1)))
@@ -268,7 +277,7 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
             arr[full_rows[ri], fprank[ri, pos] - 1] = np.take_along_axis(
                 getattr(d, name)[full_rows], full, 1)[ri, pos]
         hit = ffirst & np.take_along_axis(d.rel[full_rows], full, 1)
-        first_rel_rank[full_rows] = np.where(hit.any(axis=1),
+        first_rel_rank[full_rows] = np.where(hit.any(axis=1),  # (the same rank as first_relevant_whole's)
                                         np.take_along_axis(fprank, np.argmax(hit, axis=1)[:, None], 1)[:, 0],
                                         np.inf)
         top[full_rows] = np.where(fsc[:, 0] > 0, o.top_score(full_rows, full[:, 0]), 0.0)

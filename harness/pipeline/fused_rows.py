@@ -2,7 +2,7 @@
 
 Per config, :func:`top_rows` takes the config's order keys over the dense candidates
 (:class:`harness.pipeline.sweep.ConfigScores`, the planes the metrics are scored on),
-selects the top ``depth`` candidates of every question (``argpartition`` on the keys,
+selects the top ``depth`` candidates of every question (``kernel.top_columns`` on the keys,
 then :func:`harness.fusion.kernel.exact_rows`: the exact fused order, ties by chunk id;
 ``depth`` 0 = the whole list) and gives integer columns: question, matrix row, fused
 rank, page rank, arms voted, each run arm's rank with a validity mask, fused score,

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from harness.fusion.configs import FusionConfig
-from harness.fusion.kernel import config_scores, exact_rows, planes_of
+from harness.fusion.kernel import config_scores, exact_rows, planes_of, top_columns
 from harness.fusion.matrix import RankMatrix
 from harness.fusion.method import config_ceiling
 from harness.fusion.planes import Planes
@@ -86,8 +86,7 @@ class ConfigScores:
         for cand in self._tops:
             if cand.shape[1] >= m:
                 return cand
-        pick = np.tile(np.arange(u), (nq, 1)) if m >= u else np.argpartition(self.scores, u - m, axis=1)[:, u - m :]
-        cand = self.exact(np.arange(nq), self.scores, pick)
+        cand = self.exact(np.arange(nq), self.scores, top_columns(self.scores, m))
         cand.flags.writeable = False
         self._tops.append(cand)
         return cand

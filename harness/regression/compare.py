@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from harness.answering.answer_rows import answer_metric_frame
 from harness.core.errors import HarnessError
 from harness.metrics.family import AGGREGATES, Metric
 from harness.metrics.info import in_scope, metric_info
@@ -185,7 +186,7 @@ def _long_metrics(side: Side) -> pd.DataFrame:
     cols = ["question_id", "config_id", "answerer", "metric", "value", "answerable"]
     frames = [side.table("metrics").assign(answerer="")[cols]]
     if side.has_table("answer_metrics"):
-        am = side.table("answer_metrics")[cols]
+        am = answer_metric_frame(side)[cols]
         if side.has_table("answers"):
             keys = ["question_id", "config_id", "answerer"]
             am = am.merge(side.table("answers")[[*keys, "outcome"]], on=keys, how="left")

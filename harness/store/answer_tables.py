@@ -71,7 +71,8 @@ CITATIONS = table(
 )
 
 ANSWER_METRICS = table(
-    "answer_metrics", "One row per question, config, answerer and answer metric (every metric).",
+    "answer_metrics", "One row per question, config, answerer and answer metric (every metric but the "
+    "measured ones, e.g. latency_ms: the answers table's column; harness.answering.answer_rows).",
     ("question_id", "config_id", "answerer", "metric"),
     Column("question_id", S, "gold question id"),
     Column("config_id", S, "fusion config"),

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from harness.answering.breaker import Breaker, is_connection_failure
+from harness.answering.breaker import Breaker, BreakerAnswerer, is_connection_failure
+from harness.answering.requests import AnswerResponse
 from harness.answering.runner import answer_run
 from harness.core.errors import ValidationError
 from harness.pipeline.retrieval import RunOptions, run
@@ -30,6 +34,41 @@ def test_breaker_opens_after_n_consecutive_connection_failures_and_resets() -> N
     assert not never.opened and not never.skip()
     with pytest.raises(ValueError):
         Breaker("z", after=-1)
+
+
+class _Slow:
+    """An answerer whose every call takes 50 ms and fails (``error``) or succeeds."""
+
+    def __init__(self, error: str | None) -> None:
+        self.error, self.calls, self.most, self._now = error, 0, 0, 0
+        self._lock = threading.Lock()
+
+    def describe(self) -> dict[str, str]:
+        return {"model_id": "m"}
+
+    def answer(self, request: object) -> AnswerResponse:
+        with self._lock:
+            self.calls += 1
+            self._now += 1
+            self.most = max(self.most, self._now)
+        time.sleep(0.05)
+        with self._lock:
+            self._now -= 1
+        outcome = "error" if self.error else "answered"
+        return AnswerResponse("x", outcome, "m", 50.0, error=self.error)
+
+
+def test_concurrent_calls_of_a_dead_endpoint_stop_at_exactly_after() -> None:
+    dead = _Slow(REFUSED)
+    guarded = BreakerAnswerer(dead, Breaker("dead", after=4))
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        out = list(pool.map(guarded.answer, range(40)))
+    assert dead.calls == 4 and sum("circuit opened" in (r.error or "") for r in out) == 36
+    healthy = _Slow(None)  # no failure: nothing waits, every call runs 8 at a time
+    guarded = BreakerAnswerer(healthy, Breaker("ok", after=2))
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert all(r.outcome == "answered" for r in pool.map(guarded.answer, range(32)))
+    assert healthy.calls == 32 and healthy.most > 2  # more than `after` at once: never held back
 
 
 def test_connection_failures_are_told_from_other_errors() -> None:

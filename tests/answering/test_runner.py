@@ -14,6 +14,7 @@ import typer
 from typer.testing import CliRunner
 
 from harness.answering.answer_metrics import answer_metric_names
+from harness.answering.answer_rows import answer_metric_frame, measured_answer_metrics
 from harness.answering.journal import JOURNAL_DIR, Journal
 from harness.answering.read import ReadOptions
 from harness.answering.requests import AnswerRequest, AnswerResponse
@@ -41,8 +42,14 @@ def test_tables_hold_every_question_and_every_metric(run_dir: Path) -> None:
     answers = run.table("answers")
     assert len(answers) == 2 * 2 * N_Q
     m = run.table("answer_metrics")
-    assert len(m) == 2 * 2 * N_Q * len(answer_metric_names())
-    assert set(m["metric"]) == set(answer_metric_names())
+    stored = set(answer_metric_names()) - set(measured_answer_metrics())
+    assert "latency_ms" in answer_metric_names() and "latency_ms" not in stored
+    assert len(m) == 2 * 2 * N_Q * len(stored)
+    assert set(m["metric"]) == stored  # wall time is the answers' column: reruns' tables are equal
+    every = answer_metric_frame(run)  # what side by side, compare and gate read
+    assert len(every) == 2 * 2 * N_Q * len(answer_metric_names())
+    lat = every[every["metric"] == "latency_ms"].merge(answers, on=["question_id", "config_id", "answerer"])
+    assert len(lat) == 2 * 2 * N_Q and (lat["value"] == lat["latency_ms"]).all()
     # fact recall is undefined (NaN) without reference facts (none here) and unjudged
     facts = m["metric"].isin(["fact_recall", "judge_fact_recall"])
     assert not m[~facts]["value"].isna().any()
@@ -67,7 +74,7 @@ def test_default_config_is_the_first_grid_config(run_dir: Path) -> None:
 
 def test_metric_values_follow_their_definitions(run_dir: Path) -> None:
     answer_run(run_dir, [("echo", {"cite": "[1][9]"})])
-    m = Run(run_dir).table("answer_metrics").set_index(["question_id", "metric"])["value"]
+    m = answer_metric_frame(Run(run_dir)).set_index(["question_id", "metric"])["value"]
     # q-score needs rb#3 and er#1; the read's [1] is rb#3 (fused #1), [9] does not exist
     assert m[("q-score", "citation_precision")] == 1 / 1
     assert m[("q-score", "citation_recall")] == 1 / 2

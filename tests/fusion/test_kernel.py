@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from harness.fusion.fuse import RankMatrix, fuse
-from harness.fusion.kernel import config_scores, exact_rows, planes_of
+from harness.fusion.kernel import along, config_scores, exact_rows, planes_of, row_counts, top_columns
 from harness.fusion.method import FUSION_METHODS
 from harness.fusion.records import FusionConfig
 
@@ -107,3 +107,48 @@ def test_isr_tie_codes_are_reduced_fractions():
     assert pairs[4] == (5, 18)  # 2 * (1/9 + 1/36) = 5/18
     weighted = isr.tie_codes(ranks, np.ones((3, 1, 1), np.int64), cfg("isr", (), weights=(1.0, 2.0, 1.0)))
     assert weighted.shape[0] == 3  # unequal weights: the (weight, rank) multiset instead
+
+
+def test_top_columns_holds_the_m_largest_keys_with_ties_at_the_cut():
+    keys = np.array([[0.5, 0.1, 0.5, 0.5, 0.0, 0.9],  # three keys tie at the 2nd largest
+                     [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],  # nothing listed: any columns
+                     [0.3, 0.2, 0.1, 0.4, 0.6, 0.5]])
+    got = top_columns(keys, 2)
+    assert got.shape == (3, 2)
+    assert got[0].tolist() == [0, 5]  # 0.9, then the first column of the tie (by column)
+    assert got[1].tolist() == [0, 1]
+    assert got[2].tolist() == [4, 5]
+    for m in range(0, 8):  # the selected keys are the m largest, as argpartition's
+        sel = top_columns(keys, m)
+        assert sel.shape == (3, min(m, 6))
+        want = -np.sort(-keys, axis=1)[:, : min(m, 6)]
+        np.testing.assert_array_equal(-np.sort(-np.take_along_axis(keys, sel, 1), axis=1), want)
+        assert all(len(set(r)) == len(r) for r in sel.tolist())  # distinct columns
+
+
+def test_top_columns_on_random_ties_equals_argpartition_sets_and_survives_nan():
+    rng = np.random.default_rng(4)
+    keys = np.round(rng.random((50, 40)), 1)  # 11 distinct values: ties everywhere
+    for m in (1, 5, 16, 39):
+        sel = top_columns(keys, m)
+        ref = np.argpartition(keys, 40 - m, axis=1)[:, 40 - m :]
+        np.testing.assert_array_equal(np.sort(np.take_along_axis(keys, sel, 1), axis=1),
+                                      np.sort(np.take_along_axis(keys, ref, 1), axis=1))
+    keys[3, 7] = np.nan  # not a total order: the general selection (argpartition puts NaN last)
+    assert top_columns(keys, 5).shape == (50, 5)
+
+
+def test_along_is_take_along_axis():
+    rng = np.random.default_rng(5)
+    a = rng.random((7, 9))
+    idx = rng.integers(0, 9, (7, 4))
+    np.testing.assert_array_equal(along(a, idx), np.take_along_axis(a, idx, 1))
+    assert along(a, np.zeros((7, 0), np.int64)).shape == (7, 0)
+
+
+def test_row_counts_is_count_nonzero():
+    rng = np.random.default_rng(6)
+    mask = rng.random((9, 300)) > 0.3
+    assert row_counts(mask).tolist() == np.count_nonzero(mask, axis=1).tolist()
+    assert row_counts(mask[:, ::2]).tolist() == np.count_nonzero(mask[:, ::2], axis=1).tolist()  # a view
+    assert row_counts(np.ones((2, 1 << 16), bool)).tolist() == [1 << 16] * 2  # beyond the byte sums' range

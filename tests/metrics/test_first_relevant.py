@@ -6,7 +6,7 @@ import pytest
 
 from harness.fusion.configs import FusionConfig
 from harness.fusion.fuse import RankMatrix, fuse
-from harness.metrics.first_relevant import first_relevant_ranks
+from harness.metrics.first_relevant import RelevantFacts, first_relevant_ranks, first_relevant_whole
 from harness.metrics.gold import make_gold
 from harness.metrics.page_lists import Candidates, page_lists
 from harness.metrics.ranking import parse
@@ -66,3 +66,45 @@ def test_ties_at_the_relevant_chunk_are_ordered_by_exact_score_then_id():
     # beyond the selection, in a tie cluster with a page ahead of it (x4)
     o = ConfigScores.of(DenseRanks.build(m), Candidates.build(m, gold), c)
     assert page_lists(o, gold, 1, m=2).first_rel.tolist() == [5.0]
+
+
+@pytest.mark.parametrize(("seed", "cpp"), [(3, 1), (5, 2), (8, 3), (11, 2)])
+def test_counting_over_the_whole_list_equals_the_ordered_list(seed, cpp):
+    # cpp > 1: several chunks per page (the page groups count distinct pages); coarse arm
+    # scores and small k: exact ties at the relevant chunk in many questions
+    m, gold, dense, cands = scored(seed, cpp)
+    for c in CONFIGS:
+        o = ConfigScores.of(dense, cands, c)
+        got = first_relevant_whole(o.scores, cands.rel, cands.page, cands.relevant, o.tol, o.exact)
+        np.testing.assert_array_equal(got, page_lists(fuse(m, c), gold, 10).first_rel, err_msg=c.config_id)
+        np.testing.assert_array_equal(got, first_relevant_ranks(o.scores, cands.rel, cands.page, o.tol, o.exact))
+
+
+def test_relevant_facts_group_candidates_by_question_then_page():
+    page = np.array([[4, 2, 4, -1], [1, 3, 5, 7], [-1, -1, -1, -1]])
+    rel = np.array([[False, True, False, False], [True, False, True, False], [False] * 4])
+    f = RelevantFacts.of(page, rel)
+    assert f.cols.tolist() == [[1, -1], [0, 2], [-1, -1]]
+    assert f.order is not None and f.starts is not None and f.qstarts is not None
+    # question 0: page 2 (column 1), page 4 (columns 0, 2); question 1: four pages; question 2: none
+    assert f.order.tolist() == [1, 0, 2, 4, 5, 6, 7]
+    assert f.starts.tolist() == [0, 1, 3, 4, 5, 6]
+    assert f.qstarts.tolist() == [0, 2, 6, 6]
+    single = RelevantFacts.of(np.array([[1, 2, -1], [3, 4, 5]]), np.zeros((2, 3), bool))
+    assert single.order is None and single.cols.tolist() == [[-1], [-1]]
+
+
+def test_whole_list_counts_by_hand():
+    # one question, keys by column; relevant: column 3 (page 30). Ahead: columns 0 and 1 (pages
+    # 10, 11: 11 twice), column 2 ties column 3 exactly and comes first (smaller id)
+    s = np.array([[0.9, 0.8, 0.5, 0.5, 0.7, 0.1]])
+    page = np.array([[10, 11, 12, 30, 11, 13]])
+    rel = np.array([[False, False, False, True, False, False]])
+
+    def exact(rows, keys, cand):  # key desc, then column
+        return np.array([sorted(r, key=lambda j: (-keys[i, j], j)) for i, r in enumerate(cand.tolist())])
+
+    got = first_relevant_whole(s, rel, page, RelevantFacts.of(page, rel), 0.0, exact)
+    assert got.tolist() == [4.0]  # pages 10, 11, 12 ahead
+    assert first_relevant_whole(s, np.zeros_like(rel), page, RelevantFacts.of(page, np.zeros_like(rel)),
+                                0.0, exact).tolist() == [np.inf]

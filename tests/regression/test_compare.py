@@ -218,6 +218,22 @@ def test_answer_metrics_use_their_scope_and_name_lost_citations(tmp_path: Path) 
     assert all(ch.answerer == "extractive" for ch in c.regressions())
 
 
+def test_latency_is_compared_from_the_answers_column(tmp_path: Path) -> None:
+    """latency_ms is measured: its values are the answers' column, not answer_metrics rows."""
+    qs = [qid(i) for i in range(1, 5)]
+    sides = []
+    for name, slow in (("b", {}), ("c", {"q02": 900.0})):
+        tables = _answers({"citation_recall": dict.fromkeys(qs, 1.0)})
+        tables["answers"]["latency_ms"] = [slow.get(q, 100.0) for q in tables["answers"]["question_id"]]
+        assert "latency_ms" not in set(tables["answer_metrics"]["metric"])
+        sides.append(Run(write_run(tmp_path / name, base_lists(), **tables)))
+    c = compare_runs(*sides, metrics=["latency_ms"], n_resamples=200)
+    lat = c.find("latency_ms", ConfigPair("c3", "c3"), "extractive")
+    assert lat is not None and lat.n == 4
+    assert (lat.base_value, lat.candidate_value) == (100.0, 300.0)  # means: (3 x 100 + 900) / 4
+    assert lat.value_of("q02") == (100.0, 900.0)
+
+
 def _answers(values: Mapping[str, Mapping[str, float]],
              outcomes: Mapping[str, str] | None = None) -> dict[str, pd.DataFrame]:
     answers, metrics = answer_tables(values, outcomes)
