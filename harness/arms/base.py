@@ -121,31 +121,39 @@ def hits_from_scores(chunk_ids: Sequence[str], scores: np.ndarray, depth: int,
     return tuple(Hit(str(ids[i]), r + 1, float(sc[i])) for r, i in enumerate(idx))
 
 
-def top_hits(chunk_ids: Sequence[str], id_rank: np.ndarray, candidates: np.ndarray,
-             scores: np.ndarray, depth: int) -> tuple[Hit, ...]:
-    """The top ``depth`` candidates by score (desc, then chunk id asc), as :func:`hits_from_scores`.
+def top_rows(id_rank: np.ndarray, candidates: np.ndarray, scores: np.ndarray,
+             depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(chunk indices, scores)`` of the top ``depth`` candidates by score (desc, then
+    chunk id asc), as :func:`hits_from_scores` orders them.
 
-    ``candidates`` are chunk indices into ``chunk_ids`` and ``scores`` their scores
-    (aligned); ``id_rank`` is :func:`harness.core.ordering.id_ranks` of ``chunk_ids``
-    (computed once per corpus). The ``depth`` best are found with ``argpartition``
-    and only they, plus every candidate tied with the last of them, are ordered
-    exactly (:func:`harness.core.ordering.grouped_order`), so the cost grows with the
-    number of candidates, never with a sort of the corpus. NaN scores sort last.
+    ``candidates`` are chunk indices and ``scores`` their scores (aligned); ``id_rank`` is
+    :func:`harness.core.ordering.id_ranks` of the chunk ids (computed once per corpus). The
+    ``depth`` best are found with ``argpartition`` and only they, plus every candidate tied
+    with the last of them, are ordered exactly (:func:`harness.core.ordering.grouped_order`),
+    so the cost grows with the number of candidates, never with a sort of the corpus. NaN
+    scores sort last.
     """
     cand = np.asarray(candidates, dtype=np.int64)
     sc = np.asarray(scores, dtype=np.float64)
     if len(cand) != len(sc):
         raise ValueError(f"candidates ({len(cand)}) and scores ({len(sc)}) differ in length")
     if depth <= 0 or len(cand) == 0:
-        return ()
+        return cand[:0], sc[:0]
     if len(cand) > depth:
         key = np.where(np.isnan(sc), -np.inf, sc)
         kth = key[np.argpartition(-key, depth - 1)[depth - 1]]
         tied_or_better = key >= kth  # every tie at the cut goes to the exact order
         cand, sc = cand[tied_or_better], sc[tied_or_better]
     idx = grouped_order(np.zeros(len(cand), dtype=np.int64), sc, id_rank[cand])[:depth]
-    rows = cand[idx].tolist()  # map over lists: a generator frame per hit costs a fifth more
-    return tuple(map(Hit, [str(chunk_ids[c]) for c in rows], range(1, len(rows) + 1), sc[idx].tolist()))
+    return cand[idx], sc[idx]
+
+
+def top_hits(chunk_ids: Sequence[str], id_rank: np.ndarray, candidates: np.ndarray,
+             scores: np.ndarray, depth: int) -> tuple[Hit, ...]:
+    """:func:`top_rows` as :class:`Hit` records (``chunk_ids``: index -> chunk id)."""
+    rows, sc = top_rows(id_rank, candidates, scores, depth)
+    ids = rows.tolist()  # map over lists: a generator frame per hit costs a fifth more
+    return tuple(map(Hit, [str(chunk_ids[c]) for c in ids], range(1, len(ids) + 1), sc.tolist()))
 
 
 def empty_counts(results: Sequence[ArmResult]) -> dict[str, Any]:

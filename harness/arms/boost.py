@@ -25,7 +25,8 @@ one sparse product. Each chunk's overlap is the float sum of its shared terms'
 idfs in ascending term id (order of first occurrence in the corpus), so it is the
 same in every process; the first version summed over a Python ``set`` of terms,
 whose order follows ``PYTHONHASHSEED``, and its scores moved by ~1e-15 between
-runs, swapping near-tied ranks.
+runs, swapping near-tied ranks. Hits come back as arrays of corpus rows
+(:class:`~harness.arms.results.HitColumns`), no record per hit.
 """
 
 
@@ -37,8 +38,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from harness.arms.base import ARMS, ArmContext, top_hits
-from harness.arms.results import ArmResult
+from harness.arms.base import ARMS, ArmContext, top_rows
+from harness.arms.results import ArmResult, HitColumns
 from harness.arms.termdoc import batch_scores, build, query_matrix
 from harness.core.errors import ConfigError
 from harness.core.ordering import id_ranks
@@ -118,10 +119,12 @@ class BoostArm:
             # errata first: lift matched errata above every chunk's overlap
             lift = (overlap.max(initial=0.0) + 1.0) if self.errata_first else 0.0
             score = np.concatenate([overlap[matched_chunks] + lift, overlap[rulebook] + 0.0])
-            hits = top_hits(self._ids, self._id_rank, cand, score, depth)
+            rows, top = top_rows(self._id_rank, cand, score, depth)
             reason = None
             if not len(cand):
                 reason = NO_GAME if game is None else NO_PRIORITY
+            hits = HitColumns(self._corpus.chunk_columns, rows, np.arange(1, len(rows) + 1, dtype=np.int32),
+                              top) if len(rows) else ()
             out.append(ArmResult(q.question_id, self.name, hits, reason))
         return out
 

@@ -8,8 +8,10 @@ address fails at once with a :class:`ClusterError` naming it (the CLI exits 2) i
 Ray's long retry loop; then it calls ``ray.init``. Without an address it starts a
 single-node Ray instance on this machine (all its CPUs; always a new one) and shuts it
 down when the block ends; a watchdog (:func:`harness.core.reaper.reaped`) started before
-it ends every process of that instance (head, agents, workers) when the block ends or the
-driver dies, ``kill -9`` included. A cluster joined with ``address`` is never stopped.
+it ends every process of that instance (head, agents, workers: each carries the block's
+token in its environment and descends from the driver) when the block ends or the driver
+dies, ``kill -9`` included. A cluster joined with ``address`` is never stopped (no watchdog:
+nothing of it carries a token or descends from this process).
 A session inside a session (``harness run -a`` answering after embedding) reuses the
 connection and leaves it open.
 
@@ -187,7 +189,8 @@ def end_orphans() -> None:
 def _init(ray: Any, address: str | None, token: str | None = None) -> None:
     """``ray.init``; a one-node start is tried :data:`START_ATTEMPTS` times (Ray gives its
     raylet a fixed 30 s to register, which a loaded machine can miss). ``token``: the
-    :mod:`harness.core.reaper` tag of the processes a one-node start makes."""
+    :mod:`harness.core.reaper` tag of the processes a one-node start makes (one whose
+    environment is erased is ended by the watchdog when the block ends)."""
     attempts = START_ATTEMPTS if address is None else 1
     for attempt in range(1, attempts + 1):
         try:

@@ -2,10 +2,11 @@
 
 :class:`ChunkColumns` holds, in ``Corpus.chunks`` order, every chunk's id, document and
 page; a *row* is a position in that order. Arms that return their hits as rows
-(:class:`harness.arms.base.HitColumns`) index these arrays, and
+(:class:`harness.arms.results.HitColumns`) index these arrays, and
 :func:`harness.pipeline.arm_frame.arm_frame` gathers a whole arm's ``chunk_id``,
-``doc_id`` and ``page`` columns with three fancy-indexing calls instead of a dictionary
-lookup per hit. Built once per corpus (``Corpus.chunk_columns``); read-only.
+``doc_id`` and ``page`` columns with three gathers (Arrow ``take`` for the strings)
+instead of a dictionary lookup per hit. Built once per corpus (``Corpus.chunk_columns``);
+read-only.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from functools import cached_property
 from typing import Protocol
 
 import numpy as np
+import pyarrow as pa
 
 
 class _ChunkLike(Protocol):
@@ -53,3 +55,13 @@ class ChunkColumns:
     def row_of(self) -> dict[str, int]:
         """Chunk id -> corpus row."""
         return {c: i for i, c in enumerate(self.ids.tolist())}
+
+    @cached_property
+    def arrow_ids(self) -> pa.Array:
+        """``ids`` as an Arrow string array (a gather by row is ``take``: no Python object per row)."""
+        return pa.array(self.ids.tolist(), type=pa.string())
+
+    @cached_property
+    def arrow_doc_ids(self) -> pa.Array:
+        """``doc_ids`` as an Arrow string array."""
+        return pa.array(self.doc_ids.tolist(), type=pa.string())

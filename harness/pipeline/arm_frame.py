@@ -1,15 +1,16 @@
 """An arm's results as its part of the ``arm_ranks`` table.
 
-:func:`arm_frame` turns one arm's :class:`~harness.arms.base.ArmResult` list into rows
+:func:`arm_frame` turns one arm's :class:`~harness.arms.results.ArmResult` list into rows
 ``question_id, arm, chunk_id, rank, score, doc_id, page`` (hits in result order, each
 question's best first). Every result is read as columns
-(:meth:`~harness.arms.base.ArmResult.columns`: corpus rows, ranks, scores), so the table
-is a few concatenations and three gathers by corpus row
-(:class:`~harness.corpus.chunk_columns.ChunkColumns`), with no Python object per hit for
-the arms that return arrays (``bm25``) and one dictionary lookup per hit for those that
-return :class:`~harness.arms.base.Hit` records. dtypes: ``rank`` and ``page`` int32,
-``score`` float64, the text columns pandas' string dtype (as a frame built from the
-records row by row has them).
+(:meth:`~harness.arms.results.ArmResult.columns`: corpus rows, ranks, scores), and the
+table is built in Arrow: a few concatenations, and gathers by corpus row
+(:class:`~harness.corpus.chunk_columns.ChunkColumns`; ``take`` for the strings), then one
+conversion to pandas. No Python object per hit for the arms that return arrays (``bm25``),
+one dictionary lookup per hit for those that return :class:`~harness.arms.results.Hit`
+records. dtypes: ``rank`` and ``page`` int32, ``score`` float64, the text columns pandas'
+string dtype: the frame a row-by-row construction from the records gives
+(``tests/pipeline/test_arm_frame.py`` compares the two).
 """
 
 from __future__ import annotations
@@ -18,15 +19,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from harness.arms.results import ArmResult
 from harness.corpus.records import Corpus
 
 COLUMNS = ("question_id", "arm", "chunk_id", "rank", "score", "doc_id", "page")
-
-
-def _text(values: np.ndarray) -> pd.Series:
-    return pd.Series(values, dtype="str")
 
 
 def arm_frame(results: Sequence[ArmResult], corpus: Corpus) -> pd.DataFrame:
@@ -38,18 +36,16 @@ def arm_frame(results: Sequence[ArmResult], corpus: Corpus) -> pd.DataFrame:
     rows = np.concatenate([c.rows for c in cols]) if cols else np.zeros(0, dtype=np.int64)
     ranks = np.concatenate([c.ranks for c in cols]) if cols else np.zeros(0, dtype=np.int32)
     scores = np.concatenate([c.scores for c in cols]) if cols else np.zeros(0)
-
-    def repeated(values: list[str]) -> pd.Series:
-        labels = np.empty(len(values), dtype=object)
-        labels[:] = values
-        return _text(np.repeat(labels, counts))
-
-    return pd.DataFrame({
-        "question_id": repeated([r.question_id for r in results]),
-        "arm": repeated([r.arm for r in results]),
-        "chunk_id": _text(chunks.ids[rows]),
-        "rank": ranks.astype(np.int32, copy=False),
-        "score": scores.astype(np.float64, copy=False),
-        "doc_id": _text(chunks.doc_ids[rows]),
-        "page": chunks.pages[rows].astype(np.int32, copy=False),
-    }, columns=list(COLUMNS))
+    result_of_row = pa.array(np.repeat(np.arange(len(cols), dtype=np.int64), counts))
+    take = pa.array(rows)
+    table = pa.table({
+        "question_id": pa.array([r.question_id for r in results], type=pa.string()).take(result_of_row),
+        "arm": pa.array([r.arm for r in results], type=pa.string()).take(result_of_row),
+        "chunk_id": chunks.arrow_ids.take(take),
+        "rank": pa.array(ranks.astype(np.int32, copy=False)),
+        "score": pa.array(scores.astype(np.float64, copy=False)),
+        "doc_id": chunks.arrow_doc_ids.take(take),
+        "page": pa.array(chunks.pages[rows]),
+    })
+    frame: pd.DataFrame = table.to_pandas()
+    return frame

@@ -1,6 +1,6 @@
 """``arm_frame`` (the ``arm_ranks`` rows of one arm) against the frame built the old way:
 one Python tuple per Hit record and a chunk lookup per row. Same schema, dtypes, rows and
-floats, whether an arm returns columns (``bm25``) or records (``boost``, an external list)."""
+floats, whether an arm returns columns (``bm25``, ``boost``) or records (an external list)."""
 
 from __future__ import annotations
 
@@ -52,10 +52,13 @@ def test_bm25_columns_give_the_old_frame(generated, tmp_path) -> None:
 def test_records_and_mixed_results_give_the_old_frame(generated, tiny_corpus, tmp_path) -> None:
     boost = BoostArm()
     boost.prepare(tiny_corpus, ArmContext(tmp_path))
-    results = boost.search([q("a", "lantern tokens"), q("b", "boat harbour")], 10)
-    assert all(isinstance(r.found, tuple) and r.n_hits for r in results)
-    pd.testing.assert_frame_equal(arm_frame(results, tiny_corpus), frame_the_old_way(results, tiny_corpus),
-                                  check_exact=True)
+    columns = boost.search([q("a", "lantern tokens"), q("b", "boat harbour")], 10)
+    records = [ArmResult(r.question_id, r.arm, r.hits, r.empty_reason) for r in columns]
+    assert all(isinstance(r.found, HitColumns) and r.n_hits for r in columns)
+    assert all(isinstance(r.found, tuple) for r in records) and records == columns
+    for results in (columns, records):
+        pd.testing.assert_frame_equal(arm_frame(results, tiny_corpus), frame_the_old_way(results, tiny_corpus),
+                                      check_exact=True)
     corpus, questions = generated
     bm25 = BM25Arm()
     bm25.prepare(corpus, ArmContext(tmp_path))
