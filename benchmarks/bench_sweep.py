@@ -142,9 +142,9 @@ def cli_run(source: Path, grid: Path, out: Path, run_id: str, metrics: tuple[str
 
 
 def cli_measure(source: Path, grid: Path, out: Path, run_id: str, store: list[str],
-                metrics: tuple[str, ...] = ()) -> tuple[float, float]:
-    """(seconds, peak RSS in MB) of ``harness run --from SRC -c GRID <store> [-m ...]`` in a
-    fresh process, from start to exit (the RSS of that process alone: ``os.wait4``)."""
+                metrics: tuple[str, ...] = ()) -> tuple[float, float, float]:
+    """(seconds, peak RSS in MB, CPU seconds) of ``harness run --from SRC -c GRID <store> [-m ...]``
+    in a fresh process, from start to exit (RSS and CPU of that process alone: ``os.wait4``)."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "160"}
     harness = Path(sys.executable).with_name("harness")
     chosen = [a for m in metrics for a in ("-m", m)]
@@ -157,13 +157,14 @@ def cli_measure(source: Path, grid: Path, out: Path, run_id: str, store: list[st
         if p.returncode != 0:
             log.seek(0)
             raise SystemExit(f"harness run --from failed ({p.returncode}):\n{log.read()[-2000:].decode()}")
-        return dt, int(peak.read()) / 1024
+        rss_kb, cpu = peak.read().split()
+        return dt, int(rss_kb) / 1024, float(cpu)
 
 
 LAUNCH = """import os, subprocess, sys
 p = subprocess.Popen(sys.argv[2:])
 _, status, usage = os.wait4(p.pid, 0)
-open(sys.argv[1], "w").write(str(usage.ru_maxrss))
+open(sys.argv[1], "w").write(f"{usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}")
 sys.exit(os.waitstatus_to_exitcode(status))
 """
 """A small launcher process: a child's peak RSS (Linux ``ru_maxrss``) counts the memory of the
@@ -282,7 +283,9 @@ def fused_main(args: argparse.Namespace) -> None:
     cases = {"depth 20": ["--fused-depth", "20"], "none": ["--fused-config", "none"]}
     wall: dict[tuple[str, str], list[float]] = {}
     rss: dict[tuple[str, str], list[float]] = {}
+    cpu: dict[tuple[str, str], list[float]] = {}
     tr: list[float] = []
+    cr: list[float] = []  # ranx's CPU seconds (one thread): a ratio less bent by the machine's load
     print(machine_line())
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -292,12 +295,14 @@ def fused_main(args: argparse.Namespace) -> None:
         for i in range(args.repeats):
             for case, store in cases.items():
                 for size, grid in grids.items():
-                    dt, mb = cli_measure(source, grid, root / "out", f"{case[0]}{size}-{i}", store)
+                    dt, mb, cs = cli_measure(source, grid, root / "out", f"{case[0]}{size}-{i}", store)
                     wall.setdefault((case, size), []).append(dt)
                     rss.setdefault((case, size), []).append(mb)
-            t0 = time.perf_counter()
+                    cpu.setdefault((case, size), []).append(cs)
+            t0, c0 = time.perf_counter(), time.process_time()
             ranx_sweep(runs, qrels, ranx_cfgs)
             tr.append(time.perf_counter() - t0)
+            cr.append(time.process_time() - c0)
         rows = len(pd.read_parquet(root / "out" / "d200-0" / "fused.parquet", columns=["fused_rank"]))
     med = statistics.median
     rate_r = len(qids) * len(ranx_cfgs) / med(tr)
@@ -312,6 +317,11 @@ def fused_main(args: argparse.Namespace) -> None:
               f"1 config {small:.2f} s -> marginal {marginal:,.0f} q-c/s = {marginal / rate_r:.1f}x ranx "
               f"(target >= {target}x); start to exit {len(qids) * (len(cfgs) + 3) / big:,.0f} q-c/s; "
               f"peak RSS {med(rss[(case, '200')]):,.0f} MB (1 config: {med(rss[(case, '1')]):,.0f} MB)")
+        cbig, csmall = med(cpu[(case, "200")]), med(cpu[(case, "1")])
+        print(f"  CPU seconds (all threads): 200 configs {cbig:.2f}, 1 config {csmall:.2f} -> marginal "
+              f"{len(qids) * (len(cfgs) - 1) / (cbig - csmall):,.0f} q-c per CPU-s = "
+              f"{len(qids) * (len(cfgs) - 1) / (cbig - csmall) / (len(qids) * len(ranx_cfgs) / med(cr)):.1f}x "
+              f"ranx's {len(qids) * len(ranx_cfgs) / med(cr):,.0f}")
     ratio = med(rss[("depth 20", "200")]) / med(rss[("none", "200")])
     print(f"fused rows stored at depth 20: {rows:,}; peak RSS depth 20 / none: {ratio:.2f}x (target <= 1.5x)")
 

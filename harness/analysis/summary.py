@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 
 from harness.core.config_order import sort_configs
 from harness.core.ordering import order
+from harness.core.tablerows import known_codes
 from harness.metrics.info import aggregate, resolve
 from harness.metrics.ranking import DEFAULT_METRICS
 
@@ -62,6 +63,9 @@ def codes(metrics: Metrics, column: str) -> tuple[np.ndarray, list[str]]:
     thousand runs), only each run's first value dictionary-encoded in C++; a pandas
     column goes through :func:`pandas.factorize` (both keep that order)."""
     if isinstance(metrics, pa.Table):
+        known = known_codes(metrics, column)  # recorded by the code that built the table
+        if known is not None:
+            return known
         col = metrics.column(column).combine_chunks()
         if pa.types.is_dictionary(col.type):
             col = col.cast(col.type.value_type)

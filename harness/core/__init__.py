@@ -13,7 +13,7 @@ Modules, in pipeline order:
   redirects), retries with backoff, redaction of URLs, headers and echoed secrets
 * ``journal``    append-only durable JSON-lines journals keyed by fields (answers, arm calls)
 * ``jsonl``      the one JSON-lines reader (records with file:line, problems collected)
-* ``tablerows``  rows of a DataFrame for plain loops, typed as dynamic
+* ``tablerows``  rows of a DataFrame for plain loops, typed as dynamic; string-column codes a table's builder recorded
 * ``engines``    execution engines (registry): local, ray; the run's engine session
 * ``cluster``    the Ray cluster connection: reachability, join or start, size
 * ``reaper``     a watchdog that ends what a block started once its owner dies (kill -9 too)

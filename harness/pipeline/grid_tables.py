@@ -30,6 +30,7 @@ import pyarrow as pa
 
 from harness.core.errors import ConfigError
 from harness.core.limits import DEFAULT_MAX_FUSED_ROWS, count_problem
+from harness.core.tablerows import remember_codes
 from harness.fusion.configs import FusionConfig, RunConfig
 from harness.fusion.fuse import RankMatrix
 from harness.metrics.family import Metric
@@ -126,6 +127,22 @@ def check_budget(n_questions: int, n_chunks: int, cfg: RunConfig, policy: StoreP
     return keep
 
 
+def repeated_strings(names: Sequence[str], inner: int, outer: int) -> pa.Array:
+    """A plain string column (what readers get back) of ``len(names) * inner * outer`` rows:
+    each name ``inner`` times in turn, that sequence ``outer`` times (``np.tile(np.repeat(names,
+    inner), outer)``), its buffers built from the names' bytes (no gather per row)."""
+    enc = [x.encode() for x in names]
+    lens = np.repeat(np.array([len(b) for b in enc], np.int64), inner)
+    n = len(lens) * outer
+    data = b"".join(b * inner for b in enc) * outer
+    if len(data) >= 1 << 31:  # beyond 32-bit offsets: gathered
+        return pa.array(list(names), pa.string()).take(
+            pa.array(np.tile(np.repeat(np.arange(len(names)), inner), outer), pa.int64()))
+    offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(np.tile(lens, outer), out=offsets[1:])
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
 def metrics_table(question_ids: Sequence[str], answerable: np.ndarray, configs: Sequence[FusionConfig],
                   specs: Sequence[Metric], values: Sequence[dict[str, np.ndarray]]) -> pa.Table:
     """Rows per config, then metric, then question (question order of the gold set)."""
@@ -136,20 +153,20 @@ def metrics_table(question_ids: Sequence[str], answerable: np.ndarray, configs: 
             val[(ci * nm + mi) * nq : (ci * nm + mi + 1) * nq] = per[s.name]
     n = len(val)
 
-    def strings(codes: np.ndarray, names: Sequence[str]) -> pa.Array:
-        # a plain string column (what readers get back), gathered from the few names in C++
-        return pa.array(list(names), pa.string()).take(pa.array(codes, pa.int32()))
-
-    qcode = np.tile(np.arange(nq, dtype=np.int32), nc * nm)
     mcode = np.tile(np.repeat(np.arange(nm, dtype=np.int32), nq), nc)
     ccode = np.repeat(np.arange(nc, dtype=np.int32), nm * nq)
-    return pa.table({
-        "question_id": strings(qcode, [str(q) for q in question_ids]),
-        "config_id": strings(ccode, [c.config_id for c in configs]),
-        "metric": strings(mcode, [s.name for s in specs]),
+    config_ids, metric_names = tuple(c.config_id for c in configs), tuple(s.name for s in specs)
+    table = pa.table({
+        "question_id": repeated_strings([str(q) for q in question_ids], 1, nc * nm),
+        "config_id": repeated_strings(config_ids, nm * nq, 1),
+        "metric": repeated_strings(metric_names, nq, nc),
         "value": pa.array(val, pa.float64()),
         "answerable": pa.array(np.tile(np.asarray(answerable, bool), nc * nm) if n else np.zeros(0, bool)),
     })
+    for column, codes, names in (("config_id", ccode, config_ids), ("metric", mcode, metric_names)):
+        if n and len(set(names)) == len(names):  # the summary reads them instead of scanning the strings
+            remember_codes(table, column, codes, names)
+    return table
 
 
 @dataclass

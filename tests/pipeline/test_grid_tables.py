@@ -52,3 +52,35 @@ def test_stored_rows_are_cut_to_the_depth_and_metrics_rows_run_config_metric_que
     pd.testing.assert_frame_equal(direct, pd.DataFrame({
         "question_id": ["x", "y", "x", "y"], "config_id": ["k1", "k1", "k60", "k60"],
         "metric": ["hit@5"] * 4, "value": [1.0, 0.0, 0.5, 0.25], "answerable": [True, False, True, False]}))
+
+
+def test_summary_of_the_built_metrics_table_equals_the_summary_of_its_copy():
+    import pyarrow as pa
+
+    from harness.analysis.summary import codes, summary_frame
+
+    specs = [parse(m) for m in ("hit@1", "MRR@10", "first_rel_rank", "top_score_ratio")]
+    configs = [FusionConfig(f"c{i}", f"c{i}", "grid", "rrf", 60.0, ("a",), (1.0,), (10,)) for i in (3, 1, 2)]
+    rng = np.random.default_rng(0)
+    values = [{s.name: rng.random(5) for s in specs} for _ in configs]
+    built = metrics_table([f"q{i}" for i in range(5)], np.array([1, 1, 0, 1, 1], bool), configs, specs, values)
+    copy = pa.Table.from_batches(built.to_batches())  # no recorded codes: scanned
+    for column in ("config_id", "metric"):
+        a, b = codes(built, column), codes(copy, column)
+        assert a[0].tolist() == b[0].tolist() and a[1] == b[1]
+    frame = pd.DataFrame({"config_id": [c.config_id for c in configs]})
+    pd.testing.assert_frame_equal(summary_frame(built, frame), summary_frame(copy, frame))
+
+
+def test_repeated_strings_equal_a_gather_of_the_names():
+    import pyarrow as pa
+
+    from harness.pipeline.grid_tables import repeated_strings
+
+    names = ["q1", "ärger", "", "config with spaces"]
+    for inner, outer in ((1, 1), (3, 1), (1, 4), (2, 3), (0, 2)):
+        got = repeated_strings(names, inner, outer)
+        want = np.tile(np.repeat(np.array(names, object), inner), outer).tolist()
+        assert got.type == pa.string() and got.to_pylist() == want
+        got.validate(full=True)
+    assert repeated_strings([], 3, 2).to_pylist() == []
