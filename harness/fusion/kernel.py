@@ -159,8 +159,13 @@ def exact_rows(planes: Planes, c: FusionConfig, rows: np.ndarray, s: np.ndarray,
     if not near.any():
         return cand
     if ties:  # near-equal keys are exactly equal scores: order each cluster by id
-        cluster = np.concatenate([np.zeros((len(cs), 1), np.int64), np.cumsum(~near, axis=1)], axis=1)
-        return along(cand, np.argsort(cluster * (planes.shape[1] + 1) + cand, axis=1))
+        # equal floats already are (a stable sort of id-ordered columns): only rows with a
+        # cluster of different floats (e.g. 1/40+1/28+1/35 and 1/21+1/24) are sorted again
+        fix = np.flatnonzero((near & (cs[:, :-1] != cs[:, 1:])).any(axis=1))
+        if len(fix):
+            cluster = np.concatenate([np.zeros((len(fix), 1), np.int64), np.cumsum(~near[fix], axis=1)], axis=1)
+            cand[fix] = along(cand[fix], np.argsort(cluster * (planes.shape[1] + 1) + cand[fix], axis=1))
+        return cand
     if c.method == "rrf":
         arm_idx = [planes.arms.index(a) for a in c.arms]
         for i in np.flatnonzero(near.any(axis=1)):  # exact fallback, rare (harness.fusion.exact)

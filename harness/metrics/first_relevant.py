@@ -48,17 +48,23 @@ def first_relevant_ranks(s: np.ndarray, rel: np.ndarray, page: np.ndarray, tol: 
 
 def ahead_of_first_relevant(s: np.ndarray, rel: np.ndarray, tol: float,
                             exact: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
-                            best: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                            best: np.ndarray | None = None, *, ties: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """((G, U) True where a candidate comes before the question's first relevant chunk in
     exact order, (G,) True where the question lists a relevant candidate); arguments as
     :func:`first_relevant_ranks` (module docstring); ``best``: the (G,) best key of a listed
-    relevant candidate (0.0: none) when the caller has it."""
+    relevant candidate (0.0: none) when the caller has it. ``ties``: keys within ``tol`` are
+    exactly equal scores (RRF's denominator bound, ``ConfigScores.ties``), so a cluster is
+    in column order and ``exact`` is not needed."""
     if best is None:
         best = np.where(rel & (s > 0), s, 0.0).max(axis=1)
     listed = best > 0
     t = best[:, None]
     ahead: np.ndarray = s > t + tol
     cluster = (np.abs(s - t) <= tol) & (s > 0)  # so rel & cluster: listed relevant candidates
+    if ties:  # one exact score in the cluster: ahead are its others before its first relevant column
+        first_col = np.argmax(cluster & rel, axis=1)[:, None]
+        ahead |= cluster & ~rel & (np.arange(s.shape[1])[None, :] < first_col) & listed[:, None]
+        return ahead, listed
     hard = np.flatnonzero((cluster & ~rel).any(axis=1) & listed)
     if len(hard):  # exact order of the cluster alone: its columns first, the others keyed 0 (never listed)
         ch = cluster[hard]
@@ -110,14 +116,15 @@ class RelevantFacts:
 
 
 def first_relevant_whole(s: np.ndarray, rel: np.ndarray, page: np.ndarray, facts: RelevantFacts, tol: float,
-                         exact: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+                         exact: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], *,
+                         ties: bool = False) -> np.ndarray:
     """:func:`first_relevant_ranks` of every question (arguments as there; ``facts`` of
     the same candidates), counting instead of sorting: with ``t`` the best relevant key,
     the rank is 1 + the distinct pages holding a candidate keyed above ``t + tol``
     (module docstring) wherever no candidate that is not relevant lies within ``tol`` of
     ``t``; in the few questions where one does, that cluster alone is put in exact order
     (:func:`ahead_of_first_relevant`). The widened bounds (``pad``) only send more
-    questions that way."""
+    questions that way. ``ties`` as :func:`ahead_of_first_relevant` says."""
     if s.shape[1] == 0:
         return np.full(len(s), np.inf)
     rc = facts.cols
@@ -132,7 +139,7 @@ def first_relevant_whole(s: np.ndarray, rel: np.ndarray, page: np.ndarray, facts
     hard = np.flatnonzero(listed & (near > np.count_nonzero(rs >= lo, axis=1)))
     if len(hard):  # a candidate not relevant near t: those questions' clusters in exact order
         above[hard] = ahead_of_first_relevant(s[hard], rel[hard], tol, lambda i, k, c: exact(hard[i], k, c),
-                                              t[hard])[0]
+                                              t[hard], ties=ties)[0]
     if facts.order is None:  # one candidate per page: pages ahead = candidates ahead
         ahead = n_above
         ahead[hard] = row_counts(above[hard])

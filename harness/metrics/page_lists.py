@@ -123,6 +123,10 @@ class Ordering(Protocol):
         """Float tolerance below which two scores may be exactly equal."""
 
     @property
+    def ties(self) -> bool:
+        """True when keys within ``tol`` are exactly equal scores (their order: by column)."""
+
+    @property
     def ceiling(self) -> float: ...
 
     def exact(self, rows: np.ndarray, s: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -245,7 +249,7 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
     last_score = cs[allq, last_pos]
     bad = (boundary > 0) & ((last_score - boundary <= tol) | (prank[:, -1] < depth))
     if whole_list and not whole:  # over the whole list, without ordering it (harness.metrics.first_relevant)
-        first_rel_rank = first_relevant_whole(s, d.rel, d.page, d.relevant, tol, o.exact)
+        first_rel_rank = first_relevant_whole(s, d.rel, d.page, d.relevant, tol, o.exact, ties=o.ties)
     else:  # the candidates are an exact prefix of the fused list down to keys above the boundary
         relc = d.rel.ravel().take(flat) & first
         rpos = np.argmax(relc, axis=1)

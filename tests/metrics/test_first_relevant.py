@@ -78,6 +78,9 @@ def test_counting_over_the_whole_list_equals_the_ordered_list(seed, cpp):
         got = first_relevant_whole(o.scores, cands.rel, cands.page, cands.relevant, o.tol, o.exact)
         np.testing.assert_array_equal(got, page_lists(fuse(m, c), gold, 10).first_rel, err_msg=c.config_id)
         np.testing.assert_array_equal(got, first_relevant_ranks(o.scores, cands.rel, cands.page, o.tol, o.exact))
+        if o.ties:  # clusters in column order, without exact()
+            np.testing.assert_array_equal(got, first_relevant_whole(o.scores, cands.rel, cands.page, cands.relevant,
+                                                                    o.tol, o.exact, ties=True))
 
 
 def test_relevant_facts_group_candidates_by_question_then_page():
@@ -106,5 +109,6 @@ def test_whole_list_counts_by_hand():
 
     got = first_relevant_whole(s, rel, page, RelevantFacts.of(page, rel), 0.0, exact)
     assert got.tolist() == [4.0]  # pages 10, 11, 12 ahead
+    assert first_relevant_whole(s, rel, page, RelevantFacts.of(page, rel), 0.0, exact, ties=True).tolist() == [4.0]
     assert first_relevant_whole(s, np.zeros_like(rel), page, RelevantFacts.of(page, np.zeros_like(rel)),
                                 0.0, exact).tolist() == [np.inf]
