@@ -230,6 +230,8 @@ def ray_session(address: str | None = None) -> Iterator[tuple[int, int]]:
         # SIGKILL included (Ray's own fate-sharing ends the head processes, not the agents)
         token = stack.enter_context(reaped("ray")) if address is None else None
         _init(ray, address, token)
+        if address is None:  # after the shutdown: a process Ray gave up waiting for (loaded
+            stack.callback(end_orphans)  # machine) is ended and reaped, no ResourceWarning later
         stack.callback(ray.shutdown)
         quiet_ray_loggers()
         yield cluster_size()

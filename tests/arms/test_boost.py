@@ -7,6 +7,9 @@ identical except between chunks whose reference scores are within that distance
 reference breaks by its hash-order rounding): that is the only tolerance.
 """
 
+import math
+
+import numpy as np
 import pytest
 
 from harness.arms import ArmContext, load_builtin_arms
@@ -53,6 +56,43 @@ def test_rankings_match_the_first_boost_arm(generated, tmp_path, params):
         assert swapped <= len(questions)  # near ties are rare, never the rule
         assert arm.matched == ref.matched
     assert any(arm.matched.values())
+
+
+def sparse_product_scores(corpus, questions) -> list[dict[str, float]]:
+    """Every chunk's overlap by the sparse product the arm computed before its postings
+    (``queries @ weights``, scipy adding in the query row's ascending term order)."""
+    from harness.arms.termdoc import batch_scores, build, query_matrix
+    from harness.core.text import tokenize
+
+    tdm = build([list(dict.fromkeys(tokenize(c.text))) for c in corpus.chunks])
+    uniq, inverse = np.unique(tdm.df, return_inverse=True)
+    idf = np.array([math.log(max(tdm.n_docs, 1) / f) for f in uniq.tolist()])[inverse]
+    weights = tdm.with_data(idf[tdm.entry_terms()])
+    queries = query_matrix(tdm.vocab, [tokenize(q.question) for q in questions], per_occurrence=False)
+    out = []
+    for _, idx, vals in batch_scores(queries, weights):
+        overlap = np.zeros(len(corpus.chunks))
+        overlap[idx] = vals
+        out.append({"max": float(overlap.max(initial=0.0)),
+                    **{c.chunk_id: float(v) for c, v in zip(corpus.chunks, overlap, strict=True)}})
+    return out
+
+
+@pytest.mark.parametrize("errata_first", [True, False])
+def test_postings_give_the_sparse_products_floats_to_the_bit(generated, tmp_path, errata_first):
+    corpus, questions = generated
+    arm = BoostArm(errata_first=errata_first)
+    arm.prepare(corpus, ArmContext(tmp_path))
+    lifted = 0
+    for res, want in zip(arm.search(questions, len(corpus.chunks)),
+                         sparse_product_scores(corpus, questions), strict=True):
+        matched = set(arm.matched[res.question_id])
+        doc = {c.chunk_id: c.doc_id for c in corpus.chunks}
+        for h in res.hits:
+            lift = want["max"] + 1.0 if errata_first and doc[h.chunk_id] in matched else 0.0
+            lifted += lift > 0
+            assert h.score == want[h.chunk_id] + lift  # equal floats, not merely close
+    assert lifted > 0 or not errata_first
 
 
 def test_questions_without_game_over_several_games_are_empty_and_say_why(generated, tmp_path):
