@@ -28,7 +28,9 @@ Run: .venv/bin/python benchmarks/bench_sweep.py [--questions 1000] [--ranx-confi
 (default metrics), each also on a one-config grid (1 + 3 single-arm configs), so the
 *marginal* rate (question-configs/s of the 199 extra configs: process start, imports and
 reads cancel out) is a ratio of ranx fuse+evaluate measured in the same repeats; the wall
-time and peak RSS of every process (``wait4``). Targets: depth 20 >= 10x ranx, none >= 40x
+time, CPU seconds and peak RSS of every process (``wait4``; the CPU-second marginal against
+ranx's CPU seconds is printed beside the wall one: on a shared machine it moves less with
+the load). Targets: depth 20 >= 10x ranx, none >= 40x
 ranx, peak RSS of the depth-20 run within 1.5x of the none run.
 
 ``--methods``: every fusion method side by side instead (docs/fusion.md): per method 200
