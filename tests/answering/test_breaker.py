@@ -58,6 +58,7 @@ class _Slow:
         return AnswerResponse("x", outcome, "m", 50.0, error=self.error)
 
 
+@pytest.mark.faults  # a fault-tier row: a dead endpoint under concurrency
 def test_concurrent_calls_of_a_dead_endpoint_stop_at_exactly_after() -> None:
     dead = _Slow(REFUSED)
     guarded = BreakerAnswerer(dead, Breaker("dead", after=4))

@@ -21,7 +21,7 @@ from tests.helpers.embedding_fakes import shared_model_cache
 from tests.helpers.ray_cluster import RAY_MISSING, TwoNodes, two_node_cluster, wait_for
 from tests.helpers.tables import table_differences
 
-pytestmark = [pytest.mark.slow,
+pytestmark = [pytest.mark.slow, pytest.mark.faults,  # the fault tier's Ray rows (-m faults)
               pytest.mark.skipif(RAY_MISSING is not None, reason=str(RAY_MISSING))]
 
 HARNESS = str(Path(sys.executable).parent / "harness")

@@ -25,7 +25,7 @@ from tests.helpers.common import LEXICAL, REPO
 from tests.helpers.ray_cluster import RAY_MISSING, pids_titled, wait_for
 from tests.helpers.tables import table_differences
 
-pytestmark = [pytest.mark.slow,
+pytestmark = [pytest.mark.slow, pytest.mark.faults,  # the fault tier's Ray rows (-m faults)
               pytest.mark.skipif(RAY_MISSING is not None, reason=str(RAY_MISSING)),
               pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")]
 
