@@ -184,6 +184,7 @@ def _ended(pid: int) -> bool:
 
 
 @NO_PROC
+@pytest.mark.faults  # a fault-tier row: a process that erased its environment, then orphaned
 def test_an_untagged_orphan_the_watchdog_saw_ends_with_the_owner() -> None:
     bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     env = {**os.environ, "PYTHONPATH": str(REPO)}
