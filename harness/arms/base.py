@@ -148,14 +148,6 @@ def top_rows(id_rank: np.ndarray, candidates: np.ndarray, scores: np.ndarray,
     return cand[idx], sc[idx]
 
 
-def top_hits(chunk_ids: Sequence[str], id_rank: np.ndarray, candidates: np.ndarray,
-             scores: np.ndarray, depth: int) -> tuple[Hit, ...]:
-    """:func:`top_rows` as :class:`Hit` records (``chunk_ids``: index -> chunk id)."""
-    rows, sc = top_rows(id_rank, candidates, scores, depth)
-    ids = rows.tolist()  # map over lists: a generator frame per hit costs a fifth more
-    return tuple(map(Hit, [str(chunk_ids[c]) for c in ids], range(1, len(ids) + 1), sc.tolist()))
-
-
 def empty_counts(results: Sequence[ArmResult]) -> dict[str, Any]:
     """Manifest entry: questions with no hits, and how many of them per known reason.
 

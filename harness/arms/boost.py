@@ -47,7 +47,6 @@ from harness.arms.postings import build_postings
 from harness.arms.results import ArmResult, HitColumns
 from harness.arms.termdoc import build
 from harness.core.errors import ConfigError
-from harness.core.ordering import id_ranks
 from harness.core.text import tokenize
 from harness.corpus.records import Corpus
 from harness.goldset.records import Question
@@ -80,12 +79,12 @@ class BoostArm:
         n = max(tdm.n_docs, 1)
         uniq, inverse = np.unique(tdm.df, return_inverse=True)
         idf = np.array([math.log(n / f) for f in uniq.tolist()])[inverse] if len(uniq) else np.zeros(0)
-        self._ids = [c.chunk_id for c in corpus.chunks]
         # presence x idf, as postings; chunk numbers are chunk-id ranks (postings' order)
-        self._postings, row_of = build_postings(tdm.with_data(idf[tdm.entry_terms()]), self._ids)
-        self._number = np.empty(len(row_of), dtype=np.int64)  # corpus row -> chunk number
+        self._postings, row_of = build_postings(tdm.with_data(idf[tdm.entry_terms()]),
+                                                corpus.chunk_columns.ids.tolist())
+        # corpus row -> chunk number: also each chunk's id rank (ids are unique), top_rows' tie key
+        self._number = np.empty(len(row_of), dtype=np.int64)
         self._number[row_of] = np.arange(len(row_of), dtype=np.int64)
-        self._id_rank = id_ranks(self._ids) if self._ids else np.zeros(0, dtype=np.int64)
         # per chunk: its document (as an index into doc_ids), game and kind
         doc_ids = sorted({c.doc_id for c in corpus.chunks})
         code = {d: i for i, d in enumerate(doc_ids)}
@@ -127,7 +126,7 @@ class BoostArm:
             # highest; read only when some errata matched, the only chunks it moves)
             lift = (overlap.max(initial=0.0) + 1.0) if self.errata_first and len(matched_chunks) else 0.0
             score = np.concatenate([overlap[number[matched_chunks]] + lift, overlap[number[rulebook]] + 0.0])
-            rows, top = top_rows(self._id_rank, cand, score, depth)
+            rows, top = top_rows(number, cand, score, depth)
             reason = None
             if not len(cand):
                 reason = NO_GAME if game is None else NO_PRIORITY
