@@ -27,9 +27,10 @@ reused by every question of a call. Each chunk's overlap is the float sum of its
 terms' idfs in ascending term id (order of first occurrence in the corpus), so it is the
 same in every process and equal to the sparse product ``queries @ weights`` the arm
 used before (scipy adds in the query row's order, the same one: tested to the bit;
-7x faster per question at 150k chunks of 150 games). The first version summed over a
-Python ``set`` of terms, whose order follows ``PYTHONHASHSEED``, and its scores moved
-by ~1e-15 between runs, swapping near-tied ranks. Hits come back as arrays of corpus rows
+``benchmarks/bench_library.py`` at 300k chunks of 300 games: 86 -> 25 CPU-s for 10k
+questions). The first version summed over a Python ``set`` of terms, whose order
+follows ``PYTHONHASHSEED``, and its scores moved by ~1e-15 between runs, swapping
+near-tied ranks. Hits come back as arrays of corpus rows
 (:class:`~harness.arms.results.HitColumns`), no record per hit.
 """
 
