@@ -12,8 +12,8 @@ import pyarrow.compute as pc
 
 from harness.core.config_order import sort_configs
 from harness.core.ordering import order
-from harness.core.tablerows import known_codes
-from harness.metrics.info import aggregate, resolve
+from harness.core.tablerows import known_codes, known_runs
+from harness.metrics.info import aggregator, resolve
 from harness.metrics.ranking import DEFAULT_METRICS
 
 SUMMARY_METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10", "nDCG(judged_only=True)@10",
@@ -89,24 +89,30 @@ def column(metrics: Metrics, name: str, dtype: type) -> np.ndarray:
 
 def metric_names(metrics: Metrics) -> list[str]:
     """The metrics of a table, in order of first appearance."""
-    return codes(metrics, "metric")[1]
+    runs = known_runs(metrics, "metric") if isinstance(metrics, pa.Table) else None
+    return runs[2] if runs is not None else codes(metrics, "metric")[1]
 
 
 def grouped_values(metrics: Metrics, names: Sequence[str]) -> dict[tuple[str, str, bool], np.ndarray]:
     """``(config_id, metric, answerable) -> values`` for the metrics ``names``, each group's
     values in table order (so a mean sums them in the same order as a filter would)."""
-    c_codes, c_names = codes(metrics, "config_id")
-    m_codes, m_names = codes(metrics, "metric")
-    chosen = set(names)
-    wanted = np.isin(np.arange(len(m_names)), [i for i, n in enumerate(m_names) if n in chosen])
-    block = c_codes * len(m_names) + m_codes
     answerable = column(metrics, "answerable", bool)
     vals = column(metrics, "value", np.float64)
-    starts = np.r_[0, np.flatnonzero(np.diff(block)) + 1] if len(block) else np.zeros(0, np.int64)
+    runs = _recorded_blocks(metrics) if isinstance(metrics, pa.Table) else None
+    if runs is None:
+        c_codes, c_names = codes(metrics, "config_id")
+        m_codes, m_names = codes(metrics, "metric")
+        block = c_codes * len(m_names) + m_codes
+        starts = np.r_[0, np.flatnonzero(np.diff(block)) + 1] if len(block) else np.zeros(0, np.int64)
+        run_block = block[starts]
+    else:
+        starts, run_block, c_names, m_names = runs
+    chosen = set(names)
+    wanted = np.isin(np.arange(len(m_names)), [i for i, n in enumerate(m_names) if n in chosen])
     out = {}
-    if len(np.unique(block[starts])) == len(starts):  # each (config, metric) in one run: no sort
-        for start, end in zip(starts, np.r_[starts[1:], len(block)], strict=True):
-            k = int(block[start])
+    if len(np.unique(run_block)) == len(starts):  # each (config, metric) in one run: no sort
+        for k, start, end in zip(run_block.tolist(), starts.tolist(), np.r_[starts[1:], len(vals)].tolist(),
+                                 strict=True):
             if wanted[k % len(m_names)]:
                 a, v = answerable[start:end], vals[start:end]
                 for flag in (False, True):
@@ -114,6 +120,9 @@ def grouped_values(metrics: Metrics, names: Sequence[str]) -> dict[tuple[str, st
                     if len(part):
                         out[(c_names[k // len(m_names)], m_names[k % len(m_names)], flag)] = part
         return out
+    if runs is not None:  # the general path reads per-row codes
+        c_codes, m_codes = codes(metrics, "config_id")[0], codes(metrics, "metric")[0]
+        block = c_codes * len(m_names) + m_codes
     keep = wanted[m_codes]
     key = block[keep] * 2 + answerable[keep]
     o = np.argsort(key, kind="stable")  # stable: table order within a group
@@ -124,6 +133,19 @@ def grouped_values(metrics: Metrics, names: Sequence[str]) -> dict[tuple[str, st
             k = int(key[start])
             out[(c_names[k // 2 // len(m_names)], m_names[k // 2 % len(m_names)], bool(k % 2))] = v[start:end]
     return out
+
+
+def _recorded_blocks(metrics: pa.Table) -> tuple[np.ndarray, np.ndarray, list[str], list[str]] | None:
+    """(run starts, (config code * metrics + metric code) of each run, config ids, metric
+    names) from the runs the table's builder recorded for both columns
+    (:func:`harness.core.tablerows.known_runs`), or None: without a pass over the rows."""
+    c, m = known_runs(metrics, "config_id"), known_runs(metrics, "metric")
+    if c is None or m is None:
+        return None
+    starts = np.union1d(c[0], m[0])
+    at_c = c[1][np.searchsorted(c[0], starts, side="right") - 1]
+    at_m = m[1][np.searchsorted(m[0], starts, side="right") - 1]
+    return starts, at_c * len(m[2]) + at_m, c[2], m[2]
 
 
 def summary_frame(metrics: Metrics, configs: pd.DataFrame) -> pd.DataFrame:
@@ -137,13 +159,14 @@ def summary_frame(metrics: Metrics, configs: pd.DataFrame) -> pd.DataFrame:
     # one grouping pass over the table (a filter per config is quadratic in configs)
     groups = grouped_values(metrics, [*shown, "top_score_ratio"])
     rows = []
+    agg = {name: aggregator(name) for name in shown}
     for cid in sort_configs(configs["config_id"].astype(str)):
         row: dict[str, object] = {"config_id": cid}
         for name in shown:
             vals = groups.get((cid, name, True))
             if vals is None or not len(vals):
                 continue
-            row[name] = aggregate(name, vals)
+            row[name] = agg[name](vals)
         if "top_score_ratio" in names:
             ans, unans = groups.get((cid, "top_score_ratio", True)), groups.get((cid, "top_score_ratio", False))
             row[RATIO_ANSWERABLE] = float(ans.mean()) if ans is not None and len(ans) else float("nan")

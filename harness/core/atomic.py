@@ -159,12 +159,19 @@ def _write_failed(path: Path, exc: OSError) -> HarnessError:
     return HarnessError(f"{path}: cannot write ({why}); the file keeps its previous content")
 
 
-def atomic_write(path: Path, write: Any, within: Path | None = None) -> None:
-    """Call ``write(tmp)`` then rename ``tmp`` over ``path``; on an ``OSError`` the
-    temporary file is removed and a :class:`HarnessError` names ``path``. ``within``:
-    refuse links from that folder down (:func:`harness.core.atomic.check_no_links`)."""
+@contextmanager
+def atomic_file(path: Path, within: Path | None = None) -> Iterator[Path]:
+    """Yield a temporary path to write; when the block ends it is renamed over ``path``.
+    On an ``OSError`` the temporary file is removed and a :class:`HarnessError` names
+    ``path``. ``within``: refuse links from that folder down (:func:`check_no_links`)."""
     try:
         with atomic_path(path, within=within) as tmp:  # removes the temporary on any error
-            write(tmp)
+            yield tmp
     except OSError as exc:
         raise _write_failed(path, exc) from None
+
+
+def atomic_write(path: Path, write: Any, within: Path | None = None) -> None:
+    """Call ``write(tmp)`` then rename ``tmp`` over ``path`` (:func:`atomic_file`)."""
+    with atomic_file(path, within) as tmp:
+        write(tmp)

@@ -33,23 +33,35 @@ def records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return [{str(k): v for k, v in r.items()} for r in df.to_dict("records")]
 
 
-_CODES: dict[tuple[int, str], tuple[weakref.ref[pa.Table], np.ndarray, tuple[str, ...]]] = {}
+_CODES: dict[tuple[int, str], tuple[weakref.ref[pa.Table], np.ndarray, np.ndarray, tuple[str, ...]]] = {}
 
 
-def remember_codes(table: pa.Table, column: str, codes: np.ndarray, values: tuple[str, ...]) -> None:
-    """Record that ``table[column][i] == values[codes[i]]``, ``values`` distinct and in order
-    of first appearance in the column (what a scan of the column would give)."""
+def remember_codes(table: pa.Table, column: str, starts: np.ndarray, codes: np.ndarray,
+                   values: tuple[str, ...]) -> None:
+    """Record that ``table[column]`` is ``values[codes[r]]`` on the rows of run ``r``, from
+    ``starts[r]`` to the next run's start (``starts[0] == 0``; runs, not rows: a run's
+    table repeats each value over thousands of rows), ``values`` distinct and in order of
+    first appearance in the column (what a scan of the column would give)."""
     key = (id(table), column)
 
     def forget(_: weakref.ref[pa.Table]) -> None:
         _CODES.pop(key, None)
 
-    _CODES[key] = (weakref.ref(table, forget), codes, values)
+    _CODES[key] = (weakref.ref(table, forget), np.asarray(starts, np.int64), np.asarray(codes, np.int64), values)
 
 
-def known_codes(table: pa.Table, column: str) -> tuple[np.ndarray, list[str]] | None:
-    """(int64 codes, values) recorded for ``table[column]`` by :func:`remember_codes`, or None."""
+def known_runs(table: pa.Table, column: str) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
+    """(run starts, run codes, values) recorded for ``table[column]`` by :func:`remember_codes`, or None."""
     hit = _CODES.get((id(table), column))
     if hit is None or hit[0]() is not table:
         return None
-    return np.asarray(hit[1], np.int64), list(hit[2])
+    return hit[1], hit[2], list(hit[3])
+
+
+def known_codes(table: pa.Table, column: str) -> tuple[np.ndarray, list[str]] | None:
+    """(int64 code of each row, values) recorded for ``table[column]`` by :func:`remember_codes`, or None."""
+    runs = known_runs(table, column)
+    if runs is None:
+        return None
+    starts, codes, values = runs
+    return np.repeat(codes, np.diff(np.r_[starts, table.num_rows])), values

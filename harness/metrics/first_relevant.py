@@ -114,6 +114,23 @@ class RelevantFacts:
         starts = np.flatnonzero(np.r_[True, (q[1:] != q[:-1]) | (p[1:] != p[:-1])]) if len(q) else np.zeros(0, np.intp)
         return cls(cols, q * u + c, starts, np.searchsorted(q[starts], np.arange(nq + 1)))
 
+    def rows(self, sel: np.ndarray, u: int) -> RelevantFacts:
+        """The facts of questions ``sel`` (ascending) alone, as :meth:`of` gives them for
+        those rows of (Q, ``u``) candidates: their groups, renumbered, in the same order."""
+        if self.order is None:
+            return RelevantFacts(self.cols[sel])
+        assert self.starts is not None and self.qstarts is not None
+        ends = np.r_[self.starts, len(self.order)]  # where each group begins; then the end
+        g0, g1 = self.qstarts[sel], self.qstarts[sel + 1]  # each question's groups
+        e0 = ends[g0]
+        n_e, n_g = ends[g1] - e0, g1 - g0
+        new_e0 = np.r_[0, np.cumsum(n_e)[:-1]]
+        idx = np.arange(int(n_e.sum())) + np.repeat(e0 - new_e0, n_e)  # the questions' elements
+        order = self.order[idx] % u + np.repeat(np.arange(len(sel)) * u, n_e)
+        gidx = np.arange(int(n_g.sum())) + np.repeat(g0 - np.r_[0, np.cumsum(n_g)[:-1]], n_g)
+        starts = self.starts[gidx] - np.repeat(e0 - new_e0, n_g)
+        return RelevantFacts(self.cols[sel], order, starts, np.r_[0, np.cumsum(n_g)])
+
 
 def first_relevant_whole(s: np.ndarray, rel: np.ndarray, page: np.ndarray, facts: RelevantFacts, tol: float,
                          exact: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], *,

@@ -13,6 +13,8 @@ tools' names is documented in ``docs/metrics.md``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -84,9 +86,16 @@ def _scope_or_all(name: str) -> str:
         return "all"
 
 
+def aggregator(name: str) -> Callable[[np.ndarray], float]:
+    """The declared aggregate (mean or median) of metric ``name``, as a function of its
+    float64 values (resolved once, for callers aggregating many groups of one metric)."""
+    agg = AGGREGATES.get(resolve(name).aggregate)
+    return lambda values: agg(np.asarray(values, dtype=np.float64))
+
+
 def aggregate(name: str, values: np.ndarray) -> float:
     """The declared aggregate (mean or median) of ``values`` of metric ``name``."""
-    return AGGREGATES.get(resolve(name).aggregate)(np.asarray(values, dtype=np.float64))
+    return aggregator(name)(values)
 
 
 # ---- answer metrics (computed in harness.answering.answer_metrics) -------------------------

@@ -248,13 +248,15 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
     last_pos = np.where(keep.any(axis=1), m - 1 - np.argmax(keep[:, ::-1], axis=1), 0)
     last_score = cs[allq, last_pos]
     bad = (boundary > 0) & ((last_score - boundary <= tol) | (prank[:, -1] < depth))
-    if whole_list and not whole:  # over the whole list, without ordering it (harness.metrics.first_relevant)
-        first_rel_rank = first_relevant_whole(s, d.rel, d.page, d.relevant, tol, o.exact, ties=o.ties)
-    else:  # the candidates are an exact prefix of the fused list down to keys above the boundary
-        relc = d.rel.ravel().take(flat) & first
-        rpos = np.argmax(relc, axis=1)
-        found = relc.any(axis=1) & ((boundary == 0) | (cs[allq, rpos] - boundary > tol))
-        first_rel_rank = np.where(found, prank[allq, rpos].astype(np.float64), np.inf)
+    # the candidates are an exact prefix of the fused list down to keys above the boundary
+    relc = d.rel.ravel().take(flat) & first
+    rpos = np.argmax(relc, axis=1)
+    found = relc.any(axis=1) & ((boundary == 0) | (cs[allq, rpos] - boundary > tol))
+    first_rel_rank = np.where(found, prank[allq, rpos].astype(np.float64), np.inf)
+    rest = np.flatnonzero(~found) if whole_list and not whole else allq[:0]
+    if len(rest):  # beyond the prefix: over the whole list, without ordering it (harness.metrics.first_relevant)
+        first_rel_rank[rest] = first_relevant_whole(s[rest], d.rel[rest], d.page[rest], d.relevant.rows(rest, u), tol,
+                                                    lambda i, k, c: o.exact(rest[i], k, c), ties=o.ties)
     full_rows = np.flatnonzero(bad)
     top = np.where(cs[:, 0] > 0, o.top_score(allq, cand[:, 0]), 0.0)
     n_pages = keep.sum(axis=1)

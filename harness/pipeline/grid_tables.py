@@ -20,8 +20,8 @@ Parquet file, so memory does not grow with the fused table.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -130,43 +130,55 @@ def check_budget(n_questions: int, n_chunks: int, cfg: RunConfig, policy: StoreP
 def repeated_strings(names: Sequence[str], inner: int, outer: int) -> pa.Array:
     """A plain string column (what readers get back) of ``len(names) * inner * outer`` rows:
     each name ``inner`` times in turn, that sequence ``outer`` times (``np.tile(np.repeat(names,
-    inner), outer)``), its buffers built from the names' bytes (no gather per row)."""
+    inner), outer)``), its buffers built from the names' bytes: the sequence's bytes and
+    offsets once, then ``outer`` copies of them (no gather per row)."""
     enc = [x.encode() for x in names]
-    lens = np.repeat(np.array([len(b) for b in enc], np.int64), inner)
-    n = len(lens) * outer
-    data = b"".join(b * inner for b in enc) * outer
-    if len(data) >= 1 << 31:  # beyond 32-bit offsets: gathered
+    block = b"".join(b * inner for b in enc)
+    if len(block) * outer >= 1 << 31:  # beyond 32-bit offsets: gathered
         return pa.array(list(names), pa.string()).take(
             pa.array(np.tile(np.repeat(np.arange(len(names)), inner), outer), pa.int64()))
+    ends = np.cumsum(np.repeat(np.fromiter(map(len, enc), np.int32, len(enc)), inner), dtype=np.int32)
+    n = len(ends) * outer
     offsets = np.zeros(n + 1, np.int32)
-    np.cumsum(np.tile(lens, outer), out=offsets[1:])
-    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    np.add(ends[None, :], (np.arange(outer, dtype=np.int32) * np.int32(len(block)))[:, None],
+           out=offsets[1:].reshape(outer, len(ends)))
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(block * outer)])
 
 
 def metrics_table(question_ids: Sequence[str], answerable: np.ndarray, configs: Sequence[FusionConfig],
-                  specs: Sequence[Metric], values: Sequence[dict[str, np.ndarray]]) -> pa.Table:
-    """Rows per config, then metric, then question (question order of the gold set)."""
+                  specs: Sequence[Metric], values: Sequence[dict[str, np.ndarray]], *, codes: bool = True) -> pa.Table:
+    """Rows per config, then metric, then question (question order of the gold set).
+    ``codes``: record the config and metric codes for the summary (:func:`remember_grid_codes`)."""
     nq, nm, nc = len(question_ids), len(specs), len(configs)
     val = np.empty(nc * nm * nq, np.float64)
     for ci, per in enumerate(values):
         for mi, s in enumerate(specs):
             val[(ci * nm + mi) * nq : (ci * nm + mi + 1) * nq] = per[s.name]
     n = len(val)
-
-    mcode = np.tile(np.repeat(np.arange(nm, dtype=np.int32), nq), nc)
-    ccode = np.repeat(np.arange(nc, dtype=np.int32), nm * nq)
-    config_ids, metric_names = tuple(c.config_id for c in configs), tuple(s.name for s in specs)
     table = pa.table({
         "question_id": repeated_strings([str(q) for q in question_ids], 1, nc * nm),
-        "config_id": repeated_strings(config_ids, nm * nq, 1),
-        "metric": repeated_strings(metric_names, nq, nc),
+        "config_id": repeated_strings([c.config_id for c in configs], nm * nq, 1),
+        "metric": repeated_strings([s.name for s in specs], nq, nc),
         "value": pa.array(val, pa.float64()),
         "answerable": pa.array(np.tile(np.asarray(answerable, bool), nc * nm) if n else np.zeros(0, bool)),
     })
-    for column, codes, names in (("config_id", ccode, config_ids), ("metric", mcode, metric_names)):
-        if n and len(set(names)) == len(names):  # the summary reads them instead of scanning the strings
-            remember_codes(table, column, codes, names)
+    if codes:
+        remember_grid_codes(table, configs, specs, nq)
     return table
+
+
+def remember_grid_codes(table: pa.Table, configs: Sequence[FusionConfig], specs: Sequence[Metric], nq: int) -> None:
+    """Record the config and metric codes of a metrics table in :func:`metrics_table`'s row
+    order, as runs (:func:`harness.core.tablerows.remember_codes`: the summary reads them
+    instead of scanning millions of strings)."""
+    nm, nc = len(specs), len(configs)
+    if not nm * nc * nq:
+        return
+    config_ids, metric_names = tuple(c.config_id for c in configs), tuple(s.name for s in specs)
+    if len(set(config_ids)) == nc:
+        remember_codes(table, "config_id", np.arange(nc) * (nm * nq), np.arange(nc), config_ids)
+    if len(set(metric_names)) == nm:
+        remember_codes(table, "metric", np.arange(nc * nm) * nq, np.tile(np.arange(nm), nc), metric_names)
 
 
 @dataclass
@@ -175,7 +187,10 @@ class GridTables:
     (module docstring). :meth:`fused_parts` runs the pass and yields the fused rows of
     the ``stored`` configs to ``depth`` (0 = whole lists) in parts, in table order
     (stored configs in their order, then question, then fused rank; at least one part,
-    empty when nothing is stored); :meth:`metrics` is every config's table after it."""
+    empty when nothing is stored); meanwhile the ``metrics`` rows of the configs scored so
+    far leave in grid order as parts of about ``PART_ROWS`` rows, to ``metric_sink`` when
+    given (the run writer streams them into their file while the pass goes on);
+    :meth:`metrics` is every config's table after it (those parts)."""
 
     matrix: RankMatrix
     gold: Gold
@@ -184,7 +199,10 @@ class GridTables:
     stored: Sequence[FusionConfig]
     depth: int
     workers: int | None = None
+    metric_sink: Callable[[pa.Table], None] | None = None
     _values: dict[int, dict[str, np.ndarray]] = field(default_factory=dict, repr=False)
+    _parts: list[pa.Table] = field(default_factory=list, repr=False)
+    _handed: int = field(default=0, repr=False)  # configs (in grid order) already in _parts
 
     def fused_parts(self) -> Iterator[pa.Table]:
         ctx = RowContext.build(self.matrix, self.gold, self.cfg.arm_names)
@@ -198,36 +216,66 @@ class GridTables:
             return score(self.specs, o, self.gold), rows
 
         configs = [self.cfg.configs[i] for i in order]
+        self._values.clear()
+        self._parts.clear()
+        self._handed = 0
         buffer: list[ConfigRows] = []
         parts = 0
-        for i, (values, rows) in zip(order, config_pass(self.matrix, self.gold, configs, one, self.workers),
-                                     strict=True):
+        # the configs whose rows are not stored return only their metric values: forked workers
+        passed = config_pass(self.matrix, self.gold, configs, one, self.workers, fork_from=len(first))
+        for i, (values, rows) in zip(order, passed, strict=True):
             self._values[i] = values
+            self._hand_metrics(final=False)
             if rows is not None:
                 buffer.append(rows)
                 if sum(map(len, buffer)) >= PART_ROWS:
                     parts += 1
                     yield ctx.part(buffer)
                     buffer = []
+        self._hand_metrics(final=True)
         if buffer or not parts:
             yield ctx.part(buffer)
 
+    def _hand_metrics(self, *, final: bool) -> None:
+        """Make the metrics part of the scored configs that follow the last part in grid
+        order, once they hold ``PART_ROWS`` rows (``final``: whatever is left), and hand it
+        to ``metric_sink``."""
+        configs, nq = self.cfg.configs, len(self.gold.questions)
+        ready = self._handed
+        while ready < len(configs) and ready in self._values:
+            ready += 1
+        if ready == self._handed or (not final and (ready - self._handed) * len(self.specs) * nq < PART_ROWS):
+            return
+        part = metrics_table([q.question_id for q in self.gold.questions], self._answerable(),
+                             configs[self._handed : ready], self.specs,
+                             [self._values.pop(i) for i in range(self._handed, ready)], codes=False)
+        self._parts.append(part)
+        self._handed = ready
+        if self.metric_sink is not None:
+            self.metric_sink(part)
+
+    def _answerable(self) -> np.ndarray:
+        return np.array([q.answerable for q in self.gold.questions], bool)
+
     def metrics(self) -> pa.Table:
         """Every question x config x metric (runs the pass first if :meth:`fused_parts` did not)."""
-        if len(self._values) < len(self.cfg.configs):
-            self._values.clear()
-            for _ in GridTables(self.matrix, self.gold, self.cfg, self.specs, (), 0, self.workers,
-                                self._values).fused_parts():
+        configs, nq = self.cfg.configs, len(self.gold.questions)
+        if self._handed < len(configs) or not self._parts:  # the pass alone: no fused rows, no sink
+            scoring = replace(self, stored=(), depth=0, metric_sink=None)
+            for _ in scoring.fused_parts():
                 pass
-        answerable = np.array([q.answerable for q in self.gold.questions], bool)
-        return metrics_table([q.question_id for q in self.gold.questions], answerable, self.cfg.configs,
-                             self.specs, [self._values[i] for i in range(len(self.cfg.configs))])
+            self._parts, self._handed = scoring._parts, scoring._handed
+        parts = self._parts or [metrics_table([], np.zeros(0, bool), [], self.specs, [], codes=False)]
+        table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+        remember_grid_codes(table, configs, self.specs, nq)
+        return table
 
 
 def grid_tables(matrix: RankMatrix, gold: Gold, cfg: RunConfig, specs: Sequence[Metric],
-                stored: Sequence[FusionConfig], depth: int) -> GridTables:
+                stored: Sequence[FusionConfig], depth: int,
+                metric_sink: Callable[[pa.Table], None] | None = None) -> GridTables:
     """The grid's tables, computed as they are read (:class:`GridTables`)."""
-    return GridTables(matrix, gold, cfg, specs, stored, depth)
+    return GridTables(matrix, gold, cfg, specs, stored, depth, metric_sink=metric_sink)
 
 
 def whole_tables(grid: GridTables) -> tuple[pa.Table, pa.Table]:

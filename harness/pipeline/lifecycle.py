@@ -155,12 +155,12 @@ def _score(writer: RunWriter, ranks: RankInputs, cfg: RunConfig, specs: list[Met
         writer.write_table("configs", configs_frame(cfg))
     depth = options.store.depth
     with (progress(f"scoring {len(cfg.configs)} configs", 1) if progress else nullcontext()) as bar:
-        grid = grid_tables(ranks.matrix, ranks.gold, cfg, specs, stored, depth)
-        rows = writer.write_parts("fused", grid.fused_parts(), {"rank_*": list(cfg.arm_names)})  # the pass
+        with writer.stream("metrics") as put:  # written while the pass goes on
+            grid = grid_tables(ranks.matrix, ranks.gold, cfg, specs, stored, depth, metric_sink=put)
+            rows = writer.write_parts("fused", grid.fused_parts(), {"rank_*": list(cfg.arm_names)})  # the pass
         metrics = grid.metrics()
         if bar is not None:
             bar(1)
-    writer.write_arrow("metrics", metrics)
     writer.update_manifest({"fused_rows": {"configs": [c.config_id for c in stored],
                                            "depth": depth, "rows": rows}})
     return metrics

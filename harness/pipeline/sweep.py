@@ -34,6 +34,7 @@ from harness.metrics.family import Metric
 from harness.metrics.gold import Gold
 from harness.metrics.page_lists import Candidates
 from harness.metrics.ranking import parse, score
+from harness.pipeline.forked import forked_map
 
 T = TypeVar("T")
 X = TypeVar("X")
@@ -112,15 +113,33 @@ def ordered_map(fn: Callable[[X], T], items: Iterable[X], workers: int) -> Itera
             yield window.popleft().result()
 
 
+FORK_MIN_CONFIGS = 16
+"""Fewest configs worth forking worker processes for (a fork costs about as much as
+scoring a few configs); fewer are scored on threads."""
+
+
 def config_pass(matrix: RankMatrix, gold: Gold, configs: Sequence[FusionConfig],
-                fn: Callable[[ConfigScores], T], workers: int | None = None) -> Iterator[T]:
+                fn: Callable[[ConfigScores], T], workers: int | None = None, *,
+                fork_from: int | None = None) -> Iterator[T]:
     """``fn`` of each config's :class:`ConfigScores` (one ``config_scores`` per config), in
-    config order, on ``workers`` threads (default: cores, at most 4). Each config is
-    independent, so the results do not depend on the thread count."""
+    config order, on ``workers`` threads (default: cores, at most 4). ``fork_from``: the
+    configs from that index on are scored in forked worker processes instead
+    (:mod:`harness.pipeline.forked`: about twice the rate of threads on two cores; their
+    results are pickled back, so give it where ``fn``'s results are small), when there are
+    at least :data:`FORK_MIN_CONFIGS` of them. Each config is independent, so the results
+    do not depend on the thread or process count."""
     dense, candidates = DenseRanks.build(matrix), Candidates.build(matrix, gold)
     n = workers or min(4, os.cpu_count() or 1)
-    return ordered_map(lambda c: fn(ConfigScores.of(dense, candidates, c)), configs,
-                       n if len(configs) > 1 else 1)
+
+    def one(c: FusionConfig) -> T:
+        return fn(ConfigScores.of(dense, candidates, c))
+
+    cut = len(configs) if fork_from is None or n <= 1 or len(configs) - fork_from < FORK_MIN_CONFIGS \
+        else max(fork_from, 0)
+    head, tail = configs[:cut], configs[cut:]
+    yield from ordered_map(one, head, n if len(head) > 1 else 1)
+    if tail:
+        yield from forked_map(one, tail, n, ordered_map)
 
 
 def score_configs(matrix: RankMatrix, gold: Gold, configs: Sequence[FusionConfig],
@@ -128,8 +147,9 @@ def score_configs(matrix: RankMatrix, gold: Gold, configs: Sequence[FusionConfig
     """Per config (in order), ``{metric name: (Q,) values}`` exactly as the full path gives.
 
     Ranking metrics of unanswerable questions take the metric's default (the page lists
-    the metrics need: :func:`harness.metrics.ranking.score`)."""
-    return list(config_pass(matrix, gold, configs, lambda o: score(specs, o, gold), workers))
+    the metrics need: :func:`harness.metrics.ranking.score`); a large grid is scored in
+    forked worker processes (:func:`config_pass`)."""
+    return list(config_pass(matrix, gold, configs, lambda o: score(specs, o, gold), workers, fork_from=0))
 
 
 def sweep(matrix: RankMatrix, gold: Gold, configs: Sequence[FusionConfig],

@@ -29,7 +29,9 @@ from __future__ import annotations
 import json
 import secrets
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from harness.core.atomic import atomic_write, check_no_links, link_error
+from harness.core.atomic import atomic_file, atomic_write, check_no_links, link_error
 from harness.core.atomic import temp_name as temp_name  # re-exported
 from harness.core.digest import file_sha256
 from harness.core.errors import ConfigError, HarnessError, ProvenanceError
@@ -158,24 +160,27 @@ class RunWriter:
     def write_parts(self, name: str, parts: Iterable[pa.Table],
                     families: dict[str, list[str]] | None = None) -> int:
         """Write table ``name`` from Arrow ``parts`` (consumed one at a time, so the table is
-        never whole in memory) as one Parquet file, atomically (an error while the parts
-        are produced leaves no file), with the pandas metadata a frame would write
-        (:func:`harness.store.casting.pandas_metadata`). Returns the rows written."""
+        never whole in memory) as one Parquet file (:meth:`stream`). Returns the rows written."""
+        with self.stream(name, families) as put:
+            for part in parts:
+                put(part)
+        return put.rows
+
+    @contextmanager
+    def stream(self, name: str, families: dict[str, list[str]] | None = None) -> Iterator[PartSink]:
+        """Stream table ``name`` into one Parquet file, one part per ``put(part)`` call
+        (each cast to the registered schema), atomically: the file appears when the block
+        ends without error (an error while the parts are made leaves no file), with the
+        pandas metadata a frame would write (:func:`harness.store.casting.pandas_metadata`),
+        and its hash is recorded."""
         spec = TABLES.get(name)
         schema = spec.schema(families).with_metadata({**pandas_metadata(name, families), **spec.file_metadata()})
         out = self.file(f"{name}.parquet")
-        rows = 0
-
-        def write(tmp: Path) -> None:
-            nonlocal rows
-            with pq.ParquetWriter(tmp, schema) as w:
-                for part in parts:
-                    w.write_table(self._cast(name, part, families).replace_schema_metadata(schema.metadata))
-                    rows += part.num_rows
-
-        atomic_write(out, write, self.path)
-        self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": rows}}})
-        return rows
+        with atomic_file(out, self.path) as tmp, pq.ParquetWriter(tmp, schema) as w:
+            sink = PartSink(lambda part: w.write_table(self._cast(name, part, families)
+                                                       .replace_schema_metadata(schema.metadata)))
+            yield sink
+        self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": sink.rows}}})
 
     def _cast(self, name: str, table: pa.Table, families: dict[str, list[str]] | None) -> pa.Table:
         """``table`` with this run's ``run_id`` column, cast to the registered schema."""
@@ -197,6 +202,18 @@ class RunWriter:
             data = json.dumps(m, indent=2, sort_keys=True, ensure_ascii=False).encode()
             atomic_write(self.path / MANIFEST, lambda tmp: Path(tmp).write_bytes(data), self.path)
         return m
+
+
+@dataclass
+class PartSink:
+    """``put(part)`` writes one part of a streamed table (:meth:`RunWriter.stream`); ``rows`` so far."""
+
+    write: Callable[[pa.Table], object]
+    rows: int = 0
+
+    def __call__(self, part: pa.Table) -> None:
+        self.write(part)
+        self.rows += part.num_rows
 
 
 def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:

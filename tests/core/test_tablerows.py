@@ -18,13 +18,15 @@ def test_codes_are_known_only_for_the_table_they_were_recorded_for() -> None:
     import numpy as np
     import pyarrow as pa
 
-    from harness.core.tablerows import known_codes, remember_codes
+    from harness.core.tablerows import known_codes, known_runs, remember_codes
 
     t = pa.table({"c": ["x", "x", "y"]})
-    remember_codes(t, "c", np.array([0, 0, 1], np.int32), ("x", "y"))
+    remember_codes(t, "c", np.array([0, 2]), np.array([0, 1], np.int32), ("x", "y"))  # runs: rows 0-1, row 2
     got = known_codes(t, "c")
     assert got is not None and got[0].tolist() == [0, 0, 1] and got[0].dtype == np.int64 and got[1] == ["x", "y"]
-    assert known_codes(t, "other") is None
+    runs = known_runs(t, "c")
+    assert runs is not None and runs[0].tolist() == [0, 2] and runs[1].tolist() == [0, 1] and runs[2] == ["x", "y"]
+    assert known_codes(t, "other") is None and known_runs(t, "other") is None
     assert known_codes(pa.table({"c": ["x", "x", "y"]}), "c") is None  # an equal table is another table
     del t, got
     gc.collect()

@@ -97,6 +97,29 @@ def test_relevant_facts_group_candidates_by_question_then_page():
     assert single.order is None and single.cols.tolist() == [[-1], [-1]]
 
 
+@pytest.mark.parametrize(("seed", "cpp"), [(5, 2), (8, 3), (3, 1)])
+def test_facts_of_some_questions_equal_the_facts_built_for_them(seed, cpp):
+    # the fast path counts only the questions whose first relevant page lies beyond the top
+    _, _, dense, cands = scored(seed, cpp)
+    f = cands.relevant
+    nq, u = cands.page.shape
+    rng = np.random.default_rng(seed)
+    for sel in (np.arange(nq), np.sort(rng.choice(nq, nq // 3, replace=False)), np.array([nq - 1]), np.arange(0)):
+        sub, built = f.rows(sel, u), RelevantFacts.of(cands.page[sel], cands.rel[sel])
+        np.testing.assert_array_equal(sub.cols[:, : built.cols.shape[1]], built.cols)
+        assert (sub.cols[:, built.cols.shape[1]:] == -1).all()
+        if built.order is not None:
+            np.testing.assert_array_equal(sub.order, built.order)
+            np.testing.assert_array_equal(sub.starts, built.starts)
+            np.testing.assert_array_equal(sub.qstarts, built.qstarts)
+        for c in CONFIGS:
+            o = ConfigScores.of(dense, cands, c)
+            whole = first_relevant_whole(o.scores, cands.rel, cands.page, f, o.tol, o.exact)
+            got = first_relevant_whole(o.scores[sel], cands.rel[sel], cands.page[sel], sub, o.tol,
+                                       lambda i, k, cols, sel=sel, o=o: o.exact(sel[i], k, cols))
+            np.testing.assert_array_equal(got, whole[sel], err_msg=c.config_id)
+
+
 def test_whole_list_counts_by_hand():
     # one question, keys by column; relevant: column 3 (page 30). Ahead: columns 0 and 1 (pages
     # 10, 11: 11 twice), column 2 ties column 3 exactly and comes first (smaller id)

@@ -84,3 +84,35 @@ def test_repeated_strings_equal_a_gather_of_the_names():
         assert got.type == pa.string() and got.to_pylist() == want
         got.validate(full=True)
     assert repeated_strings([], 3, 2).to_pylist() == []
+
+
+def test_metrics_leave_in_grid_order_while_the_pass_runs(monkeypatch):
+    # a stored config in the middle is scored first; the metrics parts still come in grid
+    # order, several of them, and together they are the table the grid returns
+    import pyarrow as pa
+
+    from harness.analysis.summary import summary_frame
+    from harness.pipeline import grid_tables as gt
+    from harness.pipeline.sweep import score_configs
+
+    questions, ar, chunk_pages = synthetic(11, n_q=12)
+    m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], list(ARMS))
+    gold = make_gold(questions, m, chunk_pages)
+    cfgs = tuple(FusionConfig(f"k{k}", f"k{k}", "grid", "rrf", float(k), ARMS, (1.0,) * 3, (50,) * 3)
+                 for k in range(1, 41))  # enough configs for forked workers (sweep.FORK_MIN_CONFIGS)
+    cfg = RunConfig("<test>", "", {}, cfgs, {})
+    specs = [parse("hit@5"), parse("first_rel_rank")]
+    monkeypatch.setattr(gt, "PART_ROWS", 7 * 2 * 12)  # seven configs per part
+    parts: list[pa.Table] = []
+    grid = grid_tables(m, gold, cfg, specs, [cfgs[20]], 3, metric_sink=parts.append)
+    fused = pa.concat_tables(list(grid.fused_parts()))
+    assert set(fused.column("config_id").to_pylist()) == {"k21"}
+    table = grid.metrics()
+    assert len(parts) == 6 and pa.concat_tables(parts).equals(table)
+    values = score_configs(m, gold, cfgs, specs, workers=1)
+    direct = metrics_table([q.question_id for q in questions], np.array([q.answerable for q in questions]),
+                           cfgs, specs, values)
+    assert table.equals(direct)
+    frame = pd.DataFrame({"config_id": [c.config_id for c in cfgs]})
+    pd.testing.assert_frame_equal(summary_frame(table, frame), summary_frame(pa.Table.from_batches(
+        table.to_batches()), frame))  # the recorded runs give the summary a scan gives
