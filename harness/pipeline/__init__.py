@@ -3,6 +3,7 @@
 Modules, in pipeline order:
 
 * ``sweep``        the scoring path: every config -> per-question metrics (exact, top-k)
+* ``forked``       an ordered map over forked worker processes (the configs whose rows are not stored)
 * ``fused_rows``   the `fused` table's rows cut to the stored depth from the scoring kernel, as Arrow
 * ``grid_tables``  `metrics` and `fused` tables of a grid (one pass); grid-size limit, fused-row budget
 * ``options``      what a run takes and gives (options and result records only)
@@ -15,5 +16,5 @@ Modules, in pipeline order:
 * ``search_service`` the reference search service (`harness serve-search`) over the harness's arms
 """
 
-__all__ = ["arm_frame", "dispatch", "fused_rows", "grid_tables", "lifecycle", "options", "rescore", "retrieval",
-           "run_checks", "search_service", "sweep"]
+__all__ = ["arm_frame", "dispatch", "forked", "fused_rows", "grid_tables", "lifecycle", "options", "rescore",
+           "retrieval", "run_checks", "search_service", "sweep"]

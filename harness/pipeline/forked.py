@@ -11,8 +11,8 @@ values, not its fused rows).
 ``fn`` must be pure: a worker's memo or any state it changes stays in that worker.
 Tasks are contiguous chunks of the items (neighbouring configs share per-arm work kept
 in :meth:`harness.fusion.planes.Planes.memo`), results are yielded in input order, at
-most ``2 * workers`` chunks in flight. Where ``fork`` is not available the map runs on
-threads and says so in the log. A worker that dies (killed, out of memory) raises a
+most ``2 * workers`` chunks in flight. Where forking is not safe (:func:`fork_hazard`) the
+map runs on threads and says so in the log. A worker that dies (killed, out of memory) raises a
 :class:`~harness.core.errors.HarnessError`, never a partial result.
 """
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -42,8 +43,15 @@ _WORK: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
 by them (inherited, never pickled)."""
 
 
-def can_fork() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods()
+def fork_hazard() -> str | None:
+    """Why this process should not fork workers now (None: it may): no ``fork`` start
+    method, or gRPC loaded (Ray's client and others: gRPC's threads do not survive a
+    fork, https://github.com/grpc/grpc/blob/master/doc/fork_support.md)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return "fork is not available here"
+    if "grpc" in sys.modules:
+        return "gRPC is loaded (a Ray engine), and its threads do not survive a fork"
+    return None
 
 
 def _chunk(lo: int, hi: int) -> list[Any]:
@@ -58,8 +66,9 @@ def forked_map(fn: Callable[[X], T], items: Sequence[X], workers: int,
     (module docstring); ``threads(fn, items, workers)`` is the map used where fork is not
     available. One map at a time per process."""
     global _WORK
-    if not can_fork():
-        log.info("fork is not available here: scoring %d items on %d threads", len(items), workers)
+    hazard = fork_hazard()
+    if hazard is not None:
+        log.info("%s: scoring %d items on %d threads", hazard, len(items), workers)
         yield from threads(fn, items, workers)
         return
     if _WORK is not None:

@@ -3,6 +3,8 @@
 import logging
 import os
 import signal
+import sys
+import types
 
 import numpy as np
 import pytest
@@ -12,7 +14,7 @@ from harness.pipeline import forked
 from harness.pipeline.forked import forked_map
 from harness.pipeline.sweep import ordered_map
 
-pytestmark = pytest.mark.skipif(not forked.can_fork(), reason="needs the fork start method")
+pytestmark = pytest.mark.skipif(forked.fork_hazard() is not None, reason="forking is not safe here")
 
 
 def square_and_pid(x: int) -> tuple[int, int]:
@@ -59,9 +61,13 @@ def test_an_error_in_a_worker_is_raised_in_the_caller():
         list(forked_map(fn, list(range(10)), 2, ordered_map))
 
 
-def test_without_fork_the_map_runs_on_threads_and_says_so(monkeypatch, caplog):
-    monkeypatch.setattr(forked, "can_fork", lambda: False)
+@pytest.mark.parametrize("why", ["no fork", "grpc"])
+def test_where_forking_is_not_safe_the_map_runs_on_threads_and_says_so(monkeypatch, caplog, why):
+    if why == "grpc":  # a Ray engine's client: gRPC's threads do not survive a fork
+        monkeypatch.setitem(sys.modules, "grpc", types.ModuleType("grpc"))
+    else:
+        monkeypatch.setattr(forked.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     with caplog.at_level(logging.INFO, logger="harness.pipeline.forked"):
         got = list(forked_map(square_and_pid, list(range(5)), 2, ordered_map))
     assert got == [(x * x, os.getpid()) for x in range(5)]
-    assert "fork is not available" in caplog.text
+    assert ("gRPC is loaded" if why == "grpc" else "fork is not available") in caplog.text
