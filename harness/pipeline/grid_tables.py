@@ -221,7 +221,7 @@ class GridTables:
         self._handed = 0
         buffer: list[ConfigRows] = []
         parts = 0
-        # the configs whose rows are not stored return only their metric values: forked workers
+        # configs whose rows are not stored send back only their metric values: forked workers
         passed = config_pass(self.matrix, self.gold, configs, one, self.workers, fork_from=len(first))
         for i, (values, rows) in zip(order, passed, strict=True):
             self._values[i] = values

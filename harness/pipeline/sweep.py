@@ -123,19 +123,20 @@ def config_pass(matrix: RankMatrix, gold: Gold, configs: Sequence[FusionConfig],
                 fork_from: int | None = None) -> Iterator[T]:
     """``fn`` of each config's :class:`ConfigScores` (one ``config_scores`` per config), in
     config order, on ``workers`` threads (default: cores, at most 4). ``fork_from``: the
-    configs from that index on are scored in forked worker processes instead
-    (:mod:`harness.pipeline.forked`: about twice the rate of threads on two cores; their
-    results are pickled back, so give it where ``fn``'s results are small), when there are
-    at least :data:`FORK_MIN_CONFIGS` of them. Each config is independent, so the results
-    do not depend on the thread or process count."""
+    configs from that index on are scored in that many forked worker processes instead
+    (:mod:`harness.pipeline.forked`: about twice the rate of threads on two cores; ``fn``'s
+    results are pickled back, so give it where they are small), when there are at least
+    :data:`FORK_MIN_CONFIGS` of them. Each config is independent, so the results do not
+    depend on the thread or process count."""
     dense, candidates = DenseRanks.build(matrix), Candidates.build(matrix, gold)
     n = workers or min(4, os.cpu_count() or 1)
 
     def one(c: FusionConfig) -> T:
         return fn(ConfigScores.of(dense, candidates, c))
 
-    cut = len(configs) if fork_from is None or n <= 1 or len(configs) - fork_from < FORK_MIN_CONFIGS \
-        else max(fork_from, 0)
+    cut = len(configs)
+    if fork_from is not None and n > 1 and len(configs) - max(fork_from, 0) >= FORK_MIN_CONFIGS:
+        cut = max(fork_from, 0)
     head, tail = configs[:cut], configs[cut:]
     yield from ordered_map(one, head, n if len(head) > 1 else 1)
     if tail:
