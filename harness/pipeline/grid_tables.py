@@ -40,8 +40,13 @@ from harness.pipeline.fused_rows import ConfigRows, RowContext
 from harness.pipeline.sweep import ConfigScores, config_pass
 
 MAX_CONFIGS = 5000
-PART_ROWS = 1 << 18
-"""Rows per streamed part of the ``fused`` table (whole configs; a config's rows are never split)."""
+PART_ROWS = 1 << 16
+"""Rows per streamed part of the ``fused`` table (whole configs; a config's rows are never
+split; a part is one Parquet row group). 2**16 rather than 2**18: at 1,000 questions and
+depth 20 the run's peak memory is 50 MB lower, at the same speed (benchmarks/README.md)."""
+METRIC_PART_ROWS = 1 << 18
+"""Rows per streamed part of the ``metrics`` table (whole configs; one Parquet row group):
+few parts, since each is written while the scoring pass runs."""
 
 
 @dataclass(frozen=True)
@@ -188,7 +193,7 @@ class GridTables:
     the ``stored`` configs to ``depth`` (0 = whole lists) in parts, in table order
     (stored configs in their order, then question, then fused rank; at least one part,
     empty when nothing is stored); meanwhile the ``metrics`` rows of the configs scored so
-    far leave in grid order as parts of about ``PART_ROWS`` rows, to ``metric_sink`` when
+    far leave in grid order as parts of about ``METRIC_PART_ROWS`` rows, to ``metric_sink`` when
     given (the run writer streams them into their file while the pass goes on);
     :meth:`metrics` is every config's table after it (those parts)."""
 
@@ -238,13 +243,13 @@ class GridTables:
 
     def _hand_metrics(self, *, final: bool) -> None:
         """Make the metrics part of the scored configs that follow the last part in grid
-        order, once they hold ``PART_ROWS`` rows (``final``: whatever is left), and hand it
+        order, once they hold ``METRIC_PART_ROWS`` rows (``final``: whatever is left), and hand it
         to ``metric_sink``."""
         configs, nq = self.cfg.configs, len(self.gold.questions)
         ready = self._handed
         while ready < len(configs) and ready in self._values:
             ready += 1
-        if ready == self._handed or (not final and (ready - self._handed) * len(self.specs) * nq < PART_ROWS):
+        if ready == self._handed or (not final and (ready - self._handed) * len(self.specs) * nq < METRIC_PART_ROWS):
             return
         part = metrics_table([q.question_id for q in self.gold.questions], self._answerable(),
                              configs[self._handed : ready], self.specs,

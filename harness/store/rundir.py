@@ -153,7 +153,8 @@ class RunWriter:
         meta = dict(table.schema.metadata or {})  # e.g. pandas' own key, kept beside ours
         table = self._cast(name, table, families).replace_schema_metadata({**meta, **spec.file_metadata()})
         out = self.file(f"{name}.parquet")
-        atomic_write(out, lambda tmp: pq.write_table(table, tmp), self.path)
+        atomic_write(out, lambda tmp: pq.write_table(table, tmp, write_statistics=spec.statistics(families)),
+                     self.path)
         self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": table.num_rows}}})
         return out
 
@@ -176,7 +177,8 @@ class RunWriter:
         spec = TABLES.get(name)
         schema = spec.schema(families).with_metadata({**pandas_metadata(name, families), **spec.file_metadata()})
         out = self.file(f"{name}.parquet")
-        with atomic_file(out, self.path) as tmp, pq.ParquetWriter(tmp, schema) as w:
+        with atomic_file(out, self.path) as tmp, \
+                pq.ParquetWriter(tmp, schema, write_statistics=spec.statistics(families)) as w:
             sink = PartSink(lambda part: w.write_table(self._cast(name, part, families)
                                                        .replace_schema_metadata(schema.metadata)))
             yield sink

@@ -135,9 +135,9 @@ FUSED = table(
 METRICS = table(
     "metrics", "One row per question, config and metric (every question, every metric).",
     ("question_id", "config_id", "metric"),
-    Column("question_id", S, "gold question id"),
+    Column("question_id", S, "gold question id", statistics=False),  # every row group has every question
     Column("config_id", S, "fusion config id (single-arm configs are named arm-<name>)"),
-    Column("metric", S, "canonical metric name, e.g. recall@5, nDCG@10"),
+    Column("metric", S, "canonical metric name, e.g. recall@5, nDCG@10", statistics=False),
     Column("value", F64, "metric value at full precision"),
     Column("answerable", B, "ranking-metric means are taken over answerable questions only"),
     kept=Kept(("config_id", "metric", "question_id")),

@@ -138,6 +138,19 @@ def test_top_columns_on_random_ties_equals_argpartition_sets_and_survives_nan():
     assert top_columns(keys, 5).shape == (50, 5)
 
 
+def test_top_columns_are_the_first_m_by_key_then_column_when_keys_round_together_in_float32():
+    # the m-th largest key comes from a float32 sort: keys that differ only beyond float32's
+    # precision (1e-12 apart) must still be told apart on their float64 values
+    rng = np.random.default_rng(7)
+    for kind in range(4):
+        keys = [rng.random((40, 30)), 0.5 + rng.integers(0, 4, (40, 30)) * 1e-12,
+                np.where(rng.random((40, 30)) < 0.6, 0.0, rng.random((40, 30))),
+                np.round(rng.random((40, 30)), 2) + rng.integers(0, 2, (40, 30)) * 1e-13][kind]
+        for m in (1, 2, 7, 16, 29):
+            ref = np.array([sorted(sorted(range(30), key=lambda j, r=r: (-r[j], j))[:m]) for r in keys.tolist()])
+            np.testing.assert_array_equal(top_columns(keys, m), ref, err_msg=f"kind {kind}, m {m}")
+
+
 def test_along_is_take_along_axis():
     rng = np.random.default_rng(5)
     a = rng.random((7, 9))

@@ -102,7 +102,7 @@ def test_metrics_leave_in_grid_order_while_the_pass_runs(monkeypatch):
                  for k in range(1, 41))  # enough configs for forked workers (sweep.FORK_MIN_CONFIGS)
     cfg = RunConfig("<test>", "", {}, cfgs, {})
     specs = [parse("hit@5"), parse("first_rel_rank")]
-    monkeypatch.setattr(gt, "PART_ROWS", 7 * 2 * 12)  # seven configs per part
+    monkeypatch.setattr(gt, "METRIC_PART_ROWS", 7 * 2 * 12)  # seven configs per part
     parts: list[pa.Table] = []
     grid = grid_tables(m, gold, cfg, specs, [cfgs[20]], 3, metric_sink=parts.append)
     fused = pa.concat_tables(list(grid.fused_parts()))

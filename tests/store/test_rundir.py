@@ -87,6 +87,21 @@ def test_every_table_has_run_id_descriptions_and_schema_version(tmp_path: Path) 
                 assert field.name == "run_id" and "run" in desc
 
 
+def test_statistics_are_written_for_the_columns_that_declare_them(tmp_path: Path) -> None:
+    # the metrics table: every row group holds every question and metric, and one run id
+    run = write_synthetic_run(tmp_path / "run-stats", seed=3)
+    for name in ("metrics", "fused"):  # flat tables (Parquet keeps no statistics of list columns)
+        meta = pq.ParquetFile(run / f"{name}.parquet").metadata
+        names = pq.read_schema(run / f"{name}.parquet").names
+        want = set(TABLES.get(name).statistics({"rank_*": [n[5:] for n in names if n.startswith("rank_")]}))
+        for g in range(meta.num_row_groups):
+            kept = {meta.schema.column(i).path.split(".")[0] for i in range(meta.num_columns)
+                    if meta.row_group(g).column(i).is_stats_set}
+            assert kept == want, name
+    assert {"run_id", "question_id", "metric"}.isdisjoint(TABLES.get("metrics").statistics())
+    assert {"config_id", "value", "answerable"} <= set(TABLES.get("metrics").statistics())
+
+
 def test_a_table_copied_from_another_run_gets_this_runs_id(tmp_path: Path) -> None:
     a = open_run(write_synthetic_run(tmp_path / "run-a", seed=3))
     w = RunWriter(tmp_path / "run-b")
