@@ -134,14 +134,25 @@ class RelevantFacts:
 
 def first_relevant_whole(s: np.ndarray, rel: np.ndarray, page: np.ndarray, facts: RelevantFacts, tol: float,
                          exact: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], *,
-                         ties: bool = False) -> np.ndarray:
+                         ties: bool = False, rows: np.ndarray | None = None) -> np.ndarray:
     """:func:`first_relevant_ranks` of every question (arguments as there; ``facts`` of
-    the same candidates), counting instead of sorting: with ``t`` the best relevant key,
-    the rank is 1 + the distinct pages holding a candidate keyed above ``t + tol``
-    (module docstring) wherever no candidate that is not relevant lies within ``tol`` of
-    ``t``; in the few questions where one does, that cluster alone is put in exact order
-    (:func:`ahead_of_first_relevant`). The widened bounds (``pad``) only send more
-    questions that way. ``ties`` as :func:`ahead_of_first_relevant` says."""
+    the same candidates, which hold the page groups: ``page`` itself is not read),
+    counting instead of sorting: with ``t`` the best relevant key, the rank is 1 + the
+    distinct pages holding a candidate keyed above ``t + tol`` (module docstring) wherever
+    no candidate that is not relevant lies within ``tol`` of ``t``; in the few questions
+    where one does, that cluster alone is put in exact order (:func:`ahead_of_first_relevant`).
+    The widened bounds (``pad``) only send more questions that way. ``ties`` as
+    :func:`ahead_of_first_relevant` says. ``rows``: only these questions (ascending), the
+    result in their order; the arrays and ``exact`` stay those of every question."""
+    if rows is None:
+        return _count_ahead(s, lambda i: rel[i], facts, tol, exact, ties=ties)
+    return _count_ahead(s[rows], lambda i: rel[rows[i]], facts.rows(rows, s.shape[1]), tol,
+                        lambda i, k, c: exact(rows[i], k, c), ties=ties)
+
+
+def _count_ahead(s: np.ndarray, rel_of: Callable[[np.ndarray], np.ndarray], facts: RelevantFacts, tol: float,
+                 exact: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], *, ties: bool) -> np.ndarray:
+    """:func:`first_relevant_whole` on the rows of ``s`` (``rel_of(i)``: the relevance of rows ``i``)."""
     if s.shape[1] == 0:
         return np.full(len(s), np.inf)
     rc = facts.cols
@@ -155,7 +166,7 @@ def first_relevant_whole(s: np.ndarray, rel: np.ndarray, page: np.ndarray, facts
     near = row_counts(s >= lo) - n_above  # candidates within tol of t (none relevant above)
     hard = np.flatnonzero(listed & (near > np.count_nonzero(rs >= lo, axis=1)))
     if len(hard):  # a candidate not relevant near t: those questions' clusters in exact order
-        above[hard] = ahead_of_first_relevant(s[hard], rel[hard], tol, lambda i, k, c: exact(hard[i], k, c),
+        above[hard] = ahead_of_first_relevant(s[hard], rel_of(hard), tol, lambda i, k, c: exact(hard[i], k, c),
                                               t[hard], ties=ties)[0]
     if facts.order is None:  # one candidate per page: pages ahead = candidates ahead
         ahead = n_above

@@ -255,8 +255,7 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
     first_rel_rank = np.where(found, prank[allq, rpos].astype(np.float64), np.inf)
     rest = np.flatnonzero(~found) if whole_list and not whole else allq[:0]
     if len(rest):  # beyond the prefix: over the whole list, without ordering it (harness.metrics.first_relevant)
-        first_rel_rank[rest] = first_relevant_whole(s[rest], d.rel[rest], d.page[rest], d.relevant.rows(rest, u), tol,
-                                                    lambda i, k, c: o.exact(rest[i], k, c), ties=o.ties)
+        first_rel_rank[rest] = first_relevant_whole(s, d.rel, d.page, d.relevant, tol, o.exact, ties=o.ties, rows=rest)
     full_rows = np.flatnonzero(bad)
     top = np.where(cs[:, 0] > 0, o.top_score(allq, cand[:, 0]), 0.0)
     n_pages = keep.sum(axis=1)

@@ -118,6 +118,8 @@ def test_facts_of_some_questions_equal_the_facts_built_for_them(seed, cpp):
             got = first_relevant_whole(o.scores[sel], cands.rel[sel], cands.page[sel], sub, o.tol,
                                        lambda i, k, cols, sel=sel, o=o: o.exact(sel[i], k, cols))
             np.testing.assert_array_equal(got, whole[sel], err_msg=c.config_id)
+            some = first_relevant_whole(o.scores, cands.rel, cands.page, f, o.tol, o.exact, rows=sel)
+            np.testing.assert_array_equal(some, whole[sel], err_msg=c.config_id)
 
 
 def test_whole_list_counts_by_hand():
