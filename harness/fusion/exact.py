@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -65,15 +66,25 @@ def float_tolerance(n_arms: int, s_max: float) -> float:
     return 2.0 * (n_arms + 2) * float(EPS) * float(s_max)
 
 
-def clusters_are_ties(k: float, weights: Sequence[float], depths: Sequence[int], s_max: float) -> bool:
-    """True when scores within the float tolerance must be exactly equal."""
-    kq = Fraction(float(k))
+@lru_cache(maxsize=4096)
+def denominator_bound(k: float, weights: tuple[float, ...], depths: tuple[int, ...]) -> int:
+    """``D``, a bound on every reduced denominator of a config's scores (module docstring,
+    step 3); kept per config shape (a grid asks for each many times)."""
+    kq = Fraction(k)
     den = 1
     for w in weights:
-        den = math.lcm(den, Fraction(float(w)).denominator)
+        den = math.lcm(den, Fraction(w).denominator)
     for d in depths:
-        den *= kq.numerator + int(d) * kq.denominator
-    return Fraction(float_tolerance(len(weights), s_max)) * den * den < Fraction(1, 2)
+        den *= kq.numerator + d * kq.denominator
+    return den
+
+
+def clusters_are_ties(k: float, weights: Sequence[float], depths: Sequence[int], s_max: float) -> bool:
+    """True when scores within the float tolerance must be exactly equal: ``tol * D**2 <
+    1/2``, on integers (the tolerance's exact ratio)."""
+    den = denominator_bound(float(k), tuple(float(w) for w in weights), tuple(int(d) for d in depths))
+    num, tden = float_tolerance(len(weights), s_max).as_integer_ratio()
+    return 2 * num * den * den < tden
 
 
 def rrf_order(groups: np.ndarray, ranks: np.ndarray, k: float, weights: Sequence[float],

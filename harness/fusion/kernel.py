@@ -143,13 +143,20 @@ def along(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 def exact_rows(planes: Planes, c: FusionConfig, rows: np.ndarray, s: np.ndarray,
-               cand: np.ndarray, tol: float, *, ties: bool, fused: np.ndarray | None = None) -> np.ndarray:
+               cand: np.ndarray, tol: float, *, ties: bool, fused: np.ndarray | None = None,
+               keys: np.ndarray | None = None) -> np.ndarray:
     """Reorder each row of candidate columns ``cand`` (keys ``s`` of those rows) into
     exact fused order: key desc, column (= chunk id) asc, near-equal keys decided by the
     method's exact rule. ``fused``: the config's (Q, U) fused scores (score-based methods;
-    recomputed when not given). Returns the reordered ``cand``."""
-    cand = np.sort(cand, axis=1)  # id order, so the stable key sort breaks float ties by id
-    cs = along(s, cand)
+    recomputed when not given). ``keys``: the keys of ``cand`` itself (aligned with it),
+    read instead of ``s`` (a caller that keys a few columns differently, e.g. the
+    condensed lists). Returns the reordered ``cand``."""
+    if keys is None:
+        cand = np.sort(cand, axis=1)  # id order, so the stable key sort breaks float ties by id
+        cs = along(s, cand)
+    else:
+        by_id = np.argsort(cand, axis=1, kind="stable")
+        cand, cs = along(cand, by_id), along(keys, by_id)
     method = FUSION_METHODS.get(c.method)
     if not method.rank_based:  # the key only selects; the order is the float fused score's
         f = method.fuse(planes, c) if fused is None else fused

@@ -29,6 +29,7 @@ from typing import Protocol
 import numpy as np
 
 from harness.fusion.fuse import Fused, RankMatrix
+from harness.fusion.kernel import along
 from harness.fusion.method import config_ceiling
 from harness.metrics.first_relevant import RelevantFacts, first_relevant_whole
 from harness.metrics.gold import Gold, lookup
@@ -129,8 +130,9 @@ class Ordering(Protocol):
     @property
     def ceiling(self) -> float: ...
 
-    def exact(self, rows: np.ndarray, s: np.ndarray, cand: np.ndarray) -> np.ndarray:
-        """Candidate columns ``cand`` of ``rows`` (scores ``s``) in exact fused order."""
+    def exact(self, rows: np.ndarray, s: np.ndarray, cand: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
+        """Candidate columns ``cand`` of ``rows`` (scores ``s``; ``keys``: the keys of ``cand``
+        itself, aligned with it, read instead of ``s``) in exact fused order."""
 
     def top(self, m: int) -> np.ndarray:
         """(Q, M) candidate columns of every question, M >= min(m, U): its M best scores
@@ -229,17 +231,18 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
     s, tol = o.scores, o.tol
     allq = np.arange(nq)
     if judged_only:  # the condensed list: every judged candidate (few), unjudged ones never enter
-        at = np.ravel(d.judged_cols + (allq * u)[:, None])[np.ravel(d.judged_cols) >= 0]
-        s = np.zeros((nq, u))  # keys of the judged candidates only (0.0: never in a list)
-        s.ravel()[at] = np.ravel(o.scores).take(at)
-        whole = True  # padding: a column that is not judged (keyed 0)
-        cand = o.exact(allq, s, np.where(d.judged_cols >= 0, d.judged_cols, d.unjudged_col[:, None]))
+        judged = d.judged_cols >= 0
+        cols = np.where(judged, d.judged_cols, d.unjudged_col[:, None])  # padding: a column not judged, keyed 0
+        cand = o.exact(allq, s, cols, keys=np.where(judged, along(s, cols), 0.0))
+        whole = True  # every candidate of the list is there: no boundary, no question ordered in full
     else:  # at least the m best, in exact order (a wider selection made for the fused rows is reused)
         cand = o.top(m)
         whole = cand.shape[1] >= u
     m = cand.shape[1]
     flat = cand + (allq * u)[:, None]  # one index into every (Q, U) plane
     cs = np.ravel(s).take(flat)
+    if judged_only:
+        cs = np.where(d.judged.ravel().take(flat), cs, 0.0)
     boundary = np.zeros(nq) if whole else cs.min(axis=1)
     pages = np.where(cs > 0, d.page.ravel().take(flat), -1)
     first = first_pages(pages)

@@ -35,7 +35,7 @@ X = TypeVar("X")
 
 log = logging.getLogger(__name__)
 
-CHUNKS_PER_WORKER = 8
+CHUNKS_PER_WORKER = 16
 """Chunks per worker: small enough to balance the load, large enough that each chunk's
 round trip (a pickled list of results) is a small part of its work."""
 

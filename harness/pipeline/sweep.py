@@ -76,8 +76,9 @@ class ConfigScores:
     def ceiling(self) -> float:
         return config_ceiling(self.config)
 
-    def exact(self, rows: np.ndarray, s: np.ndarray, cand: np.ndarray) -> np.ndarray:
-        return exact_rows(self.dense.planes, self.config, rows, s, cand, self.tol, ties=self.ties, fused=self.fused)
+    def exact(self, rows: np.ndarray, s: np.ndarray, cand: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
+        return exact_rows(self.dense.planes, self.config, rows, s, cand, self.tol, ties=self.ties, fused=self.fused,
+                          keys=keys)
 
     def top(self, m: int) -> np.ndarray:
         """The ``m`` best candidate columns of every question in exact order, computed once

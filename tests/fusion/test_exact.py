@@ -75,3 +75,26 @@ def test_random_rank_matrices_match_fraction_oracle(k, weights, depths):
 def test_fast_path_condition():
     assert clusters_are_ties(60, (1.0, 1.0, 1.0), (100, 100, 100), 3 / 61)
     assert not clusters_are_ties(60, (0.1, 0.3, 0.7), (100, 100, 100), 1.1 / 61)
+
+
+def test_clusters_are_ties_is_the_rational_bound_written_out():
+    # tol * D**2 < 1/2 with D = lcm(weight denominators) * prod(k_num + depth * k_den), on Fractions
+    import math
+    from fractions import Fraction
+
+    from harness.fusion.exact import float_tolerance
+
+    rng = np.random.default_rng(12)
+    for _ in range(300):
+        n = int(rng.integers(1, 4))
+        k = float(rng.choice([1.0, 60.0, 0.5, 2.25, float(rng.integers(1, 100)), float(rng.random() * 80)]))
+        weights = tuple(float(rng.choice([1.0, 0.5, 2.0, 0.1, rng.random()])) for _ in range(n))
+        depths = tuple(int(d) for d in rng.integers(1, 200, n))
+        s_max = float(rng.random() * 0.1)
+        kq, den = Fraction(k), 1
+        for w in weights:
+            den = math.lcm(den, Fraction(w).denominator)
+        for d in depths:
+            den *= kq.numerator + d * kq.denominator
+        want = Fraction(float_tolerance(n, s_max)) * den * den < Fraction(1, 2)
+        assert clusters_are_ties(k, weights, depths, s_max) == want

@@ -165,3 +165,20 @@ def test_row_counts_is_count_nonzero():
     assert row_counts(mask).tolist() == np.count_nonzero(mask, axis=1).tolist()
     assert row_counts(mask[:, ::2]).tolist() == np.count_nonzero(mask[:, ::2], axis=1).tolist()  # a view
     assert row_counts(np.ones((2, 1 << 16), bool)).tolist() == [1 << 16] * 2  # beyond the byte sums' range
+
+
+@pytest.mark.parametrize(("method", "opts"), VARIANTS)
+def test_exact_rows_reads_keys_given_with_the_columns_as_it_reads_them_from_the_plane(method, opts):
+    # the condensed lists key a few columns (and their padding) themselves
+    m = RankMatrix.from_arm_ranks(arm_ranks(5, True), [f"q{i:02d}" for i in range(15)], ARMS)
+    planes, _ = planes_of(m)
+    c = cfg(method, opts)
+    s = config_scores(planes, c)
+    nq, u = planes.shape
+    rng = np.random.default_rng(9)
+    cand = np.stack([rng.permutation(u)[:9] for _ in range(nq)])  # unsorted columns, as a caller has them
+    rows = np.arange(nq)
+    want = exact_rows(planes, c, rows, s.key, cand, s.tol, ties=s.ties, fused=s.score)
+    got = exact_rows(planes, c, rows, s.key, cand, s.tol, ties=s.ties, fused=s.score,
+                     keys=np.take_along_axis(s.key, cand, 1))
+    np.testing.assert_array_equal(got, want)
