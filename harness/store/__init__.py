@@ -9,6 +9,7 @@ Modules, in pipeline order:
 * ``casting``        frames and Arrow tables cast to a registered schema
 * ``manifest``       manifest.json read without links, its shape and table columns checked
 * ``runlock``        the one-writer-per-run lock (flock on .lock, O_NOFOLLOW)
+* ``part_sink``      a table written part by part into one Parquet file, atomically
 * ``rundir``         Run, RunWriter, open_run: runs/<id>/ with manifest.json
 * ``readback``       run tables back to records (questions with facts, documents, chunks)
 * ``provenance``     manifest contents: hashes, versions, git commit
@@ -16,5 +17,5 @@ Modules, in pipeline order:
 * ``query``          DuckDB views over every run (`harness query`)
 """
 
-__all__ = ["answer_tables", "baseline", "casting", "manifest", "provenance", "query", "readback",
+__all__ = ["answer_tables", "baseline", "casting", "manifest", "part_sink", "provenance", "query", "readback",
            "ruling_tables", "rundir", "runlock", "schema", "tables"]

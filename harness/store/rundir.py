@@ -29,9 +29,8 @@ from __future__ import annotations
 import json
 import secrets
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from harness.core.atomic import atomic_file, atomic_write, check_no_links, link_error
+from harness.core.atomic import atomic_write, check_no_links, link_error
 from harness.core.atomic import temp_name as temp_name  # re-exported
 from harness.core.digest import file_sha256
 from harness.core.errors import ConfigError, HarnessError, ProvenanceError
@@ -49,6 +48,7 @@ from harness.core.redact import redact_text
 from harness.store.casting import pandas_metadata, to_arrow
 from harness.store.manifest import MANIFEST as MANIFEST
 from harness.store.manifest import check_columns, read_manifest
+from harness.store.part_sink import PartSink, parquet_parts
 from harness.store.runlock import RunLock
 from harness.store.schema import RUN_ID
 from harness.store.tables import TABLES
@@ -177,10 +177,8 @@ class RunWriter:
         spec = TABLES.get(name)
         schema = spec.schema(families).with_metadata({**pandas_metadata(name, families), **spec.file_metadata()})
         out = self.file(f"{name}.parquet")
-        with atomic_file(out, self.path) as tmp, \
-                pq.ParquetWriter(tmp, schema, write_statistics=spec.statistics(families)) as w:
-            sink = PartSink(lambda part: w.write_table(self._cast(name, part, families)
-                                                       .replace_schema_metadata(schema.metadata)))
+        with parquet_parts(out, self.path, schema, statistics=spec.statistics(families),
+                           cast=lambda part: self._cast(name, part, families)) as sink:
             yield sink
         self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": sink.rows}}})
 
@@ -204,18 +202,6 @@ class RunWriter:
             data = json.dumps(m, indent=2, sort_keys=True, ensure_ascii=False).encode()
             atomic_write(self.path / MANIFEST, lambda tmp: Path(tmp).write_bytes(data), self.path)
         return m
-
-
-@dataclass
-class PartSink:
-    """``put(part)`` writes one part of a streamed table (:meth:`RunWriter.stream`); ``rows`` so far."""
-
-    write: Callable[[pa.Table], object]
-    rows: int = 0
-
-    def __call__(self, part: pa.Table) -> None:
-        self.write(part)
-        self.rows += part.num_rows
 
 
 def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
