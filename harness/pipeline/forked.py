@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -38,6 +39,9 @@ log = logging.getLogger(__name__)
 CHUNKS_PER_WORKER = 16
 """Chunks per worker: small enough to balance the load, large enough that each chunk's
 round trip (a pickled list of results) is a small part of its work."""
+
+_ONE = threading.Lock()
+"""Held while a forked map runs (one at a time per process)."""
 
 _WORK: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
 """(fn, items) of the map being run: set in the parent just before the workers fork, read
@@ -64,16 +68,24 @@ def _chunk(lo: int, hi: int) -> list[Any]:
 def forked_map(fn: Callable[[X], T], items: Sequence[X], workers: int,
                threads: Callable[[Callable[[X], T], Sequence[X], int], Iterator[T]]) -> Iterator[T]:
     """``fn`` over ``items`` on ``workers`` forked processes, results in input order
-    (module docstring); ``threads(fn, items, workers)`` is the map used where fork is not
-    available. One map at a time per process."""
-    global _WORK
+    (module docstring); ``threads(fn, items, workers)`` is the map used where forking is not
+    safe, and for a map started while another runs in this process (one at a time: the
+    workers read their work from this module)."""
     hazard = fork_hazard()
+    if hazard is None and not _ONE.acquire(blocking=False):
+        hazard = "another forked map is running in this process"
     if hazard is not None:
         log.info("%s: scoring %d items on %d threads", hazard, len(items), workers)
         yield from threads(fn, items, workers)
         return
-    if _WORK is not None:
-        raise RuntimeError("forked_map is not re-entrant")
+    try:
+        yield from _forked(fn, items, workers)
+    finally:
+        _ONE.release()
+
+
+def _forked(fn: Callable[[X], T], items: Sequence[X], workers: int) -> Iterator[T]:
+    global _WORK
     size = max(1, -(-len(items) // (workers * CHUNKS_PER_WORKER)))
     bounds = [(lo, min(lo + size, len(items))) for lo in range(0, len(items), size)]
     _WORK = (fn, items)

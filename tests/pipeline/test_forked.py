@@ -71,3 +71,15 @@ def test_where_forking_is_not_safe_the_map_runs_on_threads_and_says_so(monkeypat
         got = list(forked_map(square_and_pid, list(range(5)), 2, ordered_map))
     assert got == [(x * x, os.getpid()) for x in range(5)]
     assert ("gRPC is loaded" if why == "grpc" else "fork is not available") in caplog.text
+
+
+def test_a_map_started_while_another_runs_goes_on_threads(caplog):
+    # inside a worker the first map holds the one-at-a-time lock: the inner map does not fork again
+    def fn(i: int) -> int:
+        return sum(v for v, _ in forked_map(square_and_pid, list(range(i)), 2, ordered_map))
+
+    with caplog.at_level(logging.INFO, logger="harness.pipeline.forked"):
+        got = list(forked_map(fn, list(range(6)), 2, ordered_map))
+    assert got == [sum(x * x for x in range(i)) for i in range(6)]
+    assert forked._ONE.acquire(blocking=False)  # released after the map
+    forked._ONE.release()
