@@ -22,6 +22,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -251,7 +252,7 @@ class GridTables:
             ready += 1
         if ready == self._handed or (not final and (ready - self._handed) * len(self.specs) * nq < METRIC_PART_ROWS):
             return
-        part = metrics_table([q.question_id for q in self.gold.questions], self._answerable(),
+        part = metrics_table(self._question_ids, self._answerable,
                              configs[self._handed : ready], self.specs,
                              [self._values.pop(i) for i in range(self._handed, ready)], codes=False)
         self._parts.append(part)
@@ -259,6 +260,11 @@ class GridTables:
         if self.metric_sink is not None:
             self.metric_sink(part)
 
+    @cached_property
+    def _question_ids(self) -> list[str]:
+        return [q.question_id for q in self.gold.questions]
+
+    @cached_property
     def _answerable(self) -> np.ndarray:
         return np.array([q.answerable for q in self.gold.questions], bool)
 

@@ -135,10 +135,8 @@ def config_pass(matrix: RankMatrix, gold: Gold, configs: Sequence[FusionConfig],
     def one(c: FusionConfig) -> T:
         return fn(ConfigScores.of(dense, candidates, c))
 
-    cut = len(configs)
-    if fork_from is not None and n > 1 and len(configs) - max(fork_from, 0) >= FORK_MIN_CONFIGS:
-        cut = max(fork_from, 0)
-    head, tail = configs[:cut], configs[cut:]
+    forked = fork_from is not None and n > 1 and len(configs) - fork_from >= FORK_MIN_CONFIGS
+    head, tail = (configs[:fork_from], configs[fork_from:]) if forked else (configs, configs[:0])
     yield from ordered_map(one, head, n if len(head) > 1 else 1)
     if tail:
         yield from forked_map(one, tail, n, ordered_map)

@@ -177,17 +177,21 @@ class RunWriter:
         spec = TABLES.get(name)
         schema = spec.schema(families).with_metadata({**pandas_metadata(name, families), **spec.file_metadata()})
         out = self.file(f"{name}.parquet")
+        run_id = self.table_run_id()  # read from the manifest once, not for every part
         with parquet_parts(out, self.path, schema, statistics=spec.statistics(families),
-                           cast=lambda part: self._cast(name, part, families)) as sink:
+                           cast=lambda part: self._cast(name, part, families, run_id)) as sink:
             yield sink
         self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": sink.rows}}})
 
-    def _cast(self, name: str, table: pa.Table, families: dict[str, list[str]] | None) -> pa.Table:
-        """``table`` with this run's ``run_id`` column, cast to the registered schema."""
+    def _cast(self, name: str, table: pa.Table, families: dict[str, list[str]] | None,
+              run_id: str | None = None) -> pa.Table:
+        """``table`` with this run's ``run_id`` column (``run_id``: :meth:`table_run_id`
+        when the caller read it already), cast to the registered schema."""
         schema = TABLES.get(name).schema(families)
         if RUN_ID.name in table.column_names:
             table = table.drop_columns([RUN_ID.name])
-        table = table.append_column(RUN_ID.name, pa.repeat(pa.scalar(self.table_run_id(), pa.string()), table.num_rows))
+        run_id = self.table_run_id() if run_id is None else run_id
+        table = table.append_column(RUN_ID.name, pa.repeat(pa.scalar(run_id, pa.string()), table.num_rows))
         return table.select(schema.names).cast(schema)
 
     def read_manifest(self) -> dict[str, Any]:
