@@ -4,12 +4,12 @@ Peers, measured in the same process on the same questions:
 
 * bm25: rank-bm25 0.2.2 ``BM25Okapi.get_scores`` per question + the top ``depth``
   (the arm as it was: ``tests/helpers/lexical_reference.ReferenceBM25``), against
-  ``harness.arms.bm25.BM25Arm.search`` (what ``harness run`` calls), both with the
+  ``rulegauge.arms.bm25.BM25Arm.search`` (what ``rulegauge run`` calls), both with the
   default ``idf_floor = "epsilon"``; rankings and scores are checked identical
   (compared as Hit tuples: chunk id, rank, score to the bit) for every timed question,
   and for ``idf_floor = "rank_bm25"`` on the first questions.
 * boost: the first boost arm (a Python loop over every chunk per question,
-  ``ReferenceBoost``) against ``harness.arms.boost.BoostArm.search``; rankings
+  ``ReferenceBoost``) against ``rulegauge.arms.boost.BoostArm.search``; rankings
   compared allowing only swaps between chunks whose reference scores are within
   1e-12 (the reference's own hash-order rounding), reported as a count.
 
@@ -33,9 +33,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # the reference arms live with the tests
 
-from harness.arms.base import ArmContext  # noqa: E402
-from harness.arms.bm25 import BM25Arm  # noqa: E402
-from harness.arms.boost import BoostArm  # noqa: E402
+from rulegauge.arms.base import ArmContext  # noqa: E402
+from rulegauge.arms.bm25 import BM25Arm  # noqa: E402
+from rulegauge.arms.boost import BoostArm  # noqa: E402
 from tests.helpers.generated_corpus import generated_corpus, generated_questions  # noqa: E402
 from tests.helpers.lexical_reference import ReferenceBM25, ReferenceBoost  # noqa: E402
 

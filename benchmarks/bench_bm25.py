@@ -2,14 +2,14 @@
 
 Corpus and questions: ``tests/helpers/generated_corpus.py`` (20 games, Zipf vocabulary of
 30,000 words, seeded), ``--sizes`` chunks, ``--questions`` questions, top ``--depth``.
-Both sides get the same tokens (the harness's tokenizer; bm25s indexes the token lists
+Both sides get the same tokens (rulegauge's tokenizer; bm25s indexes the token lists
 given to it), Robertson/Okapi BM25 with k1 = 1.5, b = 0.75.
 
-* per question: ``BM25Arm.search`` and then ``arm_frame`` on its results (what ``harness
+* per question: ``BM25Arm.search`` and then ``arm_frame`` on its results (what ``rulegauge
   run`` calls for the arm, all of it: tokenising, per-question scores, the exact top
   ``depth`` with ties by chunk id, and the arm's ``arm_ranks`` rows: chunk ids, ranks,
   scores, doc ids and pages gathered by corpus row into a DataFrame; the arm returns its
-  hits as arrays, :class:`harness.arms.results.HitColumns`, so the ids it once gathered per
+  hits as arrays, :class:`rulegauge.arms.results.HitColumns`, so the ids it once gathered per
   hit are gathered in ``arm_frame``, inside the timer) against ``BM25.retrieve(...,
   backend_selection="numba", n_threads=1)`` after the same tokenising (its top ``depth`` as
   arrays of chunk numbers and float32 scores, ties in any order, no ids, no table),
@@ -18,7 +18,7 @@ given to it), Robertson/Okapi BM25 with k1 = 1.5, b = 0.75.
   ``arm_frame`` alone (the table, which bm25s has no counterpart for);
 * whole process: a fresh Python process per side that builds the index from the generated
   corpus and answers every question, medians of ``--process-repeats``; the timer starts
-  after the corpus is generated (the harness's modules are imported before it, bm25s's
+  after the corpus is generated (rulegauge's modules are imported before it, bm25s's
   import and numba's compilation fall inside it: the cost a new process pays);
 * rankings are not compared with bm25s (its idf differs); the arm equals rank-bm25 to the
   bit (``tests/arms/test_bm25.py``).
@@ -42,10 +42,10 @@ sys.path.insert(0, str(REPO))  # the generated corpus lives with the tests
 
 from machine import machine_line  # noqa: E402
 
-from harness.arms.base import ArmContext  # noqa: E402
-from harness.arms.bm25 import BM25Arm  # noqa: E402
-from harness.core.text import Tokenizer  # noqa: E402
-from harness.pipeline.arm_frame import arm_frame  # noqa: E402
+from rulegauge.arms.base import ArmContext  # noqa: E402
+from rulegauge.arms.bm25 import BM25Arm  # noqa: E402
+from rulegauge.core.text import Tokenizer  # noqa: E402
+from rulegauge.pipeline.arm_frame import arm_frame  # noqa: E402
 from tests.helpers.generated_corpus import generated_corpus, generated_questions  # noqa: E402
 
 
@@ -80,7 +80,7 @@ def child(side: str, size: int, n_q: int, seed: int, depth: int) -> None:
     """One whole process: build + every question (printed: seconds after the corpus)."""
     corpus, questions = data(size, n_q, seed)
     t0 = time.perf_counter()
-    if side == "harness":
+    if side == "rulegauge":
         arm = BM25Arm()
         arm.prepare(corpus, ArmContext(Path(".")))
         arm_frame(arm.search(questions, depth), corpus)
@@ -128,23 +128,23 @@ def one_size(size: int, args: argparse.Namespace) -> None:
     oc, pc = (statistics.median(x[1] for x in ours) / n), (statistics.median(x[1] for x in peer) / n)
     parts = [part_seconds(arm, corpus, questions, args.depth) for _ in range(args.repeats)]
     search, frame = (statistics.median(x[i] for x in parts) / n for i in (0, 1))
-    print(f"{size:,} chunks, {n} questions, depth {args.depth}: index build harness "
+    print(f"{size:,} chunks, {n} questions, depth {args.depth}: index build rulegauge "
           f"{t_arm:.2f} s, bm25s {t_peer:.2f} s; {arm.describe()['dense_rows']} dense rows")
-    print(f"  per question, wall: harness {o * 1e3:.3f} ms, bm25s-numba {p * 1e3:.3f} ms -> harness/bm25s "
-          f"{o / p:.2f}x (target <= 1.00); CPU: harness {oc * 1e3:.3f} ms, bm25s {pc * 1e3:.3f} ms -> "
-          f"{oc / pc:.2f}x; of the harness's CPU, search {search * 1e3:.3f} ms, arm_frame {frame * 1e3:.3f} ms")
-    print(f"  repeats (wall ms, CPU ms): harness {[(round(w / n * 1e3, 3), round(c / n * 1e3, 3)) for w, c in ours]}"
+    print(f"  per question, wall: rulegauge {o * 1e3:.3f} ms, bm25s-numba {p * 1e3:.3f} ms -> rulegauge/bm25s "
+          f"{o / p:.2f}x (target <= 1.00); CPU: rulegauge {oc * 1e3:.3f} ms, bm25s {pc * 1e3:.3f} ms -> "
+          f"{oc / pc:.2f}x; of rulegauge's CPU, search {search * 1e3:.3f} ms, arm_frame {frame * 1e3:.3f} ms")
+    print(f"  repeats (wall ms, CPU ms): rulegauge {[(round(w / n * 1e3, 3), round(c / n * 1e3, 3)) for w, c in ours]}"
           f" bm25s {[(round(w / n * 1e3, 3), round(c / n * 1e3, 3)) for w, c in peer]}")
-    whole: dict[str, list[float]] = {"harness": [], "bm25s": []}
+    whole: dict[str, list[float]] = {"rulegauge": [], "bm25s": []}
     for _ in range(args.process_repeats):
         for side in whole:
             whole[side].append(process_seconds(side, size, args))
     if not args.process_repeats:
         print("  at:", machine_line())
         return
-    h, b = statistics.median(whole["harness"]), statistics.median(whole["bm25s"])
+    h, b = statistics.median(whole["rulegauge"]), statistics.median(whole["bm25s"])
     print(f"  whole process (import + build + {n} questions, corpus generation excluded): "
-          f"harness {h:.2f} s, bm25s {b:.2f} s -> {h / b:.2f}x (target < 1); repeats {whole}")
+          f"rulegauge {h:.2f} s, bm25s {b:.2f} s -> {h / b:.2f}x (target < 1); repeats {whole}")
     print("  at:", machine_line())
 
 
@@ -156,7 +156,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--process-repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--child", choices=("harness", "bm25s"), help=argparse.SUPPRESS)
+    ap.add_argument("--child", choices=("rulegauge", "bm25s"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         child(args.child, int(args.sizes), args.questions, args.seed, args.depth)

@@ -2,10 +2,10 @@
 
 Both search the same seeded unit vectors (``--sizes`` corpora x ``--dim``) with the same
 ``--queries`` query vectors for the top ``--k``, alternating, ``--repeats`` times;
-printed: median wall and CPU seconds per side and their ratio (target: the harness
+printed: median wall and CPU seconds per side and their ratio (target: rulegauge
 within 1.5x of faiss at 50k and 500k vectors x 384 with 1,000 queries), with the machine
-line (date, CPU flags, load) before and after. The harness side is
-``harness.arms.flat_search.FlatSearch.search``, the call the dense arm makes for every
+line (date, CPU flags, load) before and after. Rulegauge side is
+``rulegauge.arms.flat_search.FlatSearch.search``, the call the dense arm makes for every
 batch of questions (hits are then built from its rows); faiss is the peer the arm used
 before. Also checked and printed: the share of queries whose top-k chunk set equals
 faiss's (they differ only where two scores are within the kernels' rounding), the largest
@@ -23,7 +23,7 @@ import time
 import numpy as np
 from machine import machine_line
 
-from harness.arms.flat_search import FlatSearch, describe_kernel
+from rulegauge.arms.flat_search import FlatSearch, describe_kernel
 
 
 def unit(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
@@ -48,22 +48,22 @@ def one_size(n: int, args: argparse.Namespace) -> None:
     x, q = unit(rng, n, args.dim), unit(rng, args.queries, args.dim)
     b_faiss, _, index = timed(lambda: (ix := faiss.IndexFlatIP(args.dim), ix.add(x))[0])
     b_flat, _, flat = timed(lambda: FlatSearch(x))
-    rows: dict[str, list[tuple[float, float]]] = {"faiss": [], "harness": []}
+    rows: dict[str, list[tuple[float, float]]] = {"faiss": [], "rulegauge": []}
     for _ in range(args.repeats):
         w, c, (fs, fi) = timed(lambda: index.search(q, args.k))
         rows["faiss"].append((w, c))
         w, c, (hs, hi) = timed(lambda: flat.search(q, args.k))
-        rows["harness"].append((w, c))
+        rows["rulegauge"].append((w, c))
     med = {side: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v)) for side, v in rows.items()}
     same = np.mean([set(a.tolist()) == set(b.tolist()) for a, b in zip(hi, fi, strict=True)])
     alone_s, alone_i = flat.search(q[7:8], args.k)
     print(f"{n:>9,} x {args.dim} | {args.queries} queries, k={args.k} | build faiss {b_faiss:.2f} s, "
-          f"harness {b_flat:.2f} s (incl. canary)")
+          f"rulegauge {b_flat:.2f} s (incl. canary)")
     for side, (w, c) in med.items():
         print(f"  {side:8s} median wall {w:7.3f} s  CPU {c:7.3f} s  ({args.queries / w:,.0f} queries/s)  "
               f"repeats {[round(r[0], 3) for r in rows[side]]}")
-    print(f"  ratio harness/faiss: wall {med['harness'][0] / med['faiss'][0]:.2f}x, "
-          f"CPU {med['harness'][1] / med['faiss'][1]:.2f}x (target <= 1.5x wall)")
+    print(f"  ratio rulegauge/faiss: wall {med['rulegauge'][0] / med['faiss'][0]:.2f}x, "
+          f"CPU {med['rulegauge'][1] / med['faiss'][1]:.2f}x (target <= 1.5x wall)")
     print(f"  same top-{args.k} set as faiss: {same:.3f} of queries; max |score diff| "
           f"{np.abs(hs - fs).max():.2e}; alone == batched row: "
           f"{np.array_equal(alone_s[0], hs[7]) and np.array_equal(alone_i[0], hi[7])}; "

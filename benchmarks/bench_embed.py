@@ -4,11 +4,11 @@ The two paths, timed alternately in one process over the same SRD 5.1 chunks
 (a seeded sample) with the real e5-small model and no embedding cache:
 
 * ``reference``: backend ``torch-fp32`` and batches in input order (the path of
-  ``harness run`` before this benchmark: ``embed(..., by_length=False)``);
+  ``rulegauge run`` before this benchmark: ``embed(..., by_length=False)``);
 * ``chosen``: the dense arm's default, backend ``auto`` (resolved by the CPU's features,
-  ``harness.embedding.backends.AUTO_RULES``: ``torch-bf16`` with AMX, ``onnx-int8`` with
+  ``rulegauge.embedding.backends.AUTO_RULES``: ``torch-bf16`` with AMX, ``onnx-int8`` with
   AVX-512 VNNI, ``torch-bf16`` with AVX-512 BF16, else ``torch-fp32``), batches longest
-  first (what ``harness run`` does now).
+  first (what ``rulegauge run`` does now).
 
 The reference is sentence-transformers' own fp32 ``encode`` (the peer); the machine line
 (date, CPU flags, load average) is printed before and after.
@@ -17,7 +17,7 @@ Printed: wall and CPU seconds of every repeat, medians, the ratio of median
 passages/s (wall and CPU; CPU time is less sensitive to other jobs on a shared
 machine). Quality guard (exit 1 when broken): cosine of every passage's chosen vector
 to its reference vector >= 0.99, and recall@5 of the ``arm-dense`` config within 0.01
-of the reference on the Secret Hitler gold set (``harness run`` once per backend;
+of the reference on the Secret Hitler gold set (``rulegauge run`` once per backend;
 ``--srd`` adds the SRD gold set derived from its bookmarks, as tests/test_real_corpora.py
 builds it: slow on a cold cache, since the reference embeds all 2,351 chunks in fp32).
 
@@ -45,7 +45,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-SHARED = Path(os.environ.get("HARNESS_SHARED", REPO.parent / "shared"))  # a worktree elsewhere: set it
+SHARED = Path(os.environ.get("RULEGAUGE_SHARED", REPO.parent / "shared"))  # a worktree elsewhere: set it
 SRD = SHARED / "corpora" / "srd-5.1" / "SRD5.1-CCBY4.0License.pdf"
 SECRET_HITLER = SHARED / "goldsets" / "secret-hitler.yaml"
 MIN_COSINE = 0.99
@@ -54,9 +54,9 @@ AUTO_NAME = "auto"
 
 
 def srd_sample(n: int, seed: int, cache: Path) -> list[str]:
-    from harness.corpus.chunking import build_corpus
-    from harness.corpus.ingest import spec_from_path
-    from harness.corpus.page_cache import PageCache
+    from rulegauge.corpus.chunking import build_corpus
+    from rulegauge.corpus.ingest import spec_from_path
+    from rulegauge.corpus.page_cache import PageCache
 
     corpus = build_corpus([spec_from_path(SRD)], page_cache=PageCache(cache))
     texts = [c.text for c in corpus.chunks]
@@ -72,9 +72,9 @@ def timed(fn) -> tuple[float, float, np.ndarray]:
 
 
 def recall_at_5(goldset: Path, backend: str, cache: Path, runs: Path) -> dict[str, float]:
-    """Mean recall@5 over answerable questions per config of a ``harness run``."""
-    from harness.pipeline.options import RunOptions
-    from harness.pipeline.retrieval import run
+    """Mean recall@5 over answerable questions per config of a ``rulegauge run``."""
+    from rulegauge.pipeline.options import RunOptions
+    from rulegauge.pipeline.retrieval import run
 
     result = run(RunOptions(goldset=goldset, runs_dir=runs, run_id=f"{goldset.stem}-{backend}",
                             cache_dir=cache, arm_overrides={"dense": {"backend": backend}},
@@ -98,8 +98,8 @@ def main() -> int:
         raise SystemExit(f"needs {SRD}")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from harness.embedding.backends import resolve_backend
-    from harness.embedding.models import cache_root
+    from rulegauge.embedding.backends import resolve_backend
+    from rulegauge.embedding.models import cache_root
 
     cache = cache_root(args.cache_dir)
     candidates = {name: resolve_backend(name).name for name in args.backends.split(",")}
@@ -125,9 +125,9 @@ def throughput_and_cosine(args: argparse.Namespace, cache: Path, candidates: dic
     print medians and ratios; True when a candidate's cosine fails."""
     from machine import machine_line
 
-    from harness.embedding.backends import cpu_flags
-    from harness.embedding.cache import embed
-    from harness.embedding.models import load_model
+    from rulegauge.embedding.backends import cpu_flags
+    from rulegauge.embedding.cache import embed
+    from rulegauge.embedding.models import load_model
 
     texts = srd_sample(args.sample, 0, cache)
     print("start:", machine_line(), flush=True)
@@ -171,7 +171,7 @@ def throughput_and_cosine(args: argparse.Namespace, cache: Path, candidates: dic
 
 
 def derived_srd() -> Path:
-    from harness.goldset.derive import from_outline
+    from rulegauge.goldset.derive import from_outline
 
     out = Path(tempfile.mkdtemp(prefix="bench-embed-srd-")) / "srd-outline.yaml"
     return from_outline(SRD, out, doc_id="srd", game="SRD 5.1", edition="5.1",

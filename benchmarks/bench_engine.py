@@ -2,18 +2,18 @@
 
 Every measurement runs in its own process (this script with ``--phase``), so each has its
 own driver memory figure (peak RSS, ``ru_maxrss``) and the ray phases start their own
-single-node cluster, as ``harness run --engine ray`` does without ``--address``.
+single-node cluster, as ``rulegauge run --engine ray`` does without ``--address``.
 
 * Embedding: a seeded sample of SRD 5.1 chunks (``--sample``, default 128 of 2,351; the
   whole SRD takes over 7 minutes per engine on this 2-core machine under load) embedded by
-  ``harness.embedding.cache.embed`` into a fresh cache with the dense arm's model and
+  ``rulegauge.embedding.cache.embed`` into a fresh cache with the dense arm's model and
   batching (e5-small, backend ``auto``, 32 per batch), through the engine's runner
-  (``harness.embedding.fanout``): what ``harness run`` does for the dense arm. Timed: the
+  (``rulegauge.embedding.fanout``): what ``rulegauge run`` does for the dense arm. Timed: the
   embedding call (for ray: Ray Data planning, actor start and model load on the worker,
   the batches, the shards); the cluster start is reported on its own. The vectors of
   both engines must be identical (exit 1 otherwise).
 * Answering: ``--calls`` (200) questions asked of a local HTTP chat server answering every
-  call after ``--latency`` (50 ms), through the engine's asker (``harness.answering.fanout``)
+  call after ``--latency`` (50 ms), through the engine's asker (``rulegauge.answering.fanout``)
   with the ``ollama`` answerer, at ``workers`` = 1 and 8. Reported: wall time of the whole
   ask (for ray: the actor start too) and the steady rate from the first answer to the last.
 
@@ -49,10 +49,10 @@ def peak_rss_mb() -> float:
 
 
 def srd_sample(n: int, seed: int) -> list[str]:
-    from harness.corpus.chunking import build_corpus
-    from harness.corpus.ingest import spec_from_path
-    from harness.corpus.page_cache import PageCache
-    from harness.embedding.models import cache_root
+    from rulegauge.corpus.chunking import build_corpus
+    from rulegauge.corpus.ingest import spec_from_path
+    from rulegauge.corpus.page_cache import PageCache
+    from rulegauge.embedding.models import cache_root
 
     corpus = build_corpus([spec_from_path(SRD)], page_cache=PageCache(cache_root()))
     texts = [c.text for c in corpus.chunks]
@@ -64,11 +64,11 @@ def srd_sample(n: int, seed: int) -> list[str]:
 def phase_embed(args: argparse.Namespace) -> dict[str, float]:
     from functools import partial
 
-    from harness.core.engines import EngineChoice, open_engine
-    from harness.embedding.backends import resolve_backend
-    from harness.embedding.cache import EmbeddingCache, embed
-    from harness.embedding.fanout import runner_for
-    from harness.embedding.models import cache_root, load_model
+    from rulegauge.core.engines import EngineChoice, open_engine
+    from rulegauge.embedding.backends import resolve_backend
+    from rulegauge.embedding.cache import EmbeddingCache, embed
+    from rulegauge.embedding.fanout import runner_for
+    from rulegauge.embedding.models import cache_root, load_model
 
     texts = srd_sample(args.sample, 0)
     backend = resolve_backend("auto").name
@@ -90,11 +90,11 @@ def phase_embed(args: argparse.Namespace) -> dict[str, float]:
 def phase_answer(args: argparse.Namespace) -> dict[str, float]:
     from functools import partial
 
-    from harness.answering.answerers import make_answerer
-    from harness.answering.answerers.base import ANSWERERS
-    from harness.answering.fanout import ASKERS
-    from harness.answering.requests import AnswerRequest
-    from harness.core.engines import EngineChoice, open_engine
+    from rulegauge.answering.answerers import make_answerer
+    from rulegauge.answering.answerers.base import ANSWERERS
+    from rulegauge.answering.fanout import ASKERS
+    from rulegauge.answering.requests import AnswerRequest
+    from rulegauge.core.engines import EngineChoice, open_engine
 
     params = {"model": "stub", "base_url": args.url, "retries": 0}
     answerer = make_answerer("ollama", **params)

@@ -1,11 +1,11 @@
-"""Benchmark: ``harness run`` with an ``http`` arm against the reference service, against
+"""Benchmark: ``rulegauge run`` with an ``http`` arm against the reference service, against
 the same arms run in process.
 
-Both sides are ``harness.pipeline.retrieval.run`` on the embedded sample (57 questions),
-what ``harness run -c GRID`` calls: the peer is the lexical grid (``bm25`` + ``boost``
+Both sides are ``rulegauge.pipeline.retrieval.run`` on the embedded sample (57 questions),
+what ``rulegauge run -c GRID`` calls: the peer is the lexical grid (``bm25`` + ``boost``
 fused in process, ``tests/fixtures/configs/lexical.toml``), the measured side one ``http``
 arm asking the reference service (the same two arms fused there, started in a thread of
-this process, ``harness serve-search``) once per question, ``--concurrency`` calls in
+this process, ``rulegauge serve-search``) once per question, ``--concurrency`` calls in
 flight, journaled, plus its preflight call. Alternating, fresh run ids, medians of
 ``--repeats``; the ranks are checked equal (the service's fused list against the run's
 ``rrf_k60_bm25+boost``) on every repeat.
@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO))  # the reference-service helper lives with the tes
 import pandas as pd  # noqa: E402
 from machine import machine_line  # noqa: E402
 
-from harness.pipeline.retrieval import RunOptions, run  # noqa: E402
+from rulegauge.pipeline.retrieval import RunOptions, run  # noqa: E402
 from tests.helpers.common import LEXICAL  # noqa: E402
 from tests.helpers.reference_service import http_grid, reference_service  # noqa: E402
 

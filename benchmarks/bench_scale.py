@@ -1,4 +1,4 @@
-"""Benchmark: how each stage of `harness run` grows with corpus and gold-set size.
+"""Benchmark: how each stage of `rulegauge run` grows with corpus and gold-set size.
 
 A generated library (seed 0, reproducible): 20 games, each a rulebook and an errata
 as JSONL pages of 40-80 words from a Zipf vocabulary of 20,000 synthetic words, one
@@ -11,10 +11,10 @@ the default metrics; the fused rows of one config (the first) are stored, whole
 lists (``--fused-config``: 10k questions x 203 configs would exceed the default row
 budget, and the run would be refused with a message saying so).
 
-What is timed: :func:`harness.pipeline.retrieval.run` itself, the function
-``harness run`` calls, in a fresh process per repeat, with every question searched
+What is timed: :func:`rulegauge.pipeline.retrieval.run` itself, the function
+``rulegauge run`` calls, in a fresh process per repeat, with every question searched
 (no sampling). The stages are the functions ``run`` calls, wrapped with timers
-in the benchmark process only (nothing in ``harness/`` is changed for it):
+in the benchmark process only (nothing in ``rulegauge/`` is changed for it):
 
 * ``load``: ``load_inputs`` (grid file, ``load_goldset``, ``build_corpus`` with a
   warm page cache, ``check_corpus``);
@@ -149,7 +149,7 @@ class RandomModel:
 
 
 def register_model() -> None:
-    from harness.embedding.models import EMBEDDING_MODELS, ModelSpec
+    from rulegauge.embedding.models import EMBEDDING_MODELS, ModelSpec
 
     if FAKE_MODEL not in EMBEDDING_MODELS:
         EMBEDDING_MODELS.add(FAKE_MODEL, ModelSpec(FAKE_MODEL, "benchmark stand-in",
@@ -157,9 +157,9 @@ def register_model() -> None:
 
 
 def options(root: Path, run_id: str) -> Any:
-    from harness.fusion.configs import load_config
-    from harness.pipeline.grid_tables import StorePolicy
-    from harness.pipeline.options import RunOptions
+    from rulegauge.fusion.configs import load_config
+    from rulegauge.pipeline.grid_tables import StorePolicy
+    from rulegauge.pipeline.options import RunOptions
 
     first = load_config(root / "grid.toml").configs[0].config_id
     return RunOptions(goldset=root / "scale.yaml", config=root / "grid.toml", runs_dir=root / "runs",
@@ -170,9 +170,9 @@ def prepare(root: Path, n_chunks: int, n_q: int) -> None:
     """Generate the files and warm the page and embedding caches (not timed)."""
     generate(root, n_chunks, n_q)
     register_model()
-    from harness.arms import ArmContext
-    from harness.arms.dense import DenseArm
-    from harness.pipeline.retrieval import load_inputs
+    from rulegauge.arms import ArmContext
+    from rulegauge.arms.dense import DenseArm
+    from rulegauge.pipeline.retrieval import load_inputs
 
     gs, corpus, _ = load_inputs(options(root, "warm"))
     arm = DenseArm(model=FAKE_MODEL)
@@ -229,10 +229,10 @@ def instrument(clock: Clock) -> None:
     """Wrap the functions ``retrieval.run`` calls with the clock (this process only)."""
     import pandas as pd
 
-    from harness.arms import ARMS, load_builtin_arms
-    from harness.fusion.fuse import RankMatrix
-    from harness.pipeline import lifecycle, retrieval
-    from harness.store.rundir import RunWriter
+    from rulegauge.arms import ARMS, load_builtin_arms
+    from rulegauge.fusion.fuse import RankMatrix
+    from rulegauge.pipeline import lifecycle, retrieval
+    from rulegauge.store.rundir import RunWriter
 
     load_builtin_arms()
     targets: list[tuple[Any, str, str]] = [(retrieval, "load_inputs", "load")]
@@ -253,7 +253,7 @@ def instrument(clock: Clock) -> None:
 def measure(root: Path, run_id: str) -> dict[str, Any]:
     os.environ["BENCH_SCALE_NO_EMBED"] = "1"
     register_model()
-    from harness.pipeline import retrieval
+    from rulegauge.pipeline import retrieval
 
     clock = Clock()
     instrument(clock)

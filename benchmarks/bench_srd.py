@@ -1,7 +1,7 @@
-"""Benchmark: the whole SRD 5.1 (403 pages) through `harness run` with all three arms.
+"""Benchmark: the whole SRD 5.1 (403 pages) through `rulegauge run` with all three arms.
 
 Corpus: ``../shared/corpora/srd-5.1/SRD5.1-CCBY4.0License.pdf``, default chunking.
-Gold set: derived from the PDF's bookmarks (:func:`harness.goldset.derive.from_outline`,
+Gold set: derived from the PDF's bookmarks (:func:`rulegauge.goldset.derive.from_outline`,
 ``--questions`` sampled with seed 0) into a temporary folder. Config: the default
 grid (bm25, dense e5-small, boost; 8 fused configs plus the 3 single-arm ones).
 
@@ -23,7 +23,7 @@ Each run is a fresh Python process (so peak memory is that run's own):
 resolved name is printed from the manifest). Page texts go through the page-text cache
 in the same temporary cache folder, so the cold run extracts the PDF with pypdf and
 the warm runs read the cached pages. After the warm runs, one more warm run goes
-through the real CLI (``harness run -g ... --cache-dir ...`` as a subprocess).
+through the real CLI (``rulegauge run -g ... --cache-dir ...`` as a subprocess).
 
 The first run starts from an empty embedding cache (a temporary cache whose
 ``models/`` links to the real model cache, so the e5 conversion is not timed);
@@ -82,8 +82,8 @@ class StageTimer:
 
 def child(goldset: Path, cache: Path, runs: Path, run_id: str, backend: str) -> dict[str, object]:
     """One timed run in this process (called in a subprocess by :func:`main`)."""
-    from harness.pipeline.options import RunOptions
-    from harness.pipeline.retrieval import run
+    from rulegauge.pipeline.options import RunOptions
+    from rulegauge.pipeline.retrieval import run
 
     timer = StageTimer()
     result = run(RunOptions(goldset=goldset, runs_dir=runs, run_id=run_id, cache_dir=cache,
@@ -120,9 +120,9 @@ def _spawn(goldset: Path, cache: Path, runs: Path, run_id: str, backend: str) ->
 
 
 def _cli_run(goldset: Path, cache: Path, cwd: Path, backend: str) -> tuple[float, float, dict]:
-    """``harness run`` as a user types it; (wall s, CPU s, the dense arm's manifest)."""
-    harness = Path(sys.executable).with_name("harness")
-    cmd = [str(harness), "run", "-g", str(goldset), "--allow-outside", "--cache-dir", str(cache),
+    """``rulegauge run`` as a user types it; (wall s, CPU s, the dense arm's manifest)."""
+    rulegauge = Path(sys.executable).with_name("rulegauge")
+    cmd = [str(rulegauge), "run", "-g", str(goldset), "--allow-outside", "--cache-dir", str(cache),
            "--run-id", "cli",
            "-p", f"dense.backend={backend}"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -142,8 +142,8 @@ def main() -> None:
     args = ap.parse_args()
     if not PDF.exists():
         raise SystemExit(f"needs {PDF}")
-    from harness.embedding.models import cache_root
-    from harness.goldset.derive import from_outline
+    from rulegauge.embedding.models import cache_root
+    from rulegauge.goldset.derive import from_outline
 
     with tempfile.TemporaryDirectory(prefix="bench-srd-") as tmp:
         work = Path(tmp)
@@ -171,7 +171,7 @@ def main() -> None:
         wall, cpu, dense = _cli_run(derived.path, cache, work, args.backend)
         if dense["cache"]["misses"]:
             raise SystemExit(f"the CLI warm run embedded texts again: {dense['cache']}")
-        print(f"CLI warm run (harness run as a subprocess): {wall:.1f} s wall, {cpu:.1f} s CPU",
+        print(f"CLI warm run (rulegauge run as a subprocess): {wall:.1f} s wall, {cpu:.1f} s CPU",
               flush=True)
     if warm:
         med = {k: statistics.median(float(w[k]) for w in warm) for k in (*STAGES, "peak_rss_mb")}

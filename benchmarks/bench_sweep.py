@@ -4,14 +4,14 @@ Synthetic data (seed 0): 1,000 questions x 3 arms, each arm ranking 100 of 400
 candidate pages per question (one chunk per page), 1-3 relevant pages per question;
 200 configs = 50 values of k x 4 arm subsets (unweighted RRF at full depth, which
 ranx's ``rrf`` can express too). The arm ranks are written as a complete run
-directory (tables + manifest), so the harness side is exactly what a user types:
+directory (tables + manifest), so rulegauge side is exactly what a user types:
 
-* **CLI**: ``harness run --from SRC -c grid200.toml --fused-config none -m recall@10
+* **CLI**: ``rulegauge run --from SRC -c grid200.toml --fused-config none -m recall@10
   -m MRR@10 -m nDCG@10 -m hit@5`` in a fresh process (``subprocess``), from process
   start to every table written and the summary printed: the same four metrics ranx
   computes (the ratio). The default set (9 metrics, ``first_rel_rank`` over the whole
   fused list included) is timed too and printed beside it.
-* **in-process scoring step**: :func:`harness.pipeline.sweep.score_configs`, the step
+* **in-process scoring step**: :func:`rulegauge.pipeline.sweep.score_configs`, the step
   that command runs for every config, on the same four metrics ranx computes.
 * **peer**: ranx ``fuse(method="rrf")`` + ``evaluate`` (recall@10, MRR@10, nDCG@10,
   hit@5) on a subset of the configs (about 0.2 s per config; rates are
@@ -19,12 +19,12 @@ directory (tables + manifest), so the harness side is exactly what a user types:
 
 Medians of ``--repeats`` runs (the machine is shared and noisy). Agreement: the
 per-question values of the two sides are compared wherever no fused tie touches
-the top 11 (ranx breaks ties its own way; the harness by exact score, then chunk id).
+the top 11 (ranx breaks ties its own way; rulegauge by exact score, then chunk id).
 
 Run: .venv/bin/python benchmarks/bench_sweep.py [--questions 1000] [--ranx-configs 8] [--repeats 3]
 
 ``--fused``: the stored fused rows against scoring alone, as the README runs it: the CLI
-``harness run --from SRC -c grid200.toml --fused-depth 20`` and ``... --fused-config none``
+``rulegauge run --from SRC -c grid200.toml --fused-depth 20`` and ``... --fused-config none``
 (default metrics), each also on a one-config grid (1 + 3 single-arm configs), so the
 *marginal* rate (question-configs/s of the 199 extra configs: process start, imports and
 reads cancel out) is a ratio of ranx fuse+evaluate measured in the same repeats; the wall
@@ -36,7 +36,7 @@ ranx, peak RSS of the depth-20 run within 1.5x of the none run.
 ``--methods``: every fusion method side by side instead (docs/fusion.md): per method 200
 configs (50 depth cutoffs 51..100 x the 4 arm subsets, unit weights; RRF at k=60; CombSUM /
 CombMNZ min-max, hybrid min-max arithmetic), the arms' scores a noisy relevance signal;
-the in-process scoring step and the CLI ``harness run --from SRC -c GRID --fused-config
+the in-process scoring step and the CLI ``rulegauge run --from SRC -c GRID --fused-config
 none -m ...`` per method, interleaved, medians of ``--repeats``; each method's rate as a
 ratio of RRF's measured in the same repeats (target: every method >= 0.5x RRF).
 """
@@ -57,13 +57,13 @@ import numpy as np
 import pandas as pd
 from machine import machine_line
 
-from harness.fusion.configs import FusionConfig
-from harness.fusion.fuse import RankMatrix
-from harness.goldset.records import PageRef, Question
-from harness.metrics.gold import make_gold
-from harness.metrics.page_lists import Candidates, page_lists
-from harness.metrics.ranking import compute, parse
-from harness.pipeline.sweep import ConfigScores, DenseRanks, score_configs
+from rulegauge.fusion.configs import FusionConfig
+from rulegauge.fusion.fuse import RankMatrix
+from rulegauge.goldset.records import PageRef, Question
+from rulegauge.metrics.gold import make_gold
+from rulegauge.metrics.page_lists import Candidates, page_lists
+from rulegauge.metrics.ranking import compute, parse
+from rulegauge.pipeline.sweep import ConfigScores, DenseRanks, score_configs
 
 METRICS = ("recall@10", "MRR@10", "nDCG@10", "hit@5")
 RANX = {"recall@10": "recall@10", "MRR@10": "mrr@10", "nDCG@10": "ndcg@10", "hit@5": "hit_rate@5"}
@@ -106,10 +106,10 @@ def grid_toml(path: Path) -> Path:
 
 
 def write_source_run(root: Path, questions: list[Question], ar: pd.DataFrame, pool: int) -> Path:
-    """A complete run directory holding the generated arm ranks (what `harness run` stores)."""
-    from harness.pipeline.lifecycle import configs_frame
-    from harness.store.provenance import base_manifest, now_iso
-    from harness.store.rundir import RunWriter
+    """A complete run directory holding the generated arm ranks (what `rulegauge run` stores)."""
+    from rulegauge.pipeline.lifecycle import configs_frame
+    from rulegauge.store.provenance import base_manifest, now_iso
+    from rulegauge.store.rundir import RunWriter
 
     w = RunWriter(root / "source")
     w.update_manifest({**base_manifest("source"), "goldset": {"name": "synthetic", "sha256": "-"},
@@ -128,7 +128,7 @@ def write_source_run(root: Path, questions: list[Question], ar: pd.DataFrame, po
                      score=ar["score"] if "score" in ar else 1.0 / ar["rank"], rank=ar["rank"].astype("int32"))
     w.write_table("arm_ranks", full[["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]])
 
-    from harness.fusion.configs import RunConfig
+    from rulegauge.fusion.configs import RunConfig
 
     arm_configs = tuple(FusionConfig(f"arm-{a}", f"arm-{a}", "arm", "rrf", 60.0, (a,), (1.0,), (100,))
                         for a in ARMS)
@@ -138,27 +138,27 @@ def write_source_run(root: Path, questions: list[Question], ar: pd.DataFrame, po
 
 
 def cli_run(source: Path, grid: Path, out: Path, run_id: str, metrics: tuple[str, ...] = ()) -> float:
-    """Seconds of ``harness run --from`` in a fresh process (``metrics``: its ``-m`` list;
+    """Seconds of ``rulegauge run --from`` in a fresh process (``metrics``: its ``-m`` list;
     empty = the default 9)."""
     return cli_measure(source, grid, out, run_id, ["--fused-config", "none"], metrics)[0]
 
 
 def cli_measure(source: Path, grid: Path, out: Path, run_id: str, store: list[str],
                 metrics: tuple[str, ...] = ()) -> tuple[float, float, float]:
-    """(seconds, peak RSS in MB, CPU seconds) of ``harness run --from SRC -c GRID <store> [-m ...]``
+    """(seconds, peak RSS in MB, CPU seconds) of ``rulegauge run --from SRC -c GRID <store> [-m ...]``
     in a fresh process, from start to exit (RSS and CPU of that process alone: ``os.wait4``)."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "160"}
-    harness = Path(sys.executable).with_name("harness")
+    rulegauge = Path(sys.executable).with_name("rulegauge")
     chosen = [a for m in metrics for a in ("-m", m)]
     with tempfile.TemporaryFile() as log, tempfile.NamedTemporaryFile("r") as peak:
         t0 = time.perf_counter()
-        p = subprocess.run([sys.executable, "-c", LAUNCH, peak.name, str(harness), "run", "--from", str(source),
+        p = subprocess.run([sys.executable, "-c", LAUNCH, peak.name, str(rulegauge), "run", "--from", str(source),
                             "-c", str(grid), "-o", str(out), "--run-id", run_id, *store, *chosen],
                            env=env, stdout=log, stderr=log)
         dt = time.perf_counter() - t0
         if p.returncode != 0:
             log.seek(0)
-            raise SystemExit(f"harness run --from failed ({p.returncode}):\n{log.read()[-2000:].decode()}")
+            raise SystemExit(f"rulegauge run --from failed ({p.returncode}):\n{log.read()[-2000:].decode()}")
         rss_kb, cpu = peak.read().split()
         return dt, int(rss_kb) / 1024, float(cpu)
 
@@ -170,7 +170,7 @@ open(sys.argv[1], "w").write(f"{usage.ru_maxrss} {usage.ru_utime + usage.ru_stim
 sys.exit(os.waitstatus_to_exitcode(status))
 """
 """A small launcher process: a child's peak RSS (Linux ``ru_maxrss``) counts the memory of the
-process it was forked from, so the harness is started from this small one, not from the benchmark."""
+process it was forked from, so rulegauge is started from this small one, not from the benchmark."""
 
 
 def ranx_runs(ar: pd.DataFrame, questions: list[Question]):
@@ -376,7 +376,7 @@ def main() -> None:
     rate_r = len(qids) * len(ranx_cfgs) / statistics.median(tr)
     print(f"data: {len(qids)} questions x {len(cfgs)} configs x {len(ARMS)} arms at depth 100 "
           f"(the CLI also scores the 3 single-arm configs: {n_cfg})")
-    print(f"CLI `harness run --from SRC -c grid200.toml --fused-config none -m ...` with ranx's 4 metrics "
+    print(f"CLI `rulegauge run --from SRC -c grid200.toml --fused-config none -m ...` with ranx's 4 metrics "
           f"(subprocess, start to exit): median {statistics.median(tc):.2f} s -> {rate_c:,.0f} question-configs/s")
     print(f"  the same with the default 9 metrics (first_rel_rank over the whole list included): median "
           f"{statistics.median(td):.2f} s -> {rate_d:,.0f} question-configs/s ({rate_d / rate_r:.1f}x ranx)")

@@ -13,28 +13,28 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.store.tables import markdown
+from rulegauge.cli import app
+from rulegauge.store.tables import markdown
 from tests.helpers.common import REPO
 
 
 def test_schemas_doc_is_current():
     doc = (REPO / "docs" / "schemas.md").read_text(encoding="utf-8")
-    assert doc.strip() == markdown().strip(), "regenerate: python -m harness.store > docs/schemas.md"
+    assert doc.strip() == markdown().strip(), "regenerate: python -m rulegauge.store > docs/schemas.md"
 
 
 def test_readme_commands_exist():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    commands = set(re.findall(r"^\s+harness ([a-z-]+)", readme, flags=re.M))
+    commands = set(re.findall(r"^\s+rulegauge ([a-z-]+)", readme, flags=re.M))
     assert {"run", "compare", "gate", "bands", "report", "query", "export"} <= commands
     for cmd in commands:
         res = CliRunner().invoke(app, [cmd, "--help"])
-        assert res.exit_code == 0, f"README mentions `harness {cmd}` but: {res.output}"
+        assert res.exit_code == 0, f"README mentions `rulegauge {cmd}` but: {res.output}"
 
 
 def test_readme_two_commands_match_ci():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert "bash scripts/setup && .venv/bin/harness run" in readme
+    assert "bash scripts/setup && .venv/bin/rulegauge run" in readme
     assert "    bash scripts/test\n" in readme
     assert "scripts/test" in (REPO / ".ci" / "run").read_text()
 
@@ -60,7 +60,7 @@ def test_github_workflow_installs_cpu_torch_and_caches_models_before_the_run():
                      install)
     assert install.index("whl/cpu") < install.index("bash scripts/setup")
     cache = next(s for s in steps.values() if str(s.get("uses", "")).startswith("actions/cache"))
-    assert cache["with"]["path"] == "~/.cache/harness"
+    assert cache["with"]["path"] == "~/.cache/rulegauge"
     run_step = next(n for n, s in steps.items() if "gate.sh" in str(s.get("run", "")))
     assert names.index(cache["name"]) < names.index(run_step)
 
@@ -107,8 +107,8 @@ def test_team_recipe_installs_only_the_core_package_and_filters_paths() -> None:
     on = doc[True] if True in doc else doc["on"]  # PyYAML reads the key `on` as True
     assert {"goldsets/**", "baselines/**"} <= set(on["pull_request"]["paths"])
     steps = " ".join(str(s.get("run", "")) for s in doc["jobs"]["gate"]["steps"])
-    assert '"$HARNESS_SPEC"' in steps and "[dev" not in steps and "scripts/setup" not in steps
-    assert "whl/cpu" in steps and "harness gate" in steps
+    assert '"$RULEGAUGE_SPEC"' in steps and "[dev" not in steps and "scripts/setup" not in steps
+    assert "whl/cpu" in steps and "rulegauge gate" in steps
 
 
 def test_readme_sql_example_is_the_honest_mean_of_the_newest_run(tmp_path: Path) -> None:
@@ -117,11 +117,11 @@ def test_readme_sql_example_is_the_honest_mean_of_the_newest_run(tmp_path: Path)
     and the unanswerable rows: 0.7018 instead of 0.7843)."""
     import pandas as pd
 
-    from harness.pipeline.retrieval import RunOptions, run
-    from harness.store.query import query
+    from rulegauge.pipeline.retrieval import RunOptions, run
+    from rulegauge.store.query import query
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    sql = re.search(r'harness query "(select config_id, avg\(value\) as mean_recall_5[^"]+)"', readme)
+    sql = re.search(r'rulegauge query "(select config_id, avg\(value\) as mean_recall_5[^"]+)"', readme)
     assert sql, "the README's SQL example"
     gold = REPO / "tests" / "fixtures" / "goldsets" / "sample-three.yaml"
     run(RunOptions(goldset=REPO / "goldsets" / "sample.yaml", config=REPO / "tests" / "fixtures" / "configs"

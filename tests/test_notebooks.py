@@ -2,10 +2,10 @@
 commands end to end.
 
 Execution is marked slow (a kernel per notebook). Runs used: a fresh run of the
-embedded sample (default grid, extractive answerer: what ``harness run
+embedded sample (default grid, extractive answerer: what ``rulegauge run
 --answerer extractive`` makes, so ``.ci/run`` executes every notebook on a fresh
 sample run), a synthetic run without answers (the answerers notebook must say
-so, not fail), and the run named by ``HARNESS_RUN`` when that variable is set.
+so, not fail), and the run named by ``RULEGAUGE_RUN`` when that variable is set.
 """
 
 from __future__ import annotations
@@ -32,15 +32,15 @@ def test_notebook_is_stored_clean_with_a_parameter_cell(name: str) -> None:
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(not c.outputs and c.execution_count is None for c in code)
     params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
-    assert len(params) == 1 and "HARNESS_RUN" in params[0].source
+    assert len(params) == 1 and "RULEGAUGE_RUN" in params[0].source
     assert '"latest"' in params[0].source
 
 
 def _execute(name: str, run: Path, monkeypatch: pytest.MonkeyPatch) -> nbformat.NotebookNode:
     from nbclient import NotebookClient
 
-    monkeypatch.setenv("HARNESS_RUN", str(run))
-    # the kernel imports harness from the checkout even when it is not pip-installed
+    monkeypatch.setenv("RULEGAUGE_RUN", str(run))
+    # the kernel imports rulegauge from the checkout even when it is not pip-installed
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
         p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p))
     monkeypatch.setenv("MPLBACKEND", "Agg")
@@ -61,8 +61,8 @@ def _figures(nb: nbformat.NotebookNode) -> int:
 @pytest.fixture(scope="module")
 def sample_runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh run of the embedded sample with the default grid and answers."""
-    from harness.pipeline.options import RunOptions
-    from harness.pipeline.retrieval import run
+    from rulegauge.pipeline.options import RunOptions
+    from rulegauge.pipeline.retrieval import run
 
     d = tmp_path_factory.mktemp("sample-runs")
     run(RunOptions(runs_dir=d, run_id="sample", answerers=(("extractive", {}),)))
@@ -74,8 +74,8 @@ def runs(sample_runs_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dic
     d = tmp_path_factory.mktemp("runs")
     out = {"with_answers": sample_runs_dir / "sample",
            "no_answers": write_synthetic_run(d / "run-plain", seed=1)}
-    if os.environ.get("HARNESS_RUN"):
-        out["HARNESS_RUN"] = Path(os.environ["HARNESS_RUN"])
+    if os.environ.get("RULEGAUGE_RUN"):
+        out["RULEGAUGE_RUN"] = Path(os.environ["RULEGAUGE_RUN"])
     return out
 
 
@@ -104,7 +104,7 @@ def test_commands_on_a_fresh_sample_run(sample_runs_dir: Path, tmp_path: Path) -
     import typer
     from typer.testing import CliRunner
 
-    from harness.cli.analysis import register
+    from rulegauge.cli.analysis import register
 
     app = typer.Typer()
     register(app)

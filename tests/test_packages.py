@@ -11,14 +11,14 @@ import pytest
 
 from tests.helpers.common import REPO
 
-HARNESS = REPO / "harness"
+RULEGAUGE = REPO / "rulegauge"
 STAGES = ("core", "corpus", "goldset", "store", "interop", "embedding", "arms", "fusion", "metrics",
           "answering", "rulings", "pipeline", "regression", "analysis", "judging", "cli")
 PACKAGES = (*STAGES, "answering.answerers")
 
 
 def _modules_on_disk(package: str) -> set[str]:
-    folder = HARNESS.joinpath(*package.split("."))
+    folder = RULEGAUGE.joinpath(*package.split("."))
     files = {p.stem for p in folder.glob("*.py") if not p.stem.startswith("_")}
     subpackages = {p.name for p in folder.iterdir() if (p / "__init__.py").is_file()}
     return files | subpackages
@@ -26,20 +26,20 @@ def _modules_on_disk(package: str) -> set[str]:
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_package_all_lists_every_module_and_has_a_docstring(package: str) -> None:
-    mod = importlib.import_module(f"harness.{package}")
-    assert mod.__doc__ and len(mod.__doc__.strip()) > 40, f"harness.{package} needs a docstring"
+    mod = importlib.import_module(f"rulegauge.{package}")
+    assert mod.__doc__ and len(mod.__doc__.strip()) > 40, f"rulegauge.{package} needs a docstring"
     exported = set(mod.__all__)
     on_disk = _modules_on_disk(package)
     assert on_disk <= exported, f"missing from __all__: {sorted(on_disk - exported)}"
     for name in exported - on_disk:  # re-exported names must exist
-        assert hasattr(mod, name), f"harness.{package}.__all__ names unknown {name!r}"
+        assert hasattr(mod, name), f"rulegauge.{package}.__all__ names unknown {name!r}"
     assert len(mod.__all__) == len(exported), "duplicate names in __all__"
 
 
 def test_design_map_has_one_line_per_module() -> None:
     text = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| `([\w./]+)` \|", text, flags=re.MULTILINE)
-    on_disk = sorted(str(p.relative_to(HARNESS).with_suffix("")) for p in HARNESS.rglob("*.py")
+    on_disk = sorted(str(p.relative_to(RULEGAUGE).with_suffix("")) for p in RULEGAUGE.rglob("*.py")
                      if p.stem != "__init__" and "data" not in p.parts)
     assert sorted(rows) == on_disk
     assert len(rows) == len(set(rows)), "a module has two homes in docs/design.md"
@@ -54,7 +54,7 @@ def test_no_import_from_a_higher_stage() -> None:
     """Module-level and deferred imports alike: lower stages never import higher ones."""
     known: set[str] = set()  # none: an exception would be listed here and in docs/design.md
     bad = []
-    for path in sorted(HARNESS.rglob("*.py")):
+    for path in sorted(RULEGAUGE.rglob("*.py")):
         name = ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
         own = _stage(name)
         if own is None:
@@ -104,11 +104,11 @@ def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
 
 
 def _found(kind: str) -> dict[str, str]:
-    """Every violation of limit ``kind`` in ``harness/``: ``{where: what}``."""
+    """Every violation of limit ``kind`` in ``rulegauge/``: ``{where: what}``."""
     out = {}
-    for path in sorted(HARNESS.rglob("*.py")):
+    for path in sorted(RULEGAUGE.rglob("*.py")):
         name = _module_name(path)
-        short = str(path.relative_to(HARNESS).with_suffix(""))
+        short = str(path.relative_to(RULEGAUGE).with_suffix(""))
         text = path.read_text(encoding="utf-8")
         lines = len(text.splitlines())
         if kind == "lines" and lines > MAX_LINES:
@@ -116,29 +116,29 @@ def _found(kind: str) -> dict[str, str]:
         if kind == "lines":
             continue
         tree = ast.parse(text)
-        if kind == "params" and "cli" not in path.relative_to(HARNESS).parts:
+        if kind == "params" and "cli" not in path.relative_to(RULEGAUGE).parts:
             for qual, fn in _functions(tree):
                 if _params(fn) > MAX_PARAMS:
-                    out[f"{name.removeprefix('harness.')}.{qual}"] = f"{_params(fn)} parameters"
+                    out[f"{name.removeprefix('rulegauge.')}.{qual}"] = f"{_params(fn)} parameters"
         if kind == "private":
             for node in ast.walk(tree):
-                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("harness") \
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rulegauge") \
                         and node.module != name:
                     for alias in node.names:
                         if alias.name.startswith("_"):
-                            where = f"{name.removeprefix('harness.')} -> {node.module}.{alias.name}"
+                            where = f"{name.removeprefix('rulegauge.')} -> {node.module}.{alias.name}"
                             out[where] = "private import"
                 elif isinstance(node, ast.Import):
                     for alias in node.names:
                         if any(p.startswith("_") and not p.startswith("__")
                                for p in alias.name.split(".")):
-                            out[f"{name.removeprefix('harness.')} -> {alias.name}"] = "private import"
+                            out[f"{name.removeprefix('rulegauge.')} -> {alias.name}"] = "private import"
     return out
 
 
 @pytest.mark.parametrize("kind", ["lines", "params", "private"])
 def test_limits_hold_or_docs_design_says_why(kind: str) -> None:
-    """No module over 400 lines, no function over 8 parameters outside ``harness/cli/``, no
+    """No module over 400 lines, no function over 8 parameters outside ``rulegauge/cli/``, no
     private (``_name``) import across modules, unless docs/design.md's limits table names
     it with a reason; a row whose exception no longer exists is stale and fails too."""
     found, listed = _found(kind), _exceptions(kind)
@@ -146,15 +146,15 @@ def test_limits_hold_or_docs_design_says_why(kind: str) -> None:
     assert sorted(set(listed) - set(found)) == [], "stale rows in docs/design.md's limits table"
 
 
-def _harness_imports(module: str) -> set[str]:
-    """Every ``harness.*`` module ``module`` imports (module level and deferred)."""
+def _rulegauge_imports(module: str) -> set[str]:
+    """Every ``rulegauge.*`` module ``module`` imports (module level and deferred)."""
     path = REPO.joinpath(*module.split("."))
     path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
     out = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name.startswith("harness.")}
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("harness."):
+            out |= {a.name for a in node.names if a.name.startswith("rulegauge.")}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rulegauge."):
             out.add(str(node.module))
             out |= {f"{node.module}.{a.name}" for a in node.names
                     if REPO.joinpath(*f"{node.module}.{a.name}".split(".")).with_suffix(".py").exists()}
@@ -164,10 +164,10 @@ def _harness_imports(module: str) -> set[str]:
 def test_answering_arrows_point_one_way() -> None:
     """The helpers the answerers use (prompt, requests, http helpers, gguf...) never import
     ``answering.answerers``, directly or through another module."""
-    answerers = "harness.answering.answerers"
-    helpers = {m for p in sorted((HARNESS / "answering" / "answerers").glob("*.py"))
-               for m in _harness_imports(f"{answerers}.{p.stem}")
-               if m.startswith("harness.answering.") and not m.startswith(answerers)}
+    answerers = "rulegauge.answering.answerers"
+    helpers = {m for p in sorted((RULEGAUGE / "answering" / "answerers").glob("*.py"))
+               for m in _rulegauge_imports(f"{answerers}.{p.stem}")
+               if m.startswith("rulegauge.answering.") and not m.startswith(answerers)}
     assert helpers, "the answerers import no helper: the test reads the wrong folder"
     bad, seen, todo = [], set(), sorted(helpers)
     while todo:
@@ -175,10 +175,10 @@ def test_answering_arrows_point_one_way() -> None:
         if m in seen:
             continue
         seen.add(m)
-        for t in _harness_imports(m):
+        for t in _rulegauge_imports(m):
             if t.startswith(answerers):
                 bad.append(f"{m} -> {t}")
-            elif t.startswith("harness.answering.") and t not in seen:
+            elif t.startswith("rulegauge.answering.") and t not in seen:
                 todo.append(t)
     assert bad == []
 
@@ -187,12 +187,12 @@ def _reexports() -> dict[str, str]:
     """``from M import x as x`` outside package ``__init__`` files: a name kept importable
     from a module that does not define it (a shim), ``{where: what}``."""
     out = {}
-    for path in sorted(HARNESS.rglob("*.py")):
+    for path in sorted(RULEGAUGE.rglob("*.py")):
         if path.name == "__init__.py":
             continue  # a package's __init__ names its public API on purpose
-        name = _module_name(path).removeprefix("harness.")
+        name = _module_name(path).removeprefix("rulegauge.")
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("harness"):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rulegauge"):
                 for alias in node.names:
                     if alias.asname == alias.name:
                         out[f"{name} -> {node.module}.{alias.name}"] = "re-export"

@@ -1,12 +1,12 @@
-"""`harness run` over gold sets built, at test time, on every corpus in ../shared.
+"""`rulegauge run` over gold sets built, at test time, on every corpus in ../shared.
 
 Nothing derived from third-party text is committed: the SRD outline set and the
 AisleRiot parallel set are written into a temporary folder by
-:mod:`harness.goldset.derive`; the archaeology gold set below is our own questions
+:mod:`rulegauge.goldset.derive`; the archaeology gold set below is our own questions
 (answers checked by hand in the texts); the Secret Hitler set is used as shipped.
 
-Runs use the real model and embedding cache (``$HARNESS_CACHE`` or
-``~/.cache/harness``): embeddings are keyed by model and text hash, so sharing it
+Runs use the real model and embedding cache (``$RULEGAUGE_CACHE`` or
+``~/.cache/rulegauge``): embeddings are keyed by model and text hash, so sharing it
 is safe, and a second session does not re-embed the 403-page SRD.
 """
 
@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.analysis.languages import language_table
-from harness.goldset import parse
-from harness.goldset.derive import OUTLINE_TEMPLATES, from_outline
-from harness.goldset.parallel import parallel
-from harness.pipeline.options import RunOptions, RunResult
-from harness.pipeline.retrieval import questions_frame, run
+from rulegauge.analysis.languages import language_table
+from rulegauge.goldset import parse
+from rulegauge.goldset.derive import OUTLINE_TEMPLATES, from_outline
+from rulegauge.goldset.parallel import parallel
+from rulegauge.pipeline.options import RunOptions, RunResult
+from rulegauge.pipeline.retrieval import questions_frame, run
 from tests.helpers.common import SHARED
 
 # derived and imported gold sets are written beside their output and name the
@@ -76,7 +76,7 @@ questions:
 
 
 def _run(goldset: Path, runs: Path, run_id: str) -> RunResult:
-    from harness.embedding.models import cache_root
+    from rulegauge.embedding.models import cache_root
 
     return run(RunOptions(goldset=goldset, runs_dir=runs, run_id=run_id, cache_dir=cache_root(),
                           allow_outside=True))

@@ -1,5 +1,5 @@
 """scripts/torch-install: the CPU wheel index when it answers, the default index when it
-does not, the default (CUDA) build with HARNESS_TORCH=cuda, nothing when torch is there.
+does not, the default (CUDA) build with RULEGAUGE_TORCH=cuda, nothing when torch is there.
 
 A stub Python records every ``-m pip`` call; the reachability check is real (a local
 HTTP server stands in for the CPU index; a closed port for an unreachable one)."""
@@ -66,7 +66,7 @@ def _install(stub: Path, **env: str) -> subprocess.CompletedProcess[str]:
 
 def test_cpu_index_when_it_answers(tmp_path: Path, index: str) -> None:
     stub, log = _stub(tmp_path, has_torch=False)
-    out = _install(stub, HARNESS_TORCH_INDEX=index)
+    out = _install(stub, RULEGAUGE_TORCH_INDEX=index)
     assert out.returncode == 0, out.stderr
     assert log.read_text().split() == ["-m", "pip", "install", "-q", "torch==2.13.0",
                                        "--index-url", index]
@@ -74,7 +74,7 @@ def test_cpu_index_when_it_answers(tmp_path: Path, index: str) -> None:
 
 def test_default_index_when_the_cpu_index_is_unreachable(tmp_path: Path) -> None:
     stub, log = _stub(tmp_path, has_torch=False)
-    out = _install(stub, HARNESS_TORCH_INDEX=f"http://127.0.0.1:{_closed_port()}/whl/cpu")
+    out = _install(stub, RULEGAUGE_TORCH_INDEX=f"http://127.0.0.1:{_closed_port()}/whl/cpu")
     assert out.returncode == 0, out.stderr
     assert "not reachable" in out.stderr
     assert log.read_text().split() == ["-m", "pip", "install", "-q", "torch==2.13.0"]
@@ -82,9 +82,9 @@ def test_default_index_when_the_cpu_index_is_unreachable(tmp_path: Path) -> None
 
 def test_cuda_on_request_and_nothing_when_installed(tmp_path: Path, index: str) -> None:
     stub, log = _stub(tmp_path, has_torch=False)
-    assert _install(stub, HARNESS_TORCH="cuda", HARNESS_TORCH_INDEX=index).returncode == 0
+    assert _install(stub, RULEGAUGE_TORCH="cuda", RULEGAUGE_TORCH_INDEX=index).returncode == 0
     assert "--index-url" not in log.read_text()
     (tmp_path / "installed").mkdir()
     stub2, log2 = _stub(tmp_path / "installed", has_torch=True)
-    assert _install(stub2, HARNESS_TORCH_INDEX=index).returncode == 0
+    assert _install(stub2, RULEGAUGE_TORCH_INDEX=index).returncode == 0
     assert not log2.exists()

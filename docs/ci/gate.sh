@@ -6,7 +6,7 @@
 # When $GITHUB_STEP_SUMMARY is set (GitHub Actions) the Markdown is appended to it.
 #
 # Settings (environment variables):
-#   HARNESS   harness executable                 (default: harness)
+#   RULEGAUGE   rulegauge executable                 (default: rulegauge)
 #   RUNS_DIR  folder of runs; baselines below it  (default: runs)
 #   BASELINE  baseline name or directory          (default: sample -> runs/baselines/sample)
 #   POLICY    gate policy TOML                    (default: docs/ci/gate-policy.toml)
@@ -16,7 +16,7 @@
 #   RUN_ID    id of the candidate run             (default: ci-<UTC time>)
 set -euo pipefail
 
-HARNESS=${HARNESS:-harness}
+RULEGAUGE=${RULEGAUGE:-rulegauge}
 RUNS_DIR=${RUNS_DIR:-runs}
 BASELINE=${BASELINE:-sample}
 POLICY=${POLICY:-docs/ci/gate-policy.toml}
@@ -33,10 +33,10 @@ run_args=(run --goldset "$GOLDSET" --out "$RUNS_DIR" --run-id "$RUN_ID")
 if [[ -n "$CONFIG" ]]; then
   run_args+=(--config "$CONFIG")
 fi
-"$HARNESS" "${run_args[@]}"
+"$RULEGAUGE" "${run_args[@]}"
 
 set +e
-"$HARNESS" gate --baseline "$BASELINE" --run "$RUN_ID" --policy "$POLICY" \
+"$RULEGAUGE" gate --baseline "$BASELINE" --run "$RUN_ID" --policy "$POLICY" \
   --runs-dir "$RUNS_DIR" --markdown "$OUT/gate.md" --junit "$OUT/gate.xml" \
   --json-file "$OUT/gate.json"
 status=$?

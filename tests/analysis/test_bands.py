@@ -1,4 +1,4 @@
-"""Score bands: anchors, quantiles, ROC separation, validation, the `harness bands` command."""
+"""Score bands: anchors, quantiles, ROC separation, validation, the `rulegauge bands` command."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import typer
 from sklearn.metrics import roc_auc_score
 from typer.testing import CliRunner
 
-from harness.analysis import bands
-from harness.cli.analysis import register
-from harness.core.errors import ValidationError
-from harness.store.rundir import open_run
+from rulegauge.analysis import bands
+from rulegauge.cli.analysis import register
+from rulegauge.core.errors import ValidationError
+from rulegauge.store.rundir import open_run
 from tests.helpers.analysis import write_synthetic_run
 
 K = 60.0
@@ -185,7 +185,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_synthetic_run_every_config_in_order(run_dir: Path) -> None:
     run = open_run(run_dir)
     tables = bands.run_band_tables(run)
-    from harness.core.config_order import sort_configs
+    from rulegauge.core.config_order import sort_configs
 
     assert [t.config_id for t in tables] == sort_configs(run.table("configs")["config_id"])
     by_id = {t.config_id: t for t in tables}
@@ -232,8 +232,8 @@ def test_cli_bands_bad_run_exits_2(tmp_path: Path) -> None:
 
 def test_exact_ties_share_one_float_before_thresholds():
     # k=20: ranks (20, 8, 15) and (1, 4, -) both score exactly 5/56; their floats differ
-    from harness.analysis.anchors import config_anchors
-    from harness.analysis.bands import _exact_ties_share_floats
+    from rulegauge.analysis.anchors import config_anchors
+    from rulegauge.analysis.bands import _exact_ties_share_floats
 
     config = pd.Series({"config_id": "c", "name": "c", "kind": "grid", "k": 20.0, "arms": ["a", "b", "c"],
                         "weights": [1.0, 1.0, 1.0], "depths": [100, 100, 100], "ceiling": 3 / 21})

@@ -1,4 +1,4 @@
-"""Figure text is literal: user-given ids with ``$`` are not mathtext (harness.analysis.figures)."""
+"""Figure text is literal: user-given ids with ``$`` are not mathtext (rulegauge.analysis.figures)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import io
 
 import pandas as pd
 
-from harness.analysis.figures import interval_figure
+from rulegauge.analysis.figures import interval_figure
 
 
 def test_dollar_signs_in_config_ids_draw_as_text() -> None:

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
-from harness.analysis.languages import language_table, print_language_table
-from harness.core.errors import HarnessError
+from rulegauge.analysis.languages import language_table, print_language_table
+from rulegauge.core.errors import RulegaugeError
 
 QUESTIONS = pd.DataFrame({
     "question_id": ["q1", "q2", "q3", "q4", "q5"],
@@ -65,9 +65,9 @@ def test_a_language_with_only_unanswerable_questions_gets_no_row() -> None:
 
 
 def test_errors_name_the_choices() -> None:
-    with pytest.raises(HarnessError, match="has: first_rel_rank, hit@5, recall@5"):
+    with pytest.raises(RulegaugeError, match="has: first_rel_rank, hit@5, recall@5"):
         language_table(metrics(), QUESTIONS, "recall@10")
-    with pytest.raises(HarnessError, match="q5"):
+    with pytest.raises(RulegaugeError, match="q5"):
         language_table(metrics(), QUESTIONS[QUESTIONS["question_id"] != "q5"])
 
 

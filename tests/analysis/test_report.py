@@ -1,4 +1,4 @@
-"""HTML report: config comparison, band frames, figures, self-containment, `harness report`."""
+"""HTML report: config comparison, band frames, figures, self-containment, `rulegauge report`."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.analysis import report
-from harness.analysis.bands import run_band_tables
-from harness.analysis.figures import band_figure
-from harness.analysis.headline import SERVICE_CONFIG, headline, interval_frame, service_config
-from harness.cli.analysis import register
-from harness.core.errors import HarnessError
-from harness.store.rundir import Run, open_run
+from rulegauge.analysis import report
+from rulegauge.analysis.bands import run_band_tables
+from rulegauge.analysis.figures import band_figure
+from rulegauge.analysis.headline import SERVICE_CONFIG, headline, interval_frame, service_config
+from rulegauge.cli.analysis import register
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.store.rundir import Run, open_run
 from tests.helpers.analysis import write_synthetic_run
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -59,9 +59,9 @@ def test_comparison_infinite_values_get_a_note_not_an_interval(run: Run) -> None
 
 
 def test_comparison_unknown_metric_or_reference_raises(run: Run) -> None:
-    with pytest.raises(HarnessError, match="no known direction"):
+    with pytest.raises(RulegaugeError, match="no known direction"):
         report.config_comparison(run, "bogus_metric")
-    with pytest.raises(HarnessError, match="rrf-3"):
+    with pytest.raises(RulegaugeError, match="rrf-3"):
         report.config_comparison(run, "recall@5", reference="nope", n_resamples=100)
 
 

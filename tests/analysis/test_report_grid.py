@@ -10,12 +10,12 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.analysis import report
-from harness.analysis.headline import SERVICE_CONFIG, Headline
-from harness.analysis.report_html import headline_html
-from harness.analysis.selection import natural_key
-from harness.cli.analysis import register
-from harness.store.rundir import Run, open_run
+from rulegauge.analysis import report
+from rulegauge.analysis.headline import SERVICE_CONFIG, Headline
+from rulegauge.analysis.report_html import headline_html
+from rulegauge.analysis.selection import natural_key
+from rulegauge.cli.analysis import register
+from rulegauge.store.rundir import Run, open_run
 from tests.helpers.analysis import grid_configs, write_synthetic_run
 
 GRID = grid_configs()
@@ -112,8 +112,8 @@ def test_cli_unknown_config_exits_2_and_writes_nothing(run: Run, tmp_path: Path)
 
 
 def test_trend_section_over_earlier_runs_of_the_gold_set(tmp_path: Path) -> None:
-    from harness.analysis.trend_chart import trend_runs
-    from harness.store.rundir import RunWriter
+    from rulegauge.analysis.trend_chart import trend_runs
+    from rulegauge.store.rundir import RunWriter
 
     runs = tmp_path / "runs"
     for i, seed in enumerate((1, 2, 3)):

@@ -1,4 +1,4 @@
-"""``harness report --serve``: 127.0.0.1 only, one page, re-rendered when a run lands
+"""``rulegauge report --serve``: 127.0.0.1 only, one page, re-rendered when a run lands
 (a bounded loop: ``max_polls`` / the stop event)."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.analysis.report import write_report
-from harness.analysis.serve_report import make_report_server, runs_state, serve_report
-from harness.core.errors import HarnessError
-from harness.store.rundir import open_run
+from rulegauge.analysis.report import write_report
+from rulegauge.analysis.serve_report import make_report_server, runs_state, serve_report
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.store.rundir import open_run
 from tests.helpers.analysis import write_synthetic_run
 
 
@@ -72,7 +72,7 @@ def test_stops_after_max_polls_and_keeps_the_page_when_a_render_fails(tmp_path: 
     page.write_text("<html>old</html>", encoding="utf-8")
 
     def render() -> None:
-        raise HarnessError("broken run")
+        raise RulegaugeError("broken run")
 
     server = make_report_server(page, 0)
     (runs / "run-x").mkdir()
@@ -91,10 +91,10 @@ def test_stops_after_max_polls_and_keeps_the_page_when_a_render_fails(tmp_path: 
 
 
 def test_bad_port_and_poll_are_errors(tmp_path: Path) -> None:
-    with pytest.raises(HarnessError, match="--port"):
+    with pytest.raises(RulegaugeError, match="--port"):
         make_report_server(tmp_path / "r.html", 70000)
     server = make_report_server(tmp_path / "r.html", 0)
-    with pytest.raises(HarnessError, match="--poll"):
+    with pytest.raises(RulegaugeError, match="--poll"):
         serve_report(server, lambda: None, tmp_path, threading.Event(), poll_s=0)
     server.server_close()
 
@@ -108,9 +108,9 @@ def test_cli_serve_answers_on_localhost_and_stops_on_sigterm(tmp_path: Path) -> 
 
     runs = tmp_path / "runs"
     write_synthetic_run(runs / "run-a")
-    script = Path(sys.executable).with_name("harness")
+    script = Path(sys.executable).with_name("rulegauge")
     cmd = [str(script)] if script.exists() else [sys.executable, "-c",
-                                                 "from harness.cli import main; main()"]
+                                                 "from rulegauge.cli import main; main()"]
     args = ["report", "latest", "--runs-dir", str(runs), "-o", str(tmp_path / "r.html"),
             "--serve", "--port", "0", "--poll", "0.2"]
     env = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1", "MPLBACKEND": "Agg"}

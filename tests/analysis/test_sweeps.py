@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 
-from harness.analysis.sweeps import sweep_figure, sweep_frame, sweep_params
+from rulegauge.analysis.sweeps import sweep_figure, sweep_frame, sweep_params
 from tests.helpers.analysis import grid_configs
 
 

@@ -1,4 +1,4 @@
-"""Cross-validated config selection: `harness.analysis.tune` and `harness tune`."""
+"""Cross-validated config selection: `rulegauge.analysis.tune` and `rulegauge tune`."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.analysis.tune import OTHER, strata, tune_frame
-from harness.cli.analysis import register
-from harness.core.errors import HarnessError
+from rulegauge.analysis.tune import OTHER, strata, tune_frame
+from rulegauge.cli.analysis import register
+from rulegauge.core.errors import RulegaugeError
 from tests.helpers.analysis import write_synthetic_run
 from tests.helpers.common import REPO
 
@@ -117,11 +117,11 @@ def test_exact_ties_go_to_the_smaller_config_id():
 
 def test_bad_input_names_the_problem():
     metrics, questions = _frames({"a": [1.0] * 3}, ["en"] * 3)
-    with pytest.raises(HarnessError, match="too few for 5 folds"):
+    with pytest.raises(RulegaugeError, match="too few for 5 folds"):
         tune_frame(metrics, questions, n_folds=5)
-    with pytest.raises(HarnessError, match="no known direction"):
+    with pytest.raises(RulegaugeError, match="no known direction"):
         tune_frame(metrics, questions, "bogus")
-    with pytest.raises(HarnessError, match="at least 2 folds"):
+    with pytest.raises(RulegaugeError, match="at least 2 folds"):
         tune_frame(metrics, questions, n_folds=1)
 
 
@@ -148,8 +148,8 @@ def test_cli_tune_tables_and_json(tmp_path: Path):
 
 def test_tune_in_a_fresh_process(tmp_path: Path):
     run = write_synthetic_run(tmp_path / "run-proc", seed=3, n_questions=16)
-    harness = Path(sys.executable).parent / "harness"
-    outs = [subprocess.run([str(harness), "tune", str(run), "--json", "--folds", "3"],
+    rulegauge = Path(sys.executable).parent / "rulegauge"
+    outs = [subprocess.run([str(rulegauge), "tune", str(run), "--json", "--folds", "3"],
                            capture_output=True, text=True, cwd=REPO, timeout=120,
                            env={**os.environ, "PYTHONHASHSEED": seed})
             for seed in ("1", "2")]

@@ -11,11 +11,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.answering.breaker import Breaker, BreakerAnswerer, is_connection_failure
-from harness.answering.requests import AnswerResponse
-from harness.answering.runner import answer_run
-from harness.core.errors import ValidationError
-from harness.pipeline.retrieval import RunOptions, run
+from rulegauge.answering.breaker import Breaker, BreakerAnswerer, is_connection_failure
+from rulegauge.answering.requests import AnswerResponse
+from rulegauge.answering.runner import answer_run
+from rulegauge.core.errors import ValidationError
+from rulegauge.pipeline.retrieval import RunOptions, run
 from tests.helpers.common import LEXICAL, REPO
 
 REFUSED = "CallError: ConnectionRefusedError: [Errno 111] Connection refused"

@@ -1,4 +1,4 @@
-"""harness.answering.calls: one call; an exception is an error row, an unknown outcome raises."""
+"""rulegauge.answering.calls: one call; an exception is an error row, an unknown outcome raises."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from harness.answering.calls import call
-from harness.answering.requests import AnswerRequest, AnswerResponse
-from harness.core.errors import HarnessError
+from rulegauge.answering.calls import call
+from rulegauge.answering.requests import AnswerRequest, AnswerResponse
+from rulegauge.core.errors import RulegaugeError
 
 REQ = AnswerRequest("q1", "How far may a boat move?", "en", ())
 
@@ -40,5 +40,5 @@ def test_an_exception_becomes_an_error_row_with_its_latency() -> None:
 
 
 def test_an_outcome_outside_the_list_raises() -> None:
-    with pytest.raises(HarnessError, match="returned outcome 'maybe'"):
+    with pytest.raises(RulegaugeError, match="returned outcome 'maybe'"):
         call(Scripted("maybe"), REQ)  # type: ignore[arg-type]

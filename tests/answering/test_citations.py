@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.answering.citations import (
+from rulegauge.answering.citations import (
     MAX_RANGE,
     CitedPassage,
     citation_stats,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.answering.fact_labels import FactLabel, agreement, load_labels, matcher_verdict
-from harness.core.errors import ValidationError
-from harness.goldset.parse import load_goldset
+from rulegauge.answering.fact_labels import FactLabel, agreement, load_labels, matcher_verdict
+from rulegauge.core.errors import ValidationError
+from rulegauge.goldset.parse import load_goldset
 from tests.helpers.common import REPO
 
 LABELS = REPO / "goldsets" / "sample-fact-labels.yaml"
@@ -61,7 +61,7 @@ def test_matcher_agreement_on_the_sample_is_the_documented_one(sample) -> None: 
     assert a.accuracy >= 0.95 and a.kappa >= 0.9
     doc = (REPO / "docs" / "answering.md").read_text(encoding="utf-8")
     m = re.search(r"matcher: (\d+) labelled pairs, accuracy ([\d.]+), Cohen's kappa ([\d.]+)", doc)
-    assert m, "docs/answering.md quotes `harness facts agreement` on the sample"
+    assert m, "docs/answering.md quotes `rulegauge facts agreement` on the sample"
     assert (int(m[1]), m[2], m[3]) == (a.items, f"{a.accuracy:.3f}", f"{a.kappa:.3f}")
 
 

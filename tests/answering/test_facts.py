@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.answering.facts import fact_recall, facts_stated, sentences
-from harness.core.errors import ValidationError
-from harness.goldset.parse import load_goldset
+from rulegauge.answering.facts import fact_recall, facts_stated, sentences
+from rulegauge.core.errors import ValidationError
+from rulegauge.goldset.parse import load_goldset
 from tests.helpers.common import REPO
 
 
@@ -58,7 +58,7 @@ def test_facts_stated(text: str, facts: list[list[str]], language: str,
 def test_every_sample_phrasing_can_match() -> None:
     """A phrasing with no content word can never be stated: the sample has a usable
     alternative for every fact."""
-    from harness.answering.facts import phrasing_matched
+    from rulegauge.answering.facts import phrasing_matched
 
     gs = load_goldset(REPO / "goldsets" / "sample.yaml", check_pages=False)
     for q in gs.questions:

@@ -7,10 +7,10 @@ import threading
 import time
 from typing import Any, ClassVar
 
-from harness.answering.calls import call
-from harness.answering.fanout import ASKERS, ask_local
-from harness.answering.requests import AnswerRequest, AnswerResponse
-from harness.core.engines import ENGINES
+from rulegauge.answering.calls import call
+from rulegauge.answering.fanout import ASKERS, ask_local
+from rulegauge.answering.requests import AnswerRequest, AnswerResponse
+from rulegauge.core.engines import ENGINES
 
 REQ = AnswerRequest("q1", "How far may a boat move?", "en", ())
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.answering.fence import (
+from rulegauge.answering.fence import (
     DEFAULT_PARAMS,
     FENCE_VERSION,
     GLYPH_PATTERNS,

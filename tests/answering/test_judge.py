@@ -9,11 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.answering.answerers import make_answerer
-from harness.answering.judge import judge_prompt_hash, messages, verdict
-from harness.answering.runner import answer_run
-from harness.core.errors import ConfigError, HarnessError
-from harness.store.rundir import Run, RunWriter
+from rulegauge.answering.answerers import make_answerer
+from rulegauge.answering.judge import judge_prompt_hash, messages, verdict
+from rulegauge.answering.runner import answer_run
+from rulegauge.core.errors import ConfigError, RulegaugeError
+from rulegauge.store.rundir import Run, RunWriter
 from tests.helpers.answering import register_echo, write_run
 from tests.helpers.chat_server import chat_server, ok, status
 
@@ -72,11 +72,11 @@ def test_judged_run_stores_verdicts_and_judge_fact_recall(tmp_path: Path) -> Non
 
 
 def test_a_judge_must_take_a_free_prompt(tmp_path: Path) -> None:
-    from harness.answering.judge import chat_function
+    from rulegauge.answering.judge import chat_function
 
     with pytest.raises(ConfigError, match="cannot judge"):
         chat_function(make_answerer("extractive"))
     register_echo()
     run_dir = write_run(tmp_path / "r")
-    with pytest.raises(HarnessError, match="judge 'nobody' is not one of the answerers"):
+    with pytest.raises(RulegaugeError, match="judge 'nobody' is not one of the answerers"):
         answer_run(run_dir, [("echo", {})], judge="nobody")

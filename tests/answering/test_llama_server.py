@@ -1,11 +1,11 @@
 """The real-model tier: llama.cpp's OpenAI-compatible server with the packaged Qwen2.5 GGUF.
 
 A module fixture starts ``python -m llama_cpp.server`` on 127.0.0.1 (tests/helpers/
-llama_server.py); ``harness answer --suite`` then asks the ``openai`` answerer, through
+llama_server.py); ``rulegauge answer --suite`` then asks the ``openai`` answerer, through
 the preflight, three questions of the embedded sample (an answerable one, an errata one,
 an unanswerable one) in a fresh process: a real server, a real model, real citations,
 fence and fact verdicts. Skipped with the reason when the ``llama`` extra is not
-installed; under ``HARNESS_REQUIRE_LLAMA=1`` (``.ci/run``) that is a failure.
+installed; under ``RULEGAUGE_REQUIRE_LLAMA=1`` (``.ci/run``) that is a failure.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.pipeline.options import RunOptions
-from harness.pipeline.retrieval import run
-from harness.store.rundir import Run
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.retrieval import run
+from rulegauge.store.rundir import Run
 from tests.helpers.common import FIXTURES, LEXICAL
-from tests.helpers.llama_server import LlamaServer, harness_cli, required_llama_server
+from tests.helpers.llama_server import LlamaServer, rulegauge_cli, required_llama_server
 
 pytestmark = pytest.mark.slow
 
@@ -54,7 +54,7 @@ concurrency = 1
 max_tokens = 96
 """)
     start = time.perf_counter()
-    out = harness_cli("answer", "r", "--runs-dir", str(runs), "--suite", str(suite),
+    out = rulegauge_cli("answer", "r", "--runs-dir", str(runs), "--suite", str(suite),
                       "--pool", "40", "--final", "4", cwd=tmp_path)
     seconds = time.perf_counter() - start
     assert out.returncode == 0, out.stdout + out.stderr
@@ -76,7 +76,7 @@ max_tokens = 96
     manifest = r.manifest["answering"]
     assert manifest["suite"]["name"] == "real-server" and len(manifest["suite"]["sha256"]) == 64
     assert manifest["answerers"]["local"]["describe"]["endpoint"].startswith(server.base_url)
-    side = harness_cli("answerers", "r", "--runs-dir", str(runs), "--format", "json",
+    side = rulegauge_cli("answerers", "r", "--runs-dir", str(runs), "--format", "json",
                        cwd=tmp_path)
     assert side.returncode == 0, side.stderr
     fig = json.loads(side.stdout)

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.answering.asking import jobs_for
-from harness.answering.frames import build_reads
-from harness.answering.journal import Journal, journal_path
-from harness.answering.plan import AnswerOptions, plan
-from harness.answering.read import ReadOptions
-from harness.answering.runner import answer_run
-from harness.answering.specs import split_label
-from harness.core.errors import HarnessError
+from rulegauge.answering.asking import jobs_for
+from rulegauge.answering.frames import build_reads
+from rulegauge.answering.journal import Journal, journal_path
+from rulegauge.answering.plan import AnswerOptions, plan
+from rulegauge.answering.read import ReadOptions
+from rulegauge.answering.runner import answer_run
+from rulegauge.answering.specs import split_label
+from rulegauge.core.errors import RulegaugeError
 from tests.helpers.answering import EchoAnswerer, register_echo, write_run
 
 
@@ -43,9 +43,9 @@ def test_the_plan_refuses_what_would_mix_incomparable_answers(run_dir: Path):
     answer_run(run_dir, [("echo", {})])
     p = plan(run_dir, AnswerOptions(answerers=(("other=echo", {}),)))
     assert p.order == ("echo", "other")  # earlier labels first, and kept
-    with pytest.raises(HarnessError, match="read_options"):
+    with pytest.raises(RulegaugeError, match="read_options"):
         plan(run_dir, AnswerOptions(answerers=(("echo", {}),), read_options=ReadOptions(final=2)))
-    with pytest.raises(HarnessError, match="judge 'nobody'"):
+    with pytest.raises(RulegaugeError, match="judge 'nobody'"):
         plan(run_dir, AnswerOptions(answerers=(("echo", {}),), judge="nobody"))
 
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.answering.answerers import make_answerer
-from harness.answering.preflight import preflight_all
-from harness.answering.runner import answer_run
-from harness.answering.sidebyside import side_by_side
-from harness.cli.answer import register
-from harness.core.errors import ValidationError
-from harness.store.rundir import Run
+from rulegauge.answering.answerers import make_answerer
+from rulegauge.answering.preflight import preflight_all
+from rulegauge.answering.runner import answer_run
+from rulegauge.answering.sidebyside import side_by_side
+from rulegauge.cli.answer import register
+from rulegauge.core.errors import ValidationError
+from rulegauge.store.rundir import Run
 from tests.helpers.answering import QUESTIONS, write_run
 from tests.helpers.chat_server import chat_server, ok, status
 from tests.helpers.common import typer_app
@@ -74,7 +74,7 @@ def test_cli_dead_endpoint_exits_2_in_a_fresh_process(run_dir: Path, tmp_path: P
     suite = tmp_path / "s.toml"
     suite.write_text(f'[answerers.small]\nprovider = "ollama"\nmodel = "qwen2.5:0.5b"\n'
                      f'endpoint = "{dead_url()}"\n')
-    exe = Path(sys.executable).with_name("harness")
+    exe = Path(sys.executable).with_name("rulegauge")
     out = subprocess.run([str(exe), "answer", str(run_dir), "--suite", str(suite)],
                          capture_output=True, text=True, timeout=120,
                          env={**os.environ, "COLUMNS": "250"})
@@ -115,8 +115,8 @@ def test_cli_exits_1_above_the_error_rate_and_0_within_it(run_dir: Path) -> None
 
 
 def test_run_with_a_dead_answerer_fails_before_retrieval(tmp_path: Path) -> None:
-    from harness.pipeline.options import RunOptions
-    from harness.pipeline.retrieval import run
+    from rulegauge.pipeline.options import RunOptions
+    from rulegauge.pipeline.retrieval import run
     from tests.helpers.common import FIXTURES, LEXICAL
 
     opts = RunOptions(goldset=FIXTURES / "goldsets" / "sample-three.yaml", config=LEXICAL,

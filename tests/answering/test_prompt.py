@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from harness.answering import prompt
-from harness.answering.requests import AnswerRequest, Passage
-from harness.core.errors import HarnessError
+from rulegauge.answering import prompt
+from rulegauge.answering.requests import AnswerRequest, Passage
+from rulegauge.core.errors import RulegaugeError
 
 
 def _request(language: str = "en", passages: tuple[Passage, ...] | None = None) -> AnswerRequest:
@@ -55,7 +55,7 @@ def test_no_passages_still_renders() -> None:
 def test_duplicate_or_bad_markers_raise_with_every_problem() -> None:
     p = Passage(1, "a#p0001.c000", "a", 1, "", "x")
     bad = Passage(0, "a#p0001.c001", "a", 1, "", "y")
-    with pytest.raises(HarnessError) as exc:
+    with pytest.raises(RulegaugeError) as exc:
         prompt.render(_request(passages=(p, p, bad)))
     msg = str(exc.value)
     assert "[1] is used twice" in msg and "marker 0 is not positive" in msg

@@ -1,4 +1,4 @@
-"""harness.answering.prompt_file: one reader, hash and renderer for every prompt file."""
+"""rulegauge.answering.prompt_file: one reader, hash and renderer for every prompt file."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import hashlib
 
 import pytest
 
-from harness.answering import judge, prompt
-from harness.answering.prompt_file import TEMPLATE_DIR, PromptFile
-from harness.core.errors import HarnessError
-from harness.judging import llm
+from rulegauge.answering import judge, prompt
+from rulegauge.answering.prompt_file import TEMPLATE_DIR, PromptFile
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.judging import llm
 
 
 @pytest.mark.parametrize("version", ["answer-v1", "judge-v1", "relevance-v1"])
@@ -36,8 +36,8 @@ def test_a_missing_value_raises() -> None:
 
 
 def test_a_file_without_both_sections_raises(tmp_path, monkeypatch) -> None:
-    import harness.answering.prompt_file as pf
+    import rulegauge.answering.prompt_file as pf
     (tmp_path / "bad-v1.txt").write_text("=== user ===\nhi $question\n", encoding="utf-8")
     monkeypatch.setattr(pf, "TEMPLATE_DIR", tmp_path)
-    with pytest.raises(HarnessError, match=r"bad-v1.txt: expected sections \['system', 'user'\]"):
+    with pytest.raises(RulegaugeError, match=r"bad-v1.txt: expected sections \['system', 'user'\]"):
         PromptFile("bad-v1").render({"question": "q"})

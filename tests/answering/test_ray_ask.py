@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.answering.journal import JOURNAL_DIR, Journal
-from harness.answering.runner import answer_run
-from harness.core.engines import EngineChoice
+from rulegauge.answering.journal import JOURNAL_DIR, Journal
+from rulegauge.answering.runner import answer_run
+from rulegauge.core.engines import EngineChoice
 from tests.helpers.answering import QUESTIONS, write_run
 from tests.helpers.chat_server import chat_server, delay
 from tests.helpers.common import REPO
@@ -28,12 +28,12 @@ pytestmark = [pytest.mark.slow,
 CONFIGS = ["rrf-3", "arm-bm25"]
 CALLS = len(QUESTIONS) * len(CONFIGS)
 
-HARNESS = str(Path(sys.executable).parent / "harness")
+RULEGAUGE = str(Path(sys.executable).parent / "rulegauge")
 
 
 def _driver(run: Path, url: str) -> list[str]:
-    """`harness answer` through Ray in a fresh process, one call at a time."""
-    return [HARNESS, "answer", str(run), "-a", "ollama", "-p", "ollama.model=stub",
+    """`rulegauge answer` through Ray in a fresh process, one call at a time."""
+    return [RULEGAUGE, "answer", str(run), "-a", "ollama", "-p", "ollama.model=stub",
             "-p", f"ollama.base_url={url}", "-c", "rrf-3", "-c", "arm-bm25", "--workers", "1",
             "--no-preflight", "--engine", "ray"]
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from harness.answering.read import (
+from rulegauge.answering.read import (
     FLOORS,
     ReadOptions,
     answering_read,
     context_recall,
     question_game,
 )
-from harness.answering.rerankers import RERANKERS, Candidate, LexicalReranker
-from harness.core.errors import ValidationError
-from harness.core.ordering import order
-from harness.corpus.records import Chunk, Document, chunk_key
-from harness.goldset.records import PageRef, Question
+from rulegauge.answering.rerankers import RERANKERS, Candidate, LexicalReranker
+from rulegauge.core.errors import ValidationError
+from rulegauge.core.ordering import order
+from rulegauge.corpus.records import Chunk, Document, chunk_key
+from rulegauge.goldset.records import PageRef, Question
 
 K = 60
 ARMS = ("bm25", "dense", "boost")
@@ -45,7 +45,7 @@ def chunks_for(refs: list[str], texts: dict[str, str] | None = None) -> dict[str
 
 
 def fused(votes: dict[str, dict[str, int]], arms: tuple[str, ...] = ARMS) -> pd.DataFrame:
-    """Fused rows from per-arm ranks, RRF at k=60, ranks through harness.core.ordering."""
+    """Fused rows from per-arm ranks, RRF at k=60, ranks through rulegauge.core.ordering."""
     refs = list(votes)
     scores = [sum(1 / (K + r) for a, r in votes[ref].items() if a in arms) for ref in refs]
     idx = order(scores, [ck(r) for r in refs])

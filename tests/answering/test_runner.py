@@ -13,15 +13,15 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.answering.answer_metrics import answer_metric_names
-from harness.answering.answer_rows import answer_metric_frame, measured_answer_metrics
-from harness.answering.journal import JOURNAL_DIR, Journal
-from harness.answering.read import ReadOptions
-from harness.answering.requests import AnswerRequest, AnswerResponse
-from harness.answering.runner import answer_run
-from harness.cli.answer import parse_answerer_params, register
-from harness.core.errors import ConfigError, HarnessError, ValidationError
-from harness.store.rundir import Run
+from rulegauge.answering.answer_metrics import answer_metric_names
+from rulegauge.answering.answer_rows import answer_metric_frame, measured_answer_metrics
+from rulegauge.answering.journal import JOURNAL_DIR, Journal
+from rulegauge.answering.read import ReadOptions
+from rulegauge.answering.requests import AnswerRequest, AnswerResponse
+from rulegauge.answering.runner import answer_run
+from rulegauge.cli.answer import parse_answerer_params, register
+from rulegauge.core.errors import ConfigError, RulegaugeError, ValidationError
+from rulegauge.store.rundir import Run
 from tests.helpers.answering import QUESTIONS, EchoAnswerer, register_echo, write_run
 
 N_Q = len(QUESTIONS)
@@ -97,7 +97,7 @@ def test_killed_run_resumes_without_asking_finished_questions(run_dir: Path) -> 
     assert not Run(run_dir).has_table("answers")
     EchoAnswerer.calls = []
     # same label and parameters: the journal holds the run's answers so far
-    with pytest.raises(HarnessError, match="was used in this run"):
+    with pytest.raises(RulegaugeError, match="was used in this run"):
         answer_run(run_dir, [("echo", {})], max_workers=1)
     s = answer_run(run_dir, [("echo", {"stop_after": 3})], max_workers=2)
     assert len(EchoAnswerer.calls) == N_Q - 2
@@ -167,22 +167,22 @@ def test_second_answerer_joins_an_answered_run(run_dir: Path) -> None:
 
 def test_changing_read_options_or_configs_on_an_answered_run_raises(run_dir: Path) -> None:
     answer_run(run_dir, [("echo", {})])
-    with pytest.raises(HarnessError, match="read_options"):
+    with pytest.raises(RulegaugeError, match="read_options"):
         answer_run(run_dir, [("echo", {})], read_options=ReadOptions(final=2))
-    with pytest.raises(HarnessError, match="configs"):
+    with pytest.raises(RulegaugeError, match="configs"):
         answer_run(run_dir, [("echo", {})], configs=["arm-bm25"])
     answer_run(run_dir, [("echo", {})], read_options=ReadOptions(), configs=["rrf-3"])
 
 
 def test_bad_answerer_input_lists_the_choices(run_dir: Path) -> None:
-    with pytest.raises(HarnessError, match="choose one of: ") as exc:
+    with pytest.raises(RulegaugeError, match="choose one of: ") as exc:
         answer_run(run_dir, [("nope", {})])
     assert {"echo", "extractive"} <= set(str(exc.value).split(": ")[-1].split(", "))
-    with pytest.raises(HarnessError, match="labels repeat: echo"):
+    with pytest.raises(RulegaugeError, match="labels repeat: echo"):
         answer_run(run_dir, [("echo", {}), ("echo", {})])
     with pytest.raises(ConfigError, match=r"unknown parameter\(s\) colour"):
         answer_run(run_dir, [("echo", {"colour": "red"})])
-    with pytest.raises(HarnessError, match="unknown config"):
+    with pytest.raises(RulegaugeError, match="unknown config"):
         answer_run(run_dir, [("echo", {})], configs=["nope"])
 
 
@@ -227,7 +227,7 @@ def test_cli_bad_input_exits_2(run_dir: Path, args: list[str], message: str) -> 
 
 def test_cli_answerers_on_an_unanswered_run_exits_2(run_dir: Path) -> None:
     res = CliRunner().invoke(_app(), ["answerers", str(run_dir)])
-    assert res.exit_code == 2 and "harness answer" in res.output
+    assert res.exit_code == 2 and "rulegauge answer" in res.output
 
 
 class _Gauge(EchoAnswerer):
@@ -256,7 +256,7 @@ class _Serial(_Gauge):
 @pytest.mark.parametrize("cls, workers, peak", [(_Gauge, 2, 2), (_Gauge, 1, 1), (_Serial, 2, 1)])
 def test_calls_in_flight_are_bounded(tmp_path: Path, cls: type[_Gauge], workers: int,
                                      peak: int) -> None:
-    from harness.answering.answerers.base import ANSWERERS
+    from rulegauge.answering.answerers.base import ANSWERERS
 
     name = f"gauge-{cls.__name__.lower()}"
     if name not in ANSWERERS:

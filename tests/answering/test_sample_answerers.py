@@ -8,18 +8,18 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from harness.answering.answers_view import answers_html, answers_view
-from harness.answering.runner import answer_run
-from harness.answering.sidebyside import side_by_side
-from harness.answering.sidebyside_print import to_markdown, to_records
-from harness.cli.answer import register
-from harness.pipeline.options import RunOptions
-from harness.pipeline.retrieval import run
-from harness.regression.gate import run_gate
-from harness.regression.policy import parse_policy
-from harness.rulings.evaluate import score_run
-from harness.rulings.importer import import_rulings
-from harness.store.rundir import Run
+from rulegauge.answering.answers_view import answers_html, answers_view
+from rulegauge.answering.runner import answer_run
+from rulegauge.answering.sidebyside import side_by_side
+from rulegauge.answering.sidebyside_print import to_markdown, to_records
+from rulegauge.cli.answer import register
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.retrieval import run
+from rulegauge.regression.gate import run_gate
+from rulegauge.regression.policy import parse_policy
+from rulegauge.rulings.evaluate import score_run
+from rulegauge.rulings.importer import import_rulings
+from rulegauge.store.rundir import Run
 from tests.helpers.common import LEXICAL, REPO, typer_app
 
 SAMPLE = REPO / "goldsets" / "sample.yaml"

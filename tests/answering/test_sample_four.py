@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from harness.answering.runner import answer_run
-from harness.answering.sidebyside import side_by_side
-from harness.answering.suite import parse_suite
-from harness.pipeline.options import RunOptions
-from harness.pipeline.retrieval import run
-from harness.regression.gate import run_gate
-from harness.regression.policy import load_policy, parse_policy
-from harness.rulings.evaluate import score_run
-from harness.rulings.importer import import_rulings
-from harness.store.rundir import Run
+from rulegauge.answering.runner import answer_run
+from rulegauge.answering.sidebyside import side_by_side
+from rulegauge.answering.suite import parse_suite
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.retrieval import run
+from rulegauge.regression.gate import run_gate
+from rulegauge.regression.policy import load_policy, parse_policy
+from rulegauge.rulings.evaluate import score_run
+from rulegauge.rulings.importer import import_rulings
+from rulegauge.store.rundir import Run
 from tests.helpers.common import REPO
 
 pytestmark = pytest.mark.slow  # the sample's default grid: the real embedding model
@@ -53,7 +53,7 @@ def four(tmp_path_factory: pytest.TempPathFactory) -> Run:
     raw = example_suite(rulings)
     parse_suite(raw, "sample-four.toml")  # all four validate, the server is not contacted
     del raw["answerers"]["local"]
-    from harness.answering.read import ReadOptions
+    from rulegauge.answering.read import ReadOptions
 
     d = ReadOptions()
     answer_run(r.path, suite=parse_suite(raw, "sample-four-offline.toml"),
@@ -90,7 +90,7 @@ def test_the_example_gate_policy_on_the_recording(four: Run) -> None:
 
 
 def test_the_report_shows_every_answer_per_question(four: Run) -> None:
-    from harness.analysis.report import render_html
+    from rulegauge.analysis.report import render_html
 
     page = render_html(four, n_resamples=200)
     view = page[page.index("<div class='answers-view'>"):]

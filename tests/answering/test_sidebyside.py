@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from harness.answering.runner import answer_run
-from harness.answering.sidebyside import side_by_side
-from harness.answering.sidebyside_print import print_side_by_side, render
-from harness.core.errors import HarnessError
-from harness.metrics.stats import bootstrap_ci
-from harness.store.rundir import Run
+from rulegauge.answering.runner import answer_run
+from rulegauge.answering.sidebyside import side_by_side
+from rulegauge.answering.sidebyside_print import print_side_by_side, render
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.metrics.stats import bootstrap_ci
+from rulegauge.store.rundir import Run
 from tests.helpers.answering import EchoAnswerer, register_echo, write_run
 
 
@@ -86,9 +86,9 @@ def test_baseline_and_config_can_be_chosen(answered: Run) -> None:
     sbs = side_by_side(answered, config_id="arm-bm25", baseline="b", n_resamples=100)
     assert {r.config_id for r in sbs.rows} == {"arm-bm25"}
     assert {d.answerer for d in sbs.diffs} == {"a"}
-    with pytest.raises(HarnessError, match="choose from: a, b"):
+    with pytest.raises(RulegaugeError, match="choose from: a, b"):
         side_by_side(answered, baseline="zzz")
-    with pytest.raises(HarnessError, match="rrf-3, arm-bm25"):
+    with pytest.raises(RulegaugeError, match="rrf-3, arm-bm25"):
         side_by_side(answered, config_id="nope")
 
 
@@ -110,5 +110,5 @@ def test_render_and_print(answered: Run) -> None:
 
 def test_unanswered_run_raises(tmp_path: Path) -> None:
     run = Run(write_run(tmp_path / "run-empty"))
-    with pytest.raises(HarnessError, match="harness answer"):
+    with pytest.raises(RulegaugeError, match="rulegauge answer"):
         side_by_side(run)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.answering.suite import load_suite, parse_suite
-from harness.core.errors import ValidationError
+from rulegauge.answering.suite import load_suite, parse_suite
+from rulegauge.core.errors import ValidationError
 from tests.helpers.common import REPO
 
 EXAMPLE = REPO / "docs" / "examples" / "answerers.toml"

@@ -10,9 +10,9 @@ rankings identical, ties included (both sides break them by chunk id).
 import numpy as np
 import pytest
 
-from harness.arms import ArmContext, load_builtin_arms
-from harness.arms.bm25 import BM25Arm
-from harness.goldset.records import Question
+from rulegauge.arms import ArmContext, load_builtin_arms
+from rulegauge.arms.bm25 import BM25Arm
+from rulegauge.goldset.records import Question
 from tests.helpers.generated_corpus import generated_corpus, generated_questions
 from tests.helpers.lexical_reference import ReferenceBM25, outputs_across_hash_seeds
 
@@ -67,7 +67,7 @@ def test_ties_and_repeated_terms_match_rank_bm25(tmp_path):
 
 
 def test_stemmed_per_language(tmp_path):
-    from harness.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
+    from rulegauge.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
 
     docs = [Document("en", "rulebook", "G", "1", "en", "en"), Document("de", "rulebook", "G", "1", "de", "de")]
     texts = {("en", 1): "Players draw cards; each player draws two cards.",
@@ -96,8 +96,8 @@ def test_empty_results_say_why(tmp_path, tiny_corpus):
 @pytest.mark.parametrize("idf_floor", ["epsilon", "rank_bm25"])
 def test_real_gold_set_identical_to_rank_bm25(tmp_path, idf_floor):
     """Secret Hitler (../shared): top 100 of every question, to the bit."""
-    from harness.corpus.chunking import ChunkingOptions, build_corpus
-    from harness.goldset.parse import load_goldset
+    from rulegauge.corpus.chunking import ChunkingOptions, build_corpus
+    from rulegauge.goldset.parse import load_goldset
     from tests.helpers.common import SHARED
 
     path = SHARED / "goldsets" / "secret-hitler.yaml"
@@ -129,8 +129,8 @@ def test_a_question_does_not_depend_on_its_batch(generated, tmp_path):
 _SCRIPT = """
 import hashlib, sys
 sys.path.insert(0, {repo!r})
-from harness.arms import ArmContext
-from harness.arms.bm25 import BM25Arm
+from rulegauge.arms import ArmContext
+from rulegauge.arms.bm25 import BM25Arm
 from tests.helpers.generated_corpus import generated_corpus, generated_questions
 corpus, vocab = generated_corpus(seed=13, n_chunks=900, vocab_size=1500)
 questions = generated_questions(seed=14, vocab=vocab, n=120)

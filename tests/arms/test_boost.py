@@ -12,9 +12,9 @@ import math
 import numpy as np
 import pytest
 
-from harness.arms import ArmContext, load_builtin_arms
-from harness.arms.boost import NO_GAME, BoostArm
-from harness.goldset.records import Question
+from rulegauge.arms import ArmContext, load_builtin_arms
+from rulegauge.arms.boost import NO_GAME, BoostArm
+from rulegauge.goldset.records import Question
 from tests.helpers.common import make_tiny_corpus
 from tests.helpers.generated_corpus import generated_corpus, generated_questions
 from tests.helpers.lexical_reference import ReferenceBoost, outputs_across_hash_seeds
@@ -61,8 +61,8 @@ def test_rankings_match_the_first_boost_arm(generated, tmp_path, params):
 def sparse_product_scores(corpus, questions) -> list[dict[str, float]]:
     """Every chunk's overlap by the sparse product the arm computed before its postings
     (``queries @ weights``, scipy adding in the query row's ascending term order)."""
-    from harness.arms.termdoc import batch_scores, build, query_matrix
-    from harness.core.text import tokenize
+    from rulegauge.arms.termdoc import batch_scores, build, query_matrix
+    from rulegauge.core.text import tokenize
 
     tdm = build([list(dict.fromkeys(tokenize(c.text))) for c in corpus.chunks])
     uniq, inverse = np.unique(tdm.df, return_inverse=True)
@@ -113,8 +113,8 @@ def test_questions_without_game_over_several_games_are_empty_and_say_why(generat
 _SCRIPT = """
 import hashlib, sys
 sys.path.insert(0, {repo!r})
-from harness.arms import ArmContext
-from harness.arms.boost import BoostArm
+from rulegauge.arms import ArmContext
+from rulegauge.arms.boost import BoostArm
 from tests.helpers.generated_corpus import generated_corpus, generated_questions
 from tests.helpers.lexical_reference import ReferenceBoost
 corpus, vocab = generated_corpus(seed=11, n_chunks=900, vocab_size=1500)
@@ -139,8 +139,8 @@ def test_bit_identical_across_hash_seeds():
 @pytest.mark.shared
 def test_real_gold_set_matches_the_first_boost_arm(tmp_path):
     """Secret Hitler (../shared), where the set summation once moved arm-boost MRR@10."""
-    from harness.corpus.chunking import ChunkingOptions, build_corpus
-    from harness.goldset.parse import load_goldset
+    from rulegauge.corpus.chunking import ChunkingOptions, build_corpus
+    from rulegauge.goldset.parse import load_goldset
     from tests.helpers.common import SHARED
 
     path = SHARED / "goldsets" / "secret-hitler.yaml"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from harness.arms import ARMS, Arm, ArmContext, load_builtin_arms
-from harness.arms.dense import DEFAULT_MODEL, DenseArm
-from harness.core.errors import ConfigError, HarnessError, RegistryError
-from harness.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
+from rulegauge.arms import ARMS, Arm, ArmContext, load_builtin_arms
+from rulegauge.arms.dense import DEFAULT_MODEL, DenseArm
+from rulegauge.core.errors import ConfigError, RulegaugeError, RegistryError
+from rulegauge.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
 from tests.helpers.common import q
 from tests.helpers.embedding_fakes import INSTANCES, shared_model_cache
 
@@ -44,7 +44,7 @@ def test_bad_parameters_fail_early():
         DenseArm(model="no-such-model")
     with pytest.raises(ConfigError, match="batch_size"):
         DenseArm(model="fake-bow", batch_size=0)
-    with pytest.raises(HarnessError, match="prepare"):
+    with pytest.raises(RulegaugeError, match="prepare"):
         DenseArm(model="fake-bow").search([q("q1", "dice")], 3)
 
 
@@ -120,7 +120,7 @@ def full_scores(arm, questions):
     """Every chunk's score for every question (float64 products of the cached vectors)."""
     import numpy as np
 
-    from harness.embedding.cache import embed
+    from rulegauge.embedding.cache import embed
 
     queries = embed(arm._model, [x.question for x in questions], "query", arm._cache, arm.batch_size)
     return queries.astype(np.float64) @ arm._flat.vectors.astype(np.float64).T
@@ -128,7 +128,7 @@ def full_scores(arm, questions):
 
 def reference_search(arm, questions, depth):
     """Every chunk scored in float64, ordered by hits_from_scores."""
-    from harness.arms.base import ArmResult, hits_from_scores
+    from rulegauge.arms.base import ArmResult, hits_from_scores
 
     return [ArmResult(x.question_id, "dense", hits_from_scores(arm._ids, row, depth) if depth else ())
             for x, row in zip(questions, full_scores(arm, questions), strict=True)]
@@ -168,8 +168,8 @@ def test_batched_search_on_a_large_corpus(tmp_path):
     """20,000 chunks of 384 dimensions (two corpus blocks), ids not in corpus order."""
     import numpy as np
 
-    from harness.arms.flat_search import FlatSearch
-    from harness.core.ordering import id_ranks
+    from rulegauge.arms.flat_search import FlatSearch
+    from rulegauge.core.ordering import id_ranks
     from tests.helpers.embedding_fakes import FakeModel
 
     rng = np.random.default_rng(13)

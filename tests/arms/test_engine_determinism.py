@@ -39,7 +39,7 @@ def test_engine_ranks_are_identical_across_processes(tmp_path):
     tables = []
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
-        res = subprocess.run([sys.executable, "-c", "from harness.cli import main; main()", "run", "-c", str(cfg),
+        res = subprocess.run([sys.executable, "-c", "from rulegauge.cli import main; main()", "run", "-c", str(cfg),
                               "--out", str(tmp_path / "runs"), "--run-id", f"s{seed}", "--quiet"],
                              capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
         assert res.returncode == 0, res.stderr

@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.pipeline.retrieval import RunOptions, run
-from harness.store.query import query
+from rulegauge.pipeline.retrieval import RunOptions, run
+from rulegauge.store.query import query
 from tests.helpers.common import REPO, SHARED
 from tests.helpers.engines import require_postgres, require_tantivy
 

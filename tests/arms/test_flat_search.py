@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.arms import flat_search
-from harness.arms.flat_search import (
+from rulegauge.arms import flat_search
+from rulegauge.arms.flat_search import (
     CORPUS_BLOCK,
     QUERY_BLOCK,
     FlatSearch,
@@ -20,7 +20,7 @@ from harness.arms.flat_search import (
     key_scores,
     score_keys,
 )
-from harness.core.errors import HarnessError
+from rulegauge.core.errors import RulegaugeError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,11 +81,11 @@ def test_k_edges_and_an_empty_corpus() -> None:
 def test_non_finite_vectors_are_refused() -> None:
     x = np.ones((10, 4), np.float32)
     x[7, 2] = np.nan
-    with pytest.raises(HarnessError, match="first row 7"):
+    with pytest.raises(RulegaugeError, match="first row 7"):
         FlatSearch(x)
-    with pytest.raises(HarnessError, match="query"):
+    with pytest.raises(RulegaugeError, match="query"):
         FlatSearch(np.ones((10, 4), np.float32)).search(np.full((1, 4), np.inf, np.float32), 3)
-    with pytest.raises(HarnessError, match="permutation"):
+    with pytest.raises(RulegaugeError, match="permutation"):
         FlatSearch(np.ones((3, 4), np.float32), np.array([0, 0, 1]))
 
 
@@ -118,7 +118,7 @@ def test_results_do_not_depend_on_the_block() -> None:
 CHILD = """
 import hashlib, sys
 import numpy as np
-from harness.arms.flat_search import FlatSearch
+from rulegauge.arms.flat_search import FlatSearch
 rng = np.random.default_rng(11)
 x = rng.standard_normal((20000, 40)).astype(np.float32)
 q = rng.standard_normal((int(sys.argv[1]), 40)).astype(np.float32)
@@ -143,7 +143,7 @@ def test_a_position_dependent_blas_falls_back_to_one_query_per_call(
     rng = np.random.default_rng(7)
     x, q = integer_vectors(rng, 900, 6), integer_vectors(rng, 40, 6)
     monkeypatch.setattr(flat_search, "row_position_free", lambda vectors: False)
-    with caplog.at_level(logging.WARNING, logger="harness.arms.flat_search"):
+    with caplog.at_level(logging.WARNING, logger="rulegauge.arms.flat_search"):
         flat = FlatSearch(x)
     assert flat.per_query and "scored alone" in caplog.text
     assert describe_kernel(flat)["kernel"] == "one product per query"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.core.errors import ConfigError, ValidationError
-from harness.pipeline.retrieval import RunOptions, run
+from rulegauge.core.errors import ConfigError, ValidationError
+from rulegauge.pipeline.retrieval import RunOptions, run
 from tests.helpers import search_endpoint as se
 from tests.helpers.reference_service import http_grid, reference_service
 
@@ -156,7 +156,7 @@ def test_empty_for_every_question_stops_the_run(tmp_path):
 @pytest.mark.parametrize(("extra", "message"), [
     ('headers = { X = "{questoin}" }', "unknown placeholder {questoin}; allowed: {question}, {question_id}"),
     ("colour = 1", "unknown parameter 'colour'; it accepts: url, url_env, method"),
-    ('headers = { X = "{env:HARNESS_NO_SUCH_VAR}" }', "environment variable HARNESS_NO_SUCH_VAR is not set"),
+    ('headers = { X = "{env:RULEGAUGE_NO_SUCH_VAR}" }', "environment variable RULEGAUGE_NO_SUCH_VAR is not set"),
     ('method = "PUT"', "method must be one of GET, POST"),
 ])
 def test_bad_settings_name_what_is_allowed(tmp_path, extra, message):

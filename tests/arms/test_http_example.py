@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from harness.pipeline.retrieval import RunOptions, run
+from rulegauge.pipeline.retrieval import RunOptions, run
 from tests.helpers.common import REPO
 from tests.helpers.reference_service import reference_service
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.core.errors import ConfigError, ValidationError
-from harness.pipeline.retrieval import RunOptions, run
+from rulegauge.core.errors import ConfigError, ValidationError
+from rulegauge.pipeline.retrieval import RunOptions, run
 from tests.helpers.reference_service import http_grid, reference_service
 
 SUB = '''

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.arms.http_reply import ReplyError, ReplyShape, dig, parse_body, ranked, read_hits
+from rulegauge.arms.http_reply import ReplyError, ReplyShape, dig, parse_body, ranked, read_hits
 
 CHUNKS = {"a#p0001.c000": 1, "a#p0002.c000": 1, "a#p0002.c001": 1}
 PAGES = {"a#1": "a#p0001.c000", "a#2": "a#p0002.c000"}

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.pipeline.retrieval import RunOptions, run
+from rulegauge.pipeline.retrieval import RunOptions, run
 from tests.helpers.reference_service import http_grid, reference_service
 
 
-def _harness() -> list[str]:
-    script = Path(sys.executable).with_name("harness")
+def _rulegauge() -> list[str]:
+    script = Path(sys.executable).with_name("rulegauge")
     return [str(script)] if script.exists() else [sys.executable, "-c",
-                                                  "from harness.cli import main; main()"]
+                                                  "from rulegauge.cli import main; main()"]
 
 
 def _lines(path: Path) -> int:
@@ -31,7 +31,7 @@ def test_sigkill_then_resume_asks_only_the_missing(tmp_path):
         grid = http_grid(tmp_path / "g.toml", svc.url, extra="concurrency = 1")
         journal = runs / "k" / "arms-journal" / "live.jsonl"
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-        with subprocess.Popen([*_harness(), "run", "-c", str(grid), "--out", str(runs), "--run-id", "k"],
+        with subprocess.Popen([*_rulegauge(), "run", "-c", str(grid), "--out", str(runs), "--run-id", "k"],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
             end = time.monotonic() + 120
             while _lines(journal) < 8 and proc.poll() is None and time.monotonic() < end:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness.arms.http_template import check_template, env_names, render, secrets
-from harness.goldset.records import Question
+from rulegauge.arms.http_template import check_template, env_names, render, secrets
+from rulegauge.goldset.records import Question
 
 Q = Question("q1", "How far {do} boats go?", "en", (), game="Lanterns", edition=None)
 VALUES = {"question": Q.question, "question_id": "q1", "game": "Lanterns", "edition": None,

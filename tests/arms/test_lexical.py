@@ -4,10 +4,10 @@ import math
 
 import pytest
 
-from harness.arms import ARMS, ArmContext, load_builtin_arms
-from harness.arms.bm25 import BM25Arm
-from harness.arms.boost import BoostArm
-from harness.core.errors import ConfigError
+from rulegauge.arms import ARMS, ArmContext, load_builtin_arms
+from rulegauge.arms.bm25 import BM25Arm
+from rulegauge.arms.boost import BoostArm
+from rulegauge.core.errors import ConfigError
 from tests.helpers.common import q
 
 load_builtin_arms()

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.arms import ArmContext
-from harness.arms.dense import DenseArm
-from harness.arms.pg_cluster import ThrowawayCluster
-from harness.arms.pgvector import PgVectorArm, vector_literal
-from harness.core.errors import ConfigError
+from rulegauge.arms import ArmContext
+from rulegauge.arms.dense import DenseArm
+from rulegauge.arms.pg_cluster import ThrowawayCluster
+from rulegauge.arms.pgvector import PgVectorArm, vector_literal
+from rulegauge.core.errors import ConfigError
 from tests.helpers.common import q
 from tests.helpers.embedding_fakes import shared_model_cache
 from tests.helpers.engines import require_postgres
@@ -65,7 +65,7 @@ def test_hnsw_queries_go_through_the_index(pg, tiny_corpus, tmp_path):
     try:
         plan = arm._conn.execute(b"EXPLAIN " + arm.statement().as_bytes(arm._conn),
                                  {"v": vector_literal([1.0] * 384), "k": 5}).fetchall()
-        assert any("Index Scan using harness_chunks_embedding_idx" in row[0] for row in plan), plan
+        assert any("Index Scan using rulegauge_chunks_embedding_idx" in row[0] for row in plan), plan
     finally:
         arm.close()
 
@@ -73,9 +73,9 @@ def test_hnsw_queries_go_through_the_index(pg, tiny_corpus, tmp_path):
 def test_a_teams_table_of_vectors(pg, tiny_corpus, tmp_path):
     import psycopg
 
-    from harness.embedding.backends import AUTO, resolve_backend
-    from harness.embedding.cache import EmbeddingCache, embed
-    from harness.embedding.models import load_model
+    from rulegauge.embedding.backends import AUTO, resolve_backend
+    from rulegauge.embedding.cache import EmbeddingCache, embed
+    from rulegauge.embedding.models import load_model
 
     model = load_model("e5-small", tmp_path, resolve_backend(AUTO).name)  # as the arm embeds
     vectors = embed(model, [c.text for c in tiny_corpus.chunks], "passage", EmbeddingCache(tmp_path, model.model_id),
@@ -94,7 +94,7 @@ def test_a_teams_table_of_vectors(pg, tiny_corpus, tmp_path):
 
 
 def test_preflight_of_a_server_without_pgvector(tiny_corpus, tmp_path, monkeypatch):
-    import harness.arms.pg_base as pg_base
+    import rulegauge.arms.pg_base as pg_base
 
     monkeypatch.setattr(pg_base, "has_extension", lambda bindir, ext: False)
     msg = PgVectorArm().preflight(tiny_corpus, [], ArmContext(tmp_path))

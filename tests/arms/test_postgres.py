@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.arms import ArmContext
-from harness.arms.pg_cluster import ThrowawayCluster
-from harness.arms.postgres import NO_LEXEME, NO_MATCH, PostgresArm
-from harness.core.errors import ConfigError, HarnessError
-from harness.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
+from rulegauge.arms import ArmContext
+from rulegauge.arms.pg_cluster import ThrowawayCluster
+from rulegauge.arms.postgres import NO_LEXEME, NO_MATCH, PostgresArm
+from rulegauge.core.errors import ConfigError, RulegaugeError
+from rulegauge.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
 from tests.helpers.common import q
 from tests.helpers.engines import cluster, require_postgres
 
@@ -81,7 +81,7 @@ def test_each_language_uses_its_configuration(pg):
     assert info["configs_by_language"] == {"ru": "russian"}
     simple, _ = _search(corpus, q("q", "карты игроков", language="ru"), dsn=pg.dsn, config="simple")
     assert simple.hits == ()
-    with pytest.raises(HarnessError, match="no text-search configuration 'klingon'"):
+    with pytest.raises(RulegaugeError, match="no text-search configuration 'klingon'"):
         _search(corpus, q("q", "x"), dsn=pg.dsn, config="klingon")
 
 
@@ -153,17 +153,17 @@ def test_bad_parameters_are_config_errors(kw, match):
 
 
 def test_a_dsn_env_that_is_not_set_fails_the_preflight(tiny_corpus, tmp_path, monkeypatch):
-    monkeypatch.delenv("HARNESS_TEST_NO_DSN", raising=False)
-    msg = PostgresArm(dsn_env="HARNESS_TEST_NO_DSN").preflight(tiny_corpus, [], ArmContext(tmp_path))
-    assert msg is not None and "HARNESS_TEST_NO_DSN is not set" in msg
-    with pytest.raises(HarnessError):
-        PostgresArm(dsn_env="HARNESS_TEST_NO_DSN").prepare(tiny_corpus, ArmContext(tmp_path))
+    monkeypatch.delenv("RULEGAUGE_TEST_NO_DSN", raising=False)
+    msg = PostgresArm(dsn_env="RULEGAUGE_TEST_NO_DSN").preflight(tiny_corpus, [], ArmContext(tmp_path))
+    assert msg is not None and "RULEGAUGE_TEST_NO_DSN is not set" in msg
+    with pytest.raises(RulegaugeError):
+        PostgresArm(dsn_env="RULEGAUGE_TEST_NO_DSN").prepare(tiny_corpus, ArmContext(tmp_path))
 
 
-def test_harness_run_exits_2_before_any_folder_on_a_refused_database_or_missing_table(pg, tmp_path):
+def test_rulegauge_run_exits_2_before_any_folder_on_a_refused_database_or_missing_table(pg, tmp_path):
     from typer.testing import CliRunner
 
-    from harness.cli import app
+    from rulegauge.cli import app
 
     runs = tmp_path / "runs"
     for n, params in enumerate([f'dsn = "host={tmp_path} port=5432 user=x password=hunter2"',
@@ -180,7 +180,7 @@ def test_harness_run_exits_2_before_any_folder_on_a_refused_database_or_missing_
 
 
 def test_a_dsn_is_shown_without_its_password():
-    from harness.arms.pg_base import redact
+    from rulegauge.arms.pg_base import redact
 
     require_postgres()
     assert "s3cret" not in redact("postgresql://reader:s3cret@db.example:5432/search")

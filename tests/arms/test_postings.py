@@ -1,7 +1,7 @@
 """Postings: exact per-question sums in query order, and the exact top ``depth``.
 
 Oracles: a Python loop adding each query token's weight per chunk in query order (the
-order rank-bm25 adds), and :func:`harness.core.ordering.order` over every positive score.
+order rank-bm25 adds), and :func:`rulegauge.core.ordering.order` over every positive score.
 Weights are drawn from a few inexact values so sums depend on their order and scores tie.
 """
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from harness.arms.postings import Postings, build_postings
-from harness.core.ordering import order
+from rulegauge.arms.postings import Postings, build_postings
+from rulegauge.core.ordering import order
 
 
 def test_add_at_accumulates_in_array_order() -> None:

@@ -8,12 +8,12 @@ from typing import Any, ClassVar
 
 import pytest
 
-from harness.arms import load_builtin_arms
-from harness.arms.base import ARMS, ArmContext, preflight_arms
-from harness.arms.results import ArmResult
-from harness.core.errors import ConfigError, ValidationError
-from harness.pipeline.options import RunOptions
-from harness.pipeline.retrieval import run
+from rulegauge.arms import load_builtin_arms
+from rulegauge.arms.base import ARMS, ArmContext, preflight_arms
+from rulegauge.arms.results import ArmResult
+from rulegauge.core.errors import ConfigError, ValidationError
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.retrieval import run
 from tests.helpers.common import make_tiny_corpus
 
 CALLS: list[str] = []

@@ -8,8 +8,8 @@ import pickle
 import numpy as np
 import pytest
 
-from harness.arms.results import ArmResult, Hit, HitColumns, make_hits
-from harness.corpus.chunk_columns import ChunkColumns
+from rulegauge.arms.results import ArmResult, Hit, HitColumns, make_hits
+from rulegauge.corpus.chunk_columns import ChunkColumns
 
 
 def test_hit_is_a_frozen_value_record() -> None:

@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from harness.arms import ArmContext
-from harness.arms.sqlite_fts5 import NO_MATCH, NO_TOKENS, SqliteFts5Arm, fts5_query
-from harness.core.errors import ConfigError
-from harness.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
+from rulegauge.arms import ArmContext
+from rulegauge.arms.sqlite_fts5 import NO_MATCH, NO_TOKENS, SqliteFts5Arm, fts5_query
+from rulegauge.core.errors import ConfigError
+from rulegauge.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
 from tests.helpers.common import q
 
 

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from harness.arms import ArmContext
-from harness.core.errors import ConfigError
-from harness.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
+from rulegauge.arms import ArmContext
+from rulegauge.core.errors import ConfigError
+from rulegauge.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
 from tests.helpers.common import q
 from tests.helpers.engines import require_tantivy
 
@@ -40,7 +40,7 @@ def lucene_bm25(texts: dict[str, str], query: list[str], k1: float = 1.2, b: flo
 
 
 def test_scores_follow_tantivys_bm25(tiny_corpus, tmp_path):
-    from harness.arms.tantivy_bm25 import TantivyArm
+    from rulegauge.arms.tantivy_bm25 import TantivyArm
 
     arm = TantivyArm()
     arm.prepare(tiny_corpus, ArmContext(tmp_path))
@@ -53,7 +53,7 @@ def test_scores_follow_tantivys_bm25(tiny_corpus, tmp_path):
 
 
 def test_ties_break_by_chunk_id(tmp_path):
-    from harness.arms.tantivy_bm25 import TantivyArm
+    from rulegauge.arms.tantivy_bm25 import TantivyArm
 
     docs = [Document("d", "rulebook", "G", "e", "en", "D")]
     text = "same words here"
@@ -66,7 +66,7 @@ def test_ties_break_by_chunk_id(tmp_path):
 
 
 def test_stemmer_and_tokenizer_parameters(tiny_corpus, tmp_path):
-    from harness.arms.tantivy_bm25 import NO_MATCH, NO_TOKENS, TantivyArm
+    from rulegauge.arms.tantivy_bm25 import NO_MATCH, NO_TOKENS, TantivyArm
 
     plain, stem = TantivyArm(), TantivyArm(stemmer="english")
     for arm in (plain, stem):
@@ -84,7 +84,7 @@ def test_stemmer_and_tokenizer_parameters(tiny_corpus, tmp_path):
 @pytest.mark.parametrize("kw", [{"tokenizer": "ngram"}, {"tokenizer": "regex"}, {"stemmer": "klingon"},
                                 {"remove_long": -1}])
 def test_bad_parameters_are_config_errors(kw):
-    from harness.arms.tantivy_bm25 import TantivyArm
+    from rulegauge.arms.tantivy_bm25 import TantivyArm
 
     with pytest.raises(ConfigError, match="tantivy"):
         TantivyArm(**kw)

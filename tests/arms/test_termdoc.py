@@ -3,7 +3,7 @@
 import numpy as np
 from scipy import sparse
 
-from harness.arms.termdoc import batch_scores, build, query_matrix
+from rulegauge.arms.termdoc import batch_scores, build, query_matrix
 
 
 def test_counts_ids_and_lengths():

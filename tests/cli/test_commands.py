@@ -1,8 +1,8 @@
-"""Every registered command, each in a fresh process (the ``harness`` console script).
+"""Every registered command, each in a fresh process (the ``rulegauge`` console script).
 
 The commands are enumerated from the typer app, never listed by hand: a command
 without a case in :data:`CASES` fails :func:`test_every_command_has_a_case`. For
-each command: ``harness <cmd> --help`` runs in a subprocess and shows an example;
+each command: ``rulegauge <cmd> --help`` runs in a subprocess and shows an example;
 the example parses against the command's options; and the command runs for real
 in a fresh subprocess on a small fixture run (built once per session from
 ``tests/fixtures/configs/lexical.toml``). A fresh process is the point: a command
@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import typer.main
 
-from harness.cli import app
+from rulegauge.cli import app
 from tests.helpers.common import FIXTURES, LEXICAL, REPO
 from tests.helpers.documents import make_pdf
 
@@ -56,14 +56,14 @@ def _command(path: tuple[str, ...]) -> Any:
 def _examples(path: tuple[str, ...]) -> list[list[str]]:
     """The argument lists of every ``Example:`` in the command's docstring (each one's
     lines joined up to the next blank line or ``Example:``), without the leading
-    ``harness <command>``."""
+    ``rulegauge <command>``."""
     text = _command(path).help or ""
-    assert "Example:" in text, f"harness {' '.join(path)}: docstring has no 'Example:'"
+    assert "Example:" in text, f"rulegauge {' '.join(path)}: docstring has no 'Example:'"
     out = []
     for part in text.split("Example:")[1:]:
         tail = part.strip().split("\n\n")[0]
         words = shlex.split(" ".join(line.strip() for line in tail.splitlines()))
-        assert words[:1 + len(path)] == ["harness", *path], f"example does not start with harness {path}"
+        assert words[:1 + len(path)] == ["rulegauge", *path], f"example does not start with rulegauge {path}"
         out.append(words[1 + len(path):])
     return out
 
@@ -73,17 +73,17 @@ def _example(path: tuple[str, ...]) -> list[str]:
     return _examples(path)[0]
 
 
-def _harness() -> list[str]:
-    script = Path(sys.executable).with_name("harness")
+def _rulegauge() -> list[str]:
+    script = Path(sys.executable).with_name("rulegauge")
     return [str(script)] if script.exists() else [sys.executable, "-c",
-                                                  "from harness.cli import main; main()"]
+                                                  "from rulegauge.cli import main; main()"]
 
 
-def harness(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``harness ARGS`` in a fresh process (offline, wide output, no colour)."""
+def rulegauge(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``rulegauge ARGS`` in a fresh process (offline, wide output, no colour)."""
     env = {**os.environ, "COLUMNS": "250", "NO_COLOR": "1", "HF_HUB_OFFLINE": "1",
            "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    return subprocess.run([*_harness(), *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([*_rulegauge(), *map(str, args)], capture_output=True, text=True,
                           cwd=cwd or REPO, env=env, timeout=600)
 
 
@@ -120,7 +120,7 @@ def test_a_bad_example_would_not_parse() -> None:
 @pytest.mark.slow  # one interpreter start per command (~1-4 s each on a loaded machine)
 @pytest.mark.parametrize("path", COMMANDS, ids=" ".join)
 def test_help_in_a_fresh_process_shows_the_example(path: tuple[str, ...]) -> None:
-    out = _ok(harness(*path, "--help"))
+    out = _ok(rulegauge(*path, "--help"))
     assert "Example" in out, out
     words = " ".join(_example(path)).split()[:1]  # the example's first word, as shown
     assert all(w in out for w in words), (words, out)
@@ -140,7 +140,7 @@ class Fixture:
 @pytest.fixture(scope="session")
 def fixture_run(tmp_path_factory: pytest.TempPathFactory) -> Fixture:
     runs = tmp_path_factory.mktemp("cmd-runs")
-    res = harness("run", "--config", LEXICAL, "--out", runs, "--run-id", "fx")
+    res = rulegauge("run", "--config", LEXICAL, "--out", runs, "--run-id", "fx")
     _ok(res)
     return Fixture(runs, runs / "fx", res)
 
@@ -155,16 +155,16 @@ def _run(fx: Fixture, tmp: Path) -> None:
 
 
 def _list(fx: Fixture, tmp: Path) -> None:
-    out = _ok(harness("list"))
+    out = _ok(rulegauge("list"))
     assert "bm25" in out and "recall@k" in out
 
 
 def _validate(fx: Fixture, tmp: Path) -> None:
-    assert "OK" in _ok(harness("validate", SAMPLE))
+    assert "OK" in _ok(rulegauge("validate", SAMPLE))
 
 
 def _ingest(fx: Fixture, tmp: Path) -> None:
-    out = _ok(harness("ingest", FIXTURES / "corpus" / "lanterns.txt", "--json"))
+    out = _ok(rulegauge("ingest", FIXTURES / "corpus" / "lanterns.txt", "--json"))
     assert "chunks" in out
 
 
@@ -172,7 +172,7 @@ def _from_qrels(fx: Fixture, tmp: Path) -> None:
     (tmp / "qrels.txt").write_text("q1 0 bw-rules#3 1\nq2::1 0 bw-rules#4 1\n"
                                    "q2::1 0 bw-faq#1 1\n", encoding="utf-8")
     (tmp / "qs.tsv").write_text("q1\tHow many coins?\nq2\tCan I act twice?\n", encoding="utf-8")
-    out = _ok(harness("goldset", "from-qrels", tmp / "qrels.txt", tmp / "qs.tsv",
+    out = _ok(rulegauge("goldset", "from-qrels", tmp / "qrels.txt", tmp / "qs.tsv",
                       "--documents", SAMPLE, "-o", tmp / "g.yaml"))
     assert "2 questions" in out and (tmp / "g.yaml").exists()
 
@@ -180,7 +180,7 @@ def _from_qrels(fx: Fixture, tmp: Path) -> None:
 def _from_outline(fx: Fixture, tmp: Path) -> None:
     pdf = make_pdf(tmp / "toy.pdf", [["Setup rules here"], ["Turn order rules"]],
                    outline=[(0, "Setup of the game", 0), (0, "Turn order", 1)])
-    out = _ok(harness("goldset", "from-outline", pdf, "-o", tmp / "o.yaml", "--doc-id", "toy"))
+    out = _ok(rulegauge("goldset", "from-outline", pdf, "-o", tmp / "o.yaml", "--doc-id", "toy"))
     assert "derived questions" in out and (tmp / "o.yaml").exists()
 
 
@@ -197,20 +197,20 @@ def _parallel(fx: Fixture, tmp: Path) -> None:
                                        in zip((1, 2), rows, ("harbour", "lantern"), strict=True)]
         doc.with_name(f"toy-{lang}.pages.tsv").write_text("\n".join(tsv) + "\n", encoding="utf-8")
         args += ["--doc", f"{lang}={doc}"]
-    out = _ok(harness("goldset", "parallel", *args, "--ask", "de", "-o", tmp / "p.yaml"))
+    out = _ok(rulegauge("goldset", "parallel", *args, "--ask", "de", "-o", tmp / "p.yaml"))
     assert "derived questions" in out and (tmp / "p.yaml").exists()
 
 
 def _answer_and_answerers(fx: Fixture, tmp: Path) -> None:
     shutil.copytree(fx.run, tmp / "runs" / "ans")
-    out = _ok(harness("answer", "ans", "-a", "extractive", "-c", CID, "--runs-dir", tmp / "runs"))
+    out = _ok(rulegauge("answer", "ans", "-a", "extractive", "-c", CID, "--runs-dir", tmp / "runs"))
     assert "extractive" in out
-    out = _ok(harness("answerers", "ans", "--config", CID, "--runs-dir", tmp / "runs"))
+    out = _ok(rulegauge("answerers", "ans", "--config", CID, "--runs-dir", tmp / "runs"))
     assert "extractive" in out
 
 
 def _compare(fx: Fixture, tmp: Path) -> None:
-    out = _ok(harness("compare", "fx", "fx", "--config", CID, "--n-resamples", "200",
+    out = _ok(rulegauge("compare", "fx", "fx", "--config", CID, "--n-resamples", "200",
                       "--runs-dir", fx.runs))
     assert "recall@5" in out and "p (Holm)" in out
 
@@ -219,41 +219,41 @@ def _gate(fx: Fixture, tmp: Path) -> None:
     policy = tmp / "policy.toml"
     policy.write_text(f'[gate]\nconfig = "{CID}"\nn_resamples = 200\n'
                       '[metrics."recall@5"]\nmax_drop = 0\n', encoding="utf-8")
-    out = _ok(harness("gate", "--baseline", "fx", "--run", "fx", "--policy", policy,
+    out = _ok(rulegauge("gate", "--baseline", "fx", "--run", "fx", "--policy", policy,
                       "--runs-dir", fx.runs, "--junit", tmp / "g.xml"))
     assert "PASS" in out and (tmp / "g.xml").exists()
 
 
 def _baseline_save(fx: Fixture, tmp: Path) -> None:
-    out = _ok(harness("baseline", "save", "fx", "b", "--dir", tmp / "baselines",
+    out = _ok(rulegauge("baseline", "save", "fx", "b", "--dir", tmp / "baselines",
                       "--runs-dir", fx.runs))
     assert "saved" in out and (tmp / "baselines" / "b" / "metrics.parquet").exists()
 
 
 def _bands(fx: Fixture, tmp: Path) -> None:
-    assert CID in _ok(harness("bands", "fx", "--runs-dir", fx.runs))
+    assert CID in _ok(rulegauge("bands", "fx", "--runs-dir", fx.runs))
 
 
 def _report(fx: Fixture, tmp: Path) -> None:
-    _ok(harness("report", "fx", "-o", tmp / "r.html", "--runs-dir", fx.runs))
+    _ok(rulegauge("report", "fx", "-o", tmp / "r.html", "--runs-dir", fx.runs))
     assert (tmp / "r.html").read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype")
 
 
 def _tune(fx: Fixture, tmp: Path) -> None:
     import json
 
-    out = json.loads(_ok(harness("tune", "fx", "--folds", "3", "--json", "--runs-dir", fx.runs)))
+    out = json.loads(_ok(rulegauge("tune", "fx", "--folds", "3", "--json", "--runs-dir", fx.runs)))
     assert out["n_folds"] == 3 and sum(out["wins"].values()) == 3
 
 
 def _query(fx: Fixture, tmp: Path) -> None:
-    out = _ok(harness("query", "select count(distinct question_id) as n from metrics",
+    out = _ok(rulegauge("query", "select count(distinct question_id) as n from metrics",
                       "--format", "csv", "--runs-dir", fx.runs))
     assert out.splitlines()[:2] == ["n", "57"]
 
 
 def _rulings(fx: Fixture, tmp: Path) -> None:
-    _ok(harness("rulings", "import", *sorted(RULINGS.glob("ruling-*.txt")), "--out", tmp,
+    _ok(rulegauge("rulings", "import", *sorted(RULINGS.glob("ruling-*.txt")), "--out", tmp,
                 "--run-id", "rl"))
 
 
@@ -261,17 +261,17 @@ def _rulings_score(fx: Fixture, tmp: Path) -> None:
     # the import and the score are separate processes: score must register the
     # ruling tables itself (#11.3: it used to exit 2, "unknown table 'ruling_matches'")
     _rulings(fx, tmp)
-    out = _ok(harness("rulings", "score", "rl", "--runs-dir", tmp, "--goldset",
+    out = _ok(rulegauge("rulings", "score", "rl", "--runs-dir", tmp, "--goldset",
                       RULINGS / "goldset.yaml", "--mapping", RULINGS / "mapping.yaml"))
     assert "production against gold" in out
 
 
 def _rulings_decode(fx: Fixture, tmp: Path) -> None:
-    assert "candidate" in _ok(harness("rulings", "decode", "0.048916", "--k", "60", "--arms", "3"))
+    assert "candidate" in _ok(rulegauge("rulings", "decode", "0.048916", "--k", "60", "--arms", "3"))
 
 
 def _export(fx: Fixture, tmp: Path) -> None:
-    out = _ok(harness("export", "fx", "-o", tmp / "trec", "--runs-dir", fx.runs))
+    out = _ok(rulegauge("export", "fx", "-o", tmp / "trec", "--runs-dir", fx.runs))
     files = [p for p in (tmp / "trec").rglob("*") if p.is_file()]
     assert f"wrote {len(files)} files" in out
 
@@ -281,7 +281,7 @@ def _serve_search(fx: Fixture, tmp: Path) -> None:
     import re
     import urllib.request
 
-    with subprocess.Popen([*_harness(), "serve-search", "--port", "0", "--arms", "bm25,boost"],
+    with subprocess.Popen([*_rulegauge(), "serve-search", "--port", "0", "--arms", "bm25,boost"],
                           stderr=subprocess.PIPE, text=True,
                           env={**os.environ, "COLUMNS": "250"}) as proc:
         try:
@@ -304,18 +304,18 @@ def _facts_agreement(fx: Fixture, tmp: Path) -> None:
     import json
 
     labels = SAMPLE.with_name("sample-fact-labels.yaml")
-    out = json.loads(_ok(harness("facts", "agreement", labels, "--json")))
+    out = json.loads(_ok(rulegauge("facts", "agreement", labels, "--json")))
     assert out["matcher"]["items"] == 64 and out["matcher"]["accuracy"] > 0.9
     bad = tmp / "bad.yaml"
     bad.write_text("goldset: sample.yaml\nitems:\n  - {q: nope, fact: 0, stated: true, kind: k, answer: a}\n",
                    encoding="utf-8")
-    res = harness("facts", "agreement", bad, "--goldset", SAMPLE)
+    res = rulegauge("facts", "agreement", bad, "--goldset", SAMPLE)
     assert res.returncode == 2 and f"{bad}:3: question 'nope'" in res.stderr
     assert "Traceback" not in res.stderr
 
 
 def _judges_llm(fx: Fixture, tmp: Path) -> None:
-    from harness.judging.poolfile import FoundBy, Pool, PoolPage, PoolQuestion, write_pool
+    from rulegauge.judging.poolfile import FoundBy, Pool, PoolPage, PoolQuestion, write_pool
     from tests.helpers.llama_server import free_port
 
     pool = write_pool(Pool("g", "g.yaml", "ab" * 32, ("r",), 1, ("c",),
@@ -326,32 +326,32 @@ def _judges_llm(fx: Fixture, tmp: Path) -> None:
     suite.write_text(f'[suite]\nname = "s"\n[answerers.j]\nprovider = "openai"\nmodel = "m"\n'
                      f'endpoint = "http://127.0.0.1:{free_port()}"\nretries = 0\n'
                      '[judge]\nanswerer = "j"\n', encoding="utf-8")
-    res = harness("judges", "llm", pool, "--suite", suite, "-o", tmp / "llm.jsonl",
+    res = rulegauge("judges", "llm", pool, "--suite", suite, "-o", tmp / "llm.jsonl",
                   "--preflight-timeout", "2")
     assert res.returncode == 2 and "cannot reach" in res.stderr, res.stdout + res.stderr
     assert "Traceback" not in res.stderr and not (tmp / "llm.jsonl").exists()
 
 
 def _trend(fx: Fixture, tmp: Path) -> None:
-    out = _ok(harness("trend", "--runs-dir", fx.runs))
+    out = _ok(rulegauge("trend", "--runs-dir", fx.runs))
     assert "trend over 1 retrieval run(s)" in out and "no alerts" in out
 
 
 def _pool(fx: Fixture, tmp: Path) -> Path:
     pool = tmp / "pool.jsonl"
-    out = _ok(harness("pool", fx.run, "-k", "2", "-c", CID, "-o", pool))
+    out = _ok(rulegauge("pool", fx.run, "-k", "2", "-c", CID, "-o", pool))
     assert "unjudged pages" in out and pool.exists()
     return pool
 
 
 def _served_page(served: Path) -> str:
-    """The page ``harness judge SERVED`` serves, from a fresh process (then stopped)."""
+    """The page ``rulegauge judge SERVED`` serves, from a fresh process (then stopped)."""
     import urllib.request
 
     from tests.helpers.llama_server import free_port
 
     port = free_port()
-    proc = subprocess.Popen([*_harness(), "judge", str(served), "--port", str(port)],
+    proc = subprocess.Popen([*_rulegauge(), "judge", str(served), "--port", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         page = ""
@@ -377,31 +377,31 @@ def _judges(fx: Fixture, tmp: Path) -> None:
 
     gold = sample_copy(tmp)
     qrels = tmp / "gold.qrels"
-    _ok(harness("judges", "export", gold, "-o", qrels))
+    _ok(rulegauge("judges", "export", gold, "-o", qrels))
     assert qrels.exists()
     ann = tmp / "ann.jsonl"
-    _ok(harness("judges", "import", qrels, "--judge", "ann", "-g", gold, "-o", ann))
-    out = _ok(harness("judges", "agreement", ann, gold, "--resamples", "100"))
+    _ok(rulegauge("judges", "import", qrels, "--judge", "ann", "-g", gold, "-o", ann))
+    out = _ok(rulegauge("judges", "agreement", ann, gold, "--resamples", "100"))
     assert "kappa" in out.lower()
     new = gold.with_name("sample-ann.yaml")
-    _ok(harness("goldset", "merge", gold, ann, "-o", new))
-    assert "OK" in _ok(harness("validate", new))
+    _ok(rulegauge("goldset", "merge", gold, ann, "-o", new))
+    assert "OK" in _ok(rulegauge("validate", new))
 
 
 def _generate(fx: Fixture, tmp: Path) -> None:
-    from harness.judging.proposals import read_proposals
-    from harness.judging.review import ReviewSession
+    from rulegauge.judging.proposals import read_proposals
+    from rulegauge.judging.review import ReviewSession
 
     proposals = tmp / "proposals.jsonl"
-    out = _ok(harness("goldset", "generate", SAMPLE, "-a", "extractive", "--page", "bw-rules#3",
+    out = _ok(rulegauge("goldset", "generate", SAMPLE, "-a", "extractive", "--page", "bw-rules#3",
                       "-o", proposals))
     assert "proposals from 1 pages read" in out and "duplicates removed: 0" in out
-    assert 'id="accept"' in _served_page(proposals)  # harness judge serves the review page
+    assert 'id="accept"' in _served_page(proposals)  # rulegauge judge serves the review page
     found = read_proposals(proposals)
     ReviewSession(found, tmp / "d.jsonl").decide("ann", found.proposals[0].proposal_id, "accept")
-    out = _ok(harness("goldset", "accept", proposals, tmp / "d.jsonl", "-o", tmp / "gen.yaml"))
+    out = _ok(rulegauge("goldset", "accept", proposals, tmp / "d.jsonl", "-o", tmp / "gen.yaml"))
     assert "1 questions" in out
-    assert "OK" in _ok(harness("validate", tmp / "gen.yaml", "--allow-outside"))
+    assert "OK" in _ok(rulegauge("validate", tmp / "gen.yaml", "--allow-outside"))
 
 
 CASES: dict[tuple[str, ...], Case] = {
@@ -433,14 +433,14 @@ def test_command_runs_in_a_fresh_process(path: tuple[str, ...], fixture_run: Fix
                                          tmp_path: Path) -> None:
     case = CASES.get(path)
     if case is None:
-        pytest.fail(f"harness {' '.join(path)} has no case in CASES")
+        pytest.fail(f"rulegauge {' '.join(path)} has no case in CASES")
     case(fixture_run, tmp_path)
 
 
 @pytest.mark.parametrize("path", COMMANDS, ids=" ".join)
 def test_help_keeps_square_brackets(path: tuple[str, ...]) -> None:
     """Help is rendered by rich, which reads `[ray]` as markup and drops it: every bracketed
-    word of an option's help must survive (`pip install 'harness[ray]'`)."""
+    word of an option's help must survive (`pip install 'rulegauge[ray]'`)."""
     import re
 
     from typer.testing import CliRunner

@@ -8,8 +8,8 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.store.rundir import Run
+from rulegauge.cli import app
+from rulegauge.store.rundir import Run
 from tests.helpers.common import LEXICAL, REPO
 
 runner = CliRunner()
@@ -63,7 +63,7 @@ def test_run_bad_param_and_bad_config_exit_2(tmp_path):
 @pytest.mark.slow
 def test_run_metrics_of_the_users_choice_with_other_tools_names(tmp_path):
     """`-m` in a fresh process: aliases map to canonical names, repeats collapse."""
-    res = subprocess.run([sys.executable, "-c", "from harness.cli import main; main()", "run", "--config", str(LEXICAL),
+    res = subprocess.run([sys.executable, "-c", "from rulegauge.cli import main; main()", "run", "--config", str(LEXICAL),
                           "--out", str(tmp_path), "--run-id", "m", "-m", "recall@3", "-m", "nDCG@20",
                           "-m", "RR@10", "-m", "Success@5", "-m", "hit_rate@5", "-m", "AP@10"],
                          capture_output=True, text=True, cwd=REPO, timeout=300)
@@ -91,6 +91,6 @@ def test_the_run_command_defaults_are_defined_once():
 
     from tests.helpers.common import REPO
 
-    text = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "harness").rglob("*.py"))
+    text = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "rulegauge").rglob("*.py"))
     for name in ("DEFAULT_MAX_FUSED_ROWS", "SUMMARY_ROWS"):
         assert len(re.findall(rf"^{name}\s*=", text, flags=re.MULTILINE)) == 1, name

@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.cli.compare import register
+from rulegauge.cli.compare import register
 from tests.helpers.common import FIXTURES
 from tests.helpers.comparison import base_lists, write_run
 
@@ -76,7 +76,7 @@ def test_compare_json_is_format_json(runs) -> None:
 def _commands() -> list[tuple[tuple[str, ...], object]]:
     import typer.main
 
-    from harness.cli import app
+    from rulegauge.cli import app
 
     def walk(cmd: object, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], object]]:
         subs = getattr(cmd, "commands", None)
@@ -97,9 +97,9 @@ def test_one_flag_vocabulary(path: tuple[str, ...], cmd: object) -> None:
     for p in shown:
         for short, long in SHORT.items():
             if short in p.opts:
-                assert long in p.opts, f"harness {' '.join(path)}: {short} is {p.opts}, not {long}"
+                assert long in p.opts, f"rulegauge {' '.join(path)}: {short} is {p.opts}, not {long}"
         if "--json" in p.opts:
-            assert p.is_flag, f"harness {' '.join(path)}: --json takes no value (files: --json-file)"
+            assert p.is_flag, f"rulegauge {' '.join(path)}: --json takes no value (files: --json-file)"
     fmt = next((p for p in shown if "--format" in p.opts), None)
     if fmt is not None and "json" in (fmt.help or ""):
-        assert any("--json" in p.opts for p in shown), f"harness {' '.join(path)}: --format json without --json"
+        assert any("--json" in p.opts for p in shown), f"rulegauge {' '.join(path)}: --format json without --json"

@@ -1,4 +1,4 @@
-"""``harness goldset generate`` and ``harness goldset accept`` from the CLI: counts in the
+"""``rulegauge goldset generate`` and ``rulegauge goldset accept`` from the CLI: counts in the
 summary and the manifest, bad input named with exit 2 and nothing written."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.judging.proposals import read_proposals
-from harness.judging.review import ReviewSession
+from rulegauge.cli import app
+from rulegauge.judging.proposals import read_proposals
+from rulegauge.judging.review import ReviewSession
 from tests.helpers.common import REPO
 
 runner = CliRunner()
@@ -39,7 +39,7 @@ def test_generate_over_the_sample_folder_reports_its_counts(tmp_path: Path) -> N
                                                            "proposals.jsonl.manifest.json"]
 
 
-def test_accepted_proposals_become_a_gold_set_harness_validates(tmp_path: Path) -> None:
+def test_accepted_proposals_become_a_gold_set_rulegauge_validates(tmp_path: Path) -> None:
     out = tmp_path / "p.jsonl"
     res = runner.invoke(app, ["goldset", "generate", str(REPO / "goldsets" / "sample.yaml"),
                               "-a", "extractive", "--page", "bw-rules#3", "-o", str(out)])
@@ -101,7 +101,7 @@ def test_proposals_are_the_same_bytes_whatever_the_hash_seed(tmp_path: Path) -> 
     outs = []
     for seed in ("1", "2"):
         out = tmp_path / f"p{seed}.jsonl"
-        subprocess.run([sys.executable, "-c", "from harness.cli import main; main()", "goldset",
+        subprocess.run([sys.executable, "-c", "from rulegauge.cli import main; main()", "goldset",
                         "generate", str(SAMPLE_DOCS), "-a", "extractive", "-o", str(out)],
                        check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed})
         outs.append(out.read_bytes())

@@ -1,4 +1,4 @@
-"""The judging commands from the CLI (harness.cli.judging, harness goldset merge):
+"""The judging commands from the CLI (rulegauge.cli.judging, rulegauge goldset merge):
 output, exit codes, every bad input named with its file and line."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.goldset.judgments import Judgment, write_judgments
-from harness.goldset.records import PageJudgment
-from harness.store.rundir import Run
+from rulegauge.cli import app
+from rulegauge.goldset.judgments import Judgment, write_judgments
+from rulegauge.goldset.records import PageJudgment
+from rulegauge.store.rundir import Run
 from tests.helpers.judging import LEXICAL_CONFIG, lexical_run, sample_copy
 
 runner = CliRunner()
@@ -124,7 +124,7 @@ def test_judge_serves_until_sigterm_and_keeps_every_judgment(setup: tuple[Path, 
     first = next(x for x in map(json.loads, pool.read_text().splitlines()[1:])
                  if x["type"] == "page")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-c", "from harness.cli import main; main()",
+    proc = subprocess.Popen([sys.executable, "-c", "from rulegauge.cli import main; main()",
                              "judge", str(pool), "--port", "0"], env=env,
                             stderr=subprocess.PIPE, text=True)
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from harness.cli import app
+from rulegauge.cli import app
 from tests.helpers.common import FIXTURES, LEXICAL
 
 GOLD = FIXTURES / "goldsets" / "sample-three.yaml"

@@ -13,17 +13,17 @@ import pytest
 
 from tests.helpers.common import FIXTURES, LEXICAL, REPO
 
-HARNESS = str(Path(sys.executable).parent / "harness")
+RULEGAUGE = str(Path(sys.executable).parent / "rulegauge")
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
-def _harness(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    return subprocess.run([HARNESS, *args], capture_output=True, text=True, cwd=cwd,
+def _rulegauge(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    return subprocess.run([RULEGAUGE, *args], capture_output=True, text=True, cwd=cwd,
                           timeout=600, env=ENV)
 
 
 def test_run_json_prints_only_json_on_stdout(tmp_path: Path) -> None:
-    res = _harness("run", "--config", str(LEXICAL), "--json", "-o", str(tmp_path),
+    res = _rulegauge("run", "--config", str(LEXICAL), "--json", "-o", str(tmp_path),
                    "--run-id", "r1")
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)  # the whole of stdout is one JSON document
@@ -33,20 +33,20 @@ def test_run_json_prints_only_json_on_stdout(tmp_path: Path) -> None:
 
 
 def test_run_quiet_prints_the_run_directory_only(tmp_path: Path) -> None:
-    res = _harness("run", "--config", str(LEXICAL), "-q", "-o", str(tmp_path), "--run-id", "r2")
+    res = _rulegauge("run", "--config", str(LEXICAL), "-q", "-o", str(tmp_path), "--run-id", "r2")
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == str(tmp_path / "r2") and res.stderr == ""
 
 
 def test_run_tables_on_stdout_progress_on_stderr(tmp_path: Path) -> None:
-    res = _harness("run", "--config", str(LEXICAL), "-o", str(tmp_path), "--run-id", "r3")
+    res = _rulegauge("run", "--config", str(LEXICAL), "-o", str(tmp_path), "--run-id", "r3")
     assert res.returncode == 0, res.stderr
     assert "recall@5" in res.stdout and "searching" not in res.stdout
     assert "arm bm25: searching" in res.stderr
 
 
 def test_list_json(tmp_path: Path) -> None:
-    res = _harness("list", "--json")
+    res = _rulegauge("list", "--json")
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert "bm25" in next(v for k, v in data.items() if "arm" in k)
@@ -61,7 +61,7 @@ def test_ingest_shows_progress_per_document_and_page(tmp_path: Path) -> None:
         w.add_blank_page(width=300, height=400)
     with pdf.open("wb") as f:
         w.write(f)
-    res = _harness("ingest", str(FIXTURES / "corpus" / "lanterns.txt"), str(pdf), "--json",
+    res = _rulegauge("ingest", str(FIXTURES / "corpus" / "lanterns.txt"), str(pdf), "--json",
                    "--language", "en")
     # the blank PDF may be reported as a problem; progress must be there either way
     assert "[1/2] lanterns" in res.stderr and "[2/2] blank" in res.stderr, res.stderr
@@ -72,8 +72,8 @@ def test_ingest_shows_progress_per_document_and_page(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_run_with_the_dense_arm_leaks_no_progress_bar(tmp_path: Path) -> None:
-    res = _harness("run", "--json", "-o", str(tmp_path), "--run-id", "dense",
-                   "--cache-dir", str(Path.home() / ".cache" / "harness"))
+    res = _rulegauge("run", "--json", "-o", str(tmp_path), "--run-id", "dense",
+                   "--cache-dir", str(Path.home() / ".cache" / "rulegauge"))
     assert res.returncode == 0, res.stderr
     json.loads(res.stdout)
     assert "Loading weights" not in res.stdout + res.stderr
@@ -84,7 +84,7 @@ def test_answerers_json(tmp_path: Path) -> None:
     from tests.helpers.analysis import write_synthetic_run
 
     run = write_synthetic_run(tmp_path / "run-ans", seed=1, with_answers=True)
-    res = _harness("answerers", str(run), "--json")
+    res = _rulegauge("answerers", str(run), "--json")
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert data["baseline"] in {"extractive", "echo"}

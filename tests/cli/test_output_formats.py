@@ -1,4 +1,4 @@
-"""Output read in CI logs (harness.cli.output, harness.cli.progress): with stdout piped
+"""Output read in CI logs (rulegauge.cli.output, rulegauge.cli.progress): with stdout piped
 (not a terminal) no table row is broken across lines, ``--format tsv|markdown|json``
 parse, and progress reaches a piped stderr as timestamped lines. Fresh processes."""
 
@@ -14,25 +14,25 @@ from pathlib import Path
 import pytest
 from rich.table import Table
 
-from harness.cli.output import FormatConsole, format_console, make_console, table_rows
-from harness.cli.progress import plain_stage
-from harness.core.errors import RegistryError
+from rulegauge.cli.output import FormatConsole, format_console, make_console, table_rows
+from rulegauge.cli.progress import plain_stage
+from rulegauge.core.errors import RegistryError
 from tests.helpers.common import FIXTURES, LEXICAL, REPO
 
-HARNESS = str(Path(sys.executable).parent / "harness")
+RULEGAUGE = str(Path(sys.executable).parent / "rulegauge")
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "80"}
 STAMP = re.compile(r"^\d\d:\d\d:\d\d ")
 
 
-def _harness(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([HARNESS, *args], capture_output=True, text=True, cwd=REPO,
+def _rulegauge(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([RULEGAUGE, *args], capture_output=True, text=True, cwd=REPO,
                           timeout=600, env=ENV)
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("runs")
-    res = _harness("run", "--config", str(LEXICAL), "-o", str(out), "--run-id", "r")
+    res = _rulegauge("run", "--config", str(LEXICAL), "-o", str(out), "--run-id", "r")
     assert res.returncode == 0, res.stderr
     # progress on a piped stderr: timestamped lines with counts, none of rich's bars
     lines = res.stderr.splitlines()
@@ -57,20 +57,20 @@ def _tsv_tables(text: str) -> list[list[list[str]]]:
 def _check_forms(*args: str) -> list[list[list[str]]]:
     """Run ARGS in every format; the table form has one body line per TSV row, each row's
     first cell whole on its line; markdown rows have the header's width; json parses."""
-    tsv = _harness(*args, "--format", "tsv")
+    tsv = _rulegauge(*args, "--format", "tsv")
     assert tsv.returncode in (0, 1), tsv.stderr
     tables = _tsv_tables(tsv.stdout)
     assert tables and all(len(t) > 1 for t in tables), tsv.stdout
-    table = _harness(*args)
+    table = _rulegauge(*args)
     body = [x for x in table.stdout.splitlines() if x.startswith("│")]
     assert len(body) == sum(len(t) - 1 for t in tables), table.stdout  # no row wrapped
     for row in (r for t in tables for r in t[1:]):
         assert any(line.startswith(f"│ {row[0]} ") for line in body), (row, table.stdout)
-    md = _harness(*args, "--format", "markdown")
+    md = _rulegauge(*args, "--format", "markdown")
     assert md.returncode == tsv.returncode, md.stderr
     pipes = [x for x in md.stdout.splitlines() if x.startswith("|")]
     assert pipes and all(x.endswith("|") for x in pipes)
-    js = _harness(*args, "--format", "json")
+    js = _rulegauge(*args, "--format", "json")
     assert js.returncode == tsv.returncode, js.stderr
     json.loads(js.stdout)
     return tables
@@ -101,7 +101,7 @@ def test_rulings_import_rows_whole_when_piped(tmp_path: Path) -> None:
 
 
 def test_validate_line_is_whole_when_piped() -> None:
-    res = _harness("validate", str(REPO / "goldsets" / "sample.yaml"))
+    res = _rulegauge("validate", str(REPO / "goldsets" / "sample.yaml"))
     assert res.returncode == 0, res.stderr
     assert len(res.stdout.strip().splitlines()) == 1 and len(res.stdout) > 80
     # progress per document on the piped stderr: the start and the end of each stage

@@ -1,4 +1,4 @@
-"""``harness rulings import``: the folder's mapping.yaml is used when --mapping is not given,
+"""``rulegauge rulings import``: the folder's mapping.yaml is used when --mapping is not given,
 and a warning every page shares prints once with its page count."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.cli.rulings import grouped_warnings
-from harness.core.errors import Problem
+from rulegauge.cli.rulings import grouped_warnings
+from rulegauge.core.errors import Problem
 from tests.helpers.common import REPO
 
 PAGES = REPO / "goldsets" / "sample-rulings"
@@ -23,7 +23,7 @@ def test_grouped_warnings_print_once_with_their_pages() -> None:
 
 
 def test_import_of_a_folder_uses_its_mapping(tmp_path: Path) -> None:
-    res = subprocess.run([sys.executable, "-c", "from harness.cli import main; main()", "rulings",
+    res = subprocess.run([sys.executable, "-c", "from rulegauge.cli import main; main()", "rulings",
                           "import", str(PAGES), "-g", str(REPO / "goldsets" / "sample.yaml"),
                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=300,
                          env={**os.environ, "COLUMNS": "250"})

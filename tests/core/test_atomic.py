@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.atomic import atomic_dir, atomic_path, temp_name, write_bytes, write_text
+from rulegauge.core.atomic import atomic_dir, atomic_path, temp_name, write_bytes, write_text
 
 
 def test_write_replaces_and_leaves_no_temporary(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.core import cluster
-from harness.core.cluster import ClusterError, check_ray_target, check_reachable, require_ray, split_address
+from rulegauge.core import cluster
+from rulegauge.core.cluster import ClusterError, check_ray_target, check_reachable, require_ray, split_address
 from tests.helpers.answering import write_run
 from tests.helpers.ray_cluster import RAY_MISSING
 
@@ -68,9 +68,9 @@ def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
         require_ray()
 
 
-def _harness(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _rulegauge(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "250"}
-    return subprocess.run([str(Path(sys.executable).parent / "harness"), *args], capture_output=True,
+    return subprocess.run([str(Path(sys.executable).parent / "rulegauge"), *args], capture_output=True,
                           text=True, timeout=120, check=False, cwd=cwd, env=env)
 
 
@@ -86,7 +86,7 @@ def test_cli_exits_2_on_an_unreachable_address_in_a_fresh_process(tmp_path: Path
         args = ["answer", str(run), "-a", "extractive", "--engine", "ray", "--address", address]
     before = sorted(p.name for p in tmp_path.rglob("*"))
     start = time.monotonic()
-    out = _harness(*args, cwd=tmp_path)
+    out = _rulegauge(*args, cwd=tmp_path)
     assert out.returncode == 2, out.stderr
     assert f"cannot reach a Ray cluster at {address}" in out.stderr
     assert "Traceback" not in out.stderr
@@ -106,7 +106,7 @@ def test_orphans_of_a_failed_start_are_ended_without_a_warning() -> None:
     pid = node.raylet.pid
     del node
     watchdog = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
-                                 "-m", "harness.core.reaper", "ray-1-ab", "1", "1"])
+                                 "-m", "rulegauge.core.reaper", "ray-1-ab", "1", "1"])
     try:
         cluster.end_orphans()
         assert not Path(f"/proc/{pid}").exists()  # killed and reaped

@@ -1,4 +1,4 @@
-"""``harness run --engine ray --address`` on a two-node Ray cluster on this machine
+"""``rulegauge run --engine ray --address`` on a two-node Ray cluster on this machine
 (``ray.cluster_utils.Cluster``: a head and a worker node, one CPU each): embedding actors
 run on both nodes and every table equals the local engine's; a worker node killed while
 it embeds a batch leaves a run that completes (its batches are retried on the head) or,
@@ -24,7 +24,7 @@ from tests.helpers.tables import table_differences
 pytestmark = [pytest.mark.slow, pytest.mark.faults,  # the fault tier's Ray rows (-m faults)
               pytest.mark.skipif(RAY_MISSING is not None, reason=str(RAY_MISSING))]
 
-HARNESS = str(Path(sys.executable).parent / "harness")
+RULEGAUGE = str(Path(sys.executable).parent / "rulegauge")
 RUN_S = 600
 """One run's bound: 122-128 s on the two nodes at load 10-12 (2 cores)."""
 # bm25 + a dense arm with the small MiniLM model, 16 passages a batch: 7 batches of the
@@ -62,7 +62,7 @@ def _cmd(folder: Path, run_id: str, address: str | None) -> list[str]:
         cache.mkdir()
         shared_model_cache(cache)
     engine = ["--engine", "ray", "--address", address] if address else []
-    return [HARNESS, "run", "-c", str(folder / "grid.toml"), "-o", str(folder / "runs"),
+    return [RULEGAUGE, "run", "-c", str(folder / "grid.toml"), "-o", str(folder / "runs"),
             "--run-id", run_id, "--cache-dir", str(cache), "-a", "extractive", "--quiet", *engine]
 
 

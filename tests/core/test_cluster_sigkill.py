@@ -1,4 +1,4 @@
-"""A ``harness run --engine ray`` driver killed with SIGKILL while the one-node Ray it
+"""A ``rulegauge run --engine ray`` driver killed with SIGKILL while the one-node Ray it
 started is answering: every process of that Ray instance (head processes, dashboard and
 runtime-env agents, workers) ends within a bounded time, and the same command resumes the
 run to the tables a local run writes. The one-node start ignores ``RAY_ADDRESS``."""
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.answering.journal import JOURNAL_DIR
-from harness.core.reaper import TAG_VAR
+from rulegauge.answering.journal import JOURNAL_DIR
+from rulegauge.core.reaper import TAG_VAR
 from tests.helpers.chat_server import chat_server, delay
 from tests.helpers.common import LEXICAL, REPO
 from tests.helpers.ray_cluster import RAY_MISSING, pids_titled, wait_for
@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.faults,  # the fault tier's Ray rows
               pytest.mark.skipif(RAY_MISSING is not None, reason=str(RAY_MISSING)),
               pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")]
 
-HARNESS = str(Path(sys.executable).parent / "harness")
+RULEGAUGE = str(Path(sys.executable).parent / "rulegauge")
 START_S = 420
 """Ray's start plus the lexical run: 35-140 s at load 9-22 on the 2-core machine."""
 GONE_S = 20
@@ -90,7 +90,7 @@ def _closed_port() -> int:
 
 
 def _run(url: str, out: Path, run_id: str, engine: str) -> list[str]:
-    return [HARNESS, "run", "-c", str(LEXICAL), "-o", str(out), "--run-id", run_id,
+    return [RULEGAUGE, "run", "-c", str(LEXICAL), "-o", str(out), "--run-id", run_id,
             "-a", "ollama", "-p", "ollama.model=stub", "-p", f"ollama.base_url={url}",
             "--engine", engine, "--quiet"]
 
@@ -102,7 +102,7 @@ def _journal_lines(run: Path) -> int:
 
 def test_a_sigkilled_ray_driver_leaves_no_ray_process_and_resumes(tmp_path: Path) -> None:
     ray_tmp = tempfile.mkdtemp(prefix="rk", dir="/tmp")  # short: Ray's socket paths
-    # RAY_ADDRESS names a dead cluster: without --address the harness starts its own anyway
+    # RAY_ADDRESS names a dead cluster: without --address rulegauge starts its own anyway
     env = {**os.environ, "RAY_TMPDIR": ray_tmp, "PYTHONPATH": str(REPO),
            "RAY_ADDRESS": f"127.0.0.1:{_closed_port()}"}
     run = tmp_path / "runs" / "r"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from harness.core.config_order import config_sort_key, natural_key, sort_configs
-from harness.fusion.records import config_id
+from rulegauge.core.config_order import config_sort_key, natural_key, sort_configs
+from rulegauge.fusion.records import config_id
 
 
 def test_k_values_sort_by_value_not_text() -> None:

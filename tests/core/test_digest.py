@@ -3,7 +3,7 @@
 import hashlib
 from pathlib import Path
 
-from harness.core.digest import file_sha256
+from rulegauge.core.digest import file_sha256
 
 
 def test_file_sha256_matches_hashlib(tmp_path: Path) -> None:

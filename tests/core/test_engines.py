@@ -1,5 +1,5 @@
 """Execution engines: the registry, the choice checks, the local session, and that the
-`local` engine (every harness module) never imports Ray."""
+`local` engine (every rulegauge module) never imports Ray."""
 
 from __future__ import annotations
 
@@ -9,15 +9,15 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.core.engines import ENGINE_HELP, ENGINES, LOCAL, Engine, EngineChoice, open_engine
-from harness.core.errors import ConfigError, RegistryError
+from rulegauge.cli import app
+from rulegauge.core.engines import ENGINE_HELP, ENGINES, LOCAL, Engine, EngineChoice, open_engine
+from rulegauge.core.errors import ConfigError, RegistryError
 
 IMPORT_ALL = """
 import importlib, pkgutil, sys
 {block}
-import harness
-names = sorted(m.name for m in pkgutil.walk_packages(harness.__path__, "harness.")
+import rulegauge
+names = sorted(m.name for m in pkgutil.walk_packages(rulegauge.__path__, "rulegauge.")
                if not m.name.endswith("__main__"))  # scripts: they print when imported
 for name in names:
     importlib.import_module(name)
@@ -49,7 +49,7 @@ def test_local_session_is_this_process() -> None:
 
 
 @pytest.mark.parametrize("blocked", [False, True])
-def test_no_harness_module_imports_ray(blocked: bool) -> None:
+def test_no_rulegauge_module_imports_ray(blocked: bool) -> None:
     """Every module imports with Ray absent from sys.modules afterwards, and with Ray
     made unimportable (what a machine without the extra sees)."""
     block = "sys.modules['ray'] = None" if blocked else ""

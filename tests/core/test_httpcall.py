@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from harness.core.httpcall import (
+from rulegauge.core.httpcall import (
     REDACTED,
     CallError,
     RetryPolicy,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.core.errors import ValidationError
-from harness.core.journal import KeyedJournal
+from rulegauge.core.errors import ValidationError
+from rulegauge.core.journal import KeyedJournal
 
 
 def test_latest_record_wins_and_torn_line_is_cut(tmp_path):

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from harness.core.errors import Problem
-from harness.core.jsonl import iter_records, read_records
+from rulegauge.core.errors import Problem
+from rulegauge.core.jsonl import iter_records, read_records
 
 
 def test_records_keep_their_line_and_problems_name_file_and_line(tmp_path: Path) -> None:

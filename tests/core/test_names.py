@@ -1,11 +1,11 @@
-"""The one name check (harness.core.names): path-forming names, NFC ids, invisible characters."""
+"""The one name check (rulegauge.core.names): path-forming names, NFC ids, invisible characters."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.core.errors import ConfigError
-from harness.core.names import check_name, id_problem, invisible_characters, name_problem, normalize_id
+from rulegauge.core.errors import ConfigError
+from rulegauge.core.names import check_name, id_problem, invisible_characters, name_problem, normalize_id
 
 
 @pytest.mark.parametrize("bad", ["../x", "..", ".hidden", "a/b", "a\\b", "", "x" * 129, "r\u2215x",

@@ -1,4 +1,4 @@
-"""The watchdog of harness.core.reaper: a block's processes (children and orphaned
+"""The watchdog of rulegauge.core.reaper: a block's processes (children and orphaned
 grandchildren, tagged or recorded in the block's lineage) end when the block ends and when
 its owner is killed with SIGKILL; processes neither tagged nor descended from the block are
 left alone. The lineage rule is checked on a made-up process table too (no /proc needed)."""
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.reaper import KEEP_ENV, TAG_VAR, Lineage, Proc, end_tagged, read_proc, reaped, tagged
+from rulegauge.core.reaper import KEEP_ENV, TAG_VAR, Lineage, Proc, end_tagged, read_proc, reaped, tagged
 from tests.helpers.common import REPO
 
 NO_PROC = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
@@ -26,7 +26,7 @@ NO_PROC = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="ne
 # orphan, as Ray's agents are once their raylet dies); prints the token, then waits
 OWNER = textwrap.dedent("""
     import subprocess, sys, time
-    from harness.core.reaper import reaped
+    from rulegauge.core.reaper import reaped
     with reaped("test") as token:
         sleeper = [sys.executable, "-c", "import time; time.sleep(120)"]
         child = subprocess.Popen(sleeper)
@@ -160,7 +160,7 @@ ERASER = textwrap.dedent("""
 """)
 ERASING_OWNER = textwrap.dedent("""
     import subprocess, sys, time
-    from harness.core.reaper import reaped
+    from rulegauge.core.reaper import reaped
     with reaped("test") as token:
         print(token, flush=True)
         subprocess.Popen([sys.executable, "-c",
@@ -199,7 +199,7 @@ def test_an_untagged_orphan_the_watchdog_saw_ends_with_the_owner() -> None:
         assert Path(f"/proc/{erased}/environ").read_bytes().strip(b"\0") == b""
         assert tagged(token) == [parent]  # the tag is gone from the child's environment
         watchdog = next(int(p.name) for p in Path("/proc").glob("[0-9]*")
-                        if b"harness.core.reaper" in (p / "cmdline").read_bytes()
+                        if b"rulegauge.core.reaper" in (p / "cmdline").read_bytes()
                         and token.encode() in (p / "cmdline").read_bytes())
         seen = _switches(watchdog)  # wait until the watchdog scanned with the child there
         _wait_until(lambda: _switches(watchdog) >= seen + 3, 30)

@@ -1,8 +1,8 @@
-"""Credentials out of what is stored or printed (harness.core.redact)."""
+"""Credentials out of what is stored or printed (rulegauge.core.redact)."""
 
 from __future__ import annotations
 
-from harness.core.redact import MASK, redact_params, redact_text, redact_url
+from rulegauge.core.redact import MASK, redact_params, redact_text, redact_url
 
 
 def test_urls_lose_userinfo_query_and_fragment() -> None:

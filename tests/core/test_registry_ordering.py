@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from harness.core.errors import RegistryError
-from harness.core.ordering import grouped_order, id_ranks, order, ranks_from_order
-from harness.core.registry import Registry
+from rulegauge.core.errors import RegistryError
+from rulegauge.core.ordering import grouped_order, id_ranks, order, ranks_from_order
+from rulegauge.core.registry import Registry
 
 
 def test_registry_duplicate_and_unknown_name_list_choices():

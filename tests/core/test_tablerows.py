@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from harness.core.tablerows import records, rows
+from rulegauge.core.tablerows import records, rows
 
 
 def test_rows_and_records_keep_values_and_order() -> None:
@@ -18,7 +18,7 @@ def test_codes_are_known_only_for_the_table_they_were_recorded_for() -> None:
     import numpy as np
     import pyarrow as pa
 
-    from harness.core.tablerows import known_codes, known_runs, remember_codes
+    from rulegauge.core.tablerows import known_codes, known_runs, remember_codes
 
     t = pa.table({"c": ["x", "x", "y"]})
     remember_codes(t, "c", np.array([0, 2]), np.array([0, 1], np.int32), ("x", "y"))  # runs: rows 0-1, row 2
@@ -30,6 +30,6 @@ def test_codes_are_known_only_for_the_table_they_were_recorded_for() -> None:
     assert known_codes(pa.table({"c": ["x", "x", "y"]}), "c") is None  # an equal table is another table
     del t, got
     gc.collect()
-    from harness.core import tablerows
+    from rulegauge.core import tablerows
 
     assert not [k for k in tablerows.__dict__["_CODES"] if k[1] == "c"]  # forgotten with the table

@@ -1,10 +1,10 @@
-"""Normalisation and tokenisation across the harness' six languages."""
+"""Normalisation and tokenisation across rulegauge' six languages."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.core.text import (
+from rulegauge.core.text import (
     STEMMERS,
     Tokenizer,
     fold,
@@ -13,7 +13,7 @@ from harness.core.text import (
     normalise,
     tokenize,
 )
-from harness.corpus.glyphs import glyph_tokens
+from rulegauge.corpus.glyphs import glyph_tokens
 
 ZWNJ = "\u200c"
 

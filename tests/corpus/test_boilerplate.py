@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import RegistryError
-from harness.corpus.boilerplate import RULES, BoilerplateOptions, clean_pages
-from harness.corpus.loaders import load_document
-from harness.corpus.records import Page
+from rulegauge.core.errors import RegistryError
+from rulegauge.corpus.boilerplate import RULES, BoilerplateOptions, clean_pages
+from rulegauge.corpus.loaders import load_document
+from rulegauge.corpus.records import Page
 from tests.helpers.documents import FIXTURES, spec
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from harness.corpus.chunk_columns import ChunkColumns
+from rulegauge.corpus.chunk_columns import ChunkColumns
 
 
 def test_columns_follow_the_corpus_rows(tiny_corpus) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import ConfigError, ValidationError
-from harness.corpus.boilerplate import BoilerplateOptions
-from harness.corpus.chunking import (
+from rulegauge.core.errors import ConfigError, ValidationError
+from rulegauge.corpus.boilerplate import BoilerplateOptions
+from rulegauge.corpus.chunking import (
     CHUNKERS,
     DEFAULT_CHUNKING,
     ChunkingOptions,
@@ -20,9 +20,9 @@ from harness.corpus.chunking import (
     page_boundaries,
     split_span,
 )
-from harness.corpus.headings import detect_headings, find_headings, heading_kind
-from harness.corpus.outline import Boundary, OutlineEntry, locate, page_headings, sections
-from harness.corpus.records import Document, Page, chunk_key
+from rulegauge.corpus.headings import detect_headings, find_headings, heading_kind
+from rulegauge.corpus.outline import Boundary, OutlineEntry, locate, page_headings, sections
+from rulegauge.corpus.records import Document, Page, chunk_key
 from tests.helpers.documents import FIXTURES, make_pdf, spec
 
 DOC = Document("d", "rulebook", "G", "en-1", "en", "T")
@@ -256,7 +256,7 @@ def test_build_corpus_collects_every_problem(tmp_path: Path) -> None:
 def test_srd_outline_matches_flattened_json(shared_dir: Path) -> None:
     from pypdf import PdfReader
 
-    from harness.corpus.outline import read_outline
+    from rulegauge.corpus.outline import read_outline
 
     folder = shared_dir / "corpora" / "srd-5.1"
     entries = read_outline(PdfReader(folder / "SRD5.1-CCBY4.0License.pdf"))
@@ -269,7 +269,7 @@ def test_srd_outline_matches_flattened_json(shared_dir: Path) -> None:
 @pytest.mark.shared
 @pytest.mark.slow
 def test_srd_chunks_carry_outline_paths(shared_dir: Path) -> None:
-    from harness.corpus.chunking import build_document
+    from rulegauge.corpus.chunking import build_document
 
     folder = shared_dir / "corpora" / "srd-5.1"
     s = spec(folder / "SRD5.1-CCBY4.0License.pdf", "srd")

@@ -1,4 +1,4 @@
-"""Ingestion report and the ``harness ingest`` command."""
+"""Ingestion report and the ``rulegauge ingest`` command."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
-from harness.cli.ingest import register
-from harness.core.errors import ValidationError
-from harness.corpus.boilerplate import BoilerplateOptions
-from harness.corpus.chunking import ChunkingOptions
-from harness.corpus.ingest import (
+from rulegauge.cli.ingest import register
+from rulegauge.core.errors import ValidationError
+from rulegauge.corpus.boilerplate import BoilerplateOptions
+from rulegauge.corpus.chunking import ChunkingOptions
+from rulegauge.corpus.ingest import (
     PAGE_CHECKS,
     IngestThresholds,
     SizeStats,
@@ -68,7 +68,7 @@ def test_report_on_fixture_files() -> None:
 
 
 def _page_texts(path: Path) -> list[str]:
-    from harness.corpus.loaders import load_document
+    from rulegauge.corpus.loaders import load_document
 
     return [p.text for p in load_document(spec(path))[1]]
 
@@ -193,7 +193,7 @@ def test_cli_missing_path_exit_2(app: typer.Typer, tmp_path: Path) -> None:
 
 def test_cli_help_has_example(app: typer.Typer) -> None:
     result = CliRunner().invoke(app, ["ingest", "--help"], env={"COLUMNS": "200"})
-    assert result.exit_code == 0 and "Example: harness ingest" in result.output
+    assert result.exit_code == 0 and "Example: rulegauge ingest" in result.output
 
 
 # --- the real corpora ------------------------------------------------------

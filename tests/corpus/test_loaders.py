@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import RegistryError, ValidationError
-from harness.corpus.loaders import LOADERS, SUFFIXES, count_pages, format_of, load_document, page_labels
-from harness.corpus.records import DocumentSpec
+from rulegauge.core.errors import RegistryError, ValidationError
+from rulegauge.corpus.loaders import LOADERS, SUFFIXES, count_pages, format_of, load_document, page_labels
+from rulegauge.corpus.records import DocumentSpec
 from tests.helpers.documents import FIXTURES, make_pdf, spec
 
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from harness.corpus.outline import _variants, locate
-from harness.corpus.title_match import title_pattern
+from rulegauge.corpus.outline import _variants, locate
+from rulegauge.corpus.title_match import title_pattern
 
 
 def locate_reference(text: str, titles: Sequence[str]) -> list[int | None]:

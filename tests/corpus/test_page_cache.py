@@ -9,12 +9,12 @@ import sys
 
 import pytest
 
-from harness.corpus import loaders, page_cache
-from harness.corpus.chunking import build_corpus
-from harness.corpus.formats import PdfLoader
-from harness.corpus.loaders import load_document
-from harness.corpus.page_cache import PageCache, cache_key
-from harness.corpus.records import DocumentSpec
+from rulegauge.corpus import loaders, page_cache
+from rulegauge.corpus.chunking import build_corpus
+from rulegauge.corpus.formats import PdfLoader
+from rulegauge.corpus.loaders import load_document
+from rulegauge.corpus.page_cache import PageCache, cache_key
+from rulegauge.corpus.records import DocumentSpec
 from tests.helpers.common import REPO
 from tests.helpers.documents import make_pdf
 
@@ -67,7 +67,7 @@ def test_loader_version_hashes_the_loader_source():
     page_cache.loader_version.cache_clear()
     v = page_cache.loader_version()
     assert len(v) == 64 and v == page_cache.loader_version()
-    assert {"harness.corpus.loaders", "harness.corpus.formats"} <= set(page_cache.LOADER_MODULES)
+    assert {"rulegauge.corpus.loaders", "rulegauge.corpus.formats"} <= set(page_cache.LOADER_MODULES)
 
 
 def test_damaged_entry_is_a_miss_and_is_rewritten(tmp_path):
@@ -102,9 +102,9 @@ def test_a_cached_pdf_is_not_parsed_again(tmp_path, monkeypatch):
     assert second[0].title == "Rules"
 
 
-def test_harness_run_fills_the_page_cache_in_a_fresh_process(tmp_path):
+def test_rulegauge_run_fills_the_page_cache_in_a_fresh_process(tmp_path):
     code = ("import sys; from pathlib import Path; "
-            "from harness.pipeline.options import RunOptions; from harness.pipeline.retrieval import load_inputs; "
+            "from rulegauge.pipeline.options import RunOptions; from rulegauge.pipeline.retrieval import load_inputs; "
             "load_inputs(RunOptions(cache_dir=Path(sys.argv[1])))")
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     for _ in range(2):

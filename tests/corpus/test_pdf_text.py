@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.corpus import pdf_text
-from harness.corpus.formats import PdfLoader
-from harness.corpus.pdf_text import PARALLEL_MIN_PAGES, spans, workers_for
+from rulegauge.corpus import pdf_text
+from rulegauge.corpus.formats import PdfLoader
+from rulegauge.corpus.pdf_text import PARALLEL_MIN_PAGES, spans, workers_for
 from tests.helpers.documents import make_pdf
 
 
@@ -20,9 +20,9 @@ def test_spans_cover_every_page_once_in_order_with_sizes_within_one():
 
 
 def test_short_documents_and_one_worker_read_in_this_process(monkeypatch):
-    monkeypatch.setenv("HARNESS_PDF_WORKERS", "3")
+    monkeypatch.setenv("RULEGAUGE_PDF_WORKERS", "3")
     assert workers_for(PARALLEL_MIN_PAGES - 1) == 1 and workers_for(PARALLEL_MIN_PAGES) == 3
-    monkeypatch.setenv("HARNESS_PDF_WORKERS", "1")
+    monkeypatch.setenv("RULEGAUGE_PDF_WORKERS", "1")
     assert workers_for(1000) == 1
 
 
@@ -34,9 +34,9 @@ def long_pdf(tmp_path: Path) -> Path:
 
 
 def _load(path: Path, monkeypatch, workers: str):
-    monkeypatch.setenv("HARNESS_PDF_WORKERS", workers)
+    monkeypatch.setenv("RULEGAUGE_PDF_WORKERS", workers)
     done = []
-    monkeypatch.setattr("harness.corpus.formats.pages_done", lambda n=1: done.append(n))
+    monkeypatch.setattr("rulegauge.corpus.formats.pages_done", lambda n=1: done.append(n))
     return PdfLoader().load(path), sum(done)
 
 

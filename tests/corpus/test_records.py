@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.corpus.records import page_key, page_keys, split_page_key
+from rulegauge.corpus.records import page_key, page_keys, split_page_key
 
 
 def test_page_key_round_trips_and_splits_at_the_last_hash() -> None:

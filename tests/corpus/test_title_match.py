@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from harness.corpus.title_match import PageView, _fast_title, title_pattern
+from rulegauge.corpus.title_match import PageView, _fast_title, title_pattern
 
 
 def regex_starts(text: str, title: str) -> list[int]:

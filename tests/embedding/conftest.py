@@ -11,10 +11,10 @@ from tests.helpers.common import SHARED
 @pytest.fixture(scope="session")
 def srd_passages() -> list[str]:
     """48 SRD 5.1 chunks drawn with seed 0 (skips when ../shared is absent)."""
-    from harness.corpus.chunking import build_corpus
-    from harness.corpus.ingest import spec_from_path
-    from harness.corpus.page_cache import PageCache
-    from harness.embedding.models import cache_root
+    from rulegauge.corpus.chunking import build_corpus
+    from rulegauge.corpus.ingest import spec_from_path
+    from rulegauge.corpus.page_cache import PageCache
+    from rulegauge.embedding.models import cache_root
 
     pdf = SHARED / "corpora" / "srd-5.1" / "SRD5.1-CCBY4.0License.pdf"
     if not pdf.exists():

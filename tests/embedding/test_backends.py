@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.arms import ArmContext
-from harness.arms.dense import DenseArm
-from harness.core.errors import ConfigError, RegistryError
-from harness.embedding import backends as be
-from harness.embedding.cache import EmbeddingCache, embed
-from harness.embedding.models import load_model
+from rulegauge.arms import ArmContext
+from rulegauge.arms.dense import DenseArm
+from rulegauge.core.errors import ConfigError, RegistryError
+from rulegauge.embedding import backends as be
+from rulegauge.embedding.cache import EmbeddingCache, embed
+from rulegauge.embedding.models import load_model
 from tests.helpers.common import SHARED
 from tests.helpers.embedding_fakes import INSTANCES, shared_model_cache
 
@@ -45,8 +45,8 @@ def test_registry_lists_every_backend_and_rejects_unknown_names():
     assert be.resolve_backend("torch-bf16").dtype == "bfloat16"
 
 
-def test_harness_list_shows_the_backends():
-    from harness.cli.catalog import all_registries
+def test_rulegauge_list_shows_the_backends():
+    from rulegauge.cli.catalog import all_registries
 
     assert all_registries()["embedding backends"] == ["torch-fp32", "torch-bf16", "onnx-fp32", "onnx-int8",
                                                       "auto"]
@@ -103,7 +103,7 @@ def test_dense_arm_parameter(cpuinfo, tmp_path):
     arm = DenseArm(model="fake-bow")
     assert (arm.backend, arm.resolved_backend) == ("auto", "torch-fp32")
     arm = DenseArm(model="fake-bow", backend="torch-bf16")
-    from harness.corpus.records import Chunk, Document, Page, make_corpus
+    from rulegauge.corpus.records import Chunk, Document, Page, make_corpus
 
     corpus = make_corpus([Document("d", "rulebook", "G", "1", "en", "T")],
                          [Page("d", 1, "some rules text")],
@@ -136,8 +136,8 @@ def test_bf16_vectors_stay_within_cosine_099_of_fp32(srd_passages, tmp_path):
 @pytest.mark.slow
 @pytest.mark.shared
 def test_bf16_and_int8_recall_at_5_match_fp32_on_secret_hitler(tmp_path):
-    from harness.pipeline.options import RunOptions
-    from harness.pipeline.retrieval import run
+    from rulegauge.pipeline.options import RunOptions
+    from rulegauge.pipeline.retrieval import run
 
     goldset = SHARED / "goldsets" / "secret-hitler.yaml"
     (tmp_path / "cache").mkdir()

@@ -8,8 +8,8 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
-from harness.core.errors import HarnessError, RegistryError
-from harness.embedding.cache import CacheStats, EmbeddingCache, embed, text_key
+from rulegauge.core.errors import RulegaugeError, RegistryError
+from rulegauge.embedding.cache import CacheStats, EmbeddingCache, embed, text_key
 from tests.helpers.embedding_fakes import FakeModel
 
 TEXTS = ["Each player takes five lantern tokens.", "Boats move three spaces.",
@@ -109,7 +109,7 @@ def test_empty_input_and_progress(tmp_path):
     assert seen == [("embedding passage texts (fake-bow)", 3), 2, 1]
 
     @contextmanager
-    def stage(description, total):  # the CLI's convention (harness.cli.progress)
+    def stage(description, total):  # the CLI's convention (rulegauge.cli.progress)
         seen.append((description, total))
         yield lambda n: seen.append(n)
         seen.append("closed")
@@ -128,9 +128,9 @@ def test_bad_model_output_fails_loudly():
         def encode_passages(self, texts, batch_size=32):
             return super().encode_passages(texts, batch_size)[:-1]
 
-    with pytest.raises(HarnessError, match="not L2-normalised"):
+    with pytest.raises(RulegaugeError, match="not L2-normalised"):
         embed(Unnormalised(), TEXTS, "passage")
-    with pytest.raises(HarnessError, match="shape"):
+    with pytest.raises(RulegaugeError, match="shape"):
         embed(Short(), TEXTS, "passage")
     with pytest.raises(TypeError):
         embed(FakeModel(), "one string", "passage")
@@ -141,14 +141,14 @@ def test_damaged_shard_raises(tmp_path):
     folder.mkdir(parents=True)
     with open(folder / "shard-bad.npz", "wb") as f:
         np.savez(f, keys=np.asarray(["passage:x", "passage:y"]), vectors=np.zeros((1, 64)))
-    with pytest.raises(HarnessError, match=r"shard-bad\.npz"):
+    with pytest.raises(RulegaugeError, match=r"shard-bad\.npz"):
         embed(FakeModel(), TEXTS, "passage", EmbeddingCache(tmp_path, "fake-bow"))
-    with pytest.raises(HarnessError, match="folder name"):
+    with pytest.raises(RulegaugeError, match="folder name"):
         EmbeddingCache(tmp_path, "../escape")
 
 
 def test_cached_vectors_of_another_dimension_raise(tmp_path):
     embed(FakeModel("same-id", dimension=32), TEXTS, "passage",
           EmbeddingCache(tmp_path, "same-id"))
-    with pytest.raises(HarnessError, match="dimension 64"):
+    with pytest.raises(RulegaugeError, match="dimension 64"):
         embed(FakeModel("same-id"), TEXTS, "passage", EmbeddingCache(tmp_path, "same-id"))

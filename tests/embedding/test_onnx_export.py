@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from harness.core.errors import HarnessError
-from harness.embedding import onnx_export as ox
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.embedding import onnx_export as ox
 
 PROV = {"weights_sha256": "a" * 64, "tokenizer_sha256": "b" * 64}
 
@@ -62,13 +62,13 @@ def test_int8_is_quantised_from_the_given_fp32_file(tmp_path, fake_build):
 
 def test_a_broken_record_names_the_file(tmp_path):
     (tmp_path / ox.BUILD_RECORD).write_text("{not json", encoding="utf-8")
-    with pytest.raises(HarnessError, match=r"harness-onnx\.json: cannot read the build record"):
+    with pytest.raises(RulegaugeError, match=r"rulegauge-onnx\.json: cannot read the build record"):
         ox.ensure_onnx(tmp_path / "src", tmp_path, "onnx-fp32", PROV)
 
 
 def test_only_bert_models_and_known_backends_are_exported(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "xlm-roberta"}), encoding="utf-8")
-    with pytest.raises(HarnessError, match="model_type 'xlm-roberta'; only bert"):
+    with pytest.raises(RulegaugeError, match="model_type 'xlm-roberta'; only bert"):
         ox.build(tmp_path, tmp_path / "out.onnx", "onnx-fp32")
-    with pytest.raises(HarnessError, match="no ONNX recipe for backend 'torch-fp32'"):
+    with pytest.raises(RulegaugeError, match="no ONNX recipe for backend 'torch-fp32'"):
         ox.build(tmp_path, tmp_path / "out.onnx", "torch-fp32")

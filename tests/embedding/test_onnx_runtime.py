@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.embedding.cache import embed
-from harness.embedding.models import load_model
+from rulegauge.embedding.cache import embed
+from rulegauge.embedding.models import load_model
 from tests.helpers.embedding_fakes import shared_model_cache
 
 TEXTS = ["How many cards does each player draw?", "The wizard casts fire bolt at the goblin: 2d10 fire damage.",

@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.core.engines import EngineChoice
-from harness.embedding.cache import EmbeddingCache, embed
-from harness.embedding.fanout import runner_for
-from harness.embedding.ray_fanout import pool_size
+from rulegauge.core.engines import EngineChoice
+from rulegauge.embedding.cache import EmbeddingCache, embed
+from rulegauge.embedding.fanout import runner_for
+from rulegauge.embedding.ray_fanout import pool_size
 from tests.helpers.embedding_fakes import FakeModel, shared_model_cache
 from tests.helpers.ray_cluster import RAY_MISSING, local_cluster, pausing_model, wait_for
 from tests.helpers.tables import table_differences
@@ -85,8 +85,8 @@ def test_a_worker_killed_mid_batch_is_retried(cluster, tmp_path: Path) -> None:
 @ray_only
 @pytest.mark.slow
 def test_sample_run_tables_equal_the_local_engine(cluster, tmp_path: Path) -> None:
-    from harness.pipeline.options import RunOptions
-    from harness.pipeline.retrieval import run
+    from rulegauge.pipeline.options import RunOptions
+    from rulegauge.pipeline.retrieval import run
 
     def sample(name: str, engine: str, cache: Path):
         opts = RunOptions(runs_dir=tmp_path / "runs", run_id=name, cache_dir=cache,

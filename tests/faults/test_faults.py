@@ -22,14 +22,14 @@ from tests.helpers.hostile_server import hostile_server
 
 pytestmark = pytest.mark.faults
 
-HARNESS = ("-c", "from harness.cli import main; main()")
+RULEGAUGE = ("-c", "from rulegauge.cli import main; main()")
 
 
 def _argv(case: Case, root: Path, url: str) -> list[str]:
     host = url.split("://", 1)[-1]
     args = [a.replace("{root}", str(root)).replace("{url}", url).replace("{host}", host)
             for a in case.argv]
-    head = list(HARNESS) if args[0] == "harness" else []
+    head = list(RULEGAUGE) if args[0] == "rulegauge" else []
     return [sys.executable, *head, *args[1:]]
 
 
@@ -44,7 +44,7 @@ def test_fault(case: Case, tmp_path: Path) -> None:
     case.build(root)
     outside_before = _listing(tmp_path) - {p for p in _listing(tmp_path) if p.startswith("case")}
     env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "250",
-           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HARNESS_CACHE": str(tmp_path / "cache")}
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "RULEGAUGE_CACHE": str(tmp_path / "cache")}
     server = hostile_server(case.server) if case.server else nullcontext("")
     with server as url:
         proc = subprocess.run(_argv(case, root, url), cwd=root, env=env, capture_output=True,

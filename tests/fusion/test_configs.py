@@ -1,7 +1,7 @@
 import pytest
 
-from harness.core.errors import ConfigError, ValidationError
-from harness.fusion.configs import DEFAULT_CONFIG, expand, load_config
+from rulegauge.core.errors import ConfigError, ValidationError
+from rulegauge.fusion.configs import DEFAULT_CONFIG, expand, load_config
 
 
 def test_grid_expands_to_stable_named_configs_plus_single_arms():
@@ -38,8 +38,8 @@ def test_default_config_loads(tmp_path):
 
 
 def _known():  # type: ignore[no-untyped-def]
-    from harness.arms import ARMS, load_builtin_arms
-    from harness.fusion.fuse import FUSION_METHODS
+    from rulegauge.arms import ARMS, load_builtin_arms
+    from rulegauge.fusion.fuse import FUSION_METHODS
 
     load_builtin_arms()
     return {"known_arms": ARMS.names(), "known_methods": FUSION_METHODS.names(),
@@ -59,7 +59,7 @@ def _toml_blocks(text: str) -> list[str]:
 def test_docstring_example_grid_validates():
     import tomllib
 
-    from harness.fusion import configs
+    from rulegauge.fusion import configs
 
     (block,) = _toml_blocks(configs.__doc__ or "")
     rc = expand(tomllib.loads(block), "configs.py docstring", **_known())
@@ -80,14 +80,14 @@ def test_every_grid_example_in_docs_validates():
     grids = [(f, b) for f in files for b in _toml_blocks(f.read_text(encoding="utf-8"))
              if "[grid]" in b or "[[configs]]" in b]
     grids += [(f, f.read_text(encoding="utf-8"))
-              for f in sorted((REPO / "harness" / "data").glob("*.toml"))]
+              for f in sorted((REPO / "rulegauge" / "data").glob("*.toml"))]
     assert grids, "no example grids found"
     for f, block in grids:
         expand(tomllib.loads(block), str(f), **_known())
 
 
 def test_every_policy_example_in_docs_loads(tmp_path):
-    from harness.regression.policy import load_policy
+    from rulegauge.regression.policy import load_policy
     from tests.helpers.common import REPO
 
     policies = sorted(p for p in (REPO / "docs").rglob("*.toml")

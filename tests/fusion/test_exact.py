@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from harness.fusion.exact import clusters_are_ties, exact_score, rrf_order, rrf_scores, rrf_tie_classes
+from rulegauge.fusion.exact import clusters_are_ties, exact_score, rrf_order, rrf_scores, rrf_tie_classes
 
 
 def oracle(ranks, k, weights, depths, ids):
@@ -82,7 +82,7 @@ def test_clusters_are_ties_is_the_rational_bound_written_out():
     import math
     from fractions import Fraction
 
-    from harness.fusion.exact import float_tolerance
+    from rulegauge.fusion.exact import float_tolerance
 
     rng = np.random.default_rng(12)
     for _ in range(300):

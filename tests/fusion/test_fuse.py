@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness.fusion.configs import FusionConfig
-from harness.fusion.fuse import FUSION_METHODS, RankMatrix, fuse, rrf
-from harness.fusion.method import config_ceiling
+from rulegauge.fusion.configs import FusionConfig
+from rulegauge.fusion.fuse import FUSION_METHODS, RankMatrix, fuse, rrf
+from rulegauge.fusion.method import config_ceiling
 
 
 def cfg(arms, k=60.0, weights=None, depths=None, cid="c"):

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness.fusion.fuse import RankMatrix, fuse
-from harness.fusion.kernel import along, config_scores, exact_rows, planes_of, row_counts, top_columns
-from harness.fusion.method import FUSION_METHODS
-from harness.fusion.records import FusionConfig
+from rulegauge.fusion.fuse import RankMatrix, fuse
+from rulegauge.fusion.kernel import along, config_scores, exact_rows, planes_of, row_counts, top_columns
+from rulegauge.fusion.method import FUSION_METHODS
+from rulegauge.fusion.records import FusionConfig
 
 ARMS = ("a", "b", "c")
 VARIANTS = [("rrf", ()), ("combsum", (("norm", "min-max"),)), ("combsum", (("norm", "z-score"),)),

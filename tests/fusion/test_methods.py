@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness.fusion.fuse import RankMatrix, fuse
-from harness.fusion.method import FUSION_METHODS, config_ceiling
-from harness.fusion.records import FusionConfig
+from rulegauge.fusion.fuse import RankMatrix, fuse
+from rulegauge.fusion.method import FUSION_METHODS, config_ceiling
+from rulegauge.fusion.records import FusionConfig
 
 ARMS = ("a", "b", "c")
 NAN = math.nan

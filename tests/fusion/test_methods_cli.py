@@ -1,4 +1,4 @@
-"""Every fusion method through the commands a user runs: one `harness run` over a grid of
+"""Every fusion method through the commands a user runs: one `rulegauge run` over a grid of
 methods, then bands, tune, report, compare, export and query on it (CLI tier)."""
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ weights = [{}, {bm25 = 0.7, boost = 0.3}]
 """
 
 
-def harness(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "from harness.cli import main; main()", *args],
+def rulegauge(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", "from rulegauge.cli import main; main()", *args],
                           cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
 
 
@@ -37,7 +37,7 @@ def harness(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("methods")
     (tmp / "grid.toml").write_text(GRID, encoding="utf-8")
-    res = harness("run", "-g", str(REPO / "goldsets" / "sample.yaml"), "-c", str(tmp / "grid.toml"),
+    res = rulegauge("run", "-g", str(REPO / "goldsets" / "sample.yaml"), "-c", str(tmp / "grid.toml"),
                   "--out", str(tmp / "runs"), "--run-id", "m", "--quiet", cwd=tmp)
     assert res.returncode == 0, res.stderr
     return tmp / "runs" / "m"
@@ -65,20 +65,20 @@ def test_one_run_scores_every_method_with_readable_ids(run: Path) -> None:
 
 
 def test_consumers_work_for_every_method(run: Path) -> None:
-    bands = harness("bands", str(run), "--json", cwd=run.parent)
+    bands = rulegauge("bands", str(run), "--json", cwd=run.parent)
     assert bands.returncode == 0, bands.stderr
     tables = {t["config_id"]: t for t in json.loads(bands.stdout)}
     assert "no ceiling" in tables["borda_bm25+boost"]["anchors"]["axis"]
     assert tables["rrf_k60_bm25+boost"]["anchors"]["ceiling"] == pytest.approx(2 / 61)
-    tune = harness("tune", str(run), "--folds", "3", cwd=run.parent)
+    tune = rulegauge("tune", str(run), "--folds", "3", cwd=run.parent)
     assert tune.returncode == 0, tune.stderr
     assert "per fusion method" in tune.stdout and "borda" in tune.stdout and "hybrid" in tune.stdout
-    report = harness("report", str(run), "-o", str(run.parent / "r.html"), cwd=run.parent)
+    report = rulegauge("report", str(run), "-o", str(run.parent / "r.html"), cwd=run.parent)
     assert report.returncode == 0, report.stderr
     html = (run.parent / "r.html").read_text(encoding="utf-8")
     assert "Best setting of each fusion method" in html and "fusion method" in html
-    export = harness("export", str(run), "--format", "trec", "-o", str(run.parent / "trec"), cwd=run.parent)
+    export = rulegauge("export", str(run), "--format", "trec", "-o", str(run.parent / "trec"), cwd=run.parent)
     assert export.returncode == 0, export.stderr
     assert (run.parent / "trec" / "borda_bm25+boost.trec").exists()
-    compare = harness("compare", str(run), str(run), cwd=run.parent)
+    compare = rulegauge("compare", str(run), str(run), cwd=run.parent)
     assert compare.returncode == 0, compare.stderr

@@ -10,9 +10,9 @@ import time
 import numpy as np
 import pytest
 
-from harness.fusion.fuse import RankMatrix
-from harness.fusion.kernel import planes_of
-from harness.fusion.planes import Memo
+from rulegauge.fusion.fuse import RankMatrix
+from rulegauge.fusion.kernel import planes_of
+from rulegauge.fusion.planes import Memo
 from tests.fusion.test_kernel import ARMS, arm_ranks, cfg
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness.fusion.exact import rrf_scores
-from harness.fusion.kernel import planes_of
-from harness.fusion.matrix import RankMatrix
-from harness.fusion.method import FUSION_METHODS
-from harness.fusion.records import FusionConfig
+from rulegauge.fusion.exact import rrf_scores
+from rulegauge.fusion.kernel import planes_of
+from rulegauge.fusion.matrix import RankMatrix
+from rulegauge.fusion.method import FUSION_METHODS
+from rulegauge.fusion.records import FusionConfig
 
 ARMS = ("a", "b", "c")
 

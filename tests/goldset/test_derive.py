@@ -10,12 +10,12 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from harness.cli.goldset import register
-from harness.core.errors import RegistryError, ValidationError
-from harness.goldset import parse
-from harness.goldset.derive import OUTLINE_TEMPLATES, from_outline
-from harness.goldset.parallel import PARALLEL_TEMPLATES, QUESTION_MODES, first_sentence, parallel, read_pages_tsv
-from harness.goldset.records import PageRef
+from rulegauge.cli.goldset import register
+from rulegauge.core.errors import RegistryError, ValidationError
+from rulegauge.goldset import parse
+from rulegauge.goldset.derive import OUTLINE_TEMPLATES, from_outline
+from rulegauge.goldset.parallel import PARALLEL_TEMPLATES, QUESTION_MODES, first_sentence, parallel, read_pages_tsv
+from rulegauge.goldset.records import PageRef
 
 # derived and imported gold sets are written beside their output and name the
 # documents where they lie (outside the gold set's folder)
@@ -272,7 +272,7 @@ def test_first_sentence_word_cap() -> None:
         "word word word word word"
 
 
-def test_registries_cover_the_harness_languages() -> None:
+def test_registries_cover_the_rulegauge_languages() -> None:
     for reg in (OUTLINE_TEMPLATES, PARALLEL_TEMPLATES):
         assert set(reg.names()) == {"en", "de", "fr", "es", "ru", "fa"}
         assert all("{title}" in reg.get(n) for n in reg.names())
@@ -334,4 +334,4 @@ def test_cli_from_outline_bad_input_exits_2(app, tmp_path: Path) -> None:
 @pytest.mark.parametrize("command", ["from-outline", "parallel", "from-qrels"])
 def test_cli_help_has_an_example(app, command: str) -> None:
     res = CliRunner().invoke(app, ["goldset", command, "--help"])
-    assert res.exit_code == 0 and "Example: harness goldset " + command in res.output
+    assert res.exit_code == 0 and "Example: rulegauge goldset " + command in res.output

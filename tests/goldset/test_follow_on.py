@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from harness.goldset.parse import read_goldset
+from rulegauge.goldset.parse import read_goldset
 from tests.helpers.common import REPO
 
 

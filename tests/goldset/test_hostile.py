@@ -1,5 +1,5 @@
 """Gold sets from hostile hands: bounded aliases, encodings, scalars read as text,
-documents outside the gold set's folder (harness.goldset.parse, harness.goldset.yamlsafe)."""
+documents outside the gold set's folder (rulegauge.goldset.parse, rulegauge.goldset.yamlsafe)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import ValidationError
-from harness.goldset.documents import document_root
-from harness.goldset.parse import check_corpus, load_goldset, validate_goldset
-from harness.goldset.yamlsafe import MAX_EXPANDED_NODES
+from rulegauge.core.errors import ValidationError
+from rulegauge.goldset.documents import document_root
+from rulegauge.goldset.parse import check_corpus, load_goldset, validate_goldset
+from rulegauge.goldset.yamlsafe import MAX_EXPANDED_NODES
 from tests.helpers.fault_inputs import RULES, goldset_text, yaml_bomb
 
 DOC = ("  - {id: rb, path: docs/rules.txt, kind: rulebook, game: Harbour, edition: en-1, "
@@ -125,7 +125,7 @@ def test_goldsets_folder_layout_reaches_its_parent(tmp_path: Path) -> None:
 
 
 def test_a_corpus_without_chunks_is_refused_naming_the_documents(tmp_path: Path) -> None:
-    from harness.corpus.chunking import ChunkingOptions, build_corpus
+    from rulegauge.corpus.chunking import ChunkingOptions, build_corpus
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "blank.txt").write_text("  \n\f \n", encoding="utf-8")

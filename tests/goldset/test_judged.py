@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.goldset.parse import load_goldset
-from harness.goldset.records import PageJudgment, PageRef, Question
-from harness.goldset.write import DraftQuestion, write_goldset
+from rulegauge.goldset.parse import load_goldset
+from rulegauge.goldset.records import PageJudgment, PageRef, Question
+from rulegauge.goldset.write import DraftQuestion, write_goldset
 from tests.goldset.test_parse import messages, write
 
 

@@ -1,4 +1,4 @@
-"""Judgments files (harness.goldset.judgments): reading, checks against a gold set, appending."""
+"""Judgments files (rulegauge.goldset.judgments): reading, checks against a gold set, appending."""
 
 from __future__ import annotations
 
@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import ValidationError
-from harness.goldset.judgments import (
+from rulegauge.core.errors import ValidationError
+from rulegauge.goldset.judgments import (
     Judgment,
     append_judgment,
     check_judgments,
     load_judgments,
     read_judgments,
 )
-from harness.goldset.parse import load_goldset
-from harness.goldset.records import PageJudgment
+from rulegauge.goldset.parse import load_goldset
+from rulegauge.goldset.records import PageJudgment
 from tests.helpers.common import REPO
 
 SAMPLE = REPO / "goldsets" / "sample.yaml"

@@ -1,4 +1,4 @@
-"""harness goldset merge (harness.goldset.merge) and label sets (harness.goldset.labels)."""
+"""rulegauge goldset merge (rulegauge.goldset.merge) and label sets (rulegauge.goldset.labels)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.core.digest import file_sha256
-from harness.core.errors import ValidationError
-from harness.goldset.judgments import Judgment, write_judgments
-from harness.goldset.labels import from_goldset, from_judgments, load_labels, overlay
-from harness.goldset.merge import merge_judgments
-from harness.goldset.parse import load_goldset
-from harness.goldset.records import PageJudgment
+from rulegauge.core.digest import file_sha256
+from rulegauge.core.errors import ValidationError
+from rulegauge.goldset.judgments import Judgment, write_judgments
+from rulegauge.goldset.labels import from_goldset, from_judgments, load_labels, overlay
+from rulegauge.goldset.merge import merge_judgments
+from rulegauge.goldset.parse import load_goldset
+from rulegauge.goldset.records import PageJudgment
 from tests.helpers.judging import sample_copy
 
 

@@ -1,4 +1,4 @@
-"""Gold-set loader and validator (harness.goldset.records) and the embedded sample."""
+"""Gold-set loader and validator (rulegauge.goldset.records) and the embedded sample."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import ValidationError
-from harness.corpus import loaders
-from harness.corpus.records import DOC_KINDS
-from harness.goldset.parse import load_goldset, validate_goldset
-from harness.goldset.records import PageRef
+from rulegauge.core.errors import ValidationError
+from rulegauge.corpus import loaders
+from rulegauge.corpus.records import DOC_KINDS
+from rulegauge.goldset.parse import load_goldset, validate_goldset
+from rulegauge.goldset.records import PageRef
 from tests.helpers.common import FIXTURES as COMMON_FIXTURES
 from tests.helpers.common import REPO, SHARED
 

@@ -4,7 +4,7 @@ questions."""
 
 from __future__ import annotations
 
-from harness.goldset.parse import load_goldset
+from rulegauge.goldset.parse import load_goldset
 from tests.helpers.common import REPO
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import yaml
 
-from harness.goldset import yamlsafe
+from rulegauge.goldset import yamlsafe
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -1,7 +1,7 @@
 """Synthetic run directories for the analysis tests (bands, report, query, notebooks).
 
 The fused scores follow the weighted-RRF formula exactly from synthetic per-arm
-ranks, so :func:`harness.analysis.bands.validate` accepts them. Everything is drawn from a
+ranks, so :func:`rulegauge.analysis.bands.validate` accepts them. Everything is drawn from a
 seeded local generator: the same seed writes the same tables.
 """
 
@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.core.ordering import order
-from harness.goldset.records import PageRef, Question
-from harness.metrics.ranking import DEFAULT_METRICS, parse, score_ranking
-from harness.store.rundir import RunWriter
+from rulegauge.core.ordering import order
+from rulegauge.goldset.records import PageRef, Question
+from rulegauge.metrics.ranking import DEFAULT_METRICS, parse, score_ranking
+from rulegauge.store.rundir import RunWriter
 
 ARMS = ("bm25", "dense", "boost")
 DEPTHS = {"bm25": 10, "dense": 10, "boost": 6}
@@ -34,7 +34,7 @@ Config = tuple[str, str, tuple[str, ...], tuple[float, ...], float]
 
 def grid_configs(ks: tuple[float, ...] = (10.0, 30.0, 60.0, 90.0),
                  dense_weights: tuple[float, ...] = (0.5, 2.0)) -> tuple[Config, ...]:
-    """A small real-looking grid: RRF k x two arm subsets (ids as the harness writes
+    """A small real-looking grid: RRF k x two arm subsets (ids as rulegauge writes
     them, the service config ``rrf_k60_bm25+dense+boost`` among them), the dense
     weight swept at k = 60 over the three arms, and each arm alone."""
     out: list[Config] = []
@@ -124,7 +124,7 @@ def _fused(chunks: pd.DataFrame, questions: pd.DataFrame,
 
 def _metrics(fused: pd.DataFrame, questions: pd.DataFrame,
              configs: tuple[Config, ...] = CONFIGS) -> pd.DataFrame:
-    """Every default metric through :func:`harness.metrics.ranking.score_ranking`."""
+    """Every default metric through :func:`rulegauge.metrics.ranking.score_ranking`."""
     rows = []
     groups = dict(iter(fused.groupby(["question_id", "config_id"], sort=False)))
     for _, q in questions.iterrows():
@@ -147,7 +147,7 @@ def _answers(rng: np.random.Generator, questions: pd.DataFrame
              ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Two answerers on config rrf-3: ``extractive`` abstains on unanswerable
     questions, ``echo`` answers everything and sometimes fails the fence."""
-    from harness.answering.answer_metrics import answer_metric_names
+    from rulegauge.answering.answer_metrics import answer_metric_names
 
     answers, metrics = [], []
     for answerer in ("extractive", "echo"):

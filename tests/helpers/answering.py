@@ -3,7 +3,7 @@
 Game "Lanterns of the Bay": a rulebook (4 pages), an errata (1 page), an
 expansion (2 pages) and a community FAQ (1 page); one chunk per page. Fused
 rows follow weighted RRF at k=60 from the per-arm ranks in RANKS, so scores are
-exact formulas; fused ranks come from :func:`harness.core.ordering.order`.
+exact formulas; fused ranks come from :func:`rulegauge.core.ordering.order`.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from harness.answering.answerers.base import ANSWERERS
-from harness.answering.requests import AnswerRequest, AnswerResponse
-from harness.core.ordering import order
-from harness.corpus.records import chunk_key
-from harness.store.rundir import RunWriter
+from rulegauge.answering.answerers.base import ANSWERERS
+from rulegauge.answering.requests import AnswerRequest, AnswerResponse
+from rulegauge.core.ordering import order
+from rulegauge.corpus.records import chunk_key
+from rulegauge.store.rundir import RunWriter
 
 K = 60.0
 ARMS = ("bm25", "dense", "boost")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from harness.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
-from harness.goldset.records import PageRef, Question
+from rulegauge.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
+from rulegauge.goldset.records import PageRef, Question
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"

@@ -9,10 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from harness.goldset.records import PageJudgment, PageRef, Question
-from harness.metrics.ranking import score_ranking
-from harness.store.rundir import RunWriter
-from harness.store.tables import TABLES
+from rulegauge.goldset.records import PageJudgment, PageRef, Question
+from rulegauge.metrics.ranking import score_ranking
+from rulegauge.store.rundir import RunWriter
+from rulegauge.store.tables import TABLES
 
 ARMS = ("bm25", "dense", "boost")
 METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "first_rel_rank", "top_score_ratio")
@@ -67,7 +67,7 @@ def write_run(path: Path, lists: Mapping[str, Sequence[str]], *,
 
     Every arm ranks each page at its fused rank unless ``arm_ranks[(question, page)]``
     says otherwise (None: the arm did not rank it). Metrics come from
-    harness.metrics.ranking.score_ranking, so they are what the pipeline would compute.
+    rulegauge.metrics.ranking.score_ranking, so they are what the pipeline would compute.
     """
     w = RunWriter(path)
     manifest: dict[str, object] = {"run_id": path.name, "created": "2025-01-01T00:00:00+00:00",

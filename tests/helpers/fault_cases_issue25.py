@@ -10,15 +10,15 @@ from tests.helpers.fault_case import Case
 from tests.helpers.hostile_server import SECRET
 
 R = "{root}/runs"
-RUN = ("harness", "run", "-g", "{root}/g.yaml", "-o", R, "-c", "{root}/lexical.toml",
+RUN = ("rulegauge", "run", "-g", "{root}/g.yaml", "-o", R, "-c", "{root}/lexical.toml",
        "--run-id", "r1")
-GATE = ("harness", "gate", "--runs-dir", R, "-b", "base", "-p", "{root}/policy.toml", "-r")
-QUERY = ("harness", "query", "--runs-dir", R)
+GATE = ("rulegauge", "gate", "--runs-dir", R, "-b", "base", "-p", "{root}/policy.toml", "-r")
+QUERY = ("rulegauge", "query", "--runs-dir", R)
 PREFLIGHT = (*RUN, "-a", "t1=ollama", "-p", "t1.model=m", "-p", "t1.base_url={url}")
 ASK = ("python", "-c",
        "import sys, time\n"
-       "from harness.answering.answerers.ollama import OllamaAnswerer\n"
-       "from harness.answering.requests import AnswerRequest, Passage\n"
+       "from rulegauge.answering.answerers.ollama import OllamaAnswerer\n"
+       "from rulegauge.answering.requests import AnswerRequest, Passage\n"
        "a = OllamaAnswerer(model='m', base_url='{url}', timeout_s=2, retries=0)\n"
        "t = time.monotonic()\n"
        "r = a.answer(AnswerRequest('q1', 'How far?', 'en', (Passage(1, 'rb#2#0', 'rb', 2, 'Turn', "
@@ -37,7 +37,7 @@ def _tables(value: object) -> fr.Build:
 ISSUE25: tuple[Case, ...] = (
     # --- writes outside --out, or through links ----------------------------------
     Case("i25-01-rescore-run-id-escape", lambda root: fr.real_run(root, "a1"),
-         ("harness", "run", "--from", "a1", "-c", "{root}/lexical.toml", "-o", R,
+         ("rulegauge", "run", "--from", "a1", "-c", "{root}/lexical.toml", "-o", R,
           "--run-id", "../../outside/esc"), 2, "bad run id"),
     Case("i25-02-arm-name-escape", fi.with_config(BAD_ARM),
          (*RUN[:-4], "-c", "{root}/c.toml", "--run-id", "r1"), 2, "bad arm name", no_runs=True),
@@ -46,7 +46,7 @@ ISSUE25: tuple[Case, ...] = (
     Case("i25-04-partial-symlink", fr.planted_link(".partial", "outside", folder=True), RUN, 2,
          "is a symbolic link", after=fr.after_folder_empty("outside")),
     Case("i25-05-journal-symlink", fr.planted_link("answers-journal/extractive.jsonl", real="a1"),
-         ("harness", "answer", "a1", "-a", "extractive", "--runs-dir", R), 2,
+         ("rulegauge", "answer", "a1", "-a", "extractive", "--runs-dir", R), 2,
          "is a symbolic link", after=fr.after_victim_intact),
     Case("i25-06-manifest-symlink", fr.planted_link("manifest.json"), RUN, 2, "is a symbolic link",
          after=fr.after_victim_intact),
@@ -55,26 +55,26 @@ ISSUE25: tuple[Case, ...] = (
          after=fr.after_complete("r1")),
     Case("i25-08a-tables-empty-list-gate", _tables([]), (*GATE, "s1"), 2, "malformed manifest"),
     Case("i25-08b-tables-list-report", _tables(["metrics"]),
-         ("harness", "report", "s1", "--runs-dir", R, "-o", "{root}/r.html"), 2,
+         ("rulegauge", "report", "s1", "--runs-dir", R, "-o", "{root}/r.html"), 2,
          "malformed manifest"),
     Case("i25-08c-tables-string-bands", _tables({"metrics": "abc"}),
-         ("harness", "bands", "s1", "--runs-dir", R), 2, "must be {\"sha256\""),
+         ("rulegauge", "bands", "s1", "--runs-dir", R), 2, "must be {\"sha256\""),
     Case("i25-08d-tables-string-export", fr.manifest_patch(lambda m: {**m, "tables": "x"}, "s1", real=True),
-         ("harness", "export", "s1", "--runs-dir", R, "-o", "{root}/trec"), 2, "'tables' must map"),
+         ("rulegauge", "export", "s1", "--runs-dir", R, "-o", "{root}/trec"), 2, "'tables' must map"),
     Case("i25-08e-tables-list-compare", _tables([1, 2]),
-         ("harness", "compare", "base", "s1", "--runs-dir", R), 2, "malformed manifest"),
+         ("rulegauge", "compare", "base", "s1", "--runs-dir", R), 2, "malformed manifest"),
     Case("i25-09a-metrics-no-answerable-gate", fr.table_columns("metrics", drop=["answerable"]),
          (*GATE, "s1"), 2, "metrics.parquet lacks the declared column(s) answerable"),
     Case("i25-09b-fused-3-columns-report",
          fr.table_columns("fused", keep=["question_id", "config_id", "chunk_id"]),
-         ("harness", "report", "s1", "--runs-dir", R, "-o", "{root}/r.html"), 2,
+         ("rulegauge", "report", "s1", "--runs-dir", R, "-o", "{root}/r.html"), 2,
          "fused.parquet lacks the declared column(s)"),
     Case("i25-09c-arm-ranks-columns-export",
          fr.table_columns("arm_ranks", drop=["rank"], real=True),
-         ("harness", "export", "s1", "--runs-dir", R, "-o", "{root}/trec"), 2,
+         ("rulegauge", "export", "s1", "--runs-dir", R, "-o", "{root}/trec"), 2,
          "arm_ranks.parquet lacks the declared column(s) rank"),
     Case("i25-10-journal-invalid-utf8", fr.journal_bytes(b'{"question_id": "q\xff"}\n'),
-         ("harness", "answer", "a1", "-a", "extractive", "--runs-dir", R), 2, "not valid UTF-8"),
+         ("rulegauge", "answer", "a1", "-a", "extractive", "--runs-dir", R), 2, "not valid UTF-8"),
     Case("i25-11-unrecorded-table-redone", fr.unrecorded_table, RUN, 0, "run directory",
          after=fr.after_metrics_recorded),
     # --- a gate that passes on missing data ----------------------------------------
@@ -104,27 +104,27 @@ ISSUE25: tuple[Case, ...] = (
                                               "select * from range(10000000)"), 0,
          "showing the first 1,000"),
     Case("i25-18a-document-1gib-sparse", fr.big_file("rules.txt", 1 << 30),
-         ("harness", "validate", "{root}/g.yaml"), 2, "above the limit"),
+         ("rulegauge", "validate", "{root}/g.yaml"), 2, "above the limit"),
     Case("i25-18b-document-long-line", fi.with_document("rules.txt", b"x" * (8 << 20)),
-         ("harness", "validate", "{root}/g.yaml"), 2, "a line of 8,388,608 bytes"),
+         ("rulegauge", "validate", "{root}/g.yaml"), 2, "a line of 8,388,608 bytes"),
     Case("i25-19a-fused-depth", fi.tiny, (*RUN, "--fused-depth", "1000000000"), 2,
          "fused_depth must be between 0 and 10,000", no_runs=True),
     Case("i25-19b-config-depth", fi.with_config("[defaults]\ndepth = 1000000000\n[grid]\nk = [60]\n"
                                                 'arms = [["bm25"]]\n'),
          (*RUN[:-4], "-c", "{root}/c.toml", "--run-id", "r1"), 2, "depth must be between 1 and 10,000",
          no_runs=True),
-    Case("i25-19c-tune-folds", fi.runs, ("harness", "tune", "good", "--runs-dir", R, "--folds",
+    Case("i25-19c-tune-folds", fi.runs, ("rulegauge", "tune", "good", "--runs-dir", R, "--folds",
                                          "1000000"), 2, "folds must be between 2 and 1,000"),
     Case("i25-19d-suite-concurrency", fr.suite(1_000_000),
-         ("harness", "answer", "a1", "-s", "{root}/suite.toml", "--runs-dir", R), 2,
+         ("rulegauge", "answer", "a1", "-s", "{root}/suite.toml", "--runs-dir", R), 2,
          "concurrency: must be an integer between 1 and 256"),
     Case("i25-19e-workers", lambda root: fr.real_run(root, "a1"),
-         ("harness", "answer", "a1", "-a", "extractive", "-w", "100000", "--runs-dir", R), 2,
+         ("rulegauge", "answer", "a1", "-a", "extractive", "-w", "100000", "--runs-dir", R), 2,
          "workers must be between 1 and 256"),
     Case("i25-19f-pool", lambda root: fr.real_run(root, "a1"),
-         ("harness", "answer", "a1", "-a", "extractive", "--pool", "100000000", "--runs-dir", R), 2,
+         ("rulegauge", "answer", "a1", "-a", "extractive", "--pool", "100000000", "--runs-dir", R), 2,
          "pool must be between 1 and 10,000"),
-    Case("i25-19g-resamples", fr.gate_pair(), ("harness", "compare", "base", "cand", "--runs-dir", R, "--force",
+    Case("i25-19g-resamples", fr.gate_pair(), ("rulegauge", "compare", "base", "cand", "--runs-dir", R, "--force",
                                                "--n-resamples", "1000000000"), 2,
          "resamples must be between 1 and 1,000,000"),
     # --- secrets and look-alikes ------------------------------------------------------
@@ -137,16 +137,16 @@ ISSUE25: tuple[Case, ...] = (
     Case("i25-21a-nfc-nfd-ids", fi.with_goldset(fi.goldset_text(questions=(
         '  - {id: "caf\u00e9", language: en, question: "A?", pages: [rb#2]}\n'
         '  - {id: "cafe\u0301", language: en, question: "B?", pages: [rb#2]}\n'))),
-        ("harness", "validate", "{root}/g.yaml"), 2, "duplicate question id"),
+        ("rulegauge", "validate", "{root}/g.yaml"), 2, "duplicate question id"),
     Case("i25-21b-zero-width-id", fi.with_goldset(fi.goldset_text(questions=(
         '  - {id: "q\u200b1", language: en, question: "A?", pages: [rb#2]}\n'))),
-        ("harness", "validate", "{root}/g.yaml"), 2, "U+200B ZERO WIDTH SPACE"),
+        ("rulegauge", "validate", "{root}/g.yaml"), 2, "U+200B ZERO WIDTH SPACE"),
     # --- smaller ------------------------------------------------------------------------
     Case("i25-s1-100k-questions-no-aliases", fr.many_questions(100_000),
-         ("harness", "validate", "{root}/g.yaml"), 0, "OK", timeout_s=300),
+         ("rulegauge", "validate", "{root}/g.yaml"), 0, "OK", timeout_s=300),
     Case("i25-s5a-nul-in-yaml", fi.with_goldset(fi.goldset_text(head="note: a\x00b\n")),
-         ("harness", "validate", "{root}/g.yaml"), 2, "g.yaml:3: a NUL byte"),
-    Case("i25-s5b-linked-goldset", fr.linked_goldset, ("harness", "validate", "{root}/g.yaml"), 0,
+         ("rulegauge", "validate", "{root}/g.yaml"), 2, "g.yaml:3: a NUL byte"),
+    Case("i25-s5b-linked-goldset", fr.linked_goldset, ("rulegauge", "validate", "{root}/g.yaml"), 0,
          "OK"),
     Case("i25-s5c-302-redirect", fi.tiny, PREFLIGHT, 2, "redirect (HTTP 302) to another host refused: http://elsewhere.invalid/api",
          server="redirect", no_runs=True),

@@ -12,8 +12,8 @@ from tests.helpers.fault_case import Case
 from tests.helpers.fault_cases_issue25 import ASK, GATE, PREFLIGHT, QUERY, RUN, R
 from tests.helpers.hostile_server import SECRET
 
-VALIDATE = ("harness", "validate", "{root}/g.yaml")
-REPORT = ("harness", "report", "s1", "--runs-dir", R, "-o", "{root}/r.html")
+VALIDATE = ("rulegauge", "validate", "{root}/g.yaml")
+REPORT = ("rulegauge", "report", "s1", "--runs-dir", R, "-o", "{root}/r.html")
 
 
 def _q(qid: str) -> fr.Build:
@@ -47,7 +47,7 @@ ROUND2: tuple[Case, ...] = (
     Case("links-table-file-is-link", fr.linked_table, REPORT, 2, "is a symbolic link"),
     Case("links-answers-journal-folder", fr.planted_link("answers-journal", "outside", folder=True,
                                                          real="a1"),
-         ("harness", "answer", "a1", "-a", "extractive", "--runs-dir", R), 2, "is a symbolic link",
+         ("rulegauge", "answer", "a1", "-a", "extractive", "--runs-dir", R), 2, "is a symbolic link",
          after=fr.after_folder_empty("outside")),
     Case("links-run-id-dot", fi.tiny, (*RUN[:-2], "--run-id", "."), 2, "bad run id", no_runs=True),
     Case("links-run-id-long", fi.tiny, (*RUN[:-2], "--run-id", "r" * 200), 2, "bad run id",
@@ -57,10 +57,10 @@ ROUND2: tuple[Case, ...] = (
     Case("links-run-id-nul", fi.tiny, (*RUN[:-2], "--run-id", "r\x01x"), 2, "bad run id",
          no_runs=True),
     Case("links-answerer-label-escape", lambda root: fr.real_run(root, "a1"),
-         ("harness", "answer", "a1", "-a", "../../x=extractive", "--runs-dir", R), 2,
+         ("rulegauge", "answer", "a1", "-a", "../../x=extractive", "--runs-dir", R), 2,
          "answerer label"),
     Case("links-export-arm-dotdot", lambda root: fr.real_run(root, "a1"),
-         ("harness", "export", "a1", "--runs-dir", R, "-o", "{root}/trec", "--config", "../x"), 2,
+         ("rulegauge", "export", "a1", "--runs-dir", R, "-o", "{root}/trec", "--config", "../x"), 2,
          "no such config"),
     Case("links-out-is-a-file", lambda root: (fi.tiny(root), fi.write(root, "runs", "a file")),
          RUN, 2, "runs"),
@@ -82,10 +82,10 @@ ROUND2: tuple[Case, ...] = (
     Case("tables-hash-mismatch-gate", _sha("metrics", {"sha256": "0" * 64, "rows": 1}),
          (*GATE, "s1"), 2, "does not match the hash"),
     Case("tables-baseline-of-running-run", fr.gate_pair(status="running"),
-         ("harness", "baseline", "save", "cand", "b1", "--runs-dir", R, "--dir", "{root}/b"), 2,
+         ("rulegauge", "baseline", "save", "cand", "b1", "--runs-dir", R, "--dir", "{root}/b"), 2,
          "not complete"),
     Case("tables-gate-base-failed", fr.gate_pair(status="failed"),
-         ("harness", "gate", "--runs-dir", R, "-b", "cand", "-p", "{root}/policy.toml", "-r",
+         ("rulegauge", "gate", "--runs-dir", R, "-b", "cand", "-p", "{root}/policy.toml", "-r",
           "base"), 2, "base run cand is not complete (status 'failed')"),
     Case("tables-questions-without-metrics", fr.table_columns("questions", drop=["answerable"]),
          REPORT, 2, "questions.parquet lacks the declared column(s) answerable"),

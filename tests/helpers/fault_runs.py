@@ -41,8 +41,8 @@ def after_victim_intact(root: Path) -> None:
 def real_run(root: Path, run_id: str = "a1", *, answer: bool = False) -> Path:
     """A complete tiny run (bm25 + boost over the 3-page rules text), optionally answered
     by the extractive answerer."""
-    from harness.pipeline.options import RunOptions
-    from harness.pipeline.retrieval import run
+    from rulegauge.pipeline.options import RunOptions
+    from rulegauge.pipeline.retrieval import run
 
     fi.tiny(root)
     answerers: tuple[tuple[str, dict[str, Any]], ...] = (("extractive", {}),) if answer else ()
@@ -66,7 +66,7 @@ def gate_pair(status: str = "complete", keep: int | None = None) -> Build:
     """Base ``base`` and candidate ``cand`` synthetic runs (14 questions); the candidate's
     ``status`` set, its metrics cut to ``keep`` questions (hash recomputed)."""
     def build(root: Path) -> None:
-        from harness.store.rundir import Run, RunWriter
+        from rulegauge.store.rundir import Run, RunWriter
 
         with_policy(root)
         synthetic(root, "base")
@@ -104,7 +104,7 @@ def table_columns(table: str, drop: list[str] | None = None, keep: list[str] | N
     """A run whose ``table`` loses columns; the manifest's hash is recomputed (so only the
     schema check can tell)."""
     def build(root: Path) -> None:
-        from harness.core.digest import file_sha256
+        from rulegauge.core.digest import file_sha256
 
         path = real_run(root, run_id) if real else synthetic(root, run_id)
         with_policy(root)
@@ -176,7 +176,7 @@ def unrecorded_table(root: Path) -> None:
 
 
 def after_metrics_recorded(root: Path) -> None:
-    from harness.store.rundir import Run
+    from rulegauge.store.rundir import Run
 
     run = Run(root / "runs" / "r1")
     assert run.complete and "answerable" in run.table("metrics").columns

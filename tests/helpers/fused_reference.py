@@ -1,6 +1,6 @@
 """The full path of the ``fused`` table, kept as the tests' reference: every chunk of
-:func:`harness.fusion.fuse.fuse` as a pandas frame per config (the code ``harness run``
-used before the rows came from the scoring kernel, :mod:`harness.pipeline.fused_rows`),
+:func:`rulegauge.fusion.fuse.fuse` as a pandas frame per config (the code ``rulegauge run``
+used before the rows came from the scoring kernel, :mod:`rulegauge.pipeline.fused_rows`),
 cut to a depth."""
 
 from collections.abc import Sequence
@@ -8,11 +8,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from harness.fusion.configs import FusionConfig
-from harness.fusion.fuse import Fused, RankMatrix, fuse
-from harness.fusion.method import config_ceiling
-from harness.metrics.gold import Gold, lookup
-from harness.metrics.page_lists import page_ranks
+from rulegauge.fusion.configs import FusionConfig
+from rulegauge.fusion.fuse import Fused, RankMatrix, fuse
+from rulegauge.fusion.method import config_ceiling
+from rulegauge.metrics.gold import Gold, lookup
+from rulegauge.metrics.page_lists import page_ranks
 
 
 def fused_frame(fused: Fused, matrix: RankMatrix, gold: Gold, run_arms: Sequence[str]) -> pd.DataFrame:

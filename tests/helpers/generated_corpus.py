@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.corpus.records import Chunk, Corpus, Document, Page, chunk_key, make_corpus
-from harness.goldset.records import Question
+from rulegauge.corpus.records import Chunk, Corpus, Document, Page, chunk_key, make_corpus
+from rulegauge.goldset.records import Question
 
 _SYLLABLES = ("ka", "lo", "mi", "ten", "ra", "vu", "so", "ber", "an", "ti", "gor", "el", "ul", "pri")
 KINDS = ("rulebook", "errata", "faq")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from harness.pipeline.options import RunOptions
-from harness.pipeline.retrieval import run
-from harness.store.rundir import Run
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.retrieval import run
+from rulegauge.store.rundir import Run
 from tests.helpers.common import LEXICAL, REPO
 
 LEXICAL_CONFIG = "rrf_k60_bm25+boost"

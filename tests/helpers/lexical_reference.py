@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from harness.arms.base import hits_from_scores
-from harness.arms.results import ArmResult
-from harness.core.text import Tokenizer, tokenize
-from harness.corpus.records import Corpus
-from harness.goldset.records import Question
+from rulegauge.arms.base import hits_from_scores
+from rulegauge.arms.results import ArmResult
+from rulegauge.core.text import Tokenizer, tokenize
+from rulegauge.corpus.records import Corpus
+from rulegauge.goldset.records import Question
 
 
 class ReferenceBM25:

@@ -1,7 +1,7 @@
 """A real local model server for tests: llama.cpp's OpenAI-compatible server.
 
 :func:`llama_server` starts ``python -m llama_cpp.server`` (llama-cpp-python's
-``server`` extra) with the packaged Qwen2.5 GGUF (:mod:`harness.answering.gguf`)
+``server`` extra) with the packaged Qwen2.5 GGUF (:mod:`rulegauge.answering.gguf`)
 on 127.0.0.1 and a free port, waits until ``GET /v1/models`` answers, and stops
 it afterwards. Context and threads are kept small so that a few answers take
 minutes on two cores; OpenMP threads sleep instead of spinning at barriers
@@ -9,7 +9,7 @@ minutes on two cores; OpenMP threads sleep instead of spinning at barriers
 generated 0.2 tokens/s, two sleeping ones 1.4 (2026-11-30, load average 9).
 :func:`llama_missing` says why the tier cannot run (the ``llama`` extra not installed,
 or a llama-cpp-python built with AMX, which crashes on this project's machines); under
-``HARNESS_REQUIRE_LLAMA=1`` (``.ci/run``) a
+``RULEGAUGE_REQUIRE_LLAMA=1`` (``.ci/run``) a
 missing extra is a failure, not a skip.
 """
 
@@ -43,9 +43,9 @@ def llama_missing() -> str | None:
     if "AMX_INT8 = 1" in info:
         return ("llama-cpp-python was built with AMX (-march=native), whose weight repacking "
                 "segfaults on the first generation on this project's machines: re-run "
-                "`HARNESS_EXTRAS=dev,llama bash scripts/setup` (scripts/llama-wheel builds it "
+                "`RULEGAUGE_EXTRAS=dev,llama bash scripts/setup` (scripts/llama-wheel builds it "
                 "without)")
-    from harness.answering import gguf
+    from rulegauge.answering import gguf
 
     try:
         if not gguf.default_model_path().is_file():
@@ -72,7 +72,7 @@ class LlamaServer:
 @contextmanager
 def llama_server(log: Path, threads: int = 2, timeout_s: float = 300.0) -> Iterator[LlamaServer]:
     """Start the server, yield where it listens, stop it (module docstring)."""
-    from harness.answering.gguf import assemble_gguf
+    from rulegauge.answering.gguf import assemble_gguf
 
     model = assemble_gguf()
     port = free_port()
@@ -113,21 +113,21 @@ def llama_server(log: Path, threads: int = 2, timeout_s: float = 300.0) -> Itera
 @contextmanager
 def required_llama_server(log: Path) -> Iterator[LlamaServer]:
     """:func:`llama_server`, or a skip naming why it cannot run (a failure under
-    ``HARNESS_REQUIRE_LLAMA=1``). Test modules wrap it in a module-scoped fixture."""
+    ``RULEGAUGE_REQUIRE_LLAMA=1``). Test modules wrap it in a module-scoped fixture."""
     import pytest
 
     why = llama_missing()
     if why:
-        if os.environ.get("HARNESS_REQUIRE_LLAMA") == "1":
-            pytest.fail(f"HARNESS_REQUIRE_LLAMA=1 but the real-model tier cannot run: {why}")
+        if os.environ.get("RULEGAUGE_REQUIRE_LLAMA") == "1":
+            pytest.fail(f"RULEGAUGE_REQUIRE_LLAMA=1 but the real-model tier cannot run: {why}")
         pytest.skip(why)
     with llama_server(log) as s:
         yield s
 
 
-def harness_cli(*args: str, cwd: Path, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
-    """``harness ARGS`` in a fresh process (the venv's console script, else ``python -c``)."""
-    exe = Path(sys.executable).with_name("harness")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c", "from harness.cli import main; main()"]
+def rulegauge_cli(*args: str, cwd: Path, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
+    """``rulegauge ARGS`` in a fresh process (the venv's console script, else ``python -c``)."""
+    exe = Path(sys.executable).with_name("rulegauge")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c", "from rulegauge.cli import main; main()"]
     return subprocess.run([*cmd, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, "COLUMNS": "250"})

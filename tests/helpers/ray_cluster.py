@@ -3,7 +3,7 @@
 :func:`local_cluster` starts a single-node Ray instance in this process (2 CPUs, no
 dashboard, 200 MB object store, bound to 127.0.0.1, temp files under /tmp/ray) whose
 workers can import ``tests.helpers`` (``PYTHONPATH`` = the repository), and shuts it down
-afterwards; ``harness.core.cluster.ray_session`` reuses it. :data:`RAY_MISSING` is the
+afterwards; ``rulegauge.core.cluster.ray_session`` reuses it. :data:`RAY_MISSING` is the
 skip reason when the ``[ray]`` extra is absent. :func:`pids_titled` finds Ray worker
 processes by the title Ray gives them (``ray::ClassName.method`` while a call runs), so a
 test can kill the worker of a running task. :class:`PausingModel` is a fake embedding
@@ -36,13 +36,13 @@ RAY_MISSING = (None if importlib.util.find_spec("ray") is not None
 @contextmanager
 def local_cluster(num_cpus: int = 2) -> Iterator[None]:
     """A Ray instance for the ``with`` block (see the module docstring)."""
-    from harness.core.cluster import DRIVER_ENV, START_ATTEMPTS, WORKER_ENV, end_orphans
+    from rulegauge.core.cluster import DRIVER_ENV, START_ATTEMPTS, WORKER_ENV, end_orphans
 
     for key, value in DRIVER_ENV.items():
         os.environ.setdefault(key, value)
     import ray
 
-    for attempt in range(1, START_ATTEMPTS + 1):  # as harness.core.cluster does: Ray gives its
+    for attempt in range(1, START_ATTEMPTS + 1):  # as rulegauge.core.cluster does: Ray gives its
         try:                                        # raylet a fixed 30 s, a loaded machine misses it
             ray.init(num_cpus=num_cpus, include_dashboard=False,
                      object_store_memory=200 * 1024 * 1024, _node_ip_address="127.0.0.1",
@@ -92,12 +92,12 @@ def two_node_cluster(attempts: int = 3) -> Iterator[TwoNodes]:
     they start, so the address file Ray writes for ``ray.init()`` stays in it: no other
     session on the machine joins this cluster by accident). Ray gives each raylet a fixed
     30 s to register, which a loaded machine misses: a failed start is torn down (every
-    process tagged by :func:`harness.core.reaper.reaped`) and tried again, ``attempts``
+    process tagged by :func:`rulegauge.core.reaper.reaped`) and tried again, ``attempts``
     times. Everything the cluster started is ended when the block ends."""
     from ray.cluster_utils import Cluster
 
-    from harness.core.cluster import DRIVER_ENV, end_orphans
-    from harness.core.reaper import end_tagged, reaped
+    from rulegauge.core.cluster import DRIVER_ENV, end_orphans
+    from rulegauge.core.reaper import end_tagged, reaped
 
     temp_dir = tempfile.mkdtemp(prefix="rn", dir="/tmp")  # short: Ray's socket paths
     saved = {k: os.environ.get(k) for k in (*DRIVER_ENV, "RAY_TMPDIR")}
@@ -127,8 +127,8 @@ def two_node_cluster(attempts: int = 3) -> Iterator[TwoNodes]:
 
 def _start_two(cluster_class: Any, token: str, attempts: int) -> TwoNodes:
     """A started :class:`TwoNodes` (the retries of :func:`two_node_cluster`)."""
-    from harness.core.cluster import end_orphans
-    from harness.core.reaper import end_tagged
+    from rulegauge.core.cluster import end_orphans
+    from rulegauge.core.reaper import end_tagged
 
     for attempt in range(1, attempts + 1):
         failure = None

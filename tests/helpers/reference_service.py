@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.arms import load_builtin_arms
-from harness.pipeline.retrieval import SAMPLE_GOLDSET
-from harness.pipeline.search_service import SearchService, build_service, serving
+from rulegauge.arms import load_builtin_arms
+from rulegauge.pipeline.retrieval import SAMPLE_GOLDSET
+from rulegauge.pipeline.search_service import SearchService, build_service, serving
 
 LEXICAL = ("bm25", "boost")
 _BUILT: dict[tuple[str, ...], SearchService] = {}

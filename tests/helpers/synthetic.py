@@ -31,7 +31,7 @@ def with_judgments(questions, seed: int, n_pages: int = 30, per_question: int = 
     (grade 0), some judged relevant (grade 1-3) beyond the requirement pages."""
     from dataclasses import replace
 
-    from harness.goldset.records import PageJudgment
+    from rulegauge.goldset.records import PageJudgment
 
     rng = np.random.default_rng(seed + 1000)
     out = []

@@ -1,4 +1,4 @@
-"""harness.interop.export: file names, counts, the question set and padding, collisions."""
+"""rulegauge.interop.export: file names, counts, the question set and padding, collisions."""
 
 from __future__ import annotations
 
@@ -8,20 +8,20 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.core.errors import ValidationError
-from harness.interop.export import (
+from rulegauge.cli import app
+from rulegauge.core.errors import ValidationError
+from rulegauge.interop.export import (
     NO_RESULT,
     export_run,
     requirement_qid,
     requirement_rows,
     split_requirement_qid,
 )
-from harness.interop.trec import read_qrels, read_run
-from harness.pipeline.grid_tables import StorePolicy
-from harness.pipeline.options import RunOptions
-from harness.pipeline.retrieval import run
-from harness.store.rundir import Run
+from rulegauge.interop.trec import read_qrels, read_run
+from rulegauge.pipeline.grid_tables import StorePolicy
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.retrieval import run
+from rulegauge.store.rundir import Run
 from tests.helpers.common import LEXICAL
 
 CID = "rrf_k60_bm25+boost"
@@ -49,7 +49,7 @@ def test_arm_runs_and_single_arm_configs_get_distinct_files(base_run, tmp_path):
     # the arm's own list keeps its arm scores; the single-arm config is its own file
     arm = read_run(tmp_path / "arms" / "bm25.trec")
     cfg = read_run(tmp_path / "arm-bm25.trec")
-    assert {x.tag for x in arm} == {"harness-bm25"} and {x.tag for x in cfg} == {"arm-bm25"}
+    assert {x.tag for x in arm} == {"rulegauge-bm25"} and {x.tag for x in cfg} == {"arm-bm25"}
 
 
 def test_every_run_holds_exactly_the_answerable_questions(base_run, tmp_path):
@@ -133,7 +133,7 @@ def test_cli_prints_the_count_of_files_on_disk(base_run, tmp_path):
     res = CliRunner().invoke(app, ["export", str(base_run.path), "-o", str(tmp_path)])
     assert res.exit_code == 0, res.output
     assert f"wrote {len(_files(tmp_path))} files" in res.output
-    assert "harness:no-result" in res.output  # says which files were padded
+    assert "rulegauge:no-result" in res.output  # says which files were padded
     res = CliRunner().invoke(app, ["export", str(base_run.path), "--format", "csv"])
     assert res.exit_code == 2 and "choose trec or mlflow" in res.output
     res = CliRunner().invoke(app, ["export", str(base_run.path), "--questions", "some"])
@@ -151,7 +151,7 @@ def test_a_scored_config_without_stored_rows_says_how_to_store_them(tmp_path):
         export_run(r, tmp_path / "out", configs=[CID])
     text = str(err.value)
     assert "scored, but its fused rows were not stored (the run stores them for 1 of" in text
-    assert f"harness run --from narrow -c GRID --fused-config {CID}" in text
+    assert f"rulegauge run --from narrow -c GRID --fused-config {CID}" in text
     assert not (tmp_path / "out").exists()  # nothing written
     out = CliRunner().invoke(app, ["export", str(src.path), "-o", str(tmp_path / "ok")])
     assert out.exit_code == 0 and "fused rows were stored to depth 5" in out.output

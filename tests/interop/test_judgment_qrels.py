@@ -1,4 +1,4 @@
-"""Judgments and gold sets as graded qrels, and back (harness.interop.judgment_qrels)."""
+"""Judgments and gold sets as graded qrels, and back (rulegauge.interop.judgment_qrels)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from pathlib import Path
 import ir_measures
 import pytest
 
-from harness.core.errors import ValidationError
-from harness.goldset.judgments import Judgment
-from harness.goldset.labels import from_goldset, from_judgments
-from harness.goldset.parse import load_goldset
-from harness.goldset.records import PageJudgment
-from harness.interop.judgment_qrels import judgments_from_qrels, write_label_qrels
+from rulegauge.core.errors import ValidationError
+from rulegauge.goldset.judgments import Judgment
+from rulegauge.goldset.labels import from_goldset, from_judgments
+from rulegauge.goldset.parse import load_goldset
+from rulegauge.goldset.records import PageJudgment
+from rulegauge.interop.judgment_qrels import judgments_from_qrels, write_label_qrels
 from tests.helpers.common import REPO
 
 SAMPLE = REPO / "goldsets" / "sample.yaml"

@@ -1,12 +1,12 @@
 """Oracle parity with ir-measures and ranx, any-of questions included, both ways round.
 
-* export -> oracle: the files ``harness export`` writes, read by ir-measures and ranx
-  as their users read them (no ``make_comparable``), give the harness's per-question
+* export -> oracle: the files ``rulegauge export`` writes, read by ir-measures and ranx
+  as their users read them (no ``make_comparable``), give rulegauge's per-question
   hit@k, P@k, MRR@k and nDCG@k on every answerable question; recall@k equals R@k
   only without any-of groups, and equals the requirements qrels' Success@k averaged
   per question everywhere.
-* oracle input -> harness: a TREC run and a requirements qrels written here (not by
-  the harness) enter through ``goldset from-qrels`` and an external arm; the harness's
+* oracle input -> rulegauge: a TREC run and a requirements qrels written here (not by
+  rulegauge) enter through ``goldset from-qrels`` and an external arm; rulegauge's
   metrics equal what ir-measures and ranx compute from those same files.
 """
 
@@ -21,12 +21,12 @@ import numpy as np
 import pytest
 from ir_measures import RR, P, R, Success, nDCG
 
-from harness.interop.export import export_run, split_requirement_qid
-from harness.interop.qrels import goldset_from_qrels
-from harness.metrics.ranking import DEFAULT_METRICS
-from harness.pipeline.options import RunOptions
-from harness.pipeline.retrieval import SAMPLE_GOLDSET, run
-from harness.store.rundir import Run
+from rulegauge.interop.export import export_run, split_requirement_qid
+from rulegauge.interop.qrels import goldset_from_qrels
+from rulegauge.metrics.ranking import DEFAULT_METRICS
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.retrieval import SAMPLE_GOLDSET, run
+from rulegauge.store.rundir import Run
 from tests.helpers.common import LEXICAL
 
 CID = "rrf_k60_bm25+boost"
@@ -48,7 +48,7 @@ def exported(base_run, tmp_path_factory) -> Path:
     return out
 
 
-def _harness(run_: Run, config: str) -> dict[tuple[str, str], float]:
+def _rulegauge(run_: Run, config: str) -> dict[tuple[str, str], float]:
     m = run_.table("metrics")
     m = m[(m["config_id"] == config) & m["answerable"]]
     return {(r.question_id, r.metric): float(r.value) for r in m.itertuples()}
@@ -86,11 +86,11 @@ def _expanded_run(trec: Path, reqs: dict[str, list[list[str]]], out: Path) -> Pa
 # export -> oracle
 # ---------------------------------------------------------------------------
 
-def test_ir_measures_matches_the_harness_per_question_with_any_of(base_run, exported, tmp_path):
+def test_ir_measures_matches_the_rulegauge_per_question_with_any_of(base_run, exported, tmp_path):
     reqs = _requirements(base_run)
     any_of = {q for q, rs in reqs.items() if any(len(r) > 1 for r in rs)}
     assert len(any_of) >= 10  # the sample's any-of questions are in the comparison
-    ours = _harness(base_run, CID)
+    ours = _rulegauge(base_run, CID)
     trec = exported / f"{CID}.trec"
     for metric, measure in MEASURES.items():
         ref = _per_query(measure, exported / "qrels.txt", trec)
@@ -122,7 +122,7 @@ def test_ranx_reads_the_export_without_make_comparable(base_run, exported):
     reqs = _requirements(base_run)
     for n, r in zip(names, runs, strict=False):
         got = evaluate(qrels, r, list(RANX.values()), make_comparable=False)
-        ours = _harness(base_run, n)
+        ours = _rulegauge(base_run, n)
         for metric, ranx_name in RANX.items():
             mean = float(np.mean([ours[(q, metric)] for q in reqs]))
             assert got[ranx_name] == pytest.approx(mean, abs=1e-12), (n, metric)
@@ -137,13 +137,13 @@ def test_ranx_reads_the_export_without_make_comparable(base_run, exported):
                                   for n in range(1, len(rs) + 1)})
     per = evaluate(qr, expanded, "hit_rate@5", return_mean=False)
     by_q = _requirement_recall(dict(zip(qr.keys(), map(float, per), strict=True)))
-    ours = _harness(base_run, CID)
+    ours = _rulegauge(base_run, CID)
     for qid in reqs:
         assert ours[(qid, "recall@5")] == pytest.approx(by_q[qid], abs=1e-12), qid
 
 
 # ---------------------------------------------------------------------------
-# oracle input -> harness
+# oracle input -> rulegauge
 # ---------------------------------------------------------------------------
 
 def _oracle_inputs(base_run: Run, folder: Path) -> tuple[Path, Path, Path, dict[str, list]]:
@@ -173,7 +173,7 @@ def _oracle_inputs(base_run: Run, folder: Path) -> tuple[Path, Path, Path, dict[
     return folder / "req.qrels", folder / "page.qrels", folder / "run.trec", reqs
 
 
-def test_oracle_format_input_scored_by_the_harness_matches_ir_measures(base_run, tmp_path):
+def test_oracle_format_input_scored_by_the_rulegauge_matches_ir_measures(base_run, tmp_path):
     req_qrels, page_qrels, trec, reqs = _oracle_inputs(base_run, tmp_path)
     gold = goldset_from_qrels(req_qrels, tmp_path / "qs.tsv", SAMPLE_GOLDSET, tmp_path / "g.yaml")
     cfg = tmp_path / "ext.toml"
@@ -181,7 +181,7 @@ def test_oracle_format_input_scored_by_the_harness_matches_ir_measures(base_run,
                    f'path = "{trec}"\n[grid]\nk = [60]\narms = [["oracle"]]\n', encoding="utf-8")
     scored = Run(run(RunOptions(goldset=gold, config=cfg, runs_dir=tmp_path, run_id="o",
                                    metrics=METRICS, allow_outside=True)).path)  # imported set
-    ours = _harness(scored, "arm-oracle")
+    ours = _rulegauge(scored, "arm-oracle")
     assert {q for q, _ in ours} == set(reqs)
     for metric, measure in MEASURES.items():
         ref = _per_query(measure, page_qrels, trec)
@@ -197,7 +197,7 @@ def test_oracle_format_input_scored_by_the_harness_matches_ir_measures(base_run,
 
 
 @pytest.mark.slow  # ranx's numba kernels
-def test_oracle_format_input_scored_by_the_harness_matches_ranx(base_run, tmp_path):
+def test_oracle_format_input_scored_by_the_rulegauge_matches_ranx(base_run, tmp_path):
     from ranx import Qrels, evaluate
     from ranx import Run as RanxRun
 
@@ -208,7 +208,7 @@ def test_oracle_format_input_scored_by_the_harness_matches_ranx(base_run, tmp_pa
                    '[grid]\narms = [["oracle"]]\n', encoding="utf-8")
     scored = Run(run(RunOptions(goldset=gold, config=cfg, runs_dir=tmp_path, run_id="o",
                                    metrics=METRICS, allow_outside=True)).path)  # imported set
-    ours = _harness(scored, "arm-oracle")
+    ours = _rulegauge(scored, "arm-oracle")
     got = evaluate(Qrels.from_file(str(page_qrels), kind="trec"),
                    RanxRun.from_file(str(trec), kind="trec"), list(RANX.values()))
     for metric, ranx_name in RANX.items():

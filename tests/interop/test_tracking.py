@@ -1,4 +1,4 @@
-"""MLflow export (harness.interop.tracking, `harness export --format mlflow`): logged
+"""MLflow export (rulegauge.interop.tracking, `rulegauge export --format mlflow`): logged
 offline with MLflow itself and read back with MlflowClient; bad input exits 2."""
 
 from __future__ import annotations
@@ -13,33 +13,33 @@ from typing import Any
 
 import pytest
 
-from harness.core.errors import HarnessError
-from harness.interop.tracking import config_means, config_params, log_run, mlflow_name
-from harness.store.rundir import Run
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.interop.tracking import config_means, config_params, log_run, mlflow_name
+from rulegauge.store.rundir import Run
 from tests.helpers.analysis import write_synthetic_run
 from tests.helpers.common import LEXICAL, REPO
 
 pytest.importorskip("mlflow", reason="the [mlflow] extra is not installed")
 from mlflow.tracking import MlflowClient
 
-HARNESS = str(Path(sys.executable).parent / "harness")
+RULEGAUGE = str(Path(sys.executable).parent / "rulegauge")
 # MLFLOW_ALLOW_FILE_STORE is left unset: the export sets it for file: URIs itself
 ENV = {k: v for k, v in {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}.items()
        if k != "MLFLOW_ALLOW_FILE_STORE"}
 
 
-def _harness(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([HARNESS, *args], capture_output=True, text=True, cwd=cwd,
+def _rulegauge(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([RULEGAUGE, *args], capture_output=True, text=True, cwd=cwd,
                           timeout=600, env=ENV)
 
 
 def _read_back(uri: str, run_id: str) -> dict[str, Any]:
     client = MlflowClient(tracking_uri=uri)
-    exp = client.get_experiment_by_name("harness")
+    exp = client.get_experiment_by_name("rulegauge")
     assert exp is not None
     found = client.search_runs([exp.experiment_id],
-                               filter_string=f"tags.`harness.run_id` = '{run_id}'")
-    return {r.data.tags["harness.config_id"]: r for r in found}
+                               filter_string=f"tags.`rulegauge.run_id` = '{run_id}'")
+    return {r.data.tags["rulegauge.config_id"]: r for r in found}
 
 
 def test_mlflow_names_are_safe_and_distinct() -> None:
@@ -68,8 +68,8 @@ def test_logged_runs_equal_the_run_tables(tmp_path: Path, monkeypatch: pytest.Mo
         assert got.data.params["arms"] == ",".join(row["arms"])
         assert [float(w) for w in got.data.params["weights"].split(",")] == list(row["weights"])
         assert [int(d) for d in got.data.params["depths"].split(",")] == list(row["depths"])
-        assert got.data.tags["harness.run_id"] == run.run_id
-        assert got.data.tags["harness.goldset"] == run.manifest.get("goldset", {}).get("name", "")
+        assert got.data.tags["rulegauge.run_id"] == run.run_id
+        assert got.data.tags["rulegauge.goldset"] == run.manifest.get("goldset", {}).get("name", "")
         mine = ans[ans["config_id"] == row["config_id"]].groupby("metric")["value"].mean()
         assert len(got.data.metrics) == len(mine) > 0
         for metric, mean in mine.items():
@@ -79,7 +79,7 @@ def test_logged_runs_equal_the_run_tables(tmp_path: Path, monkeypatch: pytest.Mo
         assert artifacts == {"manifest.json", "metric-names.json", "report.html"}
         assert got.info.status == "FINISHED"
     assert config_params(run) and config_means(run)
-    with pytest.raises(HarnessError, match="already logged"):
+    with pytest.raises(RulegaugeError, match="already logged"):
         log_run(run, uri)
     again = log_run(run, uri, replace=True)
     assert again.replaced == len(configs)
@@ -89,26 +89,26 @@ def test_logged_runs_equal_the_run_tables(tmp_path: Path, monkeypatch: pytest.Mo
 def test_export_mlflow_cli_logs_the_sample_run_and_refuses_bad_input(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")  # for the reader in this process
-    res = _harness("run", "--config", str(LEXICAL), "-q", "-o", str(tmp_path), "--run-id", "s")
+    res = _rulegauge("run", "--config", str(LEXICAL), "-q", "-o", str(tmp_path), "--run-id", "s")
     assert res.returncode == 0, res.stderr
-    res = _harness("export", str(tmp_path / "s"), "--format", "mlflow", cwd=tmp_path)
+    res = _rulegauge("export", str(tmp_path / "s"), "--format", "mlflow", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert res.stderr == ""  # no third-party warning leaks
     assert "logged 3 configs of run s" in res.stdout
     by_config = _read_back((tmp_path / "mlruns").as_uri(), "s")  # ./mlruns by default
     assert set(by_config) == {"rrf_k60_bm25+boost", "arm-bm25", "arm-boost"}
     tags = by_config["arm-bm25"].data.tags
-    assert tags["harness.goldset"] == "sample" and len(tags["harness.commit"]) == 40
+    assert tags["rulegauge.goldset"] == "sample" and len(tags["rulegauge.commit"]) == 40
     names = json.loads((Path(by_config["arm-bm25"].info.artifact_uri.removeprefix("file://"))
                         / "metric-names.json").read_text(encoding="utf-8"))
     assert names["recall_at_5"] == "recall@5"
-    missing = _harness("export", "no-such-run", "--format", "mlflow", "--runs-dir",
+    missing = _rulegauge("export", "no-such-run", "--format", "mlflow", "--runs-dir",
                        str(tmp_path), cwd=tmp_path)
     assert missing.returncode == 2 and "no-such-run" in missing.stderr
     assert "Traceback" not in missing.stderr
     blocker = tmp_path / "file"
     blocker.write_text("x", encoding="utf-8")
-    unwritable = _harness("export", str(tmp_path / "s"), "--format", "mlflow", "--tracking-uri",
+    unwritable = _rulegauge("export", str(tmp_path / "s"), "--format", "mlflow", "--tracking-uri",
                           (blocker / "mlruns").as_uri(), cwd=tmp_path)
     assert unwritable.returncode == 2 and "Traceback" not in unwritable.stderr, unwritable.stderr
     assert str(blocker) in unwritable.stderr

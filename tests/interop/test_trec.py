@@ -7,14 +7,14 @@ from functools import partial
 import pandas as pd
 import pytest
 
-from harness.core.errors import ValidationError
-from harness.goldset import parse
-from harness.interop.export import export_run
-from harness.interop.qrels import goldset_from_qrels
-from harness.interop.trec import read_qrels, read_run, write_qrels, write_run
-from harness.pipeline.options import RunOptions
-from harness.pipeline.retrieval import SAMPLE_GOLDSET, run
-from harness.store.rundir import Run
+from rulegauge.core.errors import ValidationError
+from rulegauge.goldset import parse
+from rulegauge.interop.export import export_run
+from rulegauge.interop.qrels import goldset_from_qrels
+from rulegauge.interop.trec import read_qrels, read_run, write_qrels, write_run
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.retrieval import SAMPLE_GOLDSET, run
+from rulegauge.store.rundir import Run
 from tests.helpers.common import LEXICAL
 
 # derived and imported gold sets are written beside their output and name the

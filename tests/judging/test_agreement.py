@@ -1,14 +1,14 @@
-"""Kappas, bootstrap interval, baseline and confusion (harness.judging.agreement), and two
-label sets compared (harness.judging.compare_labels)."""
+"""Kappas, bootstrap interval, baseline and confusion (rulegauge.judging.agreement), and two
+label sets compared (rulegauge.judging.compare_labels)."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.core.errors import HarnessError
-from harness.goldset.labels import LabelSet
-from harness.judging import agreement
-from harness.judging.compare_labels import compare
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.goldset.labels import LabelSet
+from rulegauge.judging import agreement
+from rulegauge.judging.compare_labels import compare
 
 
 def test_cohen_by_formula() -> None:
@@ -68,6 +68,6 @@ def test_judgments_against_a_gold_set_take_unlisted_pages_as_zero() -> None:
     assert (r.baseline_grade, r.baseline_accuracy) == (0, pytest.approx(2 / 3))
     assert r.binary_kappa == agreement.cohen([1, 0, 1], [1, 0, 0])
     assert compare(gold, judged, resamples=50).pairs == 3  # the same pairs either way round
-    with pytest.raises(HarnessError, match="judge no pair in common"):
+    with pytest.raises(RulegaugeError, match="judge no pair in common"):
         compare(labels("judgments", {("q1", "d#7"): 1}, {"q1"}),
                 labels("judgments", {("q1", "d#8"): 1}, {"q1"}))

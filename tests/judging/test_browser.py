@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.goldset.judgments import read_judgments
-from harness.goldset.parse import load_goldset
-from harness.judging.poolfile import read_pool
-from harness.judging.server import serve_in_thread
-from harness.judging.session import Session
-from harness.pipeline.options import RunOptions
-from harness.pipeline.retrieval import run
-from harness.store.rundir import Run
+from rulegauge.cli import app
+from rulegauge.goldset.judgments import read_judgments
+from rulegauge.goldset.parse import load_goldset
+from rulegauge.judging.poolfile import read_pool
+from rulegauge.judging.server import serve_in_thread
+from rulegauge.judging.session import Session
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.retrieval import run
+from rulegauge.store.rundir import Run
 from tests.helpers.browser import driven_chromium, webdriver_skip_reason
 from tests.helpers.common import LEXICAL
 from tests.helpers.judging import LEXICAL_CONFIG, sample_copy
@@ -146,8 +146,8 @@ def test_review_generated_questions_in_the_browser_and_run_the_gold_set(tmp_path
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from harness.judging.proposals import read_proposals
-    from harness.judging.review import ReviewSession, read_decisions
+    from rulegauge.judging.proposals import read_proposals
+    from rulegauge.judging.review import ReviewSession, read_decisions
 
     gold = sample_copy(tmp_path)
     cli = CliRunner()

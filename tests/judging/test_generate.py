@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import ValidationError
-from harness.goldset.parse import load_goldset
-from harness.judging import dedup, llmgen, rulegen
-from harness.judging.answer_match import locate, page_wording
-from harness.judging.generate import ChatGenerator, GenerateRequest, RuleGenerator, generate, load
-from harness.judging.llm import ReplyCache
+from rulegauge.core.errors import ValidationError
+from rulegauge.goldset.parse import load_goldset
+from rulegauge.judging import dedup, llmgen, rulegen
+from rulegauge.judging.answer_match import locate, page_wording
+from rulegauge.judging.generate import ChatGenerator, GenerateRequest, RuleGenerator, generate, load
+from rulegauge.judging.llm import ReplyCache
 from tests.helpers.common import REPO
 
 SAMPLE = REPO / "goldsets" / "sample.yaml"
@@ -232,7 +232,7 @@ def test_max_pages_reads_the_first_non_blank_pages_in_document_order() -> None:
 
 
 def test_a_question_in_another_language_than_asked_is_counted_not_kept() -> None:
-    from harness.judging.generate import in_language
+    from rulegauge.judging.generate import in_language
 
     assert not in_language("How does the voting process work?", "de")
     assert in_language("Wie viele Karten zieht jeder Spieler?", "de")  # no evidence: kept

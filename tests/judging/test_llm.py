@@ -1,4 +1,4 @@
-"""The LLM relevance judge (harness.judging.llm, harness judges llm): grade parsing,
+"""The LLM relevance judge (rulegauge.judging.llm, rulegauge judges llm): grade parsing,
 majority and disagreement, unparseable verdicts never grade 0, the reply cache, the
 judgments it writes, and an endpoint that is down failing before any work."""
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.goldset.judgments import read_judgments
-from harness.judging.llm import (
+from rulegauge.cli import app
+from rulegauge.goldset.judgments import read_judgments
+from rulegauge.judging.llm import (
     MAX_PAGE_CHARS,
     Chat,
     JudgeRequest,
@@ -25,7 +25,7 @@ from harness.judging.llm import (
     parse_grade,
     prompt_hash,
 )
-from harness.judging.poolfile import FoundBy, Pool, PoolPage, PoolQuestion, write_pool
+from rulegauge.judging.poolfile import FoundBy, Pool, PoolPage, PoolQuestion, write_pool
 from tests.helpers.chat_server import chat_server, ok
 from tests.helpers.llama_server import free_port
 

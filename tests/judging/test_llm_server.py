@@ -2,8 +2,8 @@
 
 One server for the module (the fixture pattern of tests/answering/test_llama_server.py);
 a SMALL pool (8 pages of a lexical run of the sample, depth 1, judged pages kept) so that
-the tier stays a few minutes on two cores: ``harness judges llm`` in a fresh process, then
-``harness judges agreement`` against the gold set and against the hand judgments of the
+the tier stays a few minutes on two cores: ``rulegauge judges llm`` in a fresh process, then
+``rulegauge judges agreement`` against the gold set and against the hand judgments of the
 sample (goldsets/sample-judgments-hand.jsonl). The kappa itself is a measurement
 (docs/judging.md), not asserted: a model's grades are not a property of this code.
 """
@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.goldset.judgments import read_judgments
-from harness.judging.pool import PoolRequest, build_pool
-from harness.judging.poolfile import write_pool
+from rulegauge.goldset.judgments import read_judgments
+from rulegauge.judging.pool import PoolRequest, build_pool
+from rulegauge.judging.poolfile import write_pool
 from tests.helpers.common import REPO
 from tests.helpers.judging import LEXICAL_CONFIG, lexical_run, sample_copy
-from tests.helpers.llama_server import LlamaServer, harness_cli, required_llama_server
+from tests.helpers.llama_server import LlamaServer, rulegauge_cli, required_llama_server
 
 pytestmark = pytest.mark.slow
 PAGES = 8
@@ -62,7 +62,7 @@ def test_llm_judge_on_a_small_sample_pool(server: LlamaServer, tmp_path: Path) -
     assert len(small.pages) == PAGES
     path = write_pool(small, tmp_path / "pool.jsonl")
     out = tmp_path / "llm.jsonl"
-    res = harness_cli("judges", "llm", str(path), "--suite", str(suite(tmp_path / "s.toml",
+    res = rulegauge_cli("judges", "llm", str(path), "--suite", str(suite(tmp_path / "s.toml",
                       server)), "-o", str(out), cwd=tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
     summary = json.loads((tmp_path / "llm.jsonl.summary.json").read_text())
@@ -71,12 +71,12 @@ def test_llm_judge_on_a_small_sample_pool(server: LlamaServer, tmp_path: Path) -
     assert len(judged) + summary["unparseable_pairs"] == PAGES and summary["failed_pairs"] == 0
     assert {j.judgment.judge_kind for j in judged} == {"llm"}
     assert {j.judgment.judge_id for j in judged} == {summary["judge_id"]}
-    again = harness_cli("judges", "llm", str(path), "--suite", str(tmp_path / "s.toml"),
+    again = rulegauge_cli("judges", "llm", str(path), "--suite", str(tmp_path / "s.toml"),
                         "-o", str(tmp_path / "again.jsonl"), "--cache",
                         str(tmp_path / "llm.jsonl.cache.jsonl"), cwd=tmp_path)
     assert again.returncode == 0 and "0 calls, 8 cached" in again.stdout, again.stdout
     for reference in (gold, HAND):
-        agree = harness_cli("judges", "agreement", str(out), str(reference), "--json",
+        agree = rulegauge_cli("judges", "agreement", str(out), str(reference), "--json",
                             "--resamples", "200", cwd=tmp_path)
         assert agree.returncode == 0, agree.stdout + agree.stderr
         figures = json.loads(agree.stdout)["agreement"]
@@ -85,7 +85,7 @@ def test_llm_judge_on_a_small_sample_pool(server: LlamaServer, tmp_path: Path) -
 
 
 def test_llm_generates_questions_for_one_sample_page(server: LlamaServer, tmp_path: Path) -> None:
-    """``harness goldset generate`` with the real model on one page: the reply is counted
+    """``rulegauge goldset generate`` with the real model on one page: the reply is counted
     (proposals, answers not in the page, or unparseable; never dropped) and a rerun comes
     from the cache. What the model proposes is a measurement (docs/judging.md)."""
     s = tmp_path / "gen.toml"
@@ -93,7 +93,7 @@ def test_llm_generates_questions_for_one_sample_page(server: LlamaServer, tmp_pa
         "max_tokens = 4", "max_tokens = 120"))
     args = ("goldset", "generate", str(REPO / "goldsets" / "sample.yaml"), "--suite", str(s),
             "-a", "local", "--page", "bw-rules#3", "-n", "1")
-    res = harness_cli(*args, "-o", str(tmp_path / "p.jsonl"), cwd=tmp_path)
+    res = rulegauge_cli(*args, "-o", str(tmp_path / "p.jsonl"), cwd=tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
     m = json.loads((tmp_path / "p.jsonl.manifest.json").read_text())
     c = m["counts"]
@@ -101,7 +101,7 @@ def test_llm_generates_questions_for_one_sample_page(server: LlamaServer, tmp_pa
     assert c["unparseable_replies"] == len(m["lists"]["unparseable"])
     assert c["answers_not_in_page"] == len(m["lists"]["answers_not_in_page"])
     assert m["generator"]["kind"] == "llm" and m["generator"]["prompt"]["version"] == "questions-v1"
-    again = harness_cli(*args, "-o", str(tmp_path / "q.jsonl"), "--cache",
+    again = rulegauge_cli(*args, "-o", str(tmp_path / "q.jsonl"), "--cache",
                         str(tmp_path / "p.jsonl.cache.jsonl"), cwd=tmp_path)
     assert again.returncode == 0 and "calls: 0, cached: 1" in again.stdout, again.stdout
     print(res.stdout)

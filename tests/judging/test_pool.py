@@ -1,4 +1,4 @@
-"""harness pool (harness.judging.pool) and pool files (harness.judging.poolfile)."""
+"""rulegauge pool (rulegauge.judging.pool) and pool files (rulegauge.judging.poolfile)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.core.errors import ValidationError
-from harness.corpus.records import page_keys
-from harness.goldset.judgments import Judgment, write_judgments
-from harness.goldset.parse import load_goldset
-from harness.goldset.records import PageJudgment
-from harness.judging.pool import PoolRequest, build_pool, page_texts
-from harness.judging.poolfile import read_pool, write_pool
-from harness.store.rundir import Run
+from rulegauge.core.errors import ValidationError
+from rulegauge.corpus.records import page_keys
+from rulegauge.goldset.judgments import Judgment, write_judgments
+from rulegauge.goldset.parse import load_goldset
+from rulegauge.goldset.records import PageJudgment
+from rulegauge.judging.pool import PoolRequest, build_pool, page_texts
+from rulegauge.judging.poolfile import read_pool, write_pool
+from rulegauge.store.rundir import Run
 from tests.helpers.judging import LEXICAL_CONFIG, lexical_run, sample_copy
 
 
@@ -133,10 +133,10 @@ def test_bad_pool_files_name_the_line(tmp_path: Path) -> None:
 
 
 def test_a_rescored_run_keeps_the_judgments_of_its_gold_set(tmp_path: Path) -> None:
-    from harness.goldset.merge import merge_judgments
-    from harness.pipeline.options import RunOptions
-    from harness.pipeline.rescore import rescore
-    from harness.pipeline.retrieval import run
+    from rulegauge.goldset.merge import merge_judgments
+    from rulegauge.pipeline.options import RunOptions
+    from rulegauge.pipeline.rescore import rescore
+    from rulegauge.pipeline.retrieval import run
     from tests.helpers.common import LEXICAL
 
     gold = sample_copy(tmp_path)
@@ -167,7 +167,7 @@ def test_pool_files_are_identical_across_hash_seeds(sample_run: Run, tmp_path: P
     for seed in ("1", "4242"):
         out = tmp_path / f"pool-{seed}.jsonl"
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
-        res = subprocess.run([sys.executable, "-c", "from harness.cli import main; main()",
+        res = subprocess.run([sys.executable, "-c", "from rulegauge.cli import main; main()",
                               "pool", str(sample_run.path), "-k", "3", "-c", LEXICAL_CONFIG,
                               "-o", str(out)], env=env, capture_output=True, text=True,
                              timeout=300, check=False)

@@ -1,5 +1,5 @@
-"""Reviewing generated questions (harness.judging.review, the server's proposal mode) and
-turning the accepted ones into a gold set (harness.judging.accept)."""
+"""Reviewing generated questions (rulegauge.judging.review, the server's proposal mode) and
+turning the accepted ones into a gold set (rulegauge.judging.accept)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import HarnessError, ValidationError
-from harness.goldset.parse import load_goldset
-from harness.judging.accept import accept
-from harness.judging.generate import GenerateRequest, RuleGenerator, generate, load
-from harness.judging.proposals import ProposalSet, read_proposals, write_proposals
-from harness.judging.review import ReviewSession, read_decisions
-from harness.judging.server import CSP, serve_in_thread
-from harness.judging.session import JudgingError
+from rulegauge.core.errors import RulegaugeError, ValidationError
+from rulegauge.goldset.parse import load_goldset
+from rulegauge.judging.accept import accept
+from rulegauge.judging.generate import GenerateRequest, RuleGenerator, generate, load
+from rulegauge.judging.proposals import ProposalSet, read_proposals, write_proposals
+from rulegauge.judging.review import ReviewSession, read_decisions
+from rulegauge.judging.server import CSP, serve_in_thread
+from rulegauge.judging.session import JudgingError
 from tests.helpers.judging import sample_copy
 
 
@@ -91,7 +91,7 @@ def test_accept_needs_a_reviewer_when_several_reviewed(proposals: Path, tmp_path
     s = ReviewSession(found, decisions)
     s.decide("ann", found.proposals[0].proposal_id, "accept")
     s.decide("bob", found.proposals[0].proposal_id, "reject")
-    with pytest.raises(HarnessError, match="choose one with --reviewer"):
+    with pytest.raises(RulegaugeError, match="choose one with --reviewer"):
         accept(proposals, decisions, tmp_path / "g.yaml")
     with pytest.raises(ValidationError, match="bob accepted no proposal"):
         accept(proposals, decisions, tmp_path / "g.yaml", reviewer="bob")

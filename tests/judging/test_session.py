@@ -1,5 +1,5 @@
-"""Judging sessions (harness.judging.session), the server's API (harness.judging.server)
-and the highlighting (harness.judging.highlight), without a browser."""
+"""Judging sessions (rulegauge.judging.session), the server's API (rulegauge.judging.server)
+and the highlighting (rulegauge.judging.highlight), without a browser."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import ValidationError
-from harness.goldset.judgments import read_judgments
-from harness.judging import page
-from harness.judging.highlight import highlight, question_terms
-from harness.judging.poolfile import FoundBy, Pool, PoolPage, PoolQuestion
-from harness.judging.server import CSP, serve_in_thread
-from harness.judging.session import JudgingError, Session
+from rulegauge.core.errors import ValidationError
+from rulegauge.goldset.judgments import read_judgments
+from rulegauge.judging import page
+from rulegauge.judging.highlight import highlight, question_terms
+from rulegauge.judging.poolfile import FoundBy, Pool, PoolPage, PoolQuestion
+from rulegauge.judging.server import CSP, serve_in_thread
+from rulegauge.judging.session import JudgingError, Session
 
 
 def tiny_pool() -> Pool:

@@ -2,10 +2,10 @@
 
 import pytest
 
-from harness.core.errors import RegistryError
-from harness.metrics.family import METRICS, NEEDS, Metric, declare, implement
-from harness.metrics.info import resolve
-from harness.metrics.ranking import DEFAULT_METRICS
+from rulegauge.core.errors import RegistryError
+from rulegauge.metrics.family import METRICS, NEEDS, Metric, declare, implement
+from rulegauge.metrics.info import resolve
+from rulegauge.metrics.ranking import DEFAULT_METRICS
 
 NAMES = ["hit@5", "recall@10", "P@3", "MRR@10", "nDCG@10", "MAP@5", "Judged@10", "first_rel_rank",
          "top_score", "nDCG(judged_only=True)@10", "MAP(judged_only=True)@5", "recall(judged_only=True)@3",

@@ -4,13 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness.fusion.configs import FusionConfig
-from harness.fusion.fuse import RankMatrix, fuse
-from harness.metrics.first_relevant import RelevantFacts, first_relevant_ranks, first_relevant_whole
-from harness.metrics.gold import make_gold
-from harness.metrics.page_lists import Candidates, page_lists
-from harness.metrics.ranking import parse
-from harness.pipeline.sweep import ConfigScores, DenseRanks, score_configs
+from rulegauge.fusion.configs import FusionConfig
+from rulegauge.fusion.fuse import RankMatrix, fuse
+from rulegauge.metrics.first_relevant import RelevantFacts, first_relevant_ranks, first_relevant_whole
+from rulegauge.metrics.gold import make_gold
+from rulegauge.metrics.page_lists import Candidates, page_lists
+from rulegauge.metrics.ranking import parse
+from rulegauge.pipeline.sweep import ConfigScores, DenseRanks, score_configs
 from tests.helpers.common import q
 from tests.helpers.synthetic import synthetic
 

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness.answering.answer_metrics import answer_metric_names
-from harness.core.errors import HarnessError, RegistryError
-from harness.metrics.family import METRICS, OTHER_NAMES, alias, declare
-from harness.metrics.info import aggregate, known_metric_names, metric_info, resolve, scope_mask
+from rulegauge.answering.answer_metrics import answer_metric_names
+from rulegauge.core.errors import RulegaugeError, RegistryError
+from rulegauge.metrics.family import METRICS, OTHER_NAMES, alias, declare
+from rulegauge.metrics.info import aggregate, known_metric_names, metric_info, resolve, scope_mask
 from tests.helpers.common import REPO
 
 
@@ -57,7 +57,7 @@ def test_scope_mask_per_row_and_aggregates():
                           "outcome": ["answered", "answered", "error", "abstained", "error"]})
     assert scope_mask(frame, frame["metric"]).tolist() == [True, False, False, True, True]
     assert scope_mask(frame, "hit@5").tolist() == [True, False, True, True, False]
-    with pytest.raises(HarnessError, match="needs answer outcomes"):
+    with pytest.raises(RulegaugeError, match="needs answer outcomes"):
         scope_mask(frame.drop(columns="outcome"), "fence_pass")
     assert aggregate("first_rel_rank", np.array([1.0, 2.0, 9.0])) == 2.0
     assert aggregate("hit@5", np.array([1.0, 0.0, 0.0, 1.0])) == 0.5

@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 from ir_measures import AP, RR, Judged, P, R, Success, nDCG
 
-from harness.fusion.configs import FusionConfig
-from harness.fusion.fuse import RankMatrix, fuse
-from harness.goldset.records import PageRef, Question
-from harness.metrics.gold import make_gold
-from harness.metrics.page_lists import page_ranks
-from harness.metrics.ranking import parse, score
+from rulegauge.fusion.configs import FusionConfig
+from rulegauge.fusion.fuse import RankMatrix, fuse
+from rulegauge.goldset.records import PageRef, Question
+from rulegauge.metrics.gold import make_gold
+from rulegauge.metrics.page_lists import page_ranks
+from rulegauge.metrics.ranking import parse, score
 from tests.helpers.synthetic import synthetic, with_judgments
 
 METRICS = {"hit@5": Success @ 5, "recall@5": R @ 5, "recall@10": R @ 10, "P@5": P @ 5,
@@ -99,8 +99,8 @@ def test_judged_and_condensed_lists_match_ir_measures_judged_only(seed, graded):
 
 
 def test_condensed_recall_and_judged_follow_the_formulas():
-    from harness.goldset.records import PageJudgment
-    from harness.metrics.ranking import score_ranking
+    from rulegauge.goldset.records import PageJudgment
+    from rulegauge.metrics.ranking import score_ranking
     from tests.helpers.common import q
 
     question = q("q", "x", ("d#2",), ("d#7",))

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from harness.metrics.page_lists import first_pages
+from rulegauge.metrics.page_lists import first_pages
 
 
 def test_first_pages_marks_each_pages_first_position():

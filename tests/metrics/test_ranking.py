@@ -4,10 +4,10 @@ import math
 
 import pytest
 
-from harness.core.errors import RegistryError
-from harness.goldset.records import PageRef, Question
-from harness.metrics.family import METRICS
-from harness.metrics.ranking import DEFAULT_METRICS, parse, score_ranking
+from rulegauge.core.errors import RegistryError
+from rulegauge.goldset.records import PageRef, Question
+from rulegauge.metrics.family import METRICS
+from rulegauge.metrics.ranking import DEFAULT_METRICS, parse, score_ranking
 from tests.helpers.common import q
 
 

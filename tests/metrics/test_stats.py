@@ -1,4 +1,4 @@
-"""harness.metrics.stats: sign-flip permutation test and BCa bootstrap CI (scipy underneath,
+"""rulegauge.metrics.stats: sign-flip permutation test and BCa bootstrap CI (scipy underneath,
 checked against formulas computed here), Holm, agreement, wins/ties/losses."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from harness.core.errors import HarnessError
-from harness.metrics.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.metrics.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
 
 
 def _paired_data(seed: int = 7, n: int = 30) -> tuple[np.ndarray, np.ndarray]:
@@ -110,13 +110,13 @@ def test_permutation_does_not_mutate_input() -> None:
 
 @pytest.mark.parametrize("bad", [[], [1.0, math.inf], [math.nan, 1.0]])
 def test_permutation_refuses_empty_or_non_finite(bad: list[float]) -> None:
-    with pytest.raises(HarnessError):
+    with pytest.raises(RulegaugeError):
         permutation_test(bad, n_resamples=10, seed=0)
 
 
 @pytest.mark.parametrize("n", [0, -5, 2.5, True])
 def test_permutation_refuses_bad_resample_count(n: object) -> None:
-    with pytest.raises(HarnessError, match="n_resamples"):
+    with pytest.raises(RulegaugeError, match="n_resamples"):
         permutation_test([1.0, 2.0], n_resamples=n, seed=0)  # type: ignore[arg-type]
 
 
@@ -186,7 +186,7 @@ def test_agree_compares_the_test_with_the_interval() -> None:
 
 @pytest.mark.parametrize("confidence", [0.0, 1.0, 1.5, -0.1])
 def test_bootstrap_refuses_bad_confidence(confidence: float) -> None:
-    with pytest.raises(HarnessError, match="confidence"):
+    with pytest.raises(RulegaugeError, match="confidence"):
         bootstrap_ci([1.0, 2.0], confidence=confidence)
 
 
@@ -207,7 +207,7 @@ def test_holm_caps_at_one_keeps_nan_and_ties() -> None:
 
 
 def test_holm_refuses_values_outside_unit_interval() -> None:
-    with pytest.raises(HarnessError, match=r"\[0, 1\]"):
+    with pytest.raises(RulegaugeError, match=r"\[0, 1\]"):
         holm([0.1, 1.2])
 
 
@@ -221,7 +221,7 @@ def test_wins_ties_losses_follow_the_direction() -> None:
 
 
 def test_wins_ties_losses_refuses_nan() -> None:
-    with pytest.raises(HarnessError, match="NaN"):
+    with pytest.raises(RulegaugeError, match="NaN"):
         wins_ties_losses([1.0, math.nan], [1.0, 1.0], higher_is_better=True)
 
 

@@ -9,11 +9,11 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from harness.arms import ArmContext, load_builtin_arms
-from harness.arms.bm25 import BM25Arm
-from harness.arms.boost import BoostArm
-from harness.arms.results import ArmResult, Hit, HitColumns
-from harness.pipeline.arm_frame import COLUMNS, arm_frame
+from rulegauge.arms import ArmContext, load_builtin_arms
+from rulegauge.arms.bm25 import BM25Arm
+from rulegauge.arms.boost import BoostArm
+from rulegauge.arms.results import ArmResult, Hit, HitColumns
+from rulegauge.pipeline.arm_frame import COLUMNS, arm_frame
 from tests.helpers.common import q
 from tests.helpers.generated_corpus import generated_corpus, generated_questions
 
@@ -21,7 +21,7 @@ load_builtin_arms()
 
 
 def frame_the_old_way(results, corpus) -> pd.DataFrame:
-    """The arm frame as ``harness.pipeline.retrieval`` built it before columns (the oracle)."""
+    """The arm frame as ``rulegauge.pipeline.retrieval`` built it before columns (the oracle)."""
     rows = [(r.question_id, r.arm, h.chunk_id, h.rank, h.score) for r in results for h in r.hits]
     df = pd.DataFrame(rows, columns=["question_id", "arm", "chunk_id", "rank", "score"])
     by_id = corpus.chunk_by_id

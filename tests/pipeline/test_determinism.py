@@ -19,13 +19,13 @@ import pytest
 from tests.helpers.common import LEXICAL, SHARED
 from tests.helpers.tables import table_differences
 
-HARNESS = str(Path(sys.executable).parent / "harness")
+RULEGAUGE = str(Path(sys.executable).parent / "rulegauge")
 
 
 def run_in_process(out: Path, run_id: str, seed: str, *args: str) -> Path:
     env = {**os.environ, "PYTHONHASHSEED": seed, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "TOKENIZERS_PARALLELISM": "false"}
-    proc = subprocess.run([HARNESS, "run", "--out", str(out), "--run-id", run_id, *args],
+    proc = subprocess.run([RULEGAUGE, "run", "--out", str(out), "--run-id", run_id, *args],
                           capture_output=True, text=True, env=env, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out / run_id

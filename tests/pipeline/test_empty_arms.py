@@ -13,11 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.arms.base import empty_counts, empty_warning
-from harness.arms.boost import NO_GAME
-from harness.arms.results import ArmResult, Hit
-from harness.pipeline.options import RunOptions
-from harness.pipeline.retrieval import run
+from rulegauge.arms.base import empty_counts, empty_warning
+from rulegauge.arms.boost import NO_GAME
+from rulegauge.arms.results import ArmResult, Hit
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.retrieval import run
 from tests.helpers.common import FIXTURES, LEXICAL, REPO
 
 
@@ -72,7 +72,7 @@ def test_boost_empty_without_game_is_counted_in_manifest(tmp_path):
 def test_cli_prints_counts_and_warns_on_stderr(tmp_path):
     gs = two_game_goldset(tmp_path / "gs", with_game=False)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "250"}
-    proc = subprocess.run([str(Path(sys.executable).parent / "harness"), "run", "-g", str(gs), "-c", str(LEXICAL),
+    proc = subprocess.run([str(Path(sys.executable).parent / "rulegauge"), "run", "-g", str(gs), "-c", str(LEXICAL),
                            "--out", str(tmp_path / "runs"), "--run-id", "cli"],
                           capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr
@@ -84,9 +84,9 @@ def test_cli_prints_counts_and_warns_on_stderr(tmp_path):
 
 
 def test_external_arm_says_which_questions_its_file_lacks(tmp_path, tiny_corpus):
-    from harness.arms.base import ArmContext
-    from harness.arms.external import NO_ROWS, ExternalArm
-    from harness.goldset.records import Question
+    from rulegauge.arms.base import ArmContext
+    from rulegauge.arms.external import NO_ROWS, ExternalArm
+    from rulegauge.goldset.records import Question
 
     path = tmp_path / "run.jsonl"
     path.write_text('{"question_id": "a", "rank": 1, "chunk_id": "rb#p0001.c000"}\n', encoding="utf-8")

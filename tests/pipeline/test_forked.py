@@ -9,10 +9,10 @@ import types
 import numpy as np
 import pytest
 
-from harness.core.errors import HarnessError
-from harness.pipeline import forked
-from harness.pipeline.forked import forked_map
-from harness.pipeline.sweep import ordered_map
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.pipeline import forked
+from rulegauge.pipeline.forked import forked_map
+from rulegauge.pipeline.sweep import ordered_map
 
 pytestmark = pytest.mark.skipif(forked.fork_hazard() is not None, reason="forking is not safe here")
 
@@ -46,7 +46,7 @@ def test_a_dead_worker_is_an_error_not_a_partial_result():
             os.kill(os.getpid(), signal.SIGKILL)
         return i
 
-    with pytest.raises(HarnessError, match="scoring worker process died"):
+    with pytest.raises(RulegaugeError, match="scoring worker process died"):
         list(forked_map(fn, list(range(20)), 2, ordered_map))
     assert forked._WORK is None
 
@@ -67,7 +67,7 @@ def test_where_forking_is_not_safe_the_map_runs_on_threads_and_says_so(monkeypat
         monkeypatch.setitem(sys.modules, "grpc", types.ModuleType("grpc"))
     else:
         monkeypatch.setattr(forked.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
-    with caplog.at_level(logging.INFO, logger="harness.pipeline.forked"):
+    with caplog.at_level(logging.INFO, logger="rulegauge.pipeline.forked"):
         got = list(forked_map(square_and_pid, list(range(5)), 2, ordered_map))
     assert got == [(x * x, os.getpid()) for x in range(5)]
     assert ("gRPC is loaded" if why == "grpc" else "fork is not available") in caplog.text
@@ -78,7 +78,7 @@ def test_a_map_started_while_another_runs_goes_on_threads(caplog):
     def fn(i: int) -> int:
         return sum(v for v, _ in forked_map(square_and_pid, list(range(i)), 2, ordered_map))
 
-    with caplog.at_level(logging.INFO, logger="harness.pipeline.forked"):
+    with caplog.at_level(logging.INFO, logger="rulegauge.pipeline.forked"):
         got = list(forked_map(fn, list(range(6)), 2, ordered_map))
     assert got == [sum(x * x for x in range(i)) for i in range(6)]
     assert forked._ONE.acquire(blocking=False)  # released after the map

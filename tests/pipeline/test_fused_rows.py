@@ -1,4 +1,4 @@
-"""harness.pipeline.fused_rows: the fused rows cut from the scoring kernel equal the full path
+"""rulegauge.pipeline.fused_rows: the fused rows cut from the scoring kernel equal the full path
 (every chunk fused, a pandas frame per config, cut to the depth) row by row on every column,
 for RRF (exact ties, the exact fallback) and score-based methods (ties across the cut)."""
 
@@ -9,15 +9,15 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from harness.core.errors import HarnessError
-from harness.fusion.configs import FusionConfig, RunConfig
-from harness.fusion.fuse import RankMatrix
-from harness.metrics.gold import make_gold
-from harness.metrics.ranking import parse
-from harness.pipeline import grid_tables as grid_module
-from harness.pipeline.fused_rows import page_ranks
-from harness.pipeline.grid_tables import grid_tables, whole_tables
-from harness.store.rundir import RunWriter
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.fusion.configs import FusionConfig, RunConfig
+from rulegauge.fusion.fuse import RankMatrix
+from rulegauge.metrics.gold import make_gold
+from rulegauge.metrics.ranking import parse
+from rulegauge.pipeline import grid_tables as grid_module
+from rulegauge.pipeline.fused_rows import page_ranks
+from rulegauge.pipeline.grid_tables import grid_tables, whole_tables
+from rulegauge.store.rundir import RunWriter
 from tests.helpers.fused_reference import reference_fused
 from tests.helpers.synthetic import synthetic
 
@@ -127,7 +127,7 @@ def test_an_error_during_the_pass_leaves_no_fused_file(tmp_path):
         yield from grid_tables(*_inputs(n_q=5)[:3], [parse("hit@5")], list(CONFIGS), 3).fused_parts()
         raise OSError(28, "No space left on device")
 
-    with RunWriter(tmp_path / "r") as w, pytest.raises(HarnessError, match=r"fused\.parquet: cannot write \(no space"):
+    with RunWriter(tmp_path / "r") as w, pytest.raises(RulegaugeError, match=r"fused\.parquet: cannot write \(no space"):
         w.write_parts("fused", parts(), {"rank_*": list(ARMS)})
     assert not (tmp_path / "r" / "fused.parquet").exists()
     assert list((tmp_path / "r").glob(".fused*")) == []

@@ -1,14 +1,14 @@
-"""harness.pipeline.grid_tables: the metrics table of every config, fused rows within the policy."""
+"""rulegauge.pipeline.grid_tables: the metrics table of every config, fused rows within the policy."""
 
 import numpy as np
 import pandas as pd
 
-from harness.fusion.configs import FusionConfig, RunConfig
-from harness.fusion.fuse import RankMatrix
-from harness.metrics.gold import make_gold
-from harness.metrics.ranking import parse
-from harness.pipeline.grid_tables import grid_tables, metrics_table, whole_tables
-from harness.store.rundir import Run, RunWriter
+from rulegauge.fusion.configs import FusionConfig, RunConfig
+from rulegauge.fusion.fuse import RankMatrix
+from rulegauge.metrics.gold import make_gold
+from rulegauge.metrics.ranking import parse
+from rulegauge.pipeline.grid_tables import grid_tables, metrics_table, whole_tables
+from rulegauge.store.rundir import Run, RunWriter
 from tests.helpers.fused_reference import reference_fused
 from tests.helpers.synthetic import synthetic
 
@@ -57,7 +57,7 @@ def test_stored_rows_are_cut_to_the_depth_and_metrics_rows_run_config_metric_que
 def test_summary_of_the_built_metrics_table_equals_the_summary_of_its_copy():
     import pyarrow as pa
 
-    from harness.analysis.summary import codes, summary_frame
+    from rulegauge.analysis.summary import codes, summary_frame
 
     specs = [parse(m) for m in ("hit@1", "MRR@10", "first_rel_rank", "top_score_ratio")]
     configs = [FusionConfig(f"c{i}", f"c{i}", "grid", "rrf", 60.0, ("a",), (1.0,), (10,)) for i in (3, 1, 2)]
@@ -75,7 +75,7 @@ def test_summary_of_the_built_metrics_table_equals_the_summary_of_its_copy():
 def test_repeated_strings_equal_a_gather_of_the_names():
     import pyarrow as pa
 
-    from harness.pipeline.grid_tables import repeated_strings
+    from rulegauge.pipeline.grid_tables import repeated_strings
 
     names = ["q1", "ärger", "", "config with spaces"]
     for inner, outer in ((1, 1), (3, 1), (1, 4), (2, 3), (0, 2)):
@@ -91,9 +91,9 @@ def test_metrics_leave_in_grid_order_while_the_pass_runs(monkeypatch):
     # order, several of them, and together they are the table the grid returns
     import pyarrow as pa
 
-    from harness.analysis.summary import summary_frame
-    from harness.pipeline import grid_tables as gt
-    from harness.pipeline.sweep import score_configs
+    from rulegauge.analysis.summary import summary_frame
+    from rulegauge.pipeline import grid_tables as gt
+    from rulegauge.pipeline.sweep import score_configs
 
     questions, ar, chunk_pages = synthetic(11, n_q=12)
     m = RankMatrix.from_arm_ranks(ar, [q.question_id for q in questions], list(ARMS))

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.core.errors import HarnessError
-from harness.pipeline import lifecycle
-from harness.pipeline.options import RunOptions
-from harness.pipeline.rescore import rescore
-from harness.pipeline.retrieval import run
+from rulegauge.cli import app
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.pipeline import lifecycle
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.rescore import rescore
+from rulegauge.pipeline.retrieval import run
 from tests.helpers.common import LEXICAL
 from tests.helpers.ray_cluster import RAY_MISSING, local_cluster
 
@@ -43,7 +43,7 @@ def _unlocked(path: Path) -> bool:
 
 
 def _failing_scoring(*args, **kwargs):
-    raise HarnessError("scoring broke (test)")
+    raise RulegaugeError("scoring broke (test)")
 
 
 @pytest.mark.parametrize("kind", ["goldset", "from"])
@@ -52,7 +52,7 @@ def test_an_error_in_any_step_records_failed_and_closes_the_writer(source, tmp_p
     monkeypatch.setattr(lifecycle, "grid_tables", _failing_scoring)
     opts = RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="broken",
                       source_run=source.path if kind == "from" else None)
-    with pytest.raises(HarnessError, match="scoring broke"):
+    with pytest.raises(RulegaugeError, match="scoring broke"):
         (rescore if kind == "from" else run)(opts)
     m = _manifest(tmp_path / "broken")
     assert m["status"] == "failed" and m["error"] == "scoring broke (test)"
@@ -64,7 +64,7 @@ def test_from_refuses_an_existing_run_before_touching_it(source, tmp_path):
     opts = RunOptions(config=LEXICAL, runs_dir=source.path.parent, run_id="src",
                       source_run=source.path)
     before = (source.path / "manifest.json").read_bytes()
-    with pytest.raises(HarnessError, match="needs a new --run-id"):
+    with pytest.raises(RulegaugeError, match="needs a new --run-id"):
         rescore(opts)
     assert (source.path / "manifest.json").read_bytes() == before
 

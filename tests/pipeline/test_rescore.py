@@ -1,4 +1,4 @@
-"""`harness run --from RUN` re-scores stored arm ranks; size limits refuse before writing.
+"""`rulegauge run --from RUN` re-scores stored arm ranks; size limits refuse before writing.
 
 CLI cases run in fresh processes (subprocess), as a user runs them."""
 
@@ -12,18 +12,18 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.pipeline.grid_tables import StorePolicy, grid_size
-from harness.pipeline.options import RunOptions
-from harness.pipeline.rescore import rescore
-from harness.pipeline.retrieval import run
-from harness.store.rundir import Run
+from rulegauge.pipeline.grid_tables import StorePolicy, grid_size
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.rescore import rescore
+from rulegauge.pipeline.retrieval import run
+from rulegauge.store.rundir import Run
 from tests.helpers.common import LEXICAL
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
-def harness(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "import sys; from harness.cli import main; sys.exit(main())",
+def rulegauge(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "import sys; from rulegauge.cli import main; sys.exit(main())",
                            *args], cwd=cwd, env=ENV,
                           capture_output=True, text=True, timeout=600)
 
@@ -73,7 +73,7 @@ def test_from_scores_a_new_grid_and_stores_fused_rows_to_a_depth(source, tmp_pat
 def test_from_refuses_ranks_the_source_does_not_hold(source, tmp_path):
     grid = tmp_path / "deep.toml"
     grid.write_text('[defaults]\ndepth = 500\n[grid]\narms = [["bm25", "dense"]]\n')
-    p = harness("run", "--from", str(source.path), "-c", str(grid), "-o", str(tmp_path / "out"), cwd=tmp_path)
+    p = rulegauge("run", "--from", str(source.path), "-c", str(grid), "-o", str(tmp_path / "out"), cwd=tmp_path)
     assert p.returncode == 2, p.stderr
     assert "dense" in p.stderr + p.stdout and "Traceback" not in p.stderr
     assert not (tmp_path / "out").exists()
@@ -85,14 +85,14 @@ def test_grid_of_tens_of_thousands_exits_2_and_writes_nothing(tmp_path):
     ws = ", ".join(f"{{boost = {w}}}" for w in range(1, 51))
     grid.write_text(f'[grid]\nk = [{ks}]\narms = [["bm25", "boost"], ["dense", "boost"]]\nweights = [{ws}]\n')
     assert grid_size(grid) == 100 * 2 * 50
-    p = harness("run", "-c", str(grid), "-o", str(tmp_path / "out"), cwd=tmp_path)
+    p = rulegauge("run", "-c", str(grid), "-o", str(tmp_path / "out"), cwd=tmp_path)
     assert p.returncode == 2
     assert "10,000 configs" in p.stderr + p.stdout and "Traceback" not in p.stderr
     assert not (tmp_path / "out").exists()
 
 
 def test_fused_table_over_the_row_budget_exits_2_and_writes_nothing(tmp_path):
-    p = harness("run", "-c", str(LEXICAL), "-o", str(tmp_path / "out"), "--max-fused-rows", "1000",
+    p = rulegauge("run", "-c", str(LEXICAL), "-o", str(tmp_path / "out"), "--max-fused-rows", "1000",
                 cwd=tmp_path)
     assert p.returncode == 2
     out = p.stderr + p.stdout
@@ -101,14 +101,14 @@ def test_fused_table_over_the_row_budget_exits_2_and_writes_nothing(tmp_path):
 
 
 def test_unknown_fused_config_exits_2(tmp_path):
-    p = harness("run", "-c", str(LEXICAL), "-o", str(tmp_path / "out"), "--fused-config", "nope",
+    p = rulegauge("run", "-c", str(LEXICAL), "-o", str(tmp_path / "out"), "--fused-config", "nope",
                 cwd=tmp_path)
     assert p.returncode == 2 and "nope" in p.stderr + p.stdout
     assert not (tmp_path / "out").exists()
 
 
 def test_from_in_a_fresh_process_prints_and_writes(source, tmp_path):
-    p = harness("run", "--from", str(source.path), "-c", str(LEXICAL), "-o", str(tmp_path),
+    p = rulegauge("run", "--from", str(source.path), "-c", str(LEXICAL), "-o", str(tmp_path),
                 "--run-id", "cli", "--fused-config", "none", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     r = Run(tmp_path / "cli")
@@ -119,12 +119,12 @@ def test_from_in_a_fresh_process_prints_and_writes(source, tmp_path):
 
 
 def test_answering_a_config_whose_fused_rows_were_not_stored_is_refused(source, tmp_path):
-    from harness.answering.runner import answer_run
-    from harness.core.errors import HarnessError
+    from rulegauge.answering.runner import answer_run
+    from rulegauge.core.errors import RulegaugeError
 
     r = rescore(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="nf", source_run=source.path,
                        store=StorePolicy(configs=("none",))))
-    with pytest.raises(HarnessError, match="no fused rows stored"):
+    with pytest.raises(RulegaugeError, match="no fused rows stored"):
         answer_run(r.path, [("extractive", {})])
 
 

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 from ir_measures import RR, Success, nDCG
 
-from harness.arms.bm25 import BM25Arm
-from harness.core.errors import ProvenanceError
-from harness.pipeline.options import RunOptions
-from harness.pipeline.retrieval import SAMPLE_GOLDSET, run
-from harness.store.rundir import Run
-from harness.store.tables import TABLES
+from rulegauge.arms.bm25 import BM25Arm
+from rulegauge.core.errors import ProvenanceError
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.retrieval import SAMPLE_GOLDSET, run
+from rulegauge.store.rundir import Run
+from rulegauge.store.tables import TABLES
 from tests.helpers.common import LEXICAL
 
 CORE_TABLES = ("questions", "documents", "chunks", "arm_ranks", "fused", "metrics", "configs")
@@ -110,7 +110,7 @@ def test_interrupted_run_resumes_without_redoing_arms(tmp_path, monkeypatch):
         return real_prepare(self, corpus, ctx)
 
     monkeypatch.setattr(BM25Arm, "prepare", counting)
-    import harness.pipeline.lifecycle as lifecycle_module
+    import rulegauge.pipeline.lifecycle as lifecycle_module
 
     def boom(*a, **k):
         raise KeyboardInterrupt

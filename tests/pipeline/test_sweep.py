@@ -1,17 +1,17 @@
-"""The scoring path of `harness run` equals the full path on every metric, ties and page collapse included."""
+"""The scoring path of `rulegauge run` equals the full path on every metric, ties and page collapse included."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from harness.fusion.configs import FusionConfig
-from harness.fusion.fuse import RankMatrix, fuse
-from harness.goldset.records import PageRef, Question
-from harness.metrics.gold import make_gold
-from harness.metrics.page_lists import Candidates, page_lists
-from harness.metrics.pages import metrics_frame
-from harness.metrics.ranking import compute, parse
-from harness.pipeline.sweep import ConfigScores, DenseRanks, score_configs, sweep
+from rulegauge.fusion.configs import FusionConfig
+from rulegauge.fusion.fuse import RankMatrix, fuse
+from rulegauge.goldset.records import PageRef, Question
+from rulegauge.metrics.gold import make_gold
+from rulegauge.metrics.page_lists import Candidates, page_lists
+from rulegauge.metrics.pages import metrics_frame
+from rulegauge.metrics.ranking import compute, parse
+from rulegauge.pipeline.sweep import ConfigScores, DenseRanks, score_configs, sweep
 from tests.helpers.synthetic import synthetic, with_judgments
 
 METRICS = ["hit@1", "hit@5", "recall@10", "MRR@10", "nDCG@10", "MAP@10", "P@5", "top_score",
@@ -119,7 +119,7 @@ def method_configs():
     """Every fusion method with its choice parameters, on a few arm sets and depths."""
     import math
 
-    from harness.fusion.method import FUSION_METHODS
+    from rulegauge.fusion.method import FUSION_METHODS
 
     variants = {"combsum": [("norm", n) for n in ("min-max", "z-score", "sum")],
                 "combmnz": [("norm", n) for n in ("min-max", "z-score", "sum")],

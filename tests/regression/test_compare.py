@@ -1,6 +1,6 @@
-"""harness.regression.compare: joining two runs, per-metric statistics, per-question changes.
+"""rulegauge.regression.compare: joining two runs, per-metric statistics, per-question changes.
 
-``write_run`` builds a small synthetic run directory through harness.store.rundir.RunWriter;
+``write_run`` builds a small synthetic run directory through rulegauge.store.rundir.RunWriter;
 test_gate.py and test_baseline.py import it from here.
 """
 
@@ -13,12 +13,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.core.errors import HarnessError
-from harness.metrics.info import metric_info
-from harness.metrics.stats import holm
-from harness.regression.compare import compare_runs
-from harness.regression.pairing import ConfigPair, resolve_config_pairs
-from harness.store.rundir import Run
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.metrics.info import metric_info
+from rulegauge.metrics.stats import holm
+from rulegauge.regression.compare import compare_runs
+from rulegauge.regression.pairing import ConfigPair, resolve_config_pairs
+from rulegauge.store.rundir import Run
 from tests.helpers.comparison import METRICS, N_ANSWERABLE, answer_tables, base_lists, move, qid, write_run
 
 
@@ -138,7 +138,7 @@ def test_different_gold_sets_or_corpora_are_refused_unless_forced(tmp_path: Path
                                                                   base_run: Run) -> None:
     other = Run(write_run(tmp_path / "other", base_lists(), goldset_sha="gold-2",
                           corpus_hash="corpus-9"))
-    with pytest.raises(HarnessError) as err:
+    with pytest.raises(RulegaugeError) as err:
         compare_runs(base_run, other)
     msg = str(err.value)
     assert "gold set sha256: base gold-1 vs candidate gold-2" in msg
@@ -150,7 +150,7 @@ def test_different_gold_sets_or_corpora_are_refused_unless_forced(tmp_path: Path
 def test_missing_provenance_counts_as_a_difference(tmp_path: Path, base_run: Run) -> None:
     bare = Run(write_run(tmp_path / "bare", base_lists(), corpus_hash=None))
     expected = r"corpus content hash: base corpus-1 vs candidate \(missing\)"
-    with pytest.raises(HarnessError, match=expected):
+    with pytest.raises(RulegaugeError, match=expected):
         compare_runs(base_run, bare)
 
 
@@ -162,7 +162,7 @@ def test_configs_pair_by_name_or_explicitly(tmp_path: Path, base_run: Run) -> No
     # no shared id: the sole grid config of each side is paired
     assert resolve_config_pairs(base_run, cand) == (ConfigPair("c3", "c2"),)
     expected = r"candidate: config 'nope' .*choose one of: c2 \(prod\), arm-bm25"
-    with pytest.raises(HarnessError, match=expected):
+    with pytest.raises(RulegaugeError, match=expected):
         resolve_config_pairs(base_run, cand, [("c3", "nope")])
 
 
@@ -170,13 +170,13 @@ def test_no_shared_config_is_an_error_listing_both_sides(tmp_path: Path, base_ru
     cand = Run(write_run(tmp_path / "cand", base_lists(),
                          configs=(("x1", "x1", "grid"), ("x2", "x2", "grid"))))
     expected = "no config in common: base has c3; candidate has x1, x2"
-    with pytest.raises(HarnessError, match=expected):
+    with pytest.raises(RulegaugeError, match=expected):
         compare_runs(base_run, cand)
 
 
 def test_unknown_metric_lists_what_both_sides_have(tmp_path: Path, base_run: Run) -> None:
     expected = r"metric\(s\) hit@3 not on both sides; both have: MRR@10"
-    with pytest.raises(HarnessError, match=expected):
+    with pytest.raises(RulegaugeError, match=expected):
         compare_runs(base_run, base_run, metrics=["hit@5", "hit@3"])
 
 
@@ -257,5 +257,5 @@ def test_answer_scopes_need_the_answers_table(tmp_path: Path, base_run: Run) -> 
     _, metrics = answer_tables({"fence_pass": {"q01": 1.0}})
     side = Run(write_run(tmp_path / "c", base_lists(), answer_metrics=metrics))
     expected = "metric fence_pass: this metric's scope needs answer outcomes"
-    with pytest.raises(HarnessError, match=expected):
+    with pytest.raises(RulegaugeError, match=expected):
         compare_runs(side, side, metrics=["fence_pass"])

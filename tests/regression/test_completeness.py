@@ -1,4 +1,4 @@
-"""A gate compares two complete runs over the same questions (harness.regression.completeness)."""
+"""A gate compares two complete runs over the same questions (rulegauge.regression.completeness)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import HarnessError
-from harness.regression.completeness import check_gateable, extra_questions
-from harness.store.rundir import Run, RunWriter
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.regression.completeness import check_gateable, extra_questions
+from rulegauge.store.rundir import Run, RunWriter
 from tests.helpers.analysis import write_synthetic_run
 
 
@@ -23,7 +23,7 @@ def _cut(path: Path, keep: int) -> Run:
 def test_missing_questions_are_named(tmp_path: Path) -> None:
     base = Run(write_synthetic_run(tmp_path / "base"))
     cand = _cut(write_synthetic_run(tmp_path / "cand", seed=1), 1)
-    with pytest.raises(HarnessError, match="lacks 13 of the base's 14 questions") as info:
+    with pytest.raises(RulegaugeError, match="lacks 13 of the base's 14 questions") as info:
         check_gateable(base, cand, "rrf-3", "rrf-3")
     assert "has no metrics for 13 of its 14 questions" in str(info.value)
     assert extra_questions(cand, base, "rrf-3", "rrf-3") == sorted(
@@ -34,6 +34,6 @@ def test_missing_questions_are_named(tmp_path: Path) -> None:
 def test_an_incomplete_side_is_refused(tmp_path: Path, status: str) -> None:
     base = Run(write_synthetic_run(tmp_path / "base"))
     cand = Run(write_synthetic_run(tmp_path / "cand", status=status))
-    with pytest.raises(HarnessError, match=f"is not complete \\(status '{status}'\\)"):
+    with pytest.raises(RulegaugeError, match=f"is not complete \\(status '{status}'\\)"):
         check_gateable(base, cand, "rrf-3", "rrf-3")
     check_gateable(base, Run(write_synthetic_run(tmp_path / "ok", seed=2)), "rrf-3", "rrf-3")

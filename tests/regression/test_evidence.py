@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from harness.regression.evidence import PageMove, SideEvidence, evidence_notes, page_moves
+from rulegauge.regression.evidence import PageMove, SideEvidence, evidence_notes, page_moves
 
 
 class _FusedSide:

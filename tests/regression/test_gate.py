@@ -1,4 +1,4 @@
-"""harness.regression.gate: policy parsing, verdicts and exit codes, per-question changes, reports."""
+"""rulegauge.regression.gate: policy parsing, verdicts and exit codes, per-question changes, reports."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import typer
 from junitparser import Failure, JUnitXml
 from typer.testing import CliRunner
 
-from harness.cli.compare import register
-from harness.core.errors import ConfigError, HarnessError, ValidationError
-from harness.regression.compare import compare_runs
-from harness.regression.gate import (
+from rulegauge.cli.compare import register
+from rulegauge.core.errors import ConfigError, RulegaugeError, ValidationError
+from rulegauge.regression.compare import compare_runs
+from rulegauge.regression.gate import (
     EXIT_BAD_INPUT,
     EXIT_PASS,
     EXIT_REGRESSION,
@@ -25,9 +25,9 @@ from harness.regression.gate import (
     pin_notes,
     run_gate,
 )
-from harness.regression.gate_report import COMPARISON_FORMATS, GATE_FORMATS, render_error
-from harness.regression.policy import PolicyError, load_policy, parse_policy
-from harness.store.rundir import Run
+from rulegauge.regression.gate_report import COMPARISON_FORMATS, GATE_FORMATS, render_error
+from rulegauge.regression.policy import PolicyError, load_policy, parse_policy
+from rulegauge.store.rundir import Run
 from tests.helpers.common import FIXTURES, REPO
 from tests.helpers.comparison import N_ANSWERABLE, base_lists, move, qid, write_run
 from tests.helpers.comparison import answer_tables as _answer_tables
@@ -142,10 +142,10 @@ def test_many_questions_worse_fail_the_significance_check(runs: dict[str, Path])
 
 
 def test_lower_is_better_floor_and_infinite_relative_drop() -> None:
-    from harness.regression.compare import MetricComparison
-    from harness.regression.gate import CHECKS
-    from harness.regression.pairing import ConfigPair
-    from harness.regression.policy import MetricPolicy
+    from rulegauge.regression.compare import MetricComparison
+    from rulegauge.regression.gate import CHECKS
+    from rulegauge.regression.pairing import ConfigPair
+    from rulegauge.regression.policy import MetricPolicy
 
     m = MetricComparison(ConfigPair("c", "c"), None, "first_rel_rank", False, "median",
                          "answerable", 3, 2.0, 4.0, 2.0, 0.5, 0.5, 0.0, 3.0, 0, 2, 1, ("q1",), ())
@@ -159,7 +159,7 @@ def test_lower_is_better_floor_and_infinite_relative_drop() -> None:
 
 def test_unknown_pinned_question_is_bad_input(runs: dict[str, Path]) -> None:
     policy = parse_policy({"metrics": {"hit@5": {"pinned": ["q99"]}}}, "inline.toml")
-    with pytest.raises(HarnessError, match="pinned question 'q99' is not among the 20"):
+    with pytest.raises(RulegaugeError, match="pinned question 'q99' is not among the 20"):
         run_gate(policy, Run(runs["base"]), Run(runs["same"]))
 
 
@@ -175,7 +175,7 @@ def test_answer_metric_floors_need_an_unambiguous_answerer(tmp_path: Path) -> No
     assert fence.status is Status.FAIL and fence.measured_value == pytest.approx(9 / 10)
     assert checks["citation_precision [extractive] floor"].status is Status.OK
     ambiguous = parse_policy({"gate": {"config": "c3"}, "metrics": {"fence_pass": {"floor": 0.5}}})
-    with pytest.raises(HarnessError, match=r"several answerers \(echo, extractive\)"):
+    with pytest.raises(RulegaugeError, match=r"several answerers \(echo, extractive\)"):
         run_gate(ambiguous, base, base)
 
 
@@ -355,10 +355,10 @@ def test_sample_gate_passes_unchanged_and_fails_worse_configs(tmp_path: Path) ->
     the default grid plus a k=1, depth-1 config (at most three chunks: worse than the
     service config whatever the embedding backend); gated against the first one's baseline
     with the example policy of docs/ci."""
-    from harness.fusion.configs import DEFAULT_CONFIG
-    from harness.pipeline.options import RunOptions
-    from harness.pipeline.retrieval import run
-    from harness.store.baseline import save_baseline
+    from rulegauge.fusion.configs import DEFAULT_CONFIG
+    from rulegauge.pipeline.options import RunOptions
+    from rulegauge.pipeline.retrieval import run
+    from rulegauge.store.baseline import save_baseline
 
     runs_dir = tmp_path / "runs"
     grid = tmp_path / "grid.toml"

@@ -1,4 +1,4 @@
-"""harness.regression.llm_admission: a gate admits LLM judgments only above a stated kappa,
+"""rulegauge.regression.llm_admission: a gate admits LLM judgments only above a stated kappa,
 shown by an agreement record; a gold set with LLM-only pages is found and noted."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import HarnessError
-from harness.goldset.judgments import Judgment, write_judgments
-from harness.goldset.merge import merge_judgments
-from harness.goldset.records import PageJudgment
-from harness.regression.gate import Status, run_gate
-from harness.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
-from harness.regression.policy import PolicyError, parse_policy
-from harness.store.rundir import Run
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.goldset.judgments import Judgment, write_judgments
+from rulegauge.goldset.merge import merge_judgments
+from rulegauge.goldset.records import PageJudgment
+from rulegauge.regression.gate import Status, run_gate
+from rulegauge.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
+from rulegauge.regression.policy import PolicyError, parse_policy
+from rulegauge.store.rundir import Run
 from tests.helpers.comparison import base_lists, write_run
 from tests.helpers.judging import sample_copy
 
@@ -37,7 +37,7 @@ def test_the_check_needs_a_record_showing_the_kappa(tmp_path: Path) -> None:
     assert llm_kappa_check(0.5, None, 0)[0] is True  # no LLM-only page to admit
     bad = tmp_path / "bad.json"
     bad.write_text("[1, 2]")
-    with pytest.raises(HarnessError, match=r"bad\.json: not the output"):
+    with pytest.raises(RulegaugeError, match=r"bad\.json: not the output"):
         llm_kappa_check(0.5, bad, 3)
 
 
@@ -47,7 +47,7 @@ def test_llm_only_pages_of_a_merged_gold_set_are_counted_and_noted(tmp_path: Pat
         "bw-faq", 1, 2, "llm", "m@abc"))])
     merged = tmp_path / "goldsets" / "merged.yaml"
     merge_judgments(gold, [judged], merged)
-    from harness.goldset.parse import load_goldset
+    from rulegauge.goldset.parse import load_goldset
 
     sha = load_goldset(merged).sha256
     manifest = {"goldset": {"path": str(merged), "sha256": sha}}

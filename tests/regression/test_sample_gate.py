@@ -3,7 +3,7 @@ baseline (runs/baselines/sample) under docs/ci/gate-policy.toml.
 
 A change that hurts the sample's retrieval fails this test, and so CI. When a change
 is *meant* to move the numbers (or changes chunking, which changes the corpus hash),
-re-save the baseline: `harness run --run-id new && harness baseline save new sample
+re-save the baseline: `rulegauge run --run-id new && rulegauge baseline save new sample
 --overwrite` and commit runs/baselines/sample.
 """
 
@@ -16,12 +16,12 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import app
-from harness.goldset.parse import load_goldset
-from harness.metrics.ranking import score_ranking
-from harness.pipeline.options import RunOptions
-from harness.pipeline.retrieval import SAMPLE_GOLDSET, run
-from harness.store.rundir import Run, RunWriter
+from rulegauge.cli import app
+from rulegauge.goldset.parse import load_goldset
+from rulegauge.metrics.ranking import score_ranking
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.retrieval import SAMPLE_GOLDSET, run
+from rulegauge.store.rundir import Run, RunWriter
 from tests.helpers.common import REPO
 
 BASELINE = REPO / "runs" / "baselines" / "sample"
@@ -143,7 +143,7 @@ def test_the_committed_baseline_is_the_codes_own(fresh_run, tmp_path):
     left to the gate's tolerances (test_unchanged_sample_passes_the_gate)."""
     import json
 
-    from harness.store.baseline import save_baseline
+    from rulegauge.store.baseline import save_baseline
 
     new = save_baseline(Run(fresh_run), tmp_path / "sample")
     old_manifest = json.loads((BASELINE / "manifest.json").read_text(encoding="utf-8"))

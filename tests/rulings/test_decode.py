@@ -1,4 +1,4 @@
-"""Per-arm rank decoding of rounded fused RRF scores (harness.arms.rrf_decode, .joint)."""
+"""Per-arm rank decoding of rounded fused RRF scores (rulegauge.arms.rrf_decode, .joint)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from harness.arms.rrf_decode import decode_score
-from harness.arms.rrf_rounding import fused_value, parse_score, rounds_to
-from harness.cli.rulings import register
-from harness.rulings.joint import ScoredRow, decode_ranking
+from rulegauge.arms.rrf_decode import decode_score
+from rulegauge.arms.rrf_rounding import fused_value, parse_score, rounds_to
+from rulegauge.cli.rulings import register
+from rulegauge.rulings.joint import ScoredRow, decode_ranking
 from tests.helpers.common import typer_app
 
 

@@ -7,15 +7,15 @@ import math
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli.rulings import register
-from harness.core.errors import HarnessError, ValidationError
-from harness.core.text import letters_ratio
-from harness.goldset.parse import load_goldset
-from harness.rulings.evaluate import fence_columns, rulings_as_run_tables, score_run
-from harness.rulings.importer import import_rulings
-from harness.rulings.mapping import DocTarget, Mapping, load_mapping
-from harness.rulings.match import ProdDoc, RulingKey, map_documents, match_rulings, normalise
-from harness.store.rundir import Run
+from rulegauge.cli.rulings import register
+from rulegauge.core.errors import RulegaugeError, ValidationError
+from rulegauge.core.text import letters_ratio
+from rulegauge.goldset.parse import load_goldset
+from rulegauge.rulings.evaluate import fence_columns, rulings_as_run_tables, score_run
+from rulegauge.rulings.importer import import_rulings
+from rulegauge.rulings.mapping import DocTarget, Mapping, load_mapping
+from rulegauge.rulings.match import ProdDoc, RulingKey, map_documents, match_rulings, normalise
+from rulegauge.store.rundir import Run
 from tests.helpers.common import FIXTURES as COMMON_FIXTURES
 from tests.helpers.common import typer_app
 
@@ -117,7 +117,7 @@ def test_fence_is_recomputed_beside_the_reported_figures():
 def scored_run(tmp_path_factory):
     runs = tmp_path_factory.mktemp("runs")
     res = import_rulings([FIXTURES], runs, "prod")
-    with pytest.raises(HarnessError, match="has not been scored"):
+    with pytest.raises(RulegaugeError, match="has not been scored"):
         rulings_as_run_tables(Run(res.path))
     score_run(res.path, GOLD, MAPPING)
     return Run(res.path)
@@ -165,7 +165,7 @@ def test_matches_table_and_manifest(scored_run):
 
 
 def test_compare_accepts_a_rulings_run_as_a_side(scored_run):
-    from harness.regression.compare import compare_runs
+    from rulegauge.regression.compare import compare_runs
 
     cmp = compare_runs(scored_run, scored_run, metrics=["hit@5"], force=True, n_resamples=100)
     (row,) = cmp.metrics
@@ -173,10 +173,10 @@ def test_compare_accepts_a_rulings_run_as_a_side(scored_run):
 
 
 def test_scoring_something_else_than_a_rulings_run_raises(tmp_path):
-    from harness.store.rundir import RunWriter
+    from rulegauge.store.rundir import RunWriter
 
     RunWriter(tmp_path / "other").update_manifest({"kind": "retrieval"})
-    with pytest.raises(HarnessError, match="not a rulings run"):
+    with pytest.raises(RulegaugeError, match="not a rulings run"):
         score_run(tmp_path / "other", GOLD)
 
 

@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.arms.rrf_rounding import rounds_to
-from harness.cli.rulings import register
-from harness.core.text import letters_ratio
-from harness.rulings.frames import decode_ruling
-from harness.rulings.importer import import_rulings
-from harness.rulings.parse import parse_bytes, parse_file
-from harness.rulings.records import ParseFailure, Ruling
-from harness.store.ruling_tables import RULINGS
-from harness.store.rundir import Run
+from rulegauge.arms.rrf_rounding import rounds_to
+from rulegauge.cli.rulings import register
+from rulegauge.core.text import letters_ratio
+from rulegauge.rulings.frames import decode_ruling
+from rulegauge.rulings.importer import import_rulings
+from rulegauge.rulings.parse import parse_bytes, parse_file
+from rulegauge.rulings.records import ParseFailure, Ruling
+from rulegauge.store.ruling_tables import RULINGS
+from rulegauge.store.rundir import Run
 from tests.helpers.common import FIXTURES as COMMON_FIXTURES
 from tests.helpers.common import SHARED, typer_app
 
@@ -285,7 +285,7 @@ def test_import_writes_a_rulings_run_and_reports_failures(tmp_path):
                                               "ruling-saltmarsh-ferries"]
     sources = {Path(s["file"]).name: s for s in run.manifest["rulings"]["sources"]}
     assert sources["junk.txt"]["status"] == "failed" and sources["junk.txt"]["missing"]
-    from harness.store.rundir import file_sha256
+    from rulegauge.store.rundir import file_sha256
 
     assert sources[EN.name]["sha256"] == file_sha256(EN)
     assert sources[DE.name]["warnings"]
@@ -303,9 +303,9 @@ def test_import_writes_a_rulings_run_and_reports_failures(tmp_path):
 def test_import_of_nothing_raises(tmp_path):
     junk = tmp_path / "junk.txt"
     junk.write_text("nothing\n", encoding="utf-8")
-    from harness.core.errors import HarnessError
+    from rulegauge.core.errors import RulegaugeError
 
-    with pytest.raises(HarnessError, match=r"junk\.txt"):
+    with pytest.raises(RulegaugeError, match=r"junk\.txt"):
         import_rulings([junk], tmp_path / "runs")
     assert not (tmp_path / "runs").exists()
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.answering.answerers import make_answerer
-from harness.answering.requests import AnswerRequest
-from harness.core.errors import ConfigError
-from harness.rulings.evaluate import score_run
-from harness.rulings.importer import import_rulings
-from harness.rulings.production import ProductionAnswerer  # noqa: F401  (registers `production`)
+from rulegauge.answering.answerers import make_answerer
+from rulegauge.answering.requests import AnswerRequest
+from rulegauge.core.errors import ConfigError
+from rulegauge.rulings.evaluate import score_run
+from rulegauge.rulings.importer import import_rulings
+from rulegauge.rulings.production import ProductionAnswerer  # noqa: F401  (registers `production`)
 from tests.helpers.common import REPO
 
 PAGES = REPO / "goldsets" / "sample-rulings"

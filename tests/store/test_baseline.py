@@ -1,4 +1,4 @@
-"""harness.store.baseline: compact baselines, loading sides, and the baseline save command."""
+"""rulegauge.store.baseline: compact baselines, loading sides, and the baseline save command."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.cli.compare import register
-from harness.core.errors import HarnessError
-from harness.regression.compare import compare_runs
-from harness.regression.gate_report import COMPARISON_FORMATS
-from harness.regression.pairing import ConfigPair
-from harness.store.baseline import Side, load_side, save_baseline
-from harness.store.rundir import Run, file_sha256
+from rulegauge.cli.compare import register
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.regression.compare import compare_runs
+from rulegauge.regression.gate_report import COMPARISON_FORMATS
+from rulegauge.regression.pairing import ConfigPair
+from rulegauge.store.baseline import Side, load_side, save_baseline
+from rulegauge.store.rundir import Run, file_sha256
 from tests.helpers.comparison import answer_tables, base_lists, move, qid, write_run
 
 TWO_CONFIGS = (("c3", "prod", "grid"), ("arm-bm25", "arm-bm25", "arm"))
@@ -62,10 +62,10 @@ def test_baseline_can_keep_selected_configs_only(run_dir: Path, tmp_path: Path) 
 
 def test_refuses_incomplete_runs_and_existing_baselines(tmp_path: Path, run_dir: Path) -> None:
     partial = write_run(tmp_path / "partial", base_lists(), status="running")
-    with pytest.raises(HarnessError, match="not complete"):
+    with pytest.raises(RulegaugeError, match="not complete"):
         save_baseline(Run(partial), tmp_path / "x")
     save_baseline(Run(run_dir), tmp_path / "b")
-    with pytest.raises(HarnessError, match="already exists"):
+    with pytest.raises(RulegaugeError, match="already exists"):
         save_baseline(Run(run_dir), tmp_path / "b")
     save_baseline(Run(run_dir), tmp_path / "b", configs=["c3"], overwrite=True)
     assert set(Run(tmp_path / "b").table("metrics")["config_id"]) == {"c3"}
@@ -132,7 +132,7 @@ def test_load_side_by_path_baseline_name_run_id_and_latest(run_dir: Path) -> Non
     assert named.path == runs / "baselines" / "sample"
     assert named.manifest["baseline"]["name"] == "sample"
     assert load_side("latest", runs_dir=runs).path == run_dir
-    with pytest.raises(HarnessError, match="not a run or baseline"):
+    with pytest.raises(RulegaugeError, match="not a run or baseline"):
         load_side("nope", runs_dir=runs)
 
 

@@ -1,4 +1,4 @@
-"""Manifest shape and table columns checked when a run is opened (harness.store.manifest)."""
+"""Manifest shape and table columns checked when a run is opened (rulegauge.store.manifest)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from harness.core.digest import file_sha256
-from harness.core.errors import HarnessError, ProvenanceError
-from harness.store.manifest import read_manifest, shape_problems
-from harness.store.rundir import Run
+from rulegauge.core.digest import file_sha256
+from rulegauge.core.errors import RulegaugeError, ProvenanceError
+from rulegauge.store.manifest import read_manifest, shape_problems
+from rulegauge.store.rundir import Run
 from tests.helpers.analysis import write_synthetic_run
 
 SHA = "0" * 64
@@ -44,7 +44,7 @@ def test_run_open_refuses_a_malformed_manifest_and_a_link(tmp_path: Path) -> Non
     (tmp_path / "foreign.json").write_text(json.dumps(m), encoding="utf-8")
     (run / "manifest.json").unlink()
     (run / "manifest.json").symlink_to(tmp_path / "foreign.json")
-    with pytest.raises(HarnessError, match="is a symbolic link"):
+    with pytest.raises(RulegaugeError, match="is a symbolic link"):
         read_manifest(run)
 
 

@@ -1,4 +1,4 @@
-"""DuckDB views over every run: `harness.store.query` and `harness query`."""
+"""DuckDB views over every run: `rulegauge.store.query` and `rulegauge query`."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.cli.analysis import register
-from harness.core.errors import HarnessError
-from harness.store.query import query, views
-from harness.store.rundir import RunWriter, open_run
+from rulegauge.cli.analysis import register
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.store.query import query, views
+from rulegauge.store.rundir import RunWriter, open_run
 from tests.helpers.analysis import write_synthetic_run
 
 ISSUE_SQL = "select config_id, avg(value) as v from metrics where metric = 'recall@5' group by 1"
@@ -72,10 +72,10 @@ def test_views_list_tables_of_any_run(runs_dir: Path) -> None:
     assert list(answers["run_id"]) == ["run-a"]
 
 
-def test_errors_are_harness_errors(runs_dir: Path, tmp_path: Path) -> None:
-    with pytest.raises(HarnessError, match="no runs under"):
+def test_errors_are_rulegauge_errors(runs_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(RulegaugeError, match="no runs under"):
         query("select 1", tmp_path / "empty")
-    with pytest.raises(HarnessError, match=r"query failed(.|\n)*views: runs, "):
+    with pytest.raises(RulegaugeError, match=r"query failed(.|\n)*views: runs, "):
         query("select nope from metrics", runs_dir)
 
 

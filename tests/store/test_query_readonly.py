@@ -1,4 +1,4 @@
-"""`harness query` is read-only over the run tables and survives broken runs."""
+"""`rulegauge query` is read-only over the run tables and survives broken runs."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import HarnessError
-from harness.store.query import query
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.store.query import query
 from tests.helpers.analysis import write_synthetic_run
 
 
@@ -34,7 +34,7 @@ def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_sql_cannot_touch_files_extensions_or_network(runs_dir: Path, tmp_path: Path,
                                                       sql: str) -> None:
     out = tmp_path / "leak.csv"
-    with pytest.raises(HarnessError, match="query failed"):
+    with pytest.raises(RulegaugeError, match="query failed"):
         query(sql.format(out=out, runs=runs_dir), runs_dir)
     assert not out.exists()
 

@@ -1,9 +1,9 @@
-"""harness.store.readback: run tables back to the records they were written from."""
+"""rulegauge.store.readback: run tables back to the records they were written from."""
 
-from harness.pipeline.options import RunOptions
-from harness.pipeline.retrieval import SAMPLE_GOLDSET, run
-from harness.store.readback import chunks_from_frame, documents_from_frame, questions_from_frame
-from harness.store.rundir import Run
+from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.retrieval import SAMPLE_GOLDSET, run
+from rulegauge.store.readback import chunks_from_frame, documents_from_frame, questions_from_frame
+from rulegauge.store.rundir import Run
 from tests.helpers.common import LEXICAL
 
 
@@ -29,7 +29,7 @@ def test_questions_facts_documents_and_chunks_round_trip(tmp_path):
 def test_judgments_come_back_with_their_questions(tmp_path):
     import pandas as pd
 
-    from harness.goldset.records import PageJudgment
+    from rulegauge.goldset.records import PageJudgment
 
     questions = pd.DataFrame([{"question_id": "q1", "goldset": "g", "language": "en",
                                "question": "Q?", "game": None, "tags": [],

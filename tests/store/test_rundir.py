@@ -10,15 +10,15 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from harness.cli.analysis import register
-from harness.core.errors import HarnessError
-from harness.store.rundir import RunWriter, open_run
-from harness.store.schema import SCHEMA_VERSION, TABLES
+from rulegauge.cli.analysis import register
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.store.rundir import RunWriter, open_run
+from rulegauge.store.schema import SCHEMA_VERSION, TABLES
 from tests.helpers.analysis import write_synthetic_run
 
 
 def _rulings_run(path: Path, created: str) -> Path:
-    """A run directory of kind ``rulings`` (what ``harness rulings import`` writes)."""
+    """A run directory of kind ``rulings`` (what ``rulegauge rulings import`` writes)."""
     w = RunWriter(path)
     w.update_manifest({"run_id": path.name, "created": created, "status": "complete",
                        "kind": "rulings"})
@@ -43,7 +43,7 @@ def test_latest_is_the_newest_run_of_the_kind_asked_for(runs_dir: Path) -> None:
 
 def test_latest_of_a_kind_with_no_run_says_which_kind(tmp_path: Path) -> None:
     _rulings_run(tmp_path / "rulings-only", "2025-01-03T00:00:00+00:00")
-    with pytest.raises(HarnessError, match="no complete retrieval run"):
+    with pytest.raises(RulegaugeError, match="no complete retrieval run"):
         open_run("latest", tmp_path)
 
 
@@ -72,9 +72,9 @@ def test_every_table_has_run_id_descriptions_and_schema_version(tmp_path: Path) 
         assert set(pq.read_table(run / f"{name}.parquet", columns=["run_id"])
                    .column("run_id").to_pylist()) == {"run-meta"}
         meta = schema.metadata
-        assert meta[b"harness.schema_version"] == SCHEMA_VERSION.encode()
-        assert meta[b"harness.table"] == name.encode()
-        assert meta[b"harness.table_doc"] == spec.doc.encode()
+        assert meta[b"rulegauge.schema_version"] == SCHEMA_VERSION.encode()
+        assert meta[b"rulegauge.table"] == name.encode()
+        assert meta[b"rulegauge.table_doc"] == spec.doc.encode()
         assert b"pandas" in meta  # pyarrow's own key survives
         docs = {c.name: c.doc for c in spec.columns}
         for field in schema:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.core.errors import HarnessError
-from harness.store.rundir import RunWriter, check_run_id, run_path, temp_name
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.store.rundir import RunWriter, check_run_id, run_path, temp_name
 from tests.helpers.common import LEXICAL, REPO
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -21,7 +21,7 @@ ENV = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORME
 HOLD = """
 import sys, time
 from pathlib import Path
-from harness.store.rundir import RunWriter
+from rulegauge.store.rundir import RunWriter
 w = RunWriter(Path(sys.argv[1]))
 print("locked", flush=True)
 time.sleep(float(sys.argv[2]))
@@ -33,7 +33,7 @@ def test_second_process_is_refused_while_the_first_writes(tmp_path: Path) -> Non
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-        with pytest.raises(HarnessError, match=rf"run r1 .* is being written by another process "
+        with pytest.raises(RulegaugeError, match=rf"run r1 .* is being written by another process "
                                                rf"\(pid {holder.pid}\)"):
             RunWriter(tmp_path / "r1")
         RunWriter(tmp_path / "r2").close()  # other run ids are free
@@ -60,7 +60,7 @@ def test_cli_second_writer_exits_2(tmp_path: Path) -> None:
                               env=ENV, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-        proc = subprocess.run([sys.executable, "-c", "from harness.cli import main; main()", "run",
+        proc = subprocess.run([sys.executable, "-c", "from rulegauge.cli import main; main()", "run",
                                "-c", str(LEXICAL), "-o", str(tmp_path / "runs"), "--run-id",
                                "same"], env=ENV, capture_output=True, text=True, timeout=300)
     finally:
@@ -76,7 +76,7 @@ def test_cli_second_writer_exits_2(tmp_path: Path) -> None:
 def test_six_processes_on_one_run_id_lose_nothing(tmp_path: Path) -> None:
     """Each process either writes the whole run or is refused (exit 2); the manifest
     that says complete lists every table and every table matches its hash."""
-    cmd = [sys.executable, "-c", "from harness.cli import main; main()", "run", "-c", str(LEXICAL),
+    cmd = [sys.executable, "-c", "from rulegauge.cli import main; main()", "run", "-c", str(LEXICAL),
            "-o", str(tmp_path / "runs"), "--run-id", "same"]
     procs = [subprocess.Popen(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True) for _ in range(6)]
@@ -91,7 +91,7 @@ def test_six_processes_on_one_run_id_lose_nothing(tmp_path: Path) -> None:
         assert "Traceback" not in err
         if rc == 2:
             assert "is being written by another process" in err, err
-    from harness.store.rundir import Run
+    from rulegauge.store.rundir import Run
 
     run = Run(tmp_path / "runs" / "same")  # verifies every table against its hash
     assert run.manifest["status"] == "complete"
@@ -113,8 +113,8 @@ def full(*a, **k):
     open(a[1], "wb").write(b"PAR1 half")  # a temporary file is started, then the disk fills
     raise OSError(errno.ENOSPC, "No space left on device")
 pq.write_table = full
-from harness.cli import main
-sys.argv = ["harness", "run", "-c", sys.argv[1], "-o", sys.argv[2], "--run-id", "full"]
+from rulegauge.cli import main
+sys.argv = ["rulegauge", "run", "-c", sys.argv[1], "-o", sys.argv[2], "--run-id", "full"]
 main()
 """
 
@@ -140,11 +140,11 @@ def test_enospc_on_the_manifest_keeps_the_old_one(tmp_path: Path,
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(Path, "write_bytes", full)
-    with pytest.raises(HarnessError, match=r"manifest\.json: cannot write \(no space left on device"):
+    with pytest.raises(RulegaugeError, match=r"manifest\.json: cannot write \(no space left on device"):
         w.update_manifest({"b": 2})
     monkeypatch.undo()
     assert w.read_manifest() == {"a": 1}
-    with pytest.raises(HarnessError, match="missing columns"):
+    with pytest.raises(RulegaugeError, match="missing columns"):
         w.write_table("metrics", pd.DataFrame({"x": [1]}))
     w.close()
 
@@ -152,7 +152,7 @@ def test_enospc_on_the_manifest_keeps_the_old_one(tmp_path: Path,
 @pytest.mark.parametrize("bad", ["../../x", "..", ".", "/tmp/x", "a/b", ".hidden", "", "a b",
                                  "x" * 129, "a\nb"])
 def test_run_ids_are_confined(bad: str, tmp_path: Path) -> None:
-    with pytest.raises(HarnessError, match="bad run id"):
+    with pytest.raises(RulegaugeError, match="bad run id"):
         run_path(tmp_path, bad)
     assert not any(tmp_path.iterdir())
 

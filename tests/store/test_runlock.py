@@ -1,4 +1,4 @@
-"""One writer per run; the lock file is never opened through a link (harness.store.runlock)."""
+"""One writer per run; the lock file is never opened through a link (rulegauge.store.runlock)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.errors import HarnessError
-from harness.store.rundir import RunWriter
-from harness.store.runlock import is_locked
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.store.rundir import RunWriter
+from rulegauge.store.runlock import is_locked
 
 
 def test_a_planted_lock_link_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
@@ -18,7 +18,7 @@ def test_a_planted_lock_link_is_refused_and_its_target_untouched(tmp_path: Path)
     run = tmp_path / "runs" / "r1"
     run.mkdir(parents=True)
     (run / ".lock").symlink_to(victim)
-    with pytest.raises(HarnessError, match="is a symbolic link"):
+    with pytest.raises(RulegaugeError, match="is a symbolic link"):
         RunWriter(run)
     assert victim.read_text(encoding="utf-8") == "precious"
 
@@ -29,13 +29,13 @@ def test_links_under_a_run_folder_are_refused(tmp_path: Path) -> None:
     run = tmp_path / "runs" / "r1"
     with RunWriter(run) as w:
         (run / ".partial").symlink_to(outside)
-        with pytest.raises(HarnessError, match="is a symbolic link"):
+        with pytest.raises(RulegaugeError, match="is a symbolic link"):
             w.folder(".partial")
-        with pytest.raises(HarnessError, match="is a symbolic link"):
+        with pytest.raises(RulegaugeError, match="is a symbolic link"):
             w.file(".partial/arm_ranks-bm25.parquet")
     assert not any(outside.iterdir())
     (tmp_path / "runs" / "r2").symlink_to(outside, target_is_directory=True)
-    with pytest.raises(HarnessError, match="is a symbolic link"):
+    with pytest.raises(RulegaugeError, match="is a symbolic link"):
         RunWriter(tmp_path / "runs" / "r2")
 
 

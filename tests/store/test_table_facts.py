@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.store.readback import READERS
-from harness.store.schema import IF_PRESENT, REQUIRED, Column, S, carried_tables, kept_tables, table
-from harness.store.tables import TABLES
+from rulegauge.store.readback import READERS
+from rulegauge.store.schema import IF_PRESENT, REQUIRED, Column, S, carried_tables, kept_tables, table
+from rulegauge.store.tables import TABLES
 
 
 def test_baselines_keep_the_declared_tables_with_their_sort_keys():

@@ -6,14 +6,14 @@ import math
 
 import pytest
 
-from harness.answering.answerers.extractive import (
+from rulegauge.answering.answerers.extractive import (
     ExtractiveAnswerer,
     question_stopwords,
     split_sentences,
 )
-from harness.answering.prompt import parse_outcome
-from harness.answering.requests import AnswerRequest, Passage
-from harness.core.errors import ConfigError
+from rulegauge.answering.prompt import parse_outcome
+from rulegauge.answering.requests import AnswerRequest, Passage
+from rulegauge.core.errors import ConfigError
 
 
 def _p(n: int, text: str, doc: str = "rb", page: int = 1) -> Passage:

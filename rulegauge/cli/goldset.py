@@ -1,0 +1,184 @@
+"""``rulegauge goldset``: build gold sets from judgements or from document structure, and
+(:mod:`rulegauge.cli.goldset_generate`) from generated questions people reviewed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+from rulegauge.cli.errors import bad_input_exits_2
+from rulegauge.core.errors import Problem, ValidationError
+
+if TYPE_CHECKING:
+    from rulegauge.goldset.derive import Derivation
+
+goldset_app = typer.Typer(help="Build gold sets from judgements or document structure.",
+                          no_args_is_help=True)
+
+Out = Annotated[Path, typer.Option("--out", "-o", help="Gold set YAML to write.")]
+Seed = Annotated[int, typer.Option("--seed", help="Seed of the sample (same seed, same file).")]
+
+
+def register(app: typer.Typer) -> None:
+    from rulegauge.cli.goldset_generate import accept_cmd, generate_cmd
+
+    goldset_app.command("generate")(generate_cmd)
+    goldset_app.command("accept")(accept_cmd)
+    app.add_typer(goldset_app, name="goldset")
+
+
+@goldset_app.command("from-qrels")
+def from_qrels_cmd(
+    qrels: Annotated[Path, typer.Argument(help="qrels file: qid 0 doc#page relevance")],
+    questions: Annotated[Path, typer.Argument(
+        help="questions: TSV qid<TAB>question[<TAB>lang] or JSONL")],
+    documents: Annotated[Path, typer.Option(
+        "--documents", help="Gold set YAML whose documents to reuse.")],
+    out: Out,
+    name: Annotated[str | None, typer.Option(
+        "--name", help="Gold set name (default: output file stem).")] = None,
+) -> None:
+    """Build a v1 gold set from judgements and validate it.
+
+    Example: rulegauge goldset from-qrels qrels.txt qs.tsv --documents goldsets/sample.yaml -o g.yaml
+    """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.goldset.parse import load_goldset
+    from rulegauge.interop.qrels import goldset_from_qrels
+
+    with bad_input_exits_2():
+        path = goldset_from_qrels(qrels, questions, documents, out, name)
+        gs = load_goldset(path, allow_outside=True)
+    Console(markup=False, highlight=False).print(f"wrote {path}: {len(gs.questions)} questions")
+
+
+@goldset_app.command("merge")
+def merge_cmd(
+    gold: Annotated[Path, typer.Argument(help="Gold set YAML to start from.")],
+    judgments: Annotated[list[Path], typer.Argument(help="Judgments files (JSON lines).")],
+    out: Out,
+    allow_outside: Annotated[bool, typer.Option(
+        "--allow-outside", help="Accept GOLD's documents outside its folder.")] = False,
+) -> None:
+    """Write a new gold-set version with the judgments as judged: lists (grade 0 included),
+    with provenance (source and judgments hashes, judge ids).
+
+    Example: rulegauge goldset merge goldsets/sample.yaml pool.judgments.jsonl -o goldsets/sample-v2.yaml
+    """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.cli.errors import print_note
+    from rulegauge.goldset.merge import merge_judgments
+
+    with bad_input_exits_2():
+        r = merge_judgments(gold, list(judgments), out, allow_outside=allow_outside)
+    grades = ", ".join(f"{n} x grade {g}" for g, n in r.grades) or "nothing new"
+    judges = ", ".join(f"{i} ({k}) {n}" for i, k, n in r.judges) or "-"
+    Console(markup=False, highlight=False, soft_wrap=True).print(
+        f"wrote {r.path}: {r.added} judgments added ({grades}; judges: {judges}); "
+        f"{r.already_present} already in {gold.name}")
+    for line in r.listed_judged_zero:
+        print_note(f"listed page judged not relevant (check the gold set): {line}")
+
+
+def _by_language(values: list[str], option: str) -> dict[str, Path]:
+    """Parse repeated ``LANG=PATH`` options; malformed ones raise (exit 2)."""
+    out: dict[str, Path] = {}
+    problems = []
+    for v in values:
+        lang, sep, path = (x.strip() for x in v.partition("="))
+        if not sep or not lang or not path:
+            problems.append(Problem(option, f"expected LANG=PATH, got {v!r}"))
+        elif lang in out:
+            problems.append(Problem(option, f"language {lang!r} given twice"))
+        else:
+            out[lang] = Path(path)
+    if problems:
+        raise ValidationError(problems, "bad options")
+    return out
+
+
+def _report(result: Derivation, kind: str) -> None:
+    """Validate the written gold set (rulegauge.goldset.parse.load_goldset) and say what it holds."""
+    # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.goldset.parse import load_goldset
+
+    gs = load_goldset(result.path, allow_outside=True)
+    skipped = ", ".join(f"{n} {why}" for why, n in result.skipped) or "none"
+    Console(markup=False).print(f"wrote {result.path}: {len(gs.questions)} derived questions from "
+                    f"{result.candidates} {kind} (skipped: {skipped})", highlight=False)
+
+
+@goldset_app.command("from-outline")
+def from_outline_cmd(
+    pdf: Annotated[Path, typer.Argument(help="PDF whose bookmarks (outline) give the questions.")],
+    out: Out,
+    doc_id: Annotated[str | None, typer.Option(
+        "--doc-id", help="Document id (default: the PDF's stem).")] = None,
+    game: Annotated[str | None, typer.Option(
+        "--game", help="Game name (default: the PDF's stem).")] = None,
+    edition: Annotated[str, typer.Option("--edition", help="Edition tag of the document.")] = "1",
+    language: Annotated[str, typer.Option(
+        "--language", help="Language of the document and of the questions.")] = "en",
+    max_questions: Annotated[int | None, typer.Option(
+        "--max", min=1, help="Sample at most N usable bookmarks.")] = None,
+    seed: Seed = 0,
+    min_depth: Annotated[int, typer.Option(
+        "--min-depth", min=1, help="Shallowest bookmark level (1 = top).")] = 1,
+    max_depth: Annotated[int | None, typer.Option(
+        "--max-depth", min=1, help="Deepest bookmark level.")] = None,
+    continuation: Annotated[bool, typer.Option(
+        "--continuation", help="Also accept the next page when the section goes on there.")
+    ] = False,
+) -> None:
+    """Derive "where are the rules for X?" questions from a PDF's bookmarks (derived: true).
+
+    Example: rulegauge goldset from-outline srd.pdf -o srd-outline.yaml --doc-id srd --max 40
+    """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.goldset.derive import from_outline
+
+    with bad_input_exits_2():
+        result = from_outline(pdf, out, doc_id=doc_id, game=game, edition=edition,
+                              language=language, max_questions=max_questions, seed=seed,
+                              min_depth=min_depth, max_depth=max_depth, continuation=continuation)
+        _report(result, "usable bookmarks")
+
+
+@goldset_app.command("parallel")
+def parallel_cmd(
+    doc: Annotated[list[str], typer.Option(
+        "--doc", help="LANG=PATH of a parallel document (repeat).")],
+    ask: Annotated[list[str], typer.Option("--ask", help="Language to ask in (repeat).")],
+    out: Out,
+    answer: Annotated[str, typer.Option(
+        "--answer", help="Language of the document whose page must be found.")] = "en",
+    pages_tsv: Annotated[list[str] | None, typer.Option(
+        "--pages-tsv", help="LANG=PATH of a page/file/title table "
+                            "(default: <document stem>.pages.tsv beside it).")] = None,
+    mode: Annotated[list[str] | None, typer.Option(
+        "--mode", help="Question mode (repeat): title (default) or first-sentence.")] = None,
+    max_items: Annotated[int | None, typer.Option(
+        "--max", min=1, help="Sample at most N items (pages), each asked in every language.")
+    ] = None,
+    seed: Seed = 0,
+    doc_id: Annotated[str | None, typer.Option(
+        "--doc-id", help="Id of the answer document (default: its stem).")] = None,
+    game: Annotated[str | None, typer.Option(
+        "--game", help="Game name (default: the answer document's stem).")] = None,
+) -> None:
+    """Derive questions asked in one language that must find a page in another (derived: true).
+
+    Example: rulegauge goldset parallel --doc en=en.txt --doc ru=ru.txt --ask ru -o p.yaml --max 30
+    """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.goldset.parallel import parallel
+
+    with bad_input_exits_2():
+        result = parallel(_by_language(doc, "--doc"), ask, out, answer=answer,
+                          pages_tsv=_by_language(pages_tsv or [], "--pages-tsv"),
+                          modes=tuple(mode or ("title",)), max_items=max_items, seed=seed,
+                          doc_id=doc_id, game=game)
+        _report(result, "candidate questions")

@@ -1,0 +1,177 @@
+"""Atomic writes: write beside the target under a unique temporary name, then rename.
+
+A reader never sees a half-written file or folder: the content goes to
+``.<name>.tmp-<pid>-<random>`` in the target's folder (same file system, so the
+rename is atomic, POSIX ``rename(2)``), and only a complete write is renamed onto
+the target; on any error the temporary is removed and the target is untouched.
+The name carries the process id and a random token, so concurrent writers (two
+processes, or two threads of one) never share a temporary.
+
+Edge cases: :func:`atomic_path` replaces an existing file; :func:`atomic_dir`
+replaces an existing folder only with ``replace=True`` (the old one is moved aside
+first and deleted after), otherwise a folder that appeared meanwhile (another
+process finished first) is kept and the new one discarded.
+
+Links: nothing rulegauge writes under a run folder goes through a symbolic
+link. :func:`check_no_links` refuses a path when it, or any folder between a
+root and it, is a link (a planted ``.partial -> /elsewhere``), and
+:func:`open_nofollow` opens a file with ``O_NOFOLLOW`` (a planted ``.lock`` or
+journal link fails with a :class:`~rulegauge.core.errors.RulegaugeError` instead of
+truncating the file it points to). ``atomic_path(target, within=root)`` applies
+the check before writing. Reference: open(2) ``O_NOFOLLOW``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from rulegauge.core.errors import RulegaugeError
+
+
+def temp_name(target: Path | str, tag: str = "tmp") -> Path:
+    """A unique sibling of ``target``: ``.<name>.<tag>-<pid>-<8 hex>``."""
+    t = Path(target)
+    return t.with_name(f".{t.name}.{tag}-{os.getpid()}-{secrets.token_hex(4)}")
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def link_error(path: Path) -> RulegaugeError:
+    """The message for a link found where rulegauge writes or reads run files."""
+    try:
+        where = f" (it points to {os.readlink(path)})"
+    except OSError:
+        where = ""
+    return RulegaugeError(f"{path} is a symbolic link{where}; rulegauge does not read or "
+                        "write run files through links: remove it")
+
+
+def check_no_links(path: Path | str, root: Path | str) -> Path:
+    """``path`` after checking that neither ``root`` nor anything from ``root`` down to
+    ``path`` (inclusive) is a symbolic link, and that ``path`` lies under ``root``."""
+    p, r = Path(path), Path(root)
+    try:
+        rel = p.relative_to(r)
+    except ValueError:
+        raise RulegaugeError(f"{p} is not inside {r}") from None
+    node = r
+    for part in ("", *rel.parts):
+        node = node / part if part else node
+        if part == "..":
+            raise RulegaugeError(f"{p}: '..' leads outside {r}")
+        if node.is_symlink():
+            raise link_error(node)
+    return p
+
+
+def open_nofollow(path: Path | str, flags: int, mode: int = 0o644) -> int:
+    """``os.open(path, flags | O_NOFOLLOW)``; a link at ``path`` raises
+    :class:`RulegaugeError` naming it (nothing is opened through it)."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or Path(path).is_symlink():
+            raise link_error(Path(path)) from None
+        raise
+
+
+def read_bytes_nofollow(path: Path | str, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` read without following a link (at most ``limit`` + 1
+    bytes, so a caller can tell an oversized file)."""
+    fd = open_nofollow(path, os.O_RDONLY)
+    with os.fdopen(fd, "rb") as f:
+        return f.read() if limit is None else f.read(limit + 1)
+
+
+@contextmanager
+def atomic_path(target: Path | str, *, within: Path | str | None = None) -> Iterator[Path]:
+    """Yield a temporary path to write; on success it replaces ``target``.
+    ``within``: refuse links from that folder down to ``target`` (:func:`check_no_links`)."""
+    t = Path(target)
+    if within is not None:
+        check_no_links(t, within)
+    t.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temp_name(t)
+    try:
+        yield tmp
+        os.replace(tmp, t)
+    finally:
+        if tmp.exists():
+            _remove(tmp)
+
+
+def write_bytes(target: Path | str, data: bytes) -> Path:
+    """Write ``data`` to ``target`` atomically."""
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(data)
+    return Path(target)
+
+
+def write_text(target: Path | str, text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``target`` atomically."""
+    return write_bytes(target, text.encode(encoding))
+
+
+@contextmanager
+def atomic_dir(target: Path | str, *, replace: bool = False) -> Iterator[Path]:
+    """Yield a temporary folder to fill; on success it becomes ``target``.
+
+    ``replace=True``: an existing ``target`` is moved aside and deleted after the
+    swap. ``replace=False``: if ``target`` exists by then, it is kept (another
+    process finished first) and the new folder is discarded.
+    """
+    t = Path(target)
+    t.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temp_name(t)
+    try:
+        tmp.mkdir()
+        yield tmp
+        if replace and t.exists():
+            old = temp_name(t, "old")
+            os.replace(t, old)
+            os.replace(tmp, t)
+            _remove(old)
+        elif not t.exists():
+            try:
+                os.rename(tmp, t)
+            except OSError:  # another process renamed its folder first
+                if not t.exists():
+                    raise
+    finally:
+        if tmp.exists():
+            _remove(tmp)
+
+
+def _write_failed(path: Path, exc: OSError) -> RulegaugeError:
+    why = "no space left on device" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+    return RulegaugeError(f"{path}: cannot write ({why}); the file keeps its previous content")
+
+
+@contextmanager
+def atomic_file(path: Path, within: Path | None = None) -> Iterator[Path]:
+    """Yield a temporary path to write; when the block ends it is renamed over ``path``.
+    On an ``OSError`` the temporary file is removed and a :class:`RulegaugeError` names
+    ``path``. ``within``: refuse links from that folder down (:func:`check_no_links`)."""
+    try:
+        with atomic_path(path, within=within) as tmp:  # removes the temporary on any error
+            yield tmp
+    except OSError as exc:
+        raise _write_failed(path, exc) from None
+
+
+def atomic_write(path: Path, write: Any, within: Path | None = None) -> None:
+    """Call ``write(tmp)`` then rename ``tmp`` over ``path`` (:func:`atomic_file`)."""
+    with atomic_file(path, within) as tmp:
+        write(tmp)

@@ -1,0 +1,72 @@
+"""Upper bounds on what one input may make rulegauge do, checked when it is read.
+
+Sizes: a document, a gold set, a journal, a manifest or an HTTP body larger than its
+bound is refused with a message naming the file (or URL), the size and the bound,
+before it is read into memory. Counts a user gives that size work (resamples, folds,
+depths, concurrency, pool sizes...) are checked by :func:`count_problem` against
+:data:`COUNTS`; the bounds are far above any real use (a 100,000-question gold set,
+a depth of 10,000 ranks) and far below what exhausts a 24 GiB machine.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import cast
+
+from rulegauge.core.errors import RulegaugeError
+
+MiB = 1024 * 1024
+MAX_DOCUMENT_BYTES = 512 * MiB   # a rulebook PDF is tens of MiB; the SRD 5.1 PDF ~5 MiB
+MAX_TEXT_DOCUMENT_BYTES = 64 * MiB  # a text, Markdown or JSONL document (a rulebook is ~1 MiB)
+MAX_TEXT_LINE = 4 * MiB          # one line of a text, Markdown or JSONL document
+MAX_GOLDSET_BYTES = 256 * MiB    # a 100,000-question gold set is ~20 MiB
+MAX_JOURNAL_BYTES = 1024 * MiB   # an answers journal of one answerer
+MAX_HTTP_BODY = 16 * MiB         # one HTTP reply (answer, preflight, search arm)
+DEFAULT_MAX_FUSED_ROWS = 5_000_000  # the fused table's default row budget (--max-fused-rows)
+
+COUNTS: dict[str, int] = {
+    "resamples": 1_000_000, "folds": 1_000, "depth": 10_000, "fused_depth": 10_000,
+    "concurrency": 256, "pool": 10_000, "top": 10_000, "summary_rows": 1_000_000,
+    "max_fused_rows": 1_000_000_000, "retries": 20, "workers": 256, "rows": 10_000_000,
+}
+"""The largest value each user-given count may take."""
+
+
+def count_problem(name: str, value: object, *, minimum: int = 1,
+                  maximum: int | None = None) -> str | None:
+    """Why ``value`` is not an integer within ``[minimum, bound]`` (the bound of
+    :data:`COUNTS` ``[name]`` unless ``maximum`` is given), or None."""
+    bound = COUNTS[name] if maximum is None else maximum
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"{name} must be an integer, got {value!r}"
+    if not minimum <= value <= bound:
+        return f"{name} must be between {minimum} and {bound:,}, got {value:,}"
+    return None
+
+
+def check_count(name: str, value: object, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """``value`` when :func:`count_problem` finds nothing, else :class:`RulegaugeError`."""
+    problem = count_problem(name, value, minimum=minimum, maximum=maximum)
+    if problem:
+        raise RulegaugeError(problem)
+    return cast(int, value)
+
+
+def size_problem(path: Path | str, limit: int, what: str = "file") -> str | None:
+    """Why the file at ``path`` is too large to read (``limit`` bytes), or None."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return None  # a missing file is reported by whoever reads it
+    if size > limit:
+        return (f"{path}: the {what} is {size:,} bytes, above the limit of {limit:,} "
+                f"bytes ({limit // MiB} MiB); split it or check that it is the right file")
+    return None
+
+
+def check_size(path: Path | str, limit: int, what: str = "file") -> None:
+    """Raise :class:`RulegaugeError` when :func:`size_problem` finds the file too large."""
+    problem = size_problem(path, limit, what)
+    if problem:
+        raise RulegaugeError(problem)

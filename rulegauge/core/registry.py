@@ -1,0 +1,82 @@
+"""Name -> object registries (arms, metrics, fusion methods, answerers, loaders...).
+
+A registry replaces if/elif chains: components register under a canonical name,
+duplicate names raise, and lookups of unknown names raise an error that lists
+every valid choice. CLI choices and help texts are read from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
+
+from rulegauge.core.errors import RegistryError
+
+T = TypeVar("T")
+UnknownHint = Callable[[Any, str], str]
+"""``(registry, name) -> text`` appended to the unknown-name message ("" for none)."""
+_HINTS: list[UnknownHint] = []
+
+
+def add_unknown_hint(hint: UnknownHint) -> None:
+    """Let a higher module explain unknown names (:mod:`rulegauge.core.plugins` says
+    when the name is a plug-in that failed to load), without this module importing it."""
+    if hint not in _HINTS:
+        _HINTS.append(hint)
+
+
+class Registry(Generic[T]):
+    """An ordered mapping of unique names to registered objects.
+
+    >>> fruits: Registry[int] = Registry("fruit")
+    >>> fruits.add("apple", 1)
+    1
+    >>> fruits.get("apple")
+    1
+    """
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._items: dict[str, T] = {}
+
+    def add(self, name: str, obj: T) -> T:
+        """Register ``obj`` under ``name``; a second registration of a name raises."""
+        if not name or name != name.strip():
+            raise RegistryError(f"invalid {self.kind} name {name!r}")
+        if name in self._items:
+            raise RegistryError(f"duplicate {self.kind} name {name!r}: already registered")
+        self._items[name] = obj
+        return obj
+
+    def register(self, name: str) -> Callable[[T], T]:
+        """Decorator form of :meth:`add`."""
+
+        def deco(obj: T) -> T:
+            return self.add(name, obj)
+
+        return deco
+
+    def get(self, name: str) -> T:
+        """Return the object registered as ``name`` or raise listing the choices."""
+        try:
+            return self._items[name]
+        except KeyError:
+            choices = ", ".join(self.names()) or "(none registered)"
+            hints = "".join(h(self, name) for h in _HINTS)
+            raise RegistryError(f"unknown {self.kind} {name!r}; choose one of: {choices}{hints}") from None
+
+    def names(self) -> list[str]:
+        """Registered names in registration order."""
+        return list(self._items)
+
+    def items(self) -> list[tuple[str, T]]:
+        return list(self._items.items())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)

@@ -1,0 +1,149 @@
+"""Embedding backends: how a sentence-transformers model computes its vectors.
+
+:data:`BACKENDS` maps a name to a :class:`Backend`; :func:`resolve_backend` turns the
+dense arm's ``backend`` parameter into a concrete backend (``auto`` picks one from
+the CPU). The backend's name is part of the model id (:mod:`rulegauge.embedding.models`),
+so vectors from different backends never share an embedding-cache folder.
+
+Backends
+--------
+``torch-fp32``
+    The reference: float32 weights and activations (the vectors before this module
+    existed, up to the ~1e-7 batch-composition noise documented in docs/dense.md).
+``torch-bf16``
+    Weights cast to bfloat16 once at load; torch (oneDNN) runs the matrix products on
+    the CPU's AMX tiles, or with the AVX-512 BF16 dot-product instructions
+    (``avx512_bf16``) where there is no AMX; pooling and L2 normalisation are done in
+    float32 on the bf16 token states. Measured on the SRD chunks: cosine to the fp32
+    vectors >= 0.9999 per passage; about 2.2x the fp32 passages/s on an AMX CPU
+    (Intel), about 1.6x on AMD Zen 4 (``avx512_bf16``, no AMX). Without either, bf16
+    is emulated and slower than fp32.
+``onnx-fp32``, ``onnx-int8``
+    The model exported to ONNX at first use and run by ONNX Runtime
+    (:mod:`rulegauge.embedding.onnx_export`, :mod:`rulegauge.embedding.onnx_runtime`):
+    the fused float32 graph, or int8 weights quantised per output channel with
+    activations quantised per call, one text per call (VNNI's u8 x s8 dot products).
+``auto`` (the dense arm's default)
+    The first rule of :data:`AUTO_RULES` whose CPU feature ``/proc/cpuinfo`` lists:
+    ``amx_bf16`` -> ``torch-bf16``, ``avx512_vnni`` -> ``onnx-int8``, ``avx512_bf16``
+    -> ``torch-bf16``; otherwise (``avx2`` or less) ``torch-fp32``: there no backend
+    here was measured faster at the quality guard. The resolved name,
+    the rule that chose it and the features seen go into the manifest, so two machines
+    that resolved differently are visible there (and use different cache folders).
+
+Edge cases: on systems without ``/proc/cpuinfo`` no flag is found and ``auto``
+resolves to ``torch-fp32``. Detection reads the flags only (no torch import), so a
+run whose embeddings are all cached never imports torch.
+
+Reference: Intel, "Intel Advanced Matrix Extensions (AMX)" (ISA extensions
+reference, ch. 3); Kalamkar et al. 2019, "A Study of BFLOAT16 for Deep Learning
+Training" (arXiv:1905.12322).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.core.registry import Registry
+
+AUTO = "auto"
+AMX_FLAG = "amx_bf16"
+FEATURES = ("amx_bf16", "avx512_bf16", "avx512_vnni", "avx2")
+"""The CPU features the ``auto`` rules and the manifest look at."""
+CPUINFO = Path("/proc/cpuinfo")
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A registered backend. ``dtype`` names the weights' type (a torch dtype for the
+    torch engine; ``None`` for ``auto``, which only picks another backend)."""
+
+    name: str
+    description: str
+    dtype: str | None
+    engine: str = "torch"
+    """``torch`` (sentence-transformers on torch) or ``onnx`` (:mod:`rulegauge.embedding.onnx_runtime`)."""
+
+
+BACKENDS: Registry[Backend] = Registry("embedding backend")
+BACKENDS.add("torch-fp32", Backend("torch-fp32", "torch, float32 (reference)", "float32"))
+BACKENDS.add("torch-bf16", Backend("torch-bf16", "torch, bfloat16 weights (fast on AMX CPUs)",
+                                   "bfloat16"))
+BACKENDS.add("onnx-fp32", Backend("onnx-fp32", "ONNX Runtime, optimised float32 graph", "float32", "onnx"))
+BACKENDS.add("onnx-int8", Backend("onnx-int8", "ONNX Runtime, int8 weights per channel (VNNI)", "int8", "onnx"))
+BACKENDS.add(AUTO, Backend(AUTO, "by the CPU's features (AUTO_RULES): torch-bf16 with AMX, onnx-int8 with "
+                           "AVX-512 VNNI, torch-bf16 with AVX-512 BF16, else torch-fp32",
+                           None))
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_flags() -> frozenset[str]:
+    """The CPU feature flags of ``/proc/cpuinfo`` (empty when it cannot be read)."""
+    try:
+        text = CPUINFO.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("flags", "Features"):
+            return frozenset(value.split())
+    return frozenset()
+
+
+def has_amx() -> bool:
+    """True when the CPU (and the kernel, which hides the flag otherwise) offers AMX bf16."""
+    return AMX_FLAG in cpu_flags()
+
+
+AUTO_RULES: tuple[tuple[str, str, str], ...] = (
+    ("amx_bf16", "torch-bf16", "AMX tiles: 3.06x fp32 passages/s (Intel, 2026-11-30)"),
+    ("avx512_vnni", "onnx-int8", "AVX-512 VNNI without AMX: 6.18x fp32 passages/s by wall time, 5.70x per "
+     "CPU-second (AMD EPYC Zen 4, 2026-12-01, load average 3-4 on 2 cores; torch-bf16 2.29x / 2.14x "
+     "beside int8 at load 8-12); min cosine 0.9949"),
+    ("avx512_bf16", "torch-bf16", "AVX-512 BF16 without AMX or VNNI: 1.6x fp32 passages/s (torch-bf16 "
+     "measured on AMD Zen 4)"),
+)
+"""``auto``: (CPU feature, backend, the measurement behind the rule); the first rule whose
+feature the CPU lists names the backend; none: ``torch-fp32`` (:data:`DEFAULT_RULE`)."""
+
+DEFAULT_RULE = ("none", "torch-fp32", "no faster backend measured at the quality guard")
+
+
+def auto_rule() -> tuple[str, str, str]:
+    """The rule of :data:`AUTO_RULES` that ``auto`` follows on this CPU."""
+    flags = cpu_flags()
+    return next((rule for rule in AUTO_RULES if rule[0] in flags), DEFAULT_RULE)
+
+
+def resolve_backend(name: str) -> Backend:
+    """The concrete backend for ``name`` (``auto`` is resolved; unknown names raise,
+    listing the choices)."""
+    backend = BACKENDS.get(name)
+    if backend.dtype is not None:
+        return backend
+    return BACKENDS.get(auto_rule()[1])
+
+
+def apply(backend: Backend, network: Any) -> Any:
+    """Cast a loaded ``SentenceTransformer`` to the backend's dtype (in place)."""
+    import torch
+
+    if backend.dtype is None or backend.engine != "torch":
+        raise RulegaugeError(f"backend {backend.name!r} is not a resolved torch backend")
+    return network.to(getattr(torch, backend.dtype))
+
+
+def describe(backend: Backend) -> dict[str, Any]:
+    """Provenance of a resolved backend for the manifest: name, dtype, library
+    versions, the CPU features :data:`FEATURES` and the rule ``auto`` follows here."""
+    flags = cpu_flags()
+    feature, target, why = auto_rule()
+    return {"backend": backend.name, "dtype": backend.dtype, "engine": backend.engine,
+            "torch": importlib.metadata.version("torch"), "cpu_amx_bf16": has_amx(),
+            "cpu_features": {f: f in flags for f in FEATURES},
+            "auto_rule": {"feature": feature, "backend": target, "measured": why}}

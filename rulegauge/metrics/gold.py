@@ -1,0 +1,126 @@
+"""The gold side of page lists: per (question, page) relevance, requirements, grades, judgments.
+
+Built once per run (:func:`make_gold`) and shared by every config. Pages get integer
+codes; a (question, page) pair is the key ``question index * pages + page code``, and
+every lookup is an array search over sorted keys, never a per-row Python loop.
+Judged pages (:meth:`rulegauge.goldset.records.Question.judged_pages`: requirement
+pages and explicit judgments, judged non-relevant included) feed ``Judged@k`` and the
+condensed-list metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from rulegauge.corpus.records import page_key, page_keys
+from rulegauge.fusion.fuse import RankMatrix
+from rulegauge.goldset.records import Question
+
+
+@dataclass(frozen=True)
+class Gold:
+    """Question-side lookups shared by every config of a run."""
+
+    questions: tuple[Question, ...]
+    page_code: dict[str, int]  # page id -> int code
+    chunk_page: np.ndarray  # matrix row -> page code
+    chunk_doc: np.ndarray  # matrix row -> doc id
+    chunk_pageno: np.ndarray  # matrix row -> page number
+    gold_keys: np.ndarray  # sorted q * P + page code of every relevant (question, page)
+    gold_mask: np.ndarray  # requirement bitmask aligned with gold_keys
+    n_req: np.ndarray
+    n_rel: np.ndarray
+    gold_gain: np.ndarray | None = None  # grade aligned with gold_keys; None: binary
+    ideal_gain: np.ndarray | None = None  # (Q, max relevant) grades sorted descending
+    judged_keys: np.ndarray | None = None  # sorted keys of every judged (question, page)
+
+    @property
+    def n_pages(self) -> int:
+        return max(len(self.page_code), 1)
+
+    def row_keys(self, question_index: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """(question, page) keys of matrix ``rows`` asked for ``question_index``."""
+        keys: np.ndarray = question_index * self.n_pages + self.chunk_page[rows]
+        return keys
+
+
+def requirement_masks(question: Question) -> dict[str, int]:
+    """Page id -> bitmask of the requirements it meets (bit i = requirement i)."""
+    if len(question.requirements) > 62:
+        raise ValueError(f"question {question.question_id}: more than 62 requirements")
+    masks: dict[str, int] = {}
+    for i, req in enumerate(question.requirements):
+        for ref in req:
+            masks[str(ref)] = masks.get(str(ref), 0) | (1 << i)
+    return masks
+
+
+def make_gold(questions: Sequence[Question], matrix: RankMatrix,
+              chunk_pages: dict[str, tuple[str, int]]) -> Gold:
+    """``chunk_pages`` maps chunk id -> (doc id, page)."""
+    judged = [q.judged_pages() for q in questions]
+    page_ids = {page_key(d, p) for d, p in chunk_pages.values()}
+    page_ids |= {p for q in questions for p in q.relevant_pages}
+    page_ids |= {p for j in judged for p in j}
+    code = {p: i for i, p in enumerate(sorted(page_ids))}
+    # once per distinct chunk, then spread to the matrix rows (a chunk has a row per question)
+    inverse, chunks = pd.factorize(matrix.chunk_ids, sort=False)
+    u_docs = np.array([chunk_pages[c][0] for c in chunks], dtype=object)
+    u_pnos = np.array([chunk_pages[c][1] for c in chunks], dtype=np.int64)
+    u_code = np.array([code[k] for k in page_keys(u_docs, u_pnos)], dtype=np.int64)
+    docs, pnos, pcode = u_docs[inverse], u_pnos[inverse], u_code[inverse]
+    n_pages = max(len(code), 1)
+    keys, masks, gains = [], [], []
+    for qi, q in enumerate(questions):  # relevant: listed pages and pages judged relevant
+        grades, req = q.page_grades, requirement_masks(q)
+        for page in sorted(q.relevant_pages):
+            keys.append(qi * n_pages + code[page])
+            masks.append(req.get(page, 0))
+            gains.append(grades[page])
+    order = np.argsort(np.asarray(keys, dtype=np.int64), kind="stable")
+    graded = any(q.graded for q in questions)
+    jkeys = np.unique(np.asarray([qi * n_pages + code[p] for qi, j in enumerate(judged) for p in j],
+                                 dtype=np.int64))
+    return Gold(tuple(questions), code, pcode, docs, pnos,
+                np.asarray(keys, dtype=np.int64)[order], np.asarray(masks, dtype=np.int64)[order],
+                np.array([len(q.requirements) for q in questions]),
+                np.array([len(q.relevant_pages) for q in questions]),
+                np.asarray(gains, dtype=np.float64)[order] if graded else None,
+                ideal_gains(questions) if graded else None, jkeys)
+
+
+def ideal_gains(questions: Sequence[Question]) -> np.ndarray:
+    """(Q, max relevant pages) grades of each question sorted descending, 0-padded."""
+    width = max([len(q.page_grades) for q in questions] + [1])
+    out = np.zeros((len(questions), width))
+    for i, q in enumerate(questions):
+        g = sorted(q.page_grades.values(), reverse=True)
+        out[i, : len(g)] = g
+    return out
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """Gold facts of (question, page) keys: relevant, requirement mask, grade, judged."""
+
+    rel: np.ndarray  # bool
+    req: np.ndarray  # int64 requirement bitmask (0 where not relevant)
+    gain: np.ndarray | None  # grade (0 where not relevant); None: binary relevance
+    judged: np.ndarray  # bool: the gold set judged the page for the question
+
+
+def lookup(gold: Gold, keys: np.ndarray) -> Lookup:
+    """What the gold set says about each (question, page) key."""
+    n = len(gold.gold_keys)
+    pos = np.minimum(np.searchsorted(gold.gold_keys, keys), max(n - 1, 0))
+    hit = (gold.gold_keys[pos] == keys) if n else np.zeros(len(keys), bool)
+    mask = np.where(hit, gold.gold_mask[pos] if n else 0, 0)
+    gain = None if gold.gold_gain is None else np.where(hit, gold.gold_gain[pos], 0.0)
+    jk = gold.judged_keys if gold.judged_keys is not None else np.zeros(0, np.int64)
+    jpos = np.minimum(np.searchsorted(jk, keys), max(len(jk) - 1, 0))
+    judged = (jk[jpos] == keys) if len(jk) else np.zeros(len(keys), bool)
+    return Lookup(hit, mask, gain, judged | hit)

@@ -1,0 +1,342 @@
+"""The regression gate: a policy's checks evaluated on a comparison.
+
+Every key of a metric's policy is one check (:data:`CHECKS`, in this order):
+
+* ``floor``: the candidate's aggregate is no worse than the floor -> OK, else FAIL.
+* ``max_drop`` / ``max_drop_relative``: worsening of the aggregate (metric units /
+  fraction of ``|base|``): none -> OK, up to the limit -> WITHIN_TOLERANCE, beyond -> FAIL.
+  A zero base with any worsening is an infinite relative drop.
+* ``alpha`` (metric or ``[gate]``): a worsening whose Holm-adjusted p-value is
+  below alpha -> FAIL; a worsening that is not significant -> WITHIN_TOLERANCE; no
+  worsening -> OK. A worsening that cannot be tested (e.g. +inf values) -> FAIL.
+* ``pinned``: one check per question: not worse than in the base -> OK, worse -> FAIL.
+  A question pinned on ``hit@k`` that has several requirements gets a note
+  (:func:`pin_notes`): its hit survives on any one relevant page, so an errata page
+  can be lost while the pin holds (the errata trap, ``docs/gate.md``); pin
+  ``recall@k`` to keep every requirement.
+
+With ``base_answerer``/``candidate_answerer`` in the policy the answer metrics
+compare one answerer with another, in one run or across runs
+(:mod:`rulegauge.regression.answerer_view`), never over error rows.
+
+Floors and drop limits are met up to :data:`EPS` (1e-9) of floating-point slack.
+
+"Worse" follows the metric's direction. FAIL messages name the questions that got
+worse. Exit codes: 0 every check OK or within tolerance, 1 a check failed, 2 bad
+input (malformed policy, unknown config, metric or question: :class:`RulegaugeError`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from enum import Enum
+from pathlib import Path
+
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.core.registry import Registry
+from rulegauge.metrics.ranking import parse
+from rulegauge.regression.compare import Comparison, MetricComparison, compare_runs
+from rulegauge.regression.completeness import check_gateable
+from rulegauge.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
+from rulegauge.regression.pairing import ConfigPair, grid_pair, resolve_config_pairs
+from rulegauge.regression.policy import MetricPolicy, Policy
+from rulegauge.regression.unjudged import unjudged_notes
+from rulegauge.store.baseline import Side, side_configs
+
+EXIT_PASS, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
+# Limits are met up to this rounding slack: 1.0 - 19/20 is 0.05000000000000004, and a
+# policy allowing a drop of 0.05 means one question in twenty.
+EPS = 1e-9
+_NAMED = 10  # questions named in a message; the check keeps all of them
+
+
+class Status(Enum):
+    OK = "ok"
+    WITHIN_TOLERANCE = "within tolerance"
+    FAIL = "fail"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One evaluated check. ``expected``/``measured`` are for people (rounded);
+    ``expected_value``/``measured_value`` keep full precision (None: not numeric)."""
+
+    name: str
+    metric: str
+    kind: str
+    status: Status
+    expected: str
+    measured: str
+    message: str
+    expected_value: float | None = None
+    measured_value: float | None = None
+    questions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GateResult:
+    policy: str
+    pair: ConfigPair
+    checks: tuple[Check, ...]
+    comparison: Comparison
+    notes: tuple[str, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        return all(c.status is not Status.FAIL for c in self.checks)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_PASS if self.passed else EXIT_REGRESSION
+
+    def failures(self) -> tuple[Check, ...]:
+        return tuple(c for c in self.checks if c.status is Status.FAIL)
+
+    def count(self, status: Status) -> int:
+        return sum(1 for c in self.checks if c.status is status)
+
+
+def _f(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def _named(qids: tuple[str, ...]) -> str:
+    more = f" (+{len(qids) - _NAMED} more)" if len(qids) > _NAMED else ""
+    return ", ".join(qids[:_NAMED]) + more
+
+
+def _worse_on(m: MetricComparison) -> str:
+    return f"; worse on {_named(m.worse)}" if m.worse else ""
+
+
+def _floor(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
+    if p.floor is None:
+        return []
+    op = ">=" if m.higher_is_better else "<="
+    v = m.candidate_value
+    ok = not math.isnan(v) and (v >= p.floor - EPS if m.higher_is_better else v <= p.floor + EPS)
+    msg = (f"{m.label} {m.aggregate} {_f(v)} {'meets' if ok else 'misses'} the floor "
+           f"{op} {_f(p.floor)}" + ("" if ok else _worse_on(m)))
+    return [Check(f"{m.label} floor", m.metric, "floor", Status.OK if ok else Status.FAIL,
+                  f"{op} {_f(p.floor)}", _f(v), msg, p.floor, v, () if ok else m.worse)]
+
+
+def _drop_check(kind: str, limit: float | None, m: MetricComparison, drop: float,
+                unit: str) -> list[Check]:
+    if limit is None:
+        return []
+    fmt = (lambda x: f"{x:.2%}") if unit == "%" else _f
+    change = f"{_f(m.base_value)} -> {_f(m.candidate_value)}"
+    if math.isnan(drop):
+        status, msg = Status.FAIL, f"{m.label}: worsening undefined ({change})"
+    elif drop <= 0:
+        status, msg = Status.OK, f"{m.label} did not get worse ({change})"
+    elif drop <= limit + EPS:
+        status, msg = (Status.WITHIN_TOLERANCE,
+                       f"{m.label} worse by {fmt(drop)} ({change}), allowed {fmt(limit)}")
+    else:
+        status, msg = (Status.FAIL, f"{m.label} worse by {fmt(drop)} ({change}), allowed "
+                       f"{fmt(limit)}{_worse_on(m)}")
+    qs = m.worse if status is not Status.OK else ()
+    return [Check(f"{m.label} {kind}", m.metric, kind, status, f"worsening <= {fmt(limit)}",
+                  fmt(drop) if not math.isnan(drop) else "undefined", msg, limit, drop, qs)]
+
+
+def _max_drop(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
+    return _drop_check("max_drop", p.max_drop, m, m.worsening, "")
+
+
+def _max_drop_relative(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
+    w = m.worsening
+    if math.isnan(w) or w == 0:
+        rel = w
+    elif m.base_value == 0 or math.isinf(m.base_value):
+        rel = math.copysign(math.inf, w)
+    else:
+        rel = w / abs(m.base_value)
+    return _drop_check("max_drop_relative", p.max_drop_relative, m, rel, "%")
+
+
+def _significance(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
+    if alpha is None:
+        return []
+    expected = f"no worsening with p_holm < {_f(alpha)}"
+    measured = "untested" if math.isnan(m.p_holm) else f"p_holm {_f(m.p_holm)}"
+    if m.worsening <= 0 and not m.worse:
+        status, msg = Status.OK, f"{m.label}: no question got worse"
+    elif m.worsening <= 0:
+        status, msg = Status.OK, f"{m.label}: no worsening of the {m.aggregate}"
+    elif math.isnan(m.p_holm):
+        status, msg = Status.FAIL, f"{m.label} got worse and cannot be tested ({m.note})"
+    elif m.p_holm < alpha:
+        status, msg = (Status.FAIL, f"{m.label} significantly worse (p_holm {_f(m.p_holm)} < "
+                       f"{_f(alpha)}, {m.losses} losses / {m.wins} wins){_worse_on(m)}")
+    else:
+        status, msg = (Status.WITHIN_TOLERANCE, f"{m.label} worse but not significant "
+                       f"(p_holm {_f(m.p_holm)} >= {_f(alpha)}){_worse_on(m)}")
+    return [Check(f"{m.label} significance", m.metric, "alpha", status, expected, measured, msg,
+                  alpha, m.p_holm, m.worse if status is not Status.OK else ())]
+
+
+def _pinned(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
+    out = []
+    for qid in p.pinned:
+        v = m.value_of(qid)
+        if v is None:
+            raise RulegaugeError(f"policy {m.metric}: pinned question {qid!r} is not among the "
+                               f"{m.n} compared questions (unknown id, or outside the metric's "
+                               f"scope {m.scope!r})")
+        b, c = v
+        worse = (c < b) if m.higher_is_better else (c > b)
+        status = Status.FAIL if worse else Status.OK
+        msg = (f"pinned {qid} {'lost' if worse else 'kept'} {m.label} ({_f(b)} -> {_f(c)})")
+        out.append(Check(f"{m.label} pinned {qid}", m.metric, "pinned", status,
+                         f"not worse than {_f(b)}", _f(c), msg, b, c, (qid,)))
+    return out
+
+
+CheckFn = Callable[[MetricPolicy, MetricComparison, float | None], list[Check]]
+CHECKS: Registry[CheckFn] = Registry("gate check")
+CHECKS.add("floor", _floor)
+CHECKS.add("max_drop", _max_drop)
+CHECKS.add("max_drop_relative", _max_drop_relative)
+CHECKS.add("alpha", _significance)
+CHECKS.add("pinned", _pinned)
+
+
+def _pick(comparison: Comparison, pair: ConfigPair, metric: str,
+          answerer: str | None) -> MetricComparison:
+    found = [m for m in comparison.metrics if m.config == pair and m.metric == metric]
+    if answerer is not None:
+        found = [m for m in found if m.answerer in (answerer, None)]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise RulegaugeError(f"metric {metric} is not compared for config {pair.label}"
+                           + (f" and answerer {answerer!r}" if answerer else ""))
+    raise RulegaugeError(f"metric {metric} exists for several answerers ("
+                       + ", ".join(str(m.answerer) for m in found)
+                       + "); set [gate] answerer in the policy")
+
+
+def evaluate(policy: Policy, comparison: Comparison, pair: ConfigPair | None = None) -> GateResult:
+    """Evaluate every check of ``policy`` on ``comparison`` (for ``pair``, default its
+    only config pair)."""
+    if pair is None:
+        if len(comparison.pairs) != 1:
+            raise RulegaugeError("the comparison holds several config pairs; name the one to gate")
+        pair = comparison.pairs[0]
+    checks: list[Check] = []
+    for mp in policy.metrics:
+        m = _pick(comparison, pair, mp.metric, policy.answerer)
+        alpha = mp.alpha if mp.alpha is not None else policy.alpha
+        for _, fn in CHECKS.items():
+            checks += fn(mp, m, alpha)
+    return GateResult(policy.path, pair, tuple(checks), comparison)
+
+
+def pin_notes(policy: Policy, base: Side) -> tuple[str, ...]:
+    """A note for every question pinned on ``hit@k`` with more than one requirement
+    (from the base's ``questions`` table; none without it)."""
+    if not base.has_table("questions"):
+        return ()
+    q = base.table("questions")
+    n_req = {str(i): len(json.loads(r)) for i, r in zip(q["question_id"], q["requirements"],
+                                                        strict=True)}
+    out = []
+    for mp in policy.metrics:
+        try:
+            spec = parse(mp.metric)
+        except RulegaugeError:  # an answer metric: no requirements involved
+            continue
+        if spec.family.name != "hit":
+            continue
+        for qid in mp.pinned:
+            if n_req.get(qid, 0) > 1:
+                out.append(f"pinned {qid} on {mp.metric} has {n_req[qid]} requirements: its hit "
+                           f"holds with any one relevant page, so losing the others (an errata "
+                           f"page) passes; pin it on recall@{spec.cutoff} to keep them all")
+    return tuple(out)
+
+
+def gate_pair(policy: Policy, base: Side, candidate: Side, config: str | None = None,
+              candidate_config: str | None = None) -> tuple[str, str]:
+    """The (base, candidate) config selectors to gate: arguments, else the policy's
+    ``[gate] config``, else (for a policy with answer metrics) the one config each side
+    answered, else the sole grid config of each side."""
+    b = config or policy.config
+    c = candidate_config or (policy.candidate_config if not config else None) or b
+    if b is not None and c is not None:
+        return b, c
+    answered = [list((side.manifest.get("answering") or {}).get("configs") or [])
+                for side in (base, candidate)]
+    if _has_answer_metric(policy) and all(len(a) == 1 for a in answered):
+        return answered[0][0], answered[1][0]  # the one config each side answered
+    gp = grid_pair(side_configs(base), side_configs(candidate))
+    if gp is None:
+        raise RulegaugeError("name the config to gate ([gate] config in the policy, or --config): "
+                           "base has " + ", ".join(side_configs(base)["config_id"])
+                           + "; candidate has " + ", ".join(side_configs(candidate)["config_id"]))
+    return gp.base, gp.candidate
+
+
+def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False,
+             config: str | None = None, candidate_config: str | None = None) -> GateResult:
+    """Compare ``candidate`` with ``base`` on the policy's metrics and evaluate the
+    policy. Raises :class:`RulegaugeError` on bad input (exit code 2)."""
+    selector = gate_pair(policy, base, candidate, config, candidate_config)
+    ids = resolve_config_pairs(base, candidate, [selector])[0]
+    check_gateable(base, candidate, ids.base, ids.candidate)  # both complete, same questions
+    pair = policy.answerer_pair
+    if pair is None and policy.answerer and _has_answer_metric(policy):
+        pair = (policy.answerer, policy.answerer)
+    excluded, sides = 0, (base, candidate)
+    if pair is not None:  # answerer against answerer: views under one label, errors left out
+        from rulegauge.regression.answerer_view import GATED, answerer_views
+
+        base, candidate, excluded = answerer_views(base, pair[0], candidate, pair[1])
+        policy = replace(policy, answerer=GATED)
+    comparison = compare_runs(base, candidate, configs=[selector],
+                              metrics=list(policy.metric_names()), force=force, seed=policy.seed,
+                              n_resamples=policy.n_resamples, confidence=policy.confidence)
+    if pair is not None:
+        shown = pair[1] if pair[0] == pair[1] else f"{pair[1]} vs {pair[0]}"
+        note = (f"{excluded} question(s) with an error row on either side left out"
+                if excluded else "")
+        comparison = replace(comparison, metrics=tuple(
+            replace(m, answerer=shown, note="; ".join(x for x in (m.note, note) if x))
+            if m.answerer == GATED else m for m in comparison.metrics))
+        policy = replace(policy, answerer=shown)
+    result = evaluate(policy, comparison)
+    failed = [(c.metric, c.questions) for c in result.failures() if c.questions]
+    return GateResult(result.policy, result.pair, result.checks + llm_checks(policy, sides[1]),
+                      result.comparison, pin_notes(policy, base)
+                      + unjudged_notes(*sides, result.pair, failed)
+                      + llm_notes(sides[1].manifest, policy.min_llm_kappa))
+
+
+def llm_checks(policy: Policy, candidate: Side) -> tuple[Check, ...]:
+    """The ``llm_kappa`` check when the policy sets ``min_llm_kappa``
+    (:mod:`rulegauge.regression.llm_admission`)."""
+    if policy.min_llm_kappa is None:
+        return ()
+    record = None
+    if policy.llm_agreement is not None:
+        record = Path(policy.llm_agreement)
+        if not record.is_absolute():
+            record = Path(policy.path).parent / record
+    ok, message, kappa = llm_kappa_check(policy.min_llm_kappa, record,
+                                         llm_only_pairs(candidate.manifest))
+    return (Check("llm_kappa", "llm_kappa", "min_llm_kappa", Status.OK if ok else Status.FAIL,
+                  f">= {policy.min_llm_kappa}", "n/a" if kappa is None else _f(kappa), message,
+                  policy.min_llm_kappa, kappa),)
+
+
+def _has_answer_metric(policy: Policy) -> bool:
+    from rulegauge.metrics.info import metric_info
+
+    return any((i := metric_info(m)) is not None and i.kind == "answer"
+               for m in policy.metric_names())

@@ -1,0 +1,110 @@
+"""Which sides and configs a comparison pairs: side identities, provenance checks, config pairs.
+
+:func:`provenance_differences` names every identity field (gold set hash, corpus hash)
+that differs, so runs over different gold sets or corpora are refused;
+:func:`resolve_config_pairs` pairs configs by id, by the selectors given (an id or a name
+on each side), or the sole grid config of each side when their ids differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from rulegauge.core.config_order import sort_configs
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.store.baseline import Side, resolve_config, side_configs, side_label
+
+# The manifest fields that must agree for two runs to be comparable.
+IDENTITY: tuple[tuple[str, str, str], ...] = (
+    ("gold set sha256", "goldset", "sha256"), ("corpus content hash", "corpus", "content_hash"))
+
+@dataclass(frozen=True)
+class SideSummary:
+    """A side's identity as shown in reports; ``has_fused``: page ranks are known."""
+
+    label: str
+    run_id: str
+    goldset: str | None
+    goldset_sha256: str | None
+    corpus_hash: str | None
+    config_sha256: str | None
+    has_fused: bool
+
+
+def summarise_side(side: Side) -> SideSummary:
+    m = side.manifest
+    g, c = m.get("goldset") or {}, m.get("corpus") or {}
+    return SideSummary(side_label(side), side.run_id, g.get("name"), g.get("sha256"),
+                       c.get("content_hash"), (m.get("config") or {}).get("sha256"),
+                       side.has_table("fused"))
+
+
+def provenance_differences(base: Side, candidate: Side) -> tuple[str, ...]:
+    """Every identity field (gold set hash, corpus hash) that differs or is missing.
+
+    An imported set of production rulings has no corpus of ours (production searched
+    its own), so the corpus check is skipped when either side is a rulings run; the
+    gold set must still match."""
+    out = []
+    rulings = "rulings" in (base.manifest.get("kind"), candidate.manifest.get("kind"))
+    for label, section, key in IDENTITY:
+        if rulings and section == "corpus":
+            continue
+        b = (base.manifest.get(section) or {}).get(key)
+        c = (candidate.manifest.get(section) or {}).get(key)
+        if b is None or c is None or b != c:
+            out.append(f"{label}: base {b or '(missing)'} vs candidate {c or '(missing)'}")
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ConfigPair:
+    base: str
+    candidate: str
+
+    @property
+    def label(self) -> str:
+        return self.base if self.base == self.candidate else f"{self.base} -> {self.candidate}"
+
+
+ConfigSelector = str | tuple[str, str]
+
+
+def grid_pair(base_cfg: pd.DataFrame, cand_cfg: pd.DataFrame) -> ConfigPair | None:
+    """The pair of the sole grid config on each side, if each side has exactly one."""
+    b = base_cfg.loc[base_cfg["kind"] == "grid", "config_id"].tolist()
+    c = cand_cfg.loc[cand_cfg["kind"] == "grid", "config_id"].tolist()
+    return ConfigPair(str(b[0]), str(c[0])) if len(b) == 1 and len(c) == 1 else None
+
+
+def resolve_config_pairs(base: Side, candidate: Side,
+                         selectors: Sequence[ConfigSelector] | None = None
+                         ) -> tuple[ConfigPair, ...]:
+    """Pairs of configs to compare.
+
+    A string selector names the same config (id or name) on both sides; a
+    ``(base, candidate)`` tuple pairs two different ones. Without selectors:
+    every config id present on both sides, plus the pair of the sole grid
+    configs when each side has exactly one and their ids differ.
+    """
+    bc, cc = side_configs(base), side_configs(candidate)
+    if selectors:
+        pairs = []
+        for sel in selectors:
+            b_sel, c_sel = (sel, sel) if isinstance(sel, str) else sel
+            pairs.append(ConfigPair(resolve_config(b_sel, bc, "base"),
+                                    resolve_config(c_sel, cc, "candidate")))
+        return tuple(dict.fromkeys(pairs))
+    common = sort_configs(set(bc["config_id"].astype(str)) & set(cc["config_id"].astype(str)))
+    pairs = [ConfigPair(str(i), str(i)) for i in common]
+    gp = grid_pair(bc, cc)
+    if gp is not None and gp.base != gp.candidate:
+        pairs.insert(0, gp)
+    if not pairs:
+        raise RulegaugeError("no config in common: base has " + ", ".join(map(str, bc["config_id"]))
+                           + "; candidate has " + ", ".join(map(str, cc["config_id"]))
+                           + ". Pair them explicitly (base config, candidate config).")
+    return tuple(pairs)

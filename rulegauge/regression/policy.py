@@ -1,0 +1,233 @@
+"""Gate policies: a TOML file saying which drops of which metrics fail a change.
+
+Format (every key is documented in ``docs/gate.md``)::
+
+    [gate]
+    config = "prod"               # config id or name to gate (both sides)
+    candidate_config = "prod"     # the candidate's, when it differs
+    answerer = "extractive"       # answerer label for answer metrics (both sides)
+    base_answerer = "small"       # or: gate one answerer against another (same run
+    candidate_answerer = "big"    #     or across runs); each defaults to `answerer`
+    alpha = 0.05                  # default significance level of every metric
+    seed = 0                      # permutation / bootstrap seed
+    n_resamples = 10000
+    confidence = 0.95             # bootstrap CI level
+    min_llm_kappa = 0.6           # admit LLM-only judged pages only at this kappa, shown by
+    llm_agreement = "agree.json"  #   `rulegauge judges agreement --json` (regression/llm_admission)
+
+    [metrics."hit@5"]
+    floor = 0.80                  # absolute limit on the candidate's aggregate
+    max_drop = 0.05               # largest allowed worsening, metric units
+    max_drop_relative = 0.10      # largest allowed worsening, fraction of the base
+    alpha = 0.05                  # fail a significant worsening (Holm-adjusted p < alpha)
+    pinned = ["q-03", "q-11"]     # questions that must not get worse (keep their hit)
+
+"Worse" follows the metric's direction (``first_rel_rank``: higher is worse),
+and ``floor`` is the worst acceptable aggregate in that direction. The fence pass
+rate and citation precision are gated as ``[metrics.fence_pass]`` and
+``[metrics.citation_precision]`` floors. Malformed policies raise
+:class:`PolicyError` listing every problem with file and key.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rulegauge.core.errors import ConfigError, Problem, ValidationError
+from rulegauge.metrics.info import known_metric_names, metric_info
+
+GATE_KEYS = ("config", "candidate_config", "answerer", "base_answerer", "candidate_answerer",
+             "alpha", "seed", "n_resamples", "confidence", "min_llm_kappa", "llm_agreement")
+METRIC_KEYS = ("floor", "max_drop", "max_drop_relative", "alpha", "pinned")
+
+
+class PolicyError(ValidationError, ConfigError):
+    """A gate policy that cannot be read or is malformed (every problem listed)."""
+
+
+@dataclass(frozen=True)
+class MetricPolicy:
+    """The checks of one metric; None means the check is not asked for."""
+
+    metric: str
+    floor: float | None = None
+    max_drop: float | None = None
+    max_drop_relative: float | None = None
+    alpha: float | None = None
+    pinned: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Policy:
+    path: str
+    metrics: tuple[MetricPolicy, ...]
+    config: str | None = None
+    candidate_config: str | None = None
+    answerer: str | None = None
+    alpha: float | None = None
+    seed: int = 0
+    n_resamples: int = 10_000
+    confidence: float = 0.95
+    base_answerer: str | None = None
+    candidate_answerer: str | None = None
+    min_llm_kappa: float | None = None
+    """LLM-only judged pages are admitted only when ``llm_agreement`` shows this kappa."""
+    llm_agreement: str | None = None
+    """``rulegauge judges agreement --json`` record, relative to the policy file."""
+
+    @property
+    def answerer_pair(self) -> tuple[str, str] | None:
+        """(base, candidate) answerer labels when they differ by side, else None."""
+        if self.base_answerer is None and self.candidate_answerer is None:
+            return None
+        b = self.base_answerer or self.answerer
+        c = self.candidate_answerer or self.answerer
+        return (b, c) if b and c else None
+
+    def metric_names(self) -> tuple[str, ...]:
+        return tuple(m.metric for m in self.metrics)
+
+
+def load_policy(path: Path) -> Policy:
+    """Read and validate a policy file; raises :class:`PolicyError`."""
+    p = Path(path)
+    try:
+        raw = tomllib.loads(p.read_bytes().decode("utf-8"))
+    except OSError as exc:
+        raise PolicyError([Problem(str(p), f"cannot read policy file ({exc.strerror})")],
+                          "unreadable gate policy") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise PolicyError([Problem(str(p), f"not valid TOML ({exc})")],
+                          "malformed gate policy") from exc
+    return parse_policy(raw, str(p))
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+class _Reader:
+    """Typed key access that records a problem instead of raising."""
+
+    def __init__(self, where: str, problems: list[Problem]) -> None:
+        self.where, self.problems = where, problems
+
+    def bad(self, key: str, message: str) -> None:
+        self.problems.append(Problem(f"{self.where}: {key}", message))
+
+    def unknown(self, table: dict[str, Any], prefix: str, allowed: tuple[str, ...]) -> None:
+        for k in table:
+            if k not in allowed:
+                self.bad(f"{prefix}{k}", f"unknown key; allowed: {', '.join(allowed)}")
+
+    def text(self, table: dict[str, Any], key: str, prefix: str) -> str | None:
+        v = table.get(key)
+        if v is not None and (not isinstance(v, str) or not v.strip()):
+            self.bad(prefix + key, f"must be a non-empty string, got {v!r}")
+            return None
+        return v
+
+    def number(self, table: dict[str, Any], key: str, prefix: str, low: float | None = None,
+               high: float | None = None, *, open_low: bool = False) -> float | None:
+        v = table.get(key)
+        if v is None:
+            return None
+        if not _number(v):
+            self.bad(prefix + key, f"must be a finite number, got {v!r}")
+            return None
+        too_low = low is not None and (v <= low if open_low else v < low)
+        if too_low or (high is not None and v >= high):
+            lo = "" if low is None else f"{'>' if open_low else '>='} {low}"
+            hi = "" if high is None else f"< {high}"
+            self.bad(prefix + key, f"must be {' and '.join(x for x in (lo, hi) if x)}, got {v!r}")
+            return None
+        return float(v)
+
+    def integer(self, table: dict[str, Any], key: str, prefix: str, default: int,
+                low: int) -> int:
+        v = table.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            self.bad(prefix + key, f"must be an integer >= {low}, got {v!r}")
+            return default
+        return v
+
+
+def _metric_name(name: str, r: _Reader) -> str | None:
+    info = metric_info(name)
+    if info is None:
+        r.bad(f"metrics.{name}", "unknown metric (or one without a better direction); choose "
+              "one of: " + ", ".join(known_metric_names()))
+        return None
+    return info.name
+
+
+def _metric_policy(name: str, table: Any, r: _Reader) -> MetricPolicy | None:
+    prefix = f"metrics.{name}."
+    if not isinstance(table, dict):
+        r.bad(f"metrics.{name}", "must be a table, e.g. [metrics.\"hit@5\"] with floor = 0.8")
+        return None
+    r.unknown(table, prefix, METRIC_KEYS)
+    if not any(k in table for k in METRIC_KEYS):
+        r.bad(f"metrics.{name}", f"asks for no check; give one of: {', '.join(METRIC_KEYS)}")
+    pinned = table.get("pinned", [])
+    if not isinstance(pinned, list) or not all(isinstance(q, str) and q for q in pinned):
+        r.bad(prefix + "pinned", f"must be a list of question ids, got {pinned!r}")
+        pinned = []
+    elif len(set(pinned)) != len(pinned):
+        r.bad(prefix + "pinned", "lists a question more than once")
+    canonical = _metric_name(name, r)
+    mp = MetricPolicy(
+        canonical or name, r.number(table, "floor", prefix),
+        r.number(table, "max_drop", prefix, low=0.0),
+        r.number(table, "max_drop_relative", prefix, low=0.0),
+        r.number(table, "alpha", prefix, low=0.0, high=1.0, open_low=True),
+        tuple(dict.fromkeys(pinned)))
+    return mp if canonical else None
+
+
+def parse_policy(raw: dict[str, Any], where: str = "<policy>") -> Policy:
+    """Validate a parsed policy mapping; every problem is reported at once."""
+    problems: list[Problem] = []
+    r = _Reader(where, problems)
+    r.unknown(raw, "", ("gate", "metrics"))
+    gate = raw.get("gate", {})
+    if not isinstance(gate, dict):
+        r.bad("gate", "must be a table ([gate])")
+        gate = {}
+    r.unknown(gate, "gate.", GATE_KEYS)
+    metrics_raw = raw.get("metrics")
+    metrics: list[MetricPolicy] = []
+    if not isinstance(metrics_raw, dict) or not metrics_raw:
+        r.bad("metrics", "give at least one metric table, e.g. [metrics.\"hit@5\"] max_drop = 0.05")
+    else:
+        seen: dict[str, str] = {}
+        for name, table in metrics_raw.items():
+            mp = _metric_policy(name, table, r)
+            if mp is None:
+                continue
+            if mp.metric in seen:
+                r.bad(f"metrics.{name}", f"same metric as metrics.{seen[mp.metric]}")
+                continue
+            seen[mp.metric] = name
+            metrics.append(mp)
+    policy = Policy(
+        where, tuple(metrics), r.text(gate, "config", "gate."),
+        r.text(gate, "candidate_config", "gate."), r.text(gate, "answerer", "gate."),
+        r.number(gate, "alpha", "gate.", low=0.0, high=1.0, open_low=True),
+        r.integer(gate, "seed", "gate.", 0, 0), r.integer(gate, "n_resamples", "gate.", 10_000, 1),
+        r.number(gate, "confidence", "gate.", low=0.0, high=1.0, open_low=True) or 0.95,
+        r.text(gate, "base_answerer", "gate."), r.text(gate, "candidate_answerer", "gate."),
+        r.number(gate, "min_llm_kappa", "gate.", low=-1.0, high=1.0000001),
+        r.text(gate, "llm_agreement", "gate."))
+    if (policy.base_answerer or policy.candidate_answerer) and policy.answerer_pair is None:
+        r.bad("gate.base_answerer", "give both base_answerer and candidate_answerer (or one of "
+              "them and answerer)")
+    if policy.candidate_config and not policy.config:
+        r.bad("gate.candidate_config", "needs gate.config (the base's config) as well")
+    if problems:
+        raise PolicyError(problems, f"{where}: malformed gate policy")
+    return policy

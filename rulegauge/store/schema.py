@@ -1,0 +1,130 @@
+"""Table declarations: :class:`Column`, :class:`TableSpec` and the :data:`TABLES` registry.
+
+Each stage's tables are declared with :func:`table` in a module of this package
+(``tables`` for the retrieval run, ``answer_tables``, ``ruling_tables``);
+:mod:`rulegauge.store.tables` imports them all, so every table is registered as soon as
+anything in the store is used, whichever command runs first.
+
+Self-explaining files: every table's Arrow schema starts with a ``run_id`` column
+(:data:`RUN_ID`, filled by the writer) and carries its documentation as Parquet
+metadata: each field's ``description`` is its :class:`Column` doc, and the schema
+(file) metadata holds ``rulegauge.table``, ``rulegauge.table_doc``,
+``rulegauge.schema_version`` (:data:`SCHEMA_VERSION`) and ``rulegauge.key``, so
+``pyarrow.parquet.read_schema(path)`` explains a file with no rulegauge installed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from rulegauge.core.registry import Registry
+
+
+@dataclass(frozen=True)
+class Column:
+    """A declared column; ``statistics``: Parquet keeps its min/max per row group (off
+    where every row group holds the same range, e.g. every question id or the one run id:
+    nothing to skip by, and the strings' min/max cost a quarter of the metrics table's
+    write)."""
+
+    name: str
+    type: pa.DataType
+    doc: str
+    nullable: bool = False
+    statistics: bool = True
+
+
+SCHEMA_VERSION = "2"
+"""Bumped when a table's columns change meaning (2: ``run_id`` and descriptions)."""
+
+
+@dataclass(frozen=True)
+class Kept:
+    """How a table is kept in a compact baseline (:mod:`rulegauge.store.baseline`): its rows
+    sorted by ``sort`` (stable files: the same run saves the same bytes), only the rows
+    whose ``only`` column is true (None: every row), ``blank`` columns emptied."""
+
+    sort: tuple[str, ...]
+    only: str | None = None
+    blank: tuple[str, ...] = ()
+
+
+REQUIRED, IF_PRESENT = "required", "if present"
+"""Values of :attr:`TableSpec.carried`: a run ``--from`` another copies the table (and
+refuses a source without it), or copies it when the source has it (older runs lack it)."""
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A table: its columns and key, and what other stages do with it: ``kept`` in
+    baselines (None: not kept), ``carried`` by ``rulegauge run --from`` (None: not carried,
+    else :data:`REQUIRED` or :data:`IF_PRESENT`), ``record``: the typed record it reads
+    back into (:mod:`rulegauge.store.readback`; "" when it is read as a frame only)."""
+
+    name: str
+    doc: str
+    columns: tuple[Column, ...]
+    key: tuple[str, ...]
+    kept: Kept | None = None
+    carried: str | None = None
+    record: str = ""
+
+    def schema(self, families: dict[str, list[str]] | None = None) -> pa.Schema:
+        """Arrow schema; ``families`` expands ``prefix*`` columns, e.g.
+        ``{"rank_*": ["bm25", "dense"]}`` -> ``rank_bm25, rank_dense``."""
+        fields: list[pa.Field] = [_field(RUN_ID.name, RUN_ID.type, RUN_ID.doc, nullable=False)]
+        for c in self.columns:
+            if c.name.endswith("*"):
+                for member in (families or {}).get(c.name, []):
+                    fields.append(_field(c.name[:-1] + member, c.type,
+                                         f"{c.doc} [{c.name[:-1]}{member}]", nullable=True))
+            else:
+                fields.append(_field(c.name, c.type, c.doc, nullable=c.nullable))
+        return pa.schema(fields, metadata=self.file_metadata())
+
+    def statistics(self, families: dict[str, list[str]] | None = None) -> list[str]:
+        """The columns whose Parquet statistics are written (``write_statistics``)."""
+        off = {RUN_ID.name} if not RUN_ID.statistics else set()
+        off |= {c.name for c in self.columns if not c.statistics}
+        return [n for n in self.schema(families).names if n not in off]
+
+    def file_metadata(self) -> dict[bytes, bytes]:
+        """Schema-level Parquet metadata: table name and doc, schema version, key."""
+        return {b"rulegauge.table": self.name.encode(), b"rulegauge.table_doc": self.doc.encode(),
+                b"rulegauge.schema_version": SCHEMA_VERSION.encode(),
+                b"rulegauge.key": ",".join(self.key).encode()}
+
+
+def _field(name: str, type_: pa.DataType, doc: str, *, nullable: bool) -> pa.Field:
+    return pa.field(name, type_, nullable=nullable, metadata={b"description": doc.encode()})
+
+
+TABLES: Registry[TableSpec] = Registry("table")
+
+
+def table(name: str, doc: str, key: tuple[str, ...], *columns: Column, kept: Kept | None = None,
+          carried: str | None = None, record: str = "") -> TableSpec:
+    """Declare and register a table (facts: :class:`TableSpec`)."""
+    if carried not in (None, REQUIRED, IF_PRESENT):
+        raise ValueError(f"table {name}: carried must be None, {REQUIRED!r} or {IF_PRESENT!r}")
+    return TABLES.add(name, TableSpec(name, doc, tuple(columns), key, kept, carried, record))
+
+
+def kept_tables() -> dict[str, Kept]:
+    """Table name -> how a baseline keeps it, in registration order."""
+    return {n: s.kept for n, s in TABLES.items() if s.kept is not None}
+
+
+def carried_tables() -> dict[str, str]:
+    """Table name -> :data:`REQUIRED` or :data:`IF_PRESENT` for ``rulegauge run --from``."""
+    return {n: s.carried for n, s in TABLES.items() if s.carried is not None}
+
+
+S, I32, F64, B = pa.string(), pa.int32(), pa.float64(), pa.bool_()
+
+RUN_ID = Column("run_id", S, "id of the run that wrote the row (its directory name when written)",
+                statistics=False)
+"""The leading column of every table; not part of ``TableSpec.columns`` so that
+readers of runs written before it existed still find every declared column."""
