@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from rulegauge.answering.rerankers import RERANKERS, Candidate, make_reranker
-from rulegauge.core.errors import RulegaugeError, Problem, ValidationError
+from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
 from rulegauge.core.limits import count_problem
 from rulegauge.core.ordering import order
 from rulegauge.core.registry import Registry

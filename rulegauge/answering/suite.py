@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rulegauge.core.errors import ConfigError, RulegaugeError, Problem, ValidationError
+from rulegauge.core.errors import ConfigError, Problem, RulegaugeError, ValidationError
 from rulegauge.core.limits import COUNTS, count_problem
 
 SUITE_KEYS = ("name", "max_error_rate", "workers")

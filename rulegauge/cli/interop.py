@@ -88,9 +88,12 @@ def _to_mlflow(run: str, runs_dir: Path, uri: str | None, experiment: str, repor
         r = open_run(run, runs_dir)
         logged = log_run(r, uri or default_uri(), experiment=experiment, report=report,
                          replace=replace)
+    for note in logged.notes:
+        typer.echo(f"note: {note}", err=True)
     console = make_console()
     console.print(f"logged {len(logged.runs)} configs of run {r.run_id} to MLflow experiment "
                   f"{experiment!r} (id {logged.experiment_id}) at {logged.tracking_uri}"
-                  + (f", replacing {logged.replaced} earlier MLflow runs" if logged.replaced else ""))
+                  + (f", replacing {logged.replaced} earlier MLflow runs" if logged.replaced else "")
+                  + (f", {logged.resumed} of them kept from the incomplete earlier export" if logged.resumed else ""))
     for config_id, mlflow_id in logged.runs:
         typer.echo(f"{config_id}\t{mlflow_id}")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rulegauge.core.atomic import check_no_links, open_nofollow, read_bytes_nofollow
-from rulegauge.core.errors import RulegaugeError, Problem, ValidationError
+from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
 from rulegauge.core.jsonl import iter_records
 from rulegauge.core.limits import MAX_JOURNAL_BYTES, check_size
 

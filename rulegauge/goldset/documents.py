@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from rulegauge.core.errors import RulegaugeError, Problem, ValidationError
+from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
 from rulegauge.core.names import id_problem
 from rulegauge.corpus import loaders
 from rulegauge.corpus.records import DOC_KINDS, DocumentSpec

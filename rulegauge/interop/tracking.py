@@ -19,18 +19,31 @@ every other character outside that set ``_`` (``nDCG(judged_only=True)@10`` ->
 logged to the experiment (tag ``rulegauge.run_id``) is refused unless ``replace``, which
 deletes its earlier MLflow runs first.
 
-The default store is the local folder ``mlruns`` (MLflow's file store, which MLflow 3
-keeps behind ``MLFLOW_ALLOW_FILE_STORE=true``: set here for ``file:`` URIs unless the
-user set it); nothing goes over the network unless the URI is a server's. ``mlflow`` is
-imported inside :func:`log_run` (the ``[mlflow]`` extra).
+All or nothing, through a resumable journal kept in MLflow itself: each config's MLflow run
+is ``FINISHED`` only once everything of it is logged, and only when every config's run is, a
+last pass tags them all ``rulegauge.export_complete = true``. An export killed part-way
+leaves runs without that tag; the next export of the same run says the earlier one is
+incomplete and completes it: finished runs of known configs are kept (one per config),
+unfinished ones deleted, the missing configs logged, then every run tagged. A query for the
+tag sees a run's configs all or none. In a file store, a run folder whose ``meta.yaml`` a
+kill left torn (MLflow cannot read it) is removed first, and said. (A staging store moved
+into place is not used: MLflow records absolute artifact locations and store-specific
+experiment ids in every run, so a moved run would point at the staging folder.)
+
+The default store is the local folder ``mlruns`` (MLflow's file store, which MLflow 3 keeps behind
+``MLFLOW_ALLOW_FILE_STORE=true``: set here for ``file:`` URIs unless the user set it);
+nothing goes over the network unless the URI is a server's. ``mlflow`` is imported inside
+:func:`log_run` (the ``[mlflow]`` extra).
 Reference: https://mlflow.org/docs/latest/ml/tracking/
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +53,7 @@ from rulegauge.core.errors import RulegaugeError
 from rulegauge.store.rundir import Run
 
 DEFAULT_EXPERIMENT = "rulegauge"
+COMPLETE_TAG = "rulegauge.export_complete"
 _BAD_CHARS = re.compile(r"[^\w\-. :/]")
 
 
@@ -60,6 +74,8 @@ class LoggedRun:
     experiment_id: str
     runs: tuple[tuple[str, str], ...]  # (config_id, MLflow run id), in the configs table's order
     replaced: int
+    resumed: int = 0  # configs kept from an earlier, incomplete export
+    notes: tuple[str, ...] = ()  # what the export found and did (torn folders, an incomplete export)
 
 
 def _value(x: Any) -> str:
@@ -127,10 +143,59 @@ def log_run(run: Run, tracking_uri: str, *, experiment: str = DEFAULT_EXPERIMENT
     _prepare_store(tracking_uri)
     from mlflow.exceptions import MlflowException
 
+    notes = _sweep_torn(tracking_uri)
     try:
-        return _log(run, tracking_uri, experiment, (params, means, names), report, replace=replace)
+        logged = _log(run, tracking_uri, experiment, (params, means, names), report, replace=replace)
     except MlflowException as exc:
         raise RulegaugeError(f"MLflow store {tracking_uri}: {exc.message}") from None
+    except RulegaugeError:
+        raise
+    except Exception as exc:  # e.g. a store file another process left torn: a message, never a traceback
+        raise RulegaugeError(f"MLflow store {tracking_uri}: {type(exc).__name__}: {exc}") from None
+    return dataclasses.replace(logged, notes=(*notes, *logged.notes))
+
+
+def _store_folder(uri: str) -> Path | None:
+    if not uri.startswith("file:"):
+        return None
+    from urllib.parse import unquote, urlparse
+
+    return Path(unquote(urlparse(uri).path))
+
+
+def _torn(folder: Path) -> bool:
+    """A run folder MLflow cannot read: ``meta.yaml`` missing (beside other files), empty,
+    not YAML, or without its ``run_id``."""
+    import yaml
+
+    meta = folder / "meta.yaml"
+    if not meta.is_file():
+        return any(folder.iterdir())
+    try:
+        data = yaml.safe_load(meta.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return True
+    return not isinstance(data, dict) or not data.get("run_id")
+
+
+def _sweep_torn(uri: str) -> tuple[str, ...]:
+    """Remove run folders whose ``meta.yaml`` is missing or unreadable (a killed write) from a
+    file store's experiments; what was removed, as notes."""
+    root = _store_folder(uri)
+    if root is None or not root.is_dir():
+        return ()
+    notes = []
+    for exp in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")
+                      and (p / "meta.yaml").is_file()):
+        for folder in sorted(p for p in exp.iterdir() if p.is_dir() and not p.is_symlink()
+                             and len(p.name) == 32 and p.name.isalnum()):
+            if not _torn(folder):
+                continue
+            # removed, not moved: MLflow reads every folder of the store (``.trash`` as deleted
+            # experiments), so debris kept anywhere inside it would break the store again
+            shutil.rmtree(folder)
+            notes.append(f"removed the torn MLflow run folder {folder} (meta.yaml unreadable: a killed write)")
+    return tuple(notes)
 
 
 def _log(run: Run, uri: str, experiment: str,
@@ -145,11 +210,9 @@ def _log(run: Run, uri: str, experiment: str,
     exp_id = found.experiment_id if found is not None else client.create_experiment(experiment)
     earlier = client.search_runs([exp_id], filter_string=f"tags.`rulegauge.run_id` = '{run.run_id}'",
                                  max_results=50_000)
-    if earlier and not replace:
-        raise RulegaugeError(f"run {run.run_id} is already logged to experiment {experiment!r} "
-                           f"({len(earlier)} MLflow runs); --replace logs it again")
-    for old in earlier:
-        client.delete_run(old.info.run_id)
+    keep, drop, notes = _settle_earlier(earlier, list(params), run.run_id, experiment, replace=replace)
+    for old in drop:
+        client.delete_run(old)
     gold, git = run.manifest.get("goldset", {}), run.manifest.get("git") or {}
     safe = {canonical: mlflow for mlflow, canonical in names.items()}
     manifest = run.path / "manifest.json"
@@ -157,7 +220,11 @@ def _log(run: Run, uri: str, experiment: str,
     stamp = int(time.time() * 1000)
     logged = []
     for config_id, config_params in params.items():
-        tags = {"mlflow.runName": config_id, "rulegauge.run_id": run.run_id,
+        if config_id in keep:
+            logged.append((config_id, keep[config_id]))
+            continue
+        # the run id first: a file store writes tags one by one, and the journal finds runs by it
+        tags = {"rulegauge.run_id": run.run_id, "mlflow.runName": config_id,
                 "rulegauge.config_id": config_id, "rulegauge.goldset": str(gold.get("name", "")),
                 "rulegauge.goldset_sha256": str(gold.get("sha256", "")),
                 "rulegauge.commit": str(git.get("commit", "")),
@@ -171,6 +238,36 @@ def _log(run: Run, uri: str, experiment: str,
         client.log_text(rid, json.dumps(names, indent=2, sort_keys=True), "metric-names.json")
         if report is not None:
             client.log_artifact(rid, str(report))
-        client.set_terminated(rid)
+        client.set_terminated(rid)  # FINISHED: this config's run is whole
         logged.append((config_id, rid))
-    return LoggedRun(uri, exp_id, tuple(logged), len(earlier))
+    for _config_id, rid in logged:  # the last pass: only now is the export complete
+        client.set_tag(rid, COMPLETE_TAG, "true")
+    replaced = len(drop) if replace else 0
+    return LoggedRun(uri, exp_id, tuple(logged), replaced, len(keep), notes)
+
+
+def _settle_earlier(earlier: list[Any], config_ids: list[str], run_id: str, experiment: str, *,
+                    replace: bool) -> tuple[dict[str, str], list[str], tuple[str, ...]]:
+    """What to do with the MLflow runs an earlier export of ``run_id`` left: (config id ->
+    MLflow run id kept, MLflow run ids to delete, notes). A complete earlier export is
+    refused unless ``replace``; an incomplete one is completed (module docstring)."""
+    if not earlier:
+        return {}, [], ()
+    every = [r.info.run_id for r in earlier]
+    finished: dict[str, str] = {}
+    for r in sorted(earlier, key=lambda r: (r.info.start_time or 0, r.info.run_id)):
+        cfg = r.data.tags.get("rulegauge.config_id", "")
+        if r.info.status == "FINISHED" and cfg in config_ids and cfg not in finished:
+            finished[cfg] = r.info.run_id
+    complete = (len(earlier) == len(config_ids) == len(finished)
+                and all(r.data.tags.get(COMPLETE_TAG) == "true" for r in earlier))
+    if complete and not replace:
+        raise RulegaugeError(f"run {run_id} is already logged to experiment {experiment!r} "
+                             f"({len(earlier)} MLflow runs); --replace logs it again")
+    if replace:
+        return {}, every, ()
+    note = (f"an earlier export of run {run_id} to experiment {experiment!r} is incomplete "
+            f"({len(finished)} of {len(config_ids)} configs finished, {len(earlier) - len(finished)} "
+            "MLflow runs unfinished or extra): completing it")
+    kept = set(finished.values())
+    return finished, [rid for rid in every if rid not in kept], (note,)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from rulegauge.core.errors import RulegaugeError, RegistryError
+from rulegauge.core.errors import RegistryError, RulegaugeError
 from rulegauge.metrics import ranking  # noqa: F401 - declares the ranking and score families
 from rulegauge.metrics.family import AGGREGATES, KINDS, METRICS, SCOPES, Metric, declare
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rulegauge.core.errors import RulegaugeError, Problem
+from rulegauge.core.errors import Problem, RulegaugeError
 from rulegauge.rulings import frames
 from rulegauge.rulings.joint import RowDecoding
 from rulegauge.rulings.parse import parse_bytes, ruling_id

@@ -1,5 +1,6 @@
 """Parquet tables of the answering stage: ``reads``, ``answers``, ``citations``,
-``answer_metrics``, ``question_facts``, ``judge_verdicts``. Registered in :data:`rulegauge.store.schema.TABLES` on import.
+``answer_metrics``, ``question_facts``, ``judge_verdicts``. Registered in
+:data:`rulegauge.store.schema.TABLES` on import.
 
 ``answerer`` is the answerer's *label* in the run: the registered name
 (``extractive``) or a ``label=name`` alias given on the command line

@@ -24,7 +24,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from rulegauge.core.atomic import check_no_links, read_bytes_nofollow
-from rulegauge.core.errors import RulegaugeError, ProvenanceError
+from rulegauge.core.errors import ProvenanceError, RulegaugeError
 from rulegauge.core.names import name_problem
 from rulegauge.store.tables import TABLES
 

@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 from rulegauge.core.atomic import atomic_write, check_no_links, link_error
 from rulegauge.core.atomic import temp_name as temp_name  # re-exported
 from rulegauge.core.digest import file_sha256
-from rulegauge.core.errors import ConfigError, RulegaugeError, ProvenanceError
+from rulegauge.core.errors import ConfigError, ProvenanceError, RulegaugeError
 from rulegauge.core.names import check_name
 from rulegauge.core.redact import redact_text
 from rulegauge.store.casting import pandas_metadata, to_arrow

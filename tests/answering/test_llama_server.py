@@ -21,7 +21,7 @@ from rulegauge.pipeline.options import RunOptions
 from rulegauge.pipeline.retrieval import run
 from rulegauge.store.rundir import Run
 from tests.helpers.common import FIXTURES, LEXICAL
-from tests.helpers.llama_server import LlamaServer, rulegauge_cli, required_llama_server
+from tests.helpers.llama_server import LlamaServer, required_llama_server, rulegauge_cli
 
 pytestmark = pytest.mark.slow
 

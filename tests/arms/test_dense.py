@@ -6,7 +6,7 @@ import pytest
 
 from rulegauge.arms import ARMS, Arm, ArmContext, load_builtin_arms
 from rulegauge.arms.dense import DEFAULT_MODEL, DenseArm
-from rulegauge.core.errors import ConfigError, RulegaugeError, RegistryError
+from rulegauge.core.errors import ConfigError, RegistryError, RulegaugeError
 from rulegauge.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
 from tests.helpers.common import q
 from tests.helpers.embedding_fakes import INSTANCES, shared_model_cache

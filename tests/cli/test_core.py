@@ -63,7 +63,8 @@ def test_run_bad_param_and_bad_config_exit_2(tmp_path):
 @pytest.mark.slow
 def test_run_metrics_of_the_users_choice_with_other_tools_names(tmp_path):
     """`-m` in a fresh process: aliases map to canonical names, repeats collapse."""
-    res = subprocess.run([sys.executable, "-c", "from rulegauge.cli import main; main()", "run", "--config", str(LEXICAL),
+    res = subprocess.run([sys.executable, "-c", "from rulegauge.cli import main; main()", "run",
+                          "--config", str(LEXICAL),
                           "--out", str(tmp_path), "--run-id", "m", "-m", "recall@3", "-m", "nDCG@20",
                           "-m", "RR@10", "-m", "Success@5", "-m", "hit_rate@5", "-m", "AP@10"],
                          capture_output=True, text=True, cwd=REPO, timeout=300)

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
-from rulegauge.core.errors import RulegaugeError, RegistryError
+from rulegauge.core.errors import RegistryError, RulegaugeError
 from rulegauge.embedding.cache import CacheStats, EmbeddingCache, embed, text_key
 from tests.helpers.embedding_fakes import FakeModel
 

@@ -9,7 +9,7 @@ import struct
 import numpy as np
 import pytest
 
-from rulegauge.core.errors import RulegaugeError, RegistryError
+from rulegauge.core.errors import RegistryError, RulegaugeError
 from rulegauge.embedding import convert as e5_convert
 from rulegauge.embedding.models import (
     EMBEDDING_MODELS,

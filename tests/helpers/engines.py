@@ -42,7 +42,8 @@ def require_postgres(*, vector: bool = False) -> None:
 
 def require_tantivy() -> None:
     missing = importlib.util.find_spec("tantivy") is None
-    _need("RULEGAUGE_REQUIRE_ENGINES", "tantivy is not installed (pip install 'rulegauge[engines]')" if missing else None)
+    _need("RULEGAUGE_REQUIRE_ENGINES",
+          "tantivy is not installed (pip install 'rulegauge[engines]')" if missing else None)
 
 
 def cluster() -> Iterator[ThrowawayCluster]:

@@ -8,6 +8,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -112,3 +113,98 @@ def test_export_mlflow_cli_logs_the_sample_run_and_refuses_bad_input(
                           (blocker / "mlruns").as_uri(), cwd=tmp_path)
     assert unwritable.returncode == 2 and "Traceback" not in unwritable.stderr, unwritable.stderr
     assert str(blocker) in unwritable.stderr
+
+
+_KILLABLE = """
+import sys, time
+from pathlib import Path
+from mlflow.tracking import MlflowClient
+from rulegauge.interop.tracking import log_run
+from rulegauge.store.rundir import Run
+
+marker, stop_after = Path(sys.argv[3]), int(sys.argv[4])
+real = MlflowClient.set_terminated
+calls = []
+
+def slow(self, *args, **kwargs):  # the n-th config finished: say so, then hang until killed
+    real(self, *args, **kwargs)
+    calls.append(1)
+    if len(calls) == stop_after:
+        marker.write_text("x")
+        time.sleep(600)
+
+MlflowClient.set_terminated = slow
+log_run(Run(Path(sys.argv[1])), sys.argv[2])
+"""
+
+
+def _kill_export(run: Run, uri: str, tmp_path: Path, stop_after: int) -> None:
+    """Export ``run`` in a child process and SIGKILL it once ``stop_after`` configs are finished."""
+    marker = tmp_path / f"marker-{stop_after}"
+    env = {**ENV, "MLFLOW_ALLOW_FILE_STORE": "true"}
+    log = tmp_path / f"child-{stop_after}.log"
+    with log.open("w", encoding="utf-8") as err:
+        child = subprocess.Popen([sys.executable, "-c", _KILLABLE, str(run.path), uri, str(marker),
+                                  str(stop_after)], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        for _ in range(6000):  # up to 10 minutes on a loaded machine; ends as soon as the marker is there
+            if marker.exists() or child.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert marker.exists(), log.read_text(encoding="utf-8")
+    finally:
+        child.kill()
+        child.wait()
+
+
+def _complete_runs(uri: str, run_id: str) -> list[Any]:
+    client = MlflowClient(tracking_uri=uri)
+    exp = client.get_experiment_by_name("rulegauge")
+    assert exp is not None
+    return list(client.search_runs([exp.experiment_id], filter_string=f"tags.`rulegauge.run_id` = '{run_id}'"))
+
+
+@pytest.mark.faults
+def test_a_killed_export_is_incomplete_and_the_rerun_completes_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """#33 (7): SIGKILL part-way leaves no run tagged complete; the rerun says the earlier export
+    is incomplete, keeps the finished configs, and ends with exactly one complete run per config."""
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    run = Run(write_synthetic_run(tmp_path / "syn", seed=5))
+    configs = list(run.table("configs")["config_id"])
+    assert len(configs) >= 3
+    uri = (tmp_path / "mlruns").as_uri()
+    _kill_export(run, uri, tmp_path, stop_after=2)
+    left = _complete_runs(uri, run.run_id)
+    assert 2 <= len(left) < len(configs) + 1
+    assert not any(r.data.tags.get("rulegauge.export_complete") for r in left)  # none counts as exported
+    assert {r.info.status for r in left} <= {"FINISHED", "RUNNING"}
+    logged = log_run(run, uri)
+    assert logged.resumed == 2
+    assert any("incomplete" in n and "completing it" in n for n in logged.notes)
+    final = _complete_runs(uri, run.run_id)
+    assert sorted(r.data.tags["rulegauge.config_id"] for r in final) == sorted(configs)
+    assert all(r.info.status == "FINISHED" and r.data.tags["rulegauge.export_complete"] == "true" for r in final)
+    with pytest.raises(RulegaugeError, match="already logged"):  # complete now: a third export is refused
+        log_run(run, uri)
+
+
+@pytest.mark.faults
+def test_a_torn_meta_yaml_is_set_aside_not_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run folder whose meta.yaml a kill left torn is removed, said in a note, and the export
+    completes."""
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    run = Run(write_synthetic_run(tmp_path / "syn", seed=6))
+    uri = (tmp_path / "mlruns").as_uri()
+    _kill_export(run, uri, tmp_path, stop_after=1)
+    metas = sorted((tmp_path / "mlruns").glob("*/*/meta.yaml"))
+    assert metas
+    torn = metas[0]
+    text = torn.read_text(encoding="utf-8")
+    torn.write_text(text[: len(text) // 3] + "\n  - [", encoding="utf-8")
+    logged = log_run(run, uri)
+    assert any("torn" in n and str(torn.parent) in n for n in logged.notes)
+    assert not torn.parent.exists()
+    final = _complete_runs(uri, run.run_id)
+    assert len(final) == len(run.table("configs"))
+    assert all(r.data.tags.get("rulegauge.export_complete") == "true" for r in final)

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from rulegauge.answering.answer_metrics import answer_metric_names
-from rulegauge.core.errors import RulegaugeError, RegistryError
+from rulegauge.core.errors import RegistryError, RulegaugeError
 from rulegauge.metrics.family import METRICS, OTHER_NAMES, alias, declare
 from rulegauge.metrics.info import aggregate, known_metric_names, metric_info, resolve, scope_mask
 from tests.helpers.common import REPO

@@ -127,7 +127,8 @@ def test_an_error_during_the_pass_leaves_no_fused_file(tmp_path):
         yield from grid_tables(*_inputs(n_q=5)[:3], [parse("hit@5")], list(CONFIGS), 3).fused_parts()
         raise OSError(28, "No space left on device")
 
-    with RunWriter(tmp_path / "r") as w, pytest.raises(RulegaugeError, match=r"fused\.parquet: cannot write \(no space"):
+    with RunWriter(tmp_path / "r") as w, \
+            pytest.raises(RulegaugeError, match=r"fused\.parquet: cannot write \(no space"):
         w.write_parts("fused", parts(), {"rank_*": list(ARMS)})
     assert not (tmp_path / "r" / "fused.parquet").exists()
     assert list((tmp_path / "r").glob(".fused*")) == []

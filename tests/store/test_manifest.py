@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from rulegauge.core.digest import file_sha256
-from rulegauge.core.errors import RulegaugeError, ProvenanceError
+from rulegauge.core.errors import ProvenanceError, RulegaugeError
 from rulegauge.store.manifest import read_manifest, shape_problems
 from rulegauge.store.rundir import Run
 from tests.helpers.analysis import write_synthetic_run
