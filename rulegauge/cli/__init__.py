@@ -38,9 +38,9 @@ __all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", 
 
 def _print_version(value: bool) -> None:
     if value:
-        from rulegauge import __version__
+        import rulegauge
 
-        typer.echo(f"rulegauge {__version__}")
+        typer.echo(f"rulegauge {rulegauge.__version__}")
         raise typer.Exit(0)
 
 

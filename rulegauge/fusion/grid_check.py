@@ -9,6 +9,11 @@ from rulegauge.core.errors import Problem
 from rulegauge.core.limits import count_problem
 from rulegauge.core.names import name_problem
 
+# per-arm weights: every method's weighted sums of scores up to ~1e3 stay normal floats within
+# this range (1e300 x 3 arms x 200 Borda points < 1.8e308; 1e-300 / (60 + depth) > 2.2e-308)
+MIN_WEIGHT = 1e-300
+MAX_WEIGHT = 1e300
+
 
 class Checker:
     """Collects problems while reading typed values out of the parsed TOML."""
@@ -53,6 +58,8 @@ class Checker:
             self.add(at, f"weight must be a number > 0, got {value!r}")
         elif not math.isfinite(value) or value <= 0:
             self.add(at, f"weight must be > 0 and finite, got {value!r}")
+        elif not MIN_WEIGHT <= value <= MAX_WEIGHT:  # beyond, weighted sums over- or underflow
+            self.add(at, f"weight must lie within [{MIN_WEIGHT:g}, {MAX_WEIGHT:g}], got {value!r}")
         else:
             return float(value)
         return None

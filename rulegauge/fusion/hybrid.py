@@ -18,6 +18,7 @@ normalization processor (``min_max``, ``l2``; ``arithmetic_mean``, ``geometric_m
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -48,6 +49,10 @@ class Hybrid(FusionMethod):
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         norm = _NORM[self.option(config, "norm")]
         mean = self.option(config, "mean")
+        # a weighted mean depends on the weights' ratios only: relative to the largest, so that
+        # scaling every weight by one factor gives the same floats (no overflow or underflow either)
+        top = max(float(w) for w in config.weights)
+        config = dataclasses.replace(config, weights=tuple(float(w) / top for w in config.weights))
         if mean == "arithmetic":  # over all the config's arms: one not voting adds 0.0 with its weight
             wsum = 0.0
             for w in config.weights:

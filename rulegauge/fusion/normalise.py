@@ -16,6 +16,12 @@ fixed sequence of numpy operations, so its floats are the same in every process.
 * ``relative`` (Weaviate ``relativeScoreFusion``): ``(s - min) / (max - min)``, 1.0
   when ``max == min``.
 
+Huge but finite scores cannot overflow: a list whose largest magnitude is over 2^500 is
+first scaled by a power of two to magnitudes below 1 (:func:`tame`: exact, so every
+normalisation, being scale-invariant, gives the values it would give in exact arithmetic;
+lists below that bound are untouched, bit for bit, so ranx's 1e-9 floor acts as in ranx).
+Without it ``(s - min)`` of ``+-1e308`` is ``inf`` and ``inf / inf`` NaN.
+
 References: Bassani, "ranx.fuse" (ECIR 2022), ``ranx.normalization``; OpenSearch
 neural-search normalization processor; Weaviate hybrid search, relative score fusion.
 """
@@ -38,6 +44,20 @@ NORMS: Registry[Norm] = Registry("score normalisation")
 FLOOR = 1e-9  # ranx's smallest denominator
 
 
+TAME_ABOVE = 2.0**500  # squares (l2) and sums of many such scores stay finite below it
+
+
+def tame(scores: np.ndarray, votes: np.ndarray) -> np.ndarray:
+    """``scores`` with each row whose largest voted magnitude exceeds :data:`TAME_ABOVE`
+    multiplied by ``2**-e`` (``e`` that magnitude's binary exponent), so its magnitudes fall
+    below 1; other rows (and unvoted cells) unchanged. Exact: a power of two."""
+    mag = np.where(votes, np.abs(scores), 0.0).max(axis=1, keepdims=True, initial=0.0)
+    if not (mag > TAME_ABOVE).any():
+        return scores
+    _, exp = np.frexp(mag)
+    return np.where(mag > TAME_ABOVE, np.ldexp(scores, -exp), scores)
+
+
 def _stats(scores: np.ndarray, votes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(min, max, count) of each row over its voted cells, as (Q, 1) columns."""
     lo = np.where(votes, scores, np.inf).min(axis=1, keepdims=True, initial=np.inf)
@@ -50,12 +70,14 @@ def _stats(scores: np.ndarray, votes: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 @NORMS.register("min-max")
 def min_max(scores: np.ndarray, votes: np.ndarray) -> np.ndarray:
+    scores = tame(scores, votes)
     lo, hi, _ = _stats(scores, votes)
     return np.where(votes, (scores - lo) / np.maximum(hi - lo, FLOOR), 0.0)
 
 
 @NORMS.register("z-score")
 def z_score(scores: np.ndarray, votes: np.ndarray) -> np.ndarray:
+    scores = tame(scores, votes)
     _, _, n = _stats(scores, votes)
     safe_n = np.maximum(n, 1)
     mean = np.where(votes, scores, 0.0).sum(axis=1, keepdims=True) / safe_n
@@ -65,6 +87,7 @@ def z_score(scores: np.ndarray, votes: np.ndarray) -> np.ndarray:
 
 @NORMS.register("sum")
 def sum_norm(scores: np.ndarray, votes: np.ndarray) -> np.ndarray:
+    scores = tame(scores, votes)
     lo, _, n = _stats(scores, votes)
     total = np.where(votes, scores, 0.0).sum(axis=1, keepdims=True)
     return np.where(votes, (scores - lo) / np.maximum(total - lo * n, FLOOR), 0.0)
@@ -72,11 +95,13 @@ def sum_norm(scores: np.ndarray, votes: np.ndarray) -> np.ndarray:
 
 @NORMS.register("l2")
 def l2(scores: np.ndarray, votes: np.ndarray) -> np.ndarray:
+    scores = tame(scores, votes)
     norm = np.sqrt(np.where(votes, scores * scores, 0.0).sum(axis=1, keepdims=True))
     return np.where(votes & (norm > 0), scores / np.where(norm > 0, norm, 1.0), 0.0)
 
 
 def _relative(scores: np.ndarray, votes: np.ndarray) -> np.ndarray:
+    scores = tame(scores, votes)
     lo, hi, _ = _stats(scores, votes)
     span = hi - lo
     return np.where(votes, np.where(span > 0, (scores - lo) / np.where(span > 0, span, 1.0), 1.0), 0.0)
