@@ -19,5 +19,6 @@ Modules, in pipeline order:
 * ``ingest``       the ingestion report of `rulegauge ingest`
 """
 
-__all__ = ["boilerplate", "chunk_columns", "chunking", "collection", "formats", "glyphs", "headings", "ingest", "loaders",
+__all__ = ["boilerplate", "chunk_columns", "chunking", "collection",
+           "formats", "glyphs", "headings", "ingest", "loaders",
            "outline", "page_cache", "page_checks", "pdf_text", "records", "title_match"]
