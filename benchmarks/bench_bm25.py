@@ -21,7 +21,13 @@ given to it), Robertson/Okapi BM25 with k1 = 1.5, b = 0.75.
   after the corpus is generated (rulegauge's modules are imported before it, bm25s's
   import and numba's compilation fall inside it: the cost a new process pays);
 * rankings are not compared with bm25s (its idf differs); the arm equals rank-bm25 to the
-  bit (``tests/arms/test_bm25.py``).
+  bit (``tests/arms/test_bm25.py``);
+* preset ``lucene`` (``--presets okapi,lucene``): ``BM25Arm(preset="lucene")`` against
+  ``bm25s.BM25(method="lucene", k1=0.9, b=0.4)`` (numba) on the tokens of the preset's
+  analyzer (Lucene's English chain: stop words, Porter), per question and index build
+  (the analysis included on both sides, as a run pays it), and the ratio of the lucene
+  arm's per-question time to the okapi arm's in the same process; the scores are equal
+  to bm25s's float64 to the bit (``tests/arms/test_bm25_lucene.py``).
 
 Skips, saying why, when bm25s or numba is not installed (``pip install bm25s numba``).
 Run: .venv/bin/python benchmarks/bench_bm25.py [--sizes 50000,200000]
@@ -68,6 +74,48 @@ def bm25s_search(model, questions, depth: int):  # type: ignore[no-untyped-def]
     vocab = model.vocab_dict
     queries = [[t for t in tok(q.question) if t in vocab] or [next(iter(vocab))] for q in questions]
     return model.retrieve(queries, k=depth, show_progress=False, backend_selection="numba", n_threads=1)
+
+
+def lucene_index(corpus):  # type: ignore[no-untyped-def]
+    import bm25s  # deferred: the peer
+
+    from rulegauge.arms.analyzers import lucene_english
+
+    analyze = lucene_english()
+    model = bm25s.BM25(k1=0.9, b=0.4, method="lucene", backend="numba")
+    model.index([analyze(c.text) for c in corpus.chunks], show_progress=False)
+    return model, analyze
+
+
+def lucene_search(peer, questions, depth: int):  # type: ignore[no-untyped-def]
+    model, analyze = peer
+    vocab = model.vocab_dict
+    queries = [[t for t in analyze(q.question) if t in vocab] or [next(iter(vocab))] for q in questions]
+    return model.retrieve(queries, k=depth, show_progress=False, backend_selection="numba", n_threads=1)
+
+
+def lucene_size(size: int, args: argparse.Namespace) -> None:
+    """The lucene preset against bm25s's lucene method and against the okapi arm."""
+    corpus, questions = data(size, args.questions, args.seed)
+    okapi, lucene = BM25Arm(), BM25Arm(preset="lucene")
+    okapi.prepare(corpus, ArmContext(Path(".")))
+    t_arm, _ = timed(lambda: lucene.prepare(corpus, ArmContext(Path("."))))
+    t_peer, peer = timed(lambda: lucene_index(corpus))
+    lucene_search(peer, questions[:5], args.depth)  # numba compiles here
+    n = len(questions)
+    ours: list[float] = []
+    theirs: list[float] = []
+    base: list[float] = []
+    for _ in range(args.repeats):  # alternating, CPU seconds
+        ours.append(timed_cpu(lambda: arm_frame(lucene.search(questions, args.depth), corpus))[1])
+        theirs.append(timed_cpu(lambda: lucene_search(peer, questions, args.depth))[1])
+        base.append(timed_cpu(lambda: arm_frame(okapi.search(questions, args.depth), corpus))[1])
+    o, p, k = (statistics.median(x) / n for x in (ours, theirs, base))
+    print(f"{size:,} chunks, preset lucene: index build rulegauge {t_arm:.2f} s, bm25s-lucene {t_peer:.2f} s "
+          f"-> {t_arm / t_peer:.2f}x; per question CPU: rulegauge {o * 1e3:.3f} ms, bm25s-lucene-numba "
+          f"{p * 1e3:.3f} ms -> {o / p:.2f}x; against the okapi arm {k * 1e3:.3f} ms -> {o / k:.2f}x "
+          f"(medians of {args.repeats})")
+    print("  at:", machine_line())
 
 
 def timed(fn):  # type: ignore[no-untyped-def]
@@ -156,6 +204,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--process-repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--presets", default="okapi,lucene", help="okapi (against bm25s robertson), lucene, or both")
     ap.add_argument("--child", choices=("rulegauge", "bm25s"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -166,8 +215,12 @@ def main() -> int:
         print(f"SKIPPED: {', '.join(missing)} not installed (pip install bm25s numba): no peer to compare with")
         return 0
     print("start:", machine_line())
+    presets = args.presets.split(",")
     for size in (int(s) for s in args.sizes.split(",")):
-        one_size(size, args)
+        if "okapi" in presets:
+            one_size(size, args)
+        if "lucene" in presets:
+            lucene_size(size, args)
     print("end:  ", machine_line())
     return 0
 

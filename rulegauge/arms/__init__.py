@@ -7,7 +7,9 @@ Modules, in pipeline order:
 
 * ``base``      the Arm interface, the ARMS registry
 * ``results``   ArmResult: hits as Hit records or HitColumns (arrays of corpus rows, ranks, scores)
-* ``bm25``      Okapi BM25 over chunks (``postings``: its exact per-question sums and top)
+* ``bm25``      Okapi BM25 over chunks (``postings``: its exact per-question sums and top);
+  preset ``lucene``: Lucene's BM25 with ``analyzers``' English chain
+* ``analyzers`` token chains of the lexical presets (Lucene's EnglishAnalyzer order)
 * ``dense``     cosine similarity of sentence embeddings (exact search)
 * ``flat_search`` exact top-k inner products on fixed BLAS block shapes, ties by id (``dense``)
 * ``boost``     the service's doc-priority arm
@@ -31,7 +33,7 @@ from rulegauge.arms.results import ArmResult, Hit
 from rulegauge.core import plugins
 
 __all__ = [  # noqa: RUF022 - modules first, then the re-exported names
-    "base", "bm25", "boost", "dense", "external", "flat_search", "http", "http_calls",
+    "analyzers", "base", "bm25", "boost", "dense", "external", "flat_search", "http", "http_calls",
     "http_ranks", "http_reply", "http_template", "postings", "results", "rrf_decode", "rrf_rounding", "termdoc",
     "sqlite_fts5",
     "tantivy_bm25", "pg_cluster", "pg_base", "postgres", "pgvector",

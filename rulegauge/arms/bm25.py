@@ -34,6 +34,22 @@ floating-point step repeats rank-bm25's operations in rank-bm25's order (idf wit
 ``math.log``, its running idf sum in first-occurrence order, the per-token sum in query
 order), so scores equal ``BM25Okapi.get_scores`` to the bit and do not depend on hash
 order or on which questions share a call.
+Preset ``lucene`` (``[arms.bm25] preset = "lucene"``): Lucene's BM25 (Lucene >= 8,
+``BM25Similarity``; bm25s's ``method="lucene"``) with Lucene's English analysis
+(:func:`rulegauge.arms.analyzers.lucene_english`: possessives, 33 stop words, Porter)
+and Anserini's k1 = 0.9, b = 0.4::
+
+    idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))          (always > 0: no floor)
+    score(d, q) = sum over query tokens t of
+                  idf(t) * f(t,d) / (f(t,d) + k1 * (1 - b + b * |d| / avgdl))
+
+with ``|d|`` the exact token count after stop words (bm25s's convention; Lucene itself
+stores it in one lossy byte) and an empty chunk of length 0. Every weight repeats bm25s's
+float64 operations in its order (``math.log`` per df, then ``idf * tfc``), so scores
+equal ``bm25s.BM25(method="lucene", dtype="float64")`` on the same tokens to the bit
+(``tests/arms/test_bm25_lucene.py``). Omitting the ``(k1 + 1)`` factor scales every score
+by one constant and changes no ranking.
+
 Why not rank-bm25 itself: it scores one question at a time with a Python loop over
 every chunk per query term (about 1 s per question at 50k chunks on the loaded
 2-core machine: ``benchmarks/bench_arms.py``); it stays the reference in the tests.
@@ -43,11 +59,12 @@ from __future__ import annotations
 
 import importlib.metadata as md
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
+from rulegauge.arms.analyzers import Analyzer, lucene_english
 from rulegauge.arms.base import ARMS, ArmContext
 from rulegauge.arms.postings import Postings, build_postings
 from rulegauge.arms.results import ArmResult, HitColumns
@@ -59,6 +76,8 @@ from rulegauge.corpus.records import Corpus
 from rulegauge.goldset.records import Question
 
 IDF_FLOORS = ("epsilon", "rank_bm25")
+PRESETS = {"okapi": (1.5, 0.75), "lucene": (0.9, 0.4)}
+"""Scoring presets -> their (k1, b) when the grid gives none."""
 EMPTY_DOC = "\u2205"
 NO_TERM = "no query term occurs in the corpus"
 NO_POSITIVE = "no chunk scores above 0 (every matching term has idf <= 0)"
@@ -66,17 +85,30 @@ NO_POSITIVE = "no chunk scores above 0 (every matching term has idf <= 0)"
 
 @ARMS.register("bm25")
 class BM25Arm:
-    """Full-text arm. Params: k1, b, epsilon, idf_floor, stem (Snowball per language)."""
+    """Full-text arm. Params: preset (``okapi``: rank-bm25's BM25Okapi, the default;
+    ``lucene``: Lucene's BM25 and English analysis), k1, b (the preset's when not given),
+    epsilon and idf_floor (``okapi``), stem (``okapi``: Snowball per language), stemmer
+    (``lucene``: porter, english or none)."""
 
     name: ClassVar[str] = "bm25"
 
-    def __init__(self, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25,
-                 idf_floor: str = "epsilon", *, stem: bool = False) -> None:
+    def __init__(self, k1: float | None = None, b: float | None = None, epsilon: float = 0.25,
+                 idf_floor: str = "epsilon", *, stem: bool = False, preset: str = "okapi",
+                 stemmer: str = "porter") -> None:
+        if preset not in PRESETS:
+            raise ConfigError(f"bm25: preset must be one of {', '.join(PRESETS)}, got {preset!r}")
         if idf_floor not in IDF_FLOORS:
             raise ConfigError(f"bm25: idf_floor must be one of {', '.join(IDF_FLOORS)}, got {idf_floor!r}")
+        if preset == "lucene" and stem:
+            raise ConfigError("bm25: stem is the okapi preset's; preset lucene stems with stemmer "
+                              "(porter, english or none)")
+        k1 = PRESETS[preset][0] if k1 is None else k1
+        b = PRESETS[preset][1] if b is None else b
         if k1 < 0 or not 0 <= b <= 1 or epsilon < 0:
             raise ConfigError(f"bm25: need k1 >= 0, 0 <= b <= 1, epsilon >= 0 (got {k1}, {b}, {epsilon})")
         self.k1, self.b, self.epsilon, self.idf_floor, self.stem = k1, b, epsilon, idf_floor, stem
+        self.preset = preset
+        self._analyzer: Analyzer | None = lucene_english(stemmer) if preset == "lucene" else None
         self._postings: Postings | None = None
         self._vocab: dict[str, int] = {}
         self._idf = np.zeros(0)
@@ -84,12 +116,15 @@ class BM25Arm:
         self._row = np.zeros(0, dtype=np.int64)  # chunk number (chunk-id order) -> corpus row
         self.floored_terms = 0
 
-    def _tokenizer(self, language: str | None) -> Tokenizer:
+    def _tokenizer(self, language: str | None) -> Callable[[str], list[str]]:
+        if self._analyzer is not None:
+            return self._analyzer  # one analysis whatever the language, as Lucene's
         return Tokenizer(stem_language=language if self.stem else None)
 
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
         lang = {d.doc_id: d.language for d in corpus.documents}
-        docs = [self._tokenizer(lang[c.doc_id])(c.text) or [EMPTY_DOC] for c in corpus.chunks]
+        empty = [] if self._analyzer is not None else [EMPTY_DOC]  # bm25s: an empty chunk has length 0
+        docs = [self._tokenizer(lang[c.doc_id])(c.text) or empty for c in corpus.chunks]
         self._postings, self._vocab = None, {}
         if not docs:
             return
@@ -103,6 +138,11 @@ class BM25Arm:
     def _idfs(self, tdm: TermDocMatrix) -> np.ndarray:
         """Per-term idf after flooring, in term-id (first-occurrence) order."""
         n, df = tdm.n_docs, tdm.df
+        if self.preset == "lucene":  # math.log per distinct df, as bm25s computes it
+            uniq, inverse = np.unique(df, return_inverse=True)
+            lucene: np.ndarray = np.array([math.log(1 + (n - f + 0.5) / (f + 0.5))
+                                           for f in uniq.tolist()])[inverse]
+            return lucene
         # math.log per distinct df, as rank-bm25 computes it (np.log may differ in the last bit)
         uniq, inverse = np.unique(df, return_inverse=True)
         raw = np.array([math.log(n - f + 0.5) - math.log(f + 0.5) for f in uniq.tolist()])[inverse]
@@ -127,6 +167,10 @@ class BM25Arm:
         avgdl = int(tdm.doc_len.sum()) / tdm.n_docs  # int / int, as rank-bm25
         tf = np.asarray(tdm.counts.data, dtype=np.float64)
         dl = tdm.doc_len[tdm.entry_docs()]
+        if self.preset == "lucene":  # bm25s's operations in its order: tfc, then idf * tfc
+            tfc = tf / (self.k1 * ((1 - self.b) + self.b * dl / avgdl) + tf)
+            lucene: np.ndarray = self._idf[tdm.entry_terms()] * tfc
+            return lucene
         sat = tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * dl / avgdl))
         weights: np.ndarray = self._idf[tdm.entry_terms()] * sat
         return weights
@@ -142,7 +186,7 @@ class BM25Arm:
             return [ArmResult(q.question_id, self.name, (), "the corpus has no chunks")
                     for q in questions]
         vocab = self._vocab
-        tokenizers: dict[str | None, Tokenizer] = {}
+        tokenizers: dict[str | None, Callable[[str], list[str]]] = {}
         scores = np.empty(postings.n_docs)  # reused by every question of this call
         rows: list[np.ndarray] = []
         values: list[np.ndarray] = []
@@ -187,6 +231,12 @@ class BM25Arm:
         return out
 
     def describe(self) -> dict[str, Any]:
+        if self._analyzer is not None:
+            return {"arm": self.name, "implementation": "rulegauge.arms.bm25 on numpy postings",
+                    "package": "numpy", "version": md.version("numpy"), "preset": self.preset,
+                    "formula": "Lucene BM25 (bm25s method=lucene)", "k1": self.k1, "b": self.b,
+                    **self._analyzer.describe(),
+                    "dense_rows": 0 if self._postings is None else self._postings.n_dense}
         return {"arm": self.name, "implementation": "rulegauge.arms.bm25 on numpy postings",
                 "package": "numpy", "version": md.version("numpy"),
                 "formula": "rank-bm25 0.2.2 BM25Okapi",

@@ -17,7 +17,10 @@ priority document is ranked (overlap 0 included) up to the depth, which is why
 on a small rulebook nearly every rulebook chunk gets this arm's vote, as in
 production. The question's game is ``Question.game``; when it is unset and the
 corpus has one game, that game; otherwise the arm returns nothing for the
-question and says why (``ArmResult.empty_reason``; counted in the manifest).
+question and says why (``ArmResult.empty_reason``; counted in the manifest). When
+every chunk is a rulebook chunk of one game (an imported collection, a single rulebook)
+the priority set is the whole corpus and the arm is a lexical arm ranking by overlap: its
+manifest entry then carries a ``warning`` saying so (:attr:`BoostArm.LEXICAL`).
 
 Implementation: a binary term-chunk matrix of idf weights is built once per
 corpus (:mod:`rulegauge.arms.termdoc`) and stored as postings
@@ -71,6 +74,7 @@ class BoostArm:
         self.errata_first = errata_first
         self._corpus: Corpus | None = None
         self.matched: dict[str, tuple[str, ...]] = {}
+        self.lexical = False  # prepare: every chunk a rulebook chunk of the one game
 
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
         self._corpus = corpus
@@ -99,6 +103,13 @@ class BoostArm:
         self._errata = {g: np.flatnonzero((games == g) & (kinds == "errata"))
                         for g in sorted({str(x) for x in games})}
         self._games = sorted({d.game for d in corpus.documents})
+        self.lexical = bool(len(kinds)) and len(self._games) == 1 and bool((kinds == "rulebook").all())
+
+    LEXICAL = ("every chunk is in a rulebook of the corpus's one game, so this arm ranks every chunk by "
+               "idf overlap with the question: it acts as another lexical arm, not a doc-priority arm, "
+               "and fusing it with bm25 counts lexical evidence twice (a collection that is not rulebooks: "
+               "leave boost out of the grid)")
+    """The manifest's ``warning`` when :attr:`lexical` (printed by ``rulegauge run``)."""
 
     def _game(self, q: Question) -> str | None:
         if q.game:
@@ -139,4 +150,5 @@ class BoostArm:
     def describe(self) -> dict[str, Any]:
         return {"arm": self.name, "match_threshold": self.match_threshold,
                 "errata_first": self.errata_first,
-                "questions_with_matched_errata": sum(1 for v in self.matched.values() if v)}
+                "questions_with_matched_errata": sum(1 for v in self.matched.values() if v),
+                **({"warning": self.LEXICAL} if self.lexical else {})}

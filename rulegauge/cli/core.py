@@ -52,6 +52,7 @@ def run_cmd(
     address: str = typer.Option(None, "--address", help=ADDRESS_HELP),
     summary_rows: int = typer.Option(SUMMARY_ROWS, "--summary-rows", min=0, help="Configs in the printed summary: the single-arm ones and the best others (0 = every config; --json has all)."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP + " json is --json."),
+    chunking: str = typer.Option(None, "--chunking", help="How pages become chunks: heading (default), page (one chunk per page: the whole documents of an imported collection), size."),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
@@ -65,6 +66,7 @@ def run_cmd(
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.answering.specs import split_label
+    from rulegauge.corpus.chunking import ChunkingOptions
     from rulegauge.pipeline.dispatch import run_from
     from rulegauge.pipeline.grid_tables import StorePolicy
     from rulegauge.pipeline.options import RunOptions
@@ -82,7 +84,8 @@ def run_cmd(
                           metrics=tuple(metric) or None, allow_outside=allow_outside,
                           store=StorePolicy(tuple(fused_config) or None, fused_depth, max_fused_rows),
                           source_run=Path(source) if source else None,
-                          engine=EngineChoice(engine, address))
+                          engine=EngineChoice(engine, address),
+                          chunking=ChunkingOptions(method=chunking) if chunking else None)
         opts.engine.check()
         with rich_progress(quiet=quiet or as_json) as progress:
             result = run_from(opts, progress=progress)  # --from: no corpus, arm or model code loaded

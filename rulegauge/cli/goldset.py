@@ -55,6 +55,36 @@ def from_qrels_cmd(
     Console(markup=False, highlight=False).print(f"wrote {path}: {len(gs.questions)} questions")
 
 
+@goldset_app.command("import-beir")
+def import_beir_cmd(
+    source: Annotated[Path, typer.Argument(
+        help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (must not exist): "
+                                      "goldset.yaml and the corpus files.")],
+    split: Annotated[str, typer.Option("--split", help="qrels split: qrels/<split>.tsv.")] = "test",
+    language: Annotated[str, typer.Option("--language", help="Language of documents and queries.")] = "en",
+    shard_size: Annotated[int, typer.Option("--shard-size", help="Documents per corpus file.")] = 50_000,
+    name: Annotated[str | None, typer.Option(
+        "--name", help="Gold set name (default: the folder's name).")] = None,
+) -> None:
+    """Import a BEIR-format collection: a gold set with graded requirements (one per
+    judged document, its score as grade) and the corpus as a few JSONL files (one page per
+    document), streamed with progress on stderr.
+
+    Example: rulegauge goldset import-beir tests/fixtures/beir/tidepool --split test -o tidepool
+    """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.cli.progress import rich_progress
+    from rulegauge.goldset.beir import BeirImport, import_beir
+
+    with bad_input_exits_2(), rich_progress() as progress:
+        r = import_beir(BeirImport(source, out, split, shard_size, language, name), progress)
+    Console(markup=False, highlight=False, soft_wrap=True).print(
+        f"wrote {r.goldset}: {r.questions} questions ({r.unanswerable} without a relevant document), "
+        f"{r.relevant} relevant and {r.judged_zero} judged-0 documents; {r.documents} documents in "
+        f"{len(r.shards)} corpus file(s)")
+
+
 @goldset_app.command("merge")
 def merge_cmd(
     gold: Annotated[Path, typer.Argument(help="Gold set YAML to start from.")],

@@ -106,3 +106,5 @@ def print_empty_arms(manifest: dict[str, Any], console: Console, err: Console | 
         warning = empty_warning(name, info)
         if warning:
             err.print(f"warning: {warning}", markup=False, highlight=False)
+        if info.get("warning"):  # a fact the arm states about itself on this corpus
+            err.print(f"warning: arm {name}: {info['warning']}", markup=False, highlight=False)

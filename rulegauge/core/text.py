@@ -114,15 +114,21 @@ _LOCAL = threading.local()
 
 
 def _stemmer(language: str):  # type: ignore[no-untyped-def]
-    """A Snowball stemmer per thread: snowballstemmer objects keep state between
-    calls and corrupt each other when shared across threads."""
+    """The Snowball stemmer of a language code (:data:`STEMMERS`), or None."""
+    name = STEMMERS.get(language)
+    return snowball(name) if name else None
+
+
+def snowball(algorithm: str):  # type: ignore[no-untyped-def]
+    """A Snowball stemmer per thread by algorithm name (``"english"``, ``"porter"``...):
+    snowballstemmer objects keep state between calls and corrupt each other when shared
+    across threads."""
     cache = getattr(_LOCAL, "stemmers", None)
     if cache is None:
         cache = _LOCAL.stemmers = {}
-    if language not in cache:
-        name = STEMMERS.get(language)
-        cache[language] = snowballstemmer.stemmer(name) if name else None
-    return cache[language]
+    if algorithm not in cache:
+        cache[algorithm] = snowballstemmer.stemmer(algorithm)
+    return cache[algorithm]
 
 
 def _drop_persian_affixes(text: str) -> str:

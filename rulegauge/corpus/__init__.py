@@ -5,6 +5,7 @@ Modules, in pipeline order:
 * ``records``      Document, Page, Chunk, Corpus, DocumentSpec; page_key / chunk_key ids
 * ``chunk_columns`` a corpus's chunk ids, documents and pages as arrays by corpus row
 * ``formats``      the PDF, text and Markdown page formats; Loaded, the progress hook
+* ``collection``   collections in one JSONL file (BEIR's corpus.jsonl): a page per document
 * ``loaders``      the loader registry by format, JSONL pages, load / count / label a document
 * ``pdf_text``     page texts of a long PDF read by helper processes
 * ``page_cache``   on-disk cache of loaded page texts (no re-extraction on a repeated run)
@@ -18,5 +19,6 @@ Modules, in pipeline order:
 * ``ingest``       the ingestion report of `rulegauge ingest`
 """
 
-__all__ = ["boilerplate", "chunk_columns", "chunking", "formats", "glyphs", "headings", "ingest", "loaders",
+__all__ = ["boilerplate", "chunk_columns", "chunking", "collection",
+           "formats", "glyphs", "headings", "ingest", "loaders",
            "outline", "page_cache", "page_checks", "pdf_text", "records", "title_match"]

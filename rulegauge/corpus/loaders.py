@@ -28,6 +28,10 @@ Formats
     from 1 to the highest ``page`` and pages absent from the file are empty.
     Page numbers above :data:`MAX_PAGES` and strings holding lone surrogates
     (``"\ud800"``, which no UTF-8 file can store) are refused, naming the line.
+``collection``
+    A collection in one JSONL file (BEIR's ``corpus.jsonl``: ``_id``, ``title``,
+    ``text``), one page per document, labelled by ``_id`` (:mod:`rulegauge.corpus.collection`);
+    only by the option ``format: collection``.
 
 A form feed that ends a file (or a page break followed only by whitespace)
 terminates the last page instead of starting an empty one. Problems (missing
@@ -55,6 +59,7 @@ from rulegauge.core.jsonl import iter_records
 from rulegauge.core.limits import MAX_DOCUMENT_BYTES, size_problem
 from rulegauge.core.registry import Registry
 from rulegauge.core.text import normalise
+from rulegauge.corpus.collection import CollectionLoader
 from rulegauge.corpus.formats import (
     MAX_PAGES,
     Loaded,
@@ -180,6 +185,7 @@ LOADERS.add("pdf", PdfLoader())
 LOADERS.add("text", TextLoader())
 LOADERS.add("markdown", MarkdownLoader())
 LOADERS.add("jsonl", JsonlLoader())
+LOADERS.add("collection", CollectionLoader())
 
 SUFFIXES: dict[str, str] = {s: name for name, ld in LOADERS.items() for s in ld.suffixes}
 """File suffix (lower case, with the dot) -> loader name."""

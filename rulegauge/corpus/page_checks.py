@@ -11,7 +11,9 @@ Page warnings (:data:`PAGE_CHECKS`, thresholds in :class:`IngestThresholds`)
 ``short``               fewer than ``short_page_chars`` characters otherwise
 ``long``                more than ``long_page_chars`` characters
 ``glyph_debris``        glyph-index tokens (``(cid:12)``, ``/g123``, ``glyph12``,
-                        ``/uni00E9``): a font without a usable ToUnicode map
+                        ``/uni00E9``: a PDF font without a usable ToUnicode map)
+                        or characters text of any format can hold (U+FFFD,
+                        stray controls, private use), each kind named as what it is
 ``low_letter_density``  letters / non-space characters below
                         ``min_letter_density`` (the answer fence's 0.45) on a
                         page with at least ``near_empty_letters`` letters
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 
 from rulegauge.core.registry import Registry
 from rulegauge.core.text import letters_ratio
-from rulegauge.corpus.glyphs import glyph_tokens
+from rulegauge.corpus.glyphs import glyph_summary
 from rulegauge.corpus.records import Page
 
 
@@ -77,8 +79,7 @@ def _long(page: Page, th: IngestThresholds, removed: float) -> str | None:
 
 @PAGE_CHECKS.register("glyph_debris")
 def _glyphs(page: Page, th: IngestThresholds, removed: float) -> str | None:
-    found = glyph_tokens(page.text)
-    return f"{len(found)} glyph-index tokens, e.g. {found[0]}" if found else None
+    return glyph_summary(page.text)
 
 
 @PAGE_CHECKS.register("low_letter_density")

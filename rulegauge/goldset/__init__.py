@@ -14,8 +14,9 @@ Modules, in pipeline order:
 * ``labels``    label sets: one grade per (question, page), from a gold set or judgments
 * ``merge``     ``rulegauge goldset merge``: judgments -> a new gold-set version with provenance
 * ``derive``    gold sets derived from PDF outlines (and the helpers derivations share)
+* ``beir``      ``rulegauge goldset import-beir``: a BEIR-format collection -> gold set + corpus files
 * ``parallel``  gold sets derived from parallel corpora (ask in one language, answer in another)
 """
 
-__all__ = ["derive", "documents", "judged", "judgments", "labels", "merge", "parallel", "parse",
+__all__ = ["beir", "derive", "documents", "judged", "judgments", "labels", "merge", "parallel", "parse",
            "questions", "records", "source", "write", "yamlsafe"]

@@ -29,6 +29,8 @@ class DraftQuestion:
     judged: tuple[PageJudgment, ...] = ()
     """Explicit judgments, written as the question's ``judged:`` list (physical refs)."""
     extra: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    grades: tuple[tuple[str, int], ...] = ()
+    """(ref, grade) of graded refs: written as ``{ref, grade}`` (other refs have grade 1)."""
 
 
 def write_goldset(path: Path, name: str, description: str, documents: Sequence[dict[str, Any]],
@@ -44,7 +46,10 @@ def write_goldset(path: Path, name: str, description: str, documents: Sequence[d
         docs.append(dd)
     qs = []
     for q in questions:
-        reqs: list[Any] = [list(r) if len(r) > 1 else r[0] for r in q.requirements]
+        grade = dict(q.grades)
+        refs = [[{"ref": ref, "grade": grade[ref]} if grade.get(ref, 1) != 1 else ref for ref in r]
+                for r in q.requirements]
+        reqs: list[Any] = [r if len(r) > 1 else r[0] for r in refs]
         item: dict[str, Any] = {"id": q.question_id, "language": q.language, "question": q.question,
                                 "pages": reqs}
         if q.tags:

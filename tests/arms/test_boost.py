@@ -154,3 +154,26 @@ def test_real_gold_set_matches_the_first_boost_arm(tmp_path):
     for g, r in zip(arm.search(gs.questions, 100), ref.search(gs.questions, 100), strict=True):
         assert_same_ranking(g, r)
     assert arm.matched == ref.matched
+
+
+def test_a_one_game_corpus_of_rulebooks_says_the_arm_acts_as_a_lexical_arm(tmp_path):
+    """Every chunk a rulebook chunk of the only game: boost ranks every chunk (by overlap),
+    and its manifest entry says it is a lexical arm; with errata and FAQs it does not."""
+    from dataclasses import replace
+
+    from rulegauge.corpus.records import Chunk, Document, Page, chunk_key, make_corpus
+    from tests.helpers.common import q
+
+    texts = {("a", 1): "Sea stars eat mussels.", ("b", 1): "Crabs moult their shells.",
+             ("b", 2): "Tides rise twice a day."}
+    docs = [Document(d, "rulebook", "tidepool", "1", "en", d) for d in "ab"]
+    corpus = make_corpus(docs, [Page(d, p, t) for (d, p), t in texts.items()],
+                         [Chunk(chunk_key(d, p, 0), d, p, (), t, 0, len(t)) for (d, p), t in texts.items()])
+    arm = BoostArm()
+    arm.prepare(corpus, ArmContext(tmp_path))
+    res = arm.search([replace(q("q", "what do crabs do", ("b#1",)), game="tidepool")], 10)
+    assert len(res[0].hits) == 3 and res[0].hits[0].chunk_id == chunk_key("b", 1, 0)
+    assert arm.describe()["warning"] == BoostArm.LEXICAL and "acts as another lexical arm" in BoostArm.LEXICAL
+    mixed = BoostArm()
+    mixed.prepare(make_tiny_corpus(), ArmContext(tmp_path))
+    assert "warning" not in mixed.describe()

@@ -177,6 +177,12 @@ def _from_qrels(fx: Fixture, tmp: Path) -> None:
     assert "2 questions" in out and (tmp / "g.yaml").exists()
 
 
+def _import_beir(fx: Fixture, tmp: Path) -> None:
+    res = rulegauge("goldset", "import-beir", FIXTURES / "beir" / "tidepool", "-o", tmp / "tp")
+    assert "16 questions" in _ok(res) and (tmp / "tp" / "goldset.yaml").exists()
+    assert "importing corpus.jsonl" in res.stderr  # progress on stderr
+
+
 def _from_outline(fx: Fixture, tmp: Path) -> None:
     pdf = make_pdf(tmp / "toy.pdf", [["Setup rules here"], ["Turn order rules"]],
                    outline=[(0, "Setup of the game", 0), (0, "Turn order", 1)])
@@ -407,6 +413,7 @@ def _generate(fx: Fixture, tmp: Path) -> None:
 CASES: dict[tuple[str, ...], Case] = {
     ("run",): _run, ("list",): _list, ("validate",): _validate, ("ingest",): _ingest,
     ("goldset", "from-qrels"): _from_qrels, ("goldset", "from-outline"): _from_outline,
+    ("goldset", "import-beir"): _import_beir,
     ("goldset", "parallel"): _parallel, ("answer",): _answer_and_answerers,
     ("answerers",): _answer_and_answerers, ("compare",): _compare, ("gate",): _gate,
     ("baseline", "save"): _baseline_save, ("bands",): _bands, ("report",): _report,

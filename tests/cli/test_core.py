@@ -95,3 +95,25 @@ def test_the_run_command_defaults_are_defined_once():
     text = "\n".join(p.read_text(encoding="utf-8") for p in (REPO / "rulegauge").rglob("*.py"))
     for name in ("DEFAULT_MAX_FUSED_ROWS", "SUMMARY_ROWS"):
         assert len(re.findall(rf"^{name}\s*=", text, flags=re.MULTILINE)) == 1, name
+
+
+def test_run_chunking_page_scores_whole_documents_of_an_imported_collection(tmp_path):
+    """``--chunking page``: one chunk per page, so each document of an imported BEIR
+    collection is one chunk (depth counts documents); an unknown method exits 2."""
+    from rulegauge.goldset.beir import BeirImport, import_beir
+    from tests.helpers.common import FIXTURES
+
+    imported = import_beir(BeirImport(FIXTURES / "beir" / "tidepool", tmp_path / "tp"))
+    long_doc = '{"_id": "long", "title": "A long one", "text": "' + "Tide pools hold life. " * 120 + '"}\n'
+    with imported.shards[0].open("a", encoding="utf-8") as fh:  # a document of several default chunks
+        fh.write(long_doc)
+    base = ["run", "-g", str(imported.goldset), "-c", str(LEXICAL), "-o", str(tmp_path / "runs"), "-q"]
+    for method, run_id in (("page", "whole"), (None, "chunks")):
+        res = runner.invoke(app, [*base, "--run-id", run_id, *(["--chunking", method] if method else [])])
+        assert res.exit_code == 0, res.output
+    whole, chunks = (Run(tmp_path / "runs" / r) for r in ("whole", "chunks"))
+    assert whole.manifest["corpus"]["chunking"]["method"] == "page"
+    assert len(whole.table("chunks")) == 43 < len(chunks.table("chunks"))
+    bad = runner.invoke(app, [*base, "--run-id", "bad", "--chunking", "whole"])
+    assert bad.exit_code == 2 and "unknown chunking method 'whole'" in bad.output
+    assert not (tmp_path / "runs" / "bad").exists()

@@ -28,11 +28,12 @@ def rulebook_pdf(tmp_path: Path) -> Path:
 
 
 def test_registry_and_suffixes() -> None:
-    assert LOADERS.names() == ["pdf", "text", "markdown", "jsonl"]
+    assert LOADERS.names() == ["pdf", "text", "markdown", "jsonl", "collection"]
+    assert "collection" not in SUFFIXES.values()  # only by the option format: collection
     assert SUFFIXES[".md"] == "markdown" and SUFFIXES[".txt"] == "text"
     assert format_of("x.TXT") == "text"
     assert format_of("notes.data", {"format": "text"}) == "text"
-    with pytest.raises(RegistryError, match="choose one of: pdf, text, markdown, jsonl"):
+    with pytest.raises(RegistryError, match="choose one of: pdf, text, markdown, jsonl, collection"):
         format_of("x.txt", {"format": "docx"})
     with pytest.raises(ValidationError, match="cannot infer the format"):
         format_of("x.docx")

@@ -6,6 +6,8 @@ manifests, ``sizes-`` sizes and counts, ``http-`` HTTP, ``ids-`` unicode and ids
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.helpers import fault_inputs as fi
 from tests.helpers import fault_runs as fr
 from tests.helpers.fault_case import Case
@@ -38,6 +40,21 @@ def _patch(**kw: object) -> fr.Build:
 
 def _sha(name: str, info: object) -> fr.Build:
     return fr.manifest_patch(lambda m: {**m, "tables": {**m["tables"], name: info}})
+
+
+BEIR = ("rulegauge", "goldset", "import-beir", "{root}/beir", "-o", "{root}/out")
+
+
+def _beir(corpus: str, qrels: str = "q1\ta\t1\n") -> fr.Build:
+    def build(root: Path) -> None:
+        fi.write(root, "beir/corpus.jsonl", corpus)
+        fi.write(root, "beir/queries.jsonl", '{"_id": "q1", "text": "A?"}\n')
+        fi.write(root, "beir/qrels/test.tsv", "query-id\tcorpus-id\tscore\n" + qrels)
+    return build
+
+
+def _no_out(root: Path) -> None:
+    assert not (root / "out").exists() and [p.name for p in root.iterdir() if p.name.startswith("out")] == []
 
 
 ROUND2: tuple[Case, ...] = (
@@ -135,6 +152,12 @@ ROUND2: tuple[Case, ...] = (
         "language: en}\n")))(root), VALIDATE, 2, "duplicate document id"),
     Case("ids-nfd-reference-to-nfc-doc", _doc("caf\u00e9", "cafe\u0301"), VALIDATE, 0, "OK"),
     Case("ids-soft-hyphen", _q("q\u00ad1"), VALIDATE, 2, "U+00AD SOFT HYPHEN"),
+    Case("ids-beir-doc-id-twice", _beir('{"_id": "a", "text": "x"}\n{"_id": "a", "text": "y"}\n'), BEIR, 2,
+         "corpus.jsonl:2: _id 'a' appears twice", no_runs=True, after=_no_out),
+    Case("ids-beir-qrel-unknown-doc", _beir('{"_id": "a", "text": "x"}\n', "q1\tzz\t1\n"), BEIR, 2,
+         "test.tsv:2: document 'zz' is not in corpus.jsonl", no_runs=True, after=_no_out),
+    Case("sizes-beir-deep-json", _beir("[" * 100_000 + "]" * 100_000 + "\n"), BEIR, 2,
+         "corpus.jsonl:1", no_runs=True, after=_no_out),
     # --- concurrency -----------------------------------------------------------------------
     Case("conc-gate-on-locked-run", fr.held_lock(), (*GATE, "cand"), 2, "still being written",
          after=fr.after_stop_holder),
