@@ -18,7 +18,6 @@ from rich.table import Table
 from rulegauge.cli.errors import bad_input_exits_2
 from rulegauge.cli.output import FORMAT_HELP, TABLE_FORMATS, format_console
 from rulegauge.core.registry import Registry
-from rulegauge.core.tablerows import rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -140,6 +139,8 @@ def bands_cmd(
 
 def _rich_table(fmt: str) -> Callable[[pd.DataFrame], None]:
     def write(df: pd.DataFrame) -> None:
+        from rulegauge.core.tablerows import rows  # deferred: pandas; `rulegauge --help` stays fast
+
         table = Table(*[str(c) for c in df.columns], caption=f"{len(df)} row(s)")
         for row in rows(df):
             table.add_row(*(_fmt(x, 6) if isinstance(x, float) else str(x) for x in row))
