@@ -215,7 +215,10 @@ def baseline_save_cmd(
 
     with bad_input_exits_2():
         if not name or "/" in name or "\\" in name or name.startswith("."):
-            raise RulegaugeError(f"baseline name {name!r}: use a plain folder name, e.g. sample")
+            plain = Path(name).name or "our-game"
+            where = Path(name).parent if Path(name).name and str(Path(name).parent) != "." else out_dir
+            raise RulegaugeError(f"baseline name {name!r}: use a plain folder name and --dir for the folder "
+                                 f"that holds baselines: rulegauge baseline save {run} {plain} --dir {where}")
         path = save_baseline(open_run(run, runs_dir), out_dir / name, configs=config or None,
                              overwrite=overwrite)
     size = sum(p.stat().st_size for p in path.iterdir())
