@@ -166,7 +166,9 @@ def agreement_cmd(
 
     Example: rulegauge judges agreement llm.jsonl goldsets/sample.yaml --run latest
 
-    Example: rulegauge judges agreement ann.qrels bob.qrels   (graded TREC qrels, told apart by content)
+    A and B may be graded TREC qrels (told apart by content); --judge-a/--judge-b name their judges.
+
+    Example: rulegauge judges agreement ann.qrels bob.qrels --json
     """
     from dataclasses import asdict
 

@@ -221,7 +221,7 @@ def _pairs_for(b: pd.DataFrame, c: pd.DataFrame, info: Metric, where: str
         raise RulegaugeError(f"{where}: {exc}") from None
     j = b.merge(c, on="question_id", suffixes=("_b", "_c")).sort_values("question_id")
     nan = j["value_b"].isna() | j["value_c"].isna()
-    if info.scope == "answerable" and nan.any():
+    if info.kind == "ranking" and nan.any():  # answer metrics: NaN is "not applicable"
         raise RulegaugeError(f"{where}: NaN value for question(s) "
                            + ", ".join(j.loc[nan, "question_id"]) + "; ranking metrics need one")
     return j[~nan], b[b["value"].notna()], c[c["value"].notna()], int(nan.sum())
