@@ -10,9 +10,10 @@
   interval (NaN), never a made-up one.
 * :func:`best_per_method`: each fusion method's best config (RRF, CombMNZ, hybrid, Borda...
   side by side) with its paired difference to the service config and its interval;
-* :func:`headline`: the best config (and its fusion method) on one metric (ties in numeric config order, :func:`rulegauge.analysis.selection.rank_configs`)
-  against the service config: both values and the paired difference with its bootstrap
-  interval and permutation p-value, from
+* :func:`headline`: the best config (and its fusion method) on one metric (ties in numeric
+  config order, :func:`rulegauge.analysis.selection.rank_configs`) against the service
+  config: both values and the paired difference with its bootstrap interval and
+  permutation p-value, from
   :func:`rulegauge.analysis.report.config_comparison` with the service as reference.
 
 Reference: Efron & Tibshirani, "An Introduction to the Bootstrap" (1993), ch. 13.

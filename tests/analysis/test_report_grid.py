@@ -145,6 +145,7 @@ def test_a_wide_grid_is_ranked_one_way_in_the_report_and_the_run_summary(tmp_pat
     before rrf_k8 before rrf_k10, never text order), both show the service config and both
     name the same best config."""
     import io
+    import itertools
 
     from rich.console import Console
 
@@ -157,7 +158,7 @@ def test_a_wide_grid_is_ranked_one_way_in_the_report_and_the_run_summary(tmp_pat
     ranked = list(comp["config_id"])
     values = dict(zip(comp["config_id"], comp["value"], strict=True))
     assert ranked == rank_configs(values)
-    tied_pairs = [(a, b) for a, b in zip(ranked, ranked[1:], strict=False) if values[a] == values[b]]
+    tied_pairs = [(a, b) for a, b in itertools.pairwise(ranked) if values[a] == values[b]]
     assert tied_pairs and all(config_sort_key(a) < config_sort_key(b) for a, b in tied_pairs)
     assert any("_k8_" in b and "_k10_" in c for _, b, c in zip(ranked, ranked[1:], ranked[2:], strict=False))
     html = report.render_html(run, n_resamples=50, top=10)
