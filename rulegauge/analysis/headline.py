@@ -10,9 +10,10 @@
   interval (NaN), never a made-up one.
 * :func:`best_per_method`: each fusion method's best config (RRF, CombMNZ, hybrid, Borda...
   side by side) with its paired difference to the service config and its interval;
-* :func:`headline`: the best config (and its fusion method) on one metric (ties by id, :mod:`rulegauge.core.ordering`)
-  against the service config: both values and the paired difference with its bootstrap
-  interval and permutation p-value, from
+* :func:`headline`: the best config (and its fusion method) on one metric (ties in numeric
+  config order, :func:`rulegauge.analysis.selection.rank_configs`) against the service
+  config: both values and the paired difference with its bootstrap interval and
+  permutation p-value, from
   :func:`rulegauge.analysis.report.config_comparison` with the service as reference.
 
 Reference: Efron & Tibshirani, "An Introduction to the Bootstrap" (1993), ch. 13.
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rulegauge.core.ordering import order
+from rulegauge.analysis.selection import rank_configs
 
 SERVICE_CONFIG = "rrf_k60_bm25+dense+boost"
 SERVICE_ARMS = ("bm25", "boost", "dense")
@@ -76,8 +77,7 @@ def interval_frame(metrics: pd.DataFrame, names: tuple[str, ...] = HEADLINE_METR
     if frame.empty:
         return frame.drop(columns="sign")
     first = frame[frame["metric"] == frame["metric"].iloc[0]]
-    ids = list(first["config_id"])
-    ranked = [ids[i] for i in order((first["sign"] * first["value"]).to_numpy(), ids)]
+    ranked = rank_configs(dict(zip(first["config_id"], first["sign"] * first["value"], strict=True)))
     rank = {c: i for i, c in enumerate(ranked)}
     frame = frame.assign(_r=frame["config_id"].map(rank), _m=frame["metric"].map(
         {m: i for i, m in enumerate(present)}))

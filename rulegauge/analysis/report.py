@@ -16,7 +16,8 @@ are at most 1340 px wide.
 
 Config comparison (also used by ``notebooks/compare_configs.ipynb``): for one
 metric, every config is compared with a *reference* config (default: the best by
-the metric's aggregate, ties by config id through :mod:`rulegauge.core.ordering`) by
+the metric's aggregate, ties in numeric config order through
+:func:`rulegauge.analysis.selection.rank_configs`) by
 :func:`rulegauge.regression.compare.compare_runs` with the run on both sides: aggregate
 difference, percentile bootstrap interval of the mean paired difference, paired
 permutation p-value, wins/ties/losses. Scopes and aggregates are those of
@@ -66,11 +67,17 @@ from rulegauge.analysis.report_html import (
     table_html,
 )
 from rulegauge.analysis.report_sections import bands_html, sweeps_html
-from rulegauge.analysis.selection import DEFAULT_TOP, check_config_ids, chosen_configs, ties_with
+from rulegauge.analysis.selection import (
+    DEFAULT_TOP,
+    check_config_ids,
+    chosen_configs,
+    primary_metric,
+    rank_configs,
+    ties_with,
+)
 from rulegauge.analysis.summary import summary_frame
 from rulegauge.analysis.trend_chart import trend_html
 from rulegauge.core.atomic import write_text as atomic_write_text
-from rulegauge.core.ordering import order
 from rulegauge.metrics.family import AGGREGATES
 from rulegauge.metrics.info import scored_rows
 from rulegauge.regression.compare import compare_runs
@@ -96,9 +103,7 @@ def config_comparison(run: Run, metric: str = DEFAULT_METRIC, reference: str | N
     info, rows = scored_rows(run.table("metrics"), metric)
     agg = AGGREGATES.get(info.aggregate)
     value = {str(c): agg(g["value"].to_numpy(np.float64)) for c, g in rows.groupby("config_id")}
-    ids = sorted(value)
-    sign = 1.0 if info.higher_is_better else -1.0
-    ranked = [ids[i] for i in order([sign * value[c] for c in ids], ids)]
+    ranked = rank_configs(value, higher_is_better=bool(info.higher_is_better))
     ref = reference or ranked[0]
     # the same run on both sides: its provenance trivially matches, hence force
     comp = compare_runs(run, run, configs=[(ref, c) for c in ranked], metrics=[info.name],
@@ -207,7 +212,8 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
     arm alone); tables list every config. ``progress(message)`` hears each step."""
     say = progress or (lambda message: None)
     metrics, configs, fused = run.table("metrics"), run.table("configs"), run.table("fused")
-    metric = metric or (DEFAULT_METRIC if (metrics["metric"] == DEFAULT_METRIC).any()
+    primary = primary_metric(run.manifest)
+    metric = metric or (primary if (metrics["metric"] == primary).any()
                         else str(sorted(metrics["metric"].unique())[0]))
     service = service_config(configs)
     if config_ids:

@@ -10,8 +10,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rulegauge.analysis.selection import rank_configs
 from rulegauge.core.config_order import sort_configs
-from rulegauge.core.ordering import order
 from rulegauge.core.tablerows import known_codes, known_runs
 from rulegauge.metrics.info import aggregator, resolve
 from rulegauge.metrics.ranking import DEFAULT_METRICS
@@ -19,10 +19,6 @@ from rulegauge.metrics.ranking import DEFAULT_METRICS
 SUMMARY_METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10", "nDCG(judged_only=True)@10",
                    "Judged@10", "first_rel_rank")
 """Shown when the run has them; every other ranking metric the user chose is shown after them."""
-
-RANK_BY = ("nDCG@10", "MRR@10", "recall@10", "recall@5")
-"""Metrics that choose the printed configs of a large grid, first present wins: graded
-over the whole top 10, they separate configs that hit@1 leaves tied."""
 
 RATIO_ANSWERABLE, RATIO_UNANSWERABLE = "top_score_ratio_answerable", "top_score_ratio_unanswerable"
 """Summary columns (and JSON keys): the mean of ``top_score_ratio`` (top fused score over
@@ -175,27 +171,33 @@ def summary_frame(metrics: Metrics, configs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def best_rows(frame: pd.DataFrame, kinds: Sequence[str], limit: int) -> tuple[pd.DataFrame, str | None]:
-    """At most ``limit`` rows of a summary frame for printing: every single-arm config
-    (``kinds`` is the configs' kind, ``arm`` for those) and the best of the others by the
-    first of :data:`RANK_BY` the frame has, else its first metric column (the metric's
-    registry direction; ties by config id), in table order.
+def best_rows(frame: pd.DataFrame, kinds: Sequence[str], limit: int, *, metric: str | None = None,
+              service: str | None = None) -> tuple[pd.DataFrame, str | None, str | None]:
+    """The rows of a summary frame to print, in the ranking order of the report and ``tune``
+    (:func:`rulegauge.analysis.selection.rank_configs`): the fused configs best first by
+    ``metric`` (the run's :func:`~rulegauge.analysis.selection.primary_metric`; when the
+    frame lacks it, its first metric column; the metric's registry direction; ties in
+    numeric config order), at most ``limit`` rows of them (0: all), then the service config
+    when it is not among them, then every single-arm config (``kinds`` is the configs'
+    kind, ``arm`` for those), in config order.
 
-    Returns the rows and the metric they were chosen by (None when every row fits;
-    ``limit`` 0 means every row)."""
-    if limit <= 0 or len(frame) <= limit:
-        return frame, None
-    columns = [c for c in frame.columns if c != "config_id"]
-    metric = next((c for c in (*RANK_BY, *columns) if c in columns), None)
-    arm = np.asarray([k == "arm" for k in kinds], bool)
-    others = np.flatnonzero(~arm)
-    room = max(limit - int(arm.sum()), 1)
-    if metric is None:
-        chosen = others[:room]
-    else:
-        vals = frame[metric].to_numpy(np.float64)[others]
-        sign = 1.0 if resolve(metric).higher_is_better else -1.0
-        chosen = others[order(sign * vals, frame["config_id"].to_numpy(str)[others])[:room]]
-    keep = np.zeros(len(frame), bool)
-    keep[chosen] = True
-    return frame[keep | arm], metric
+    Returns the rows, the metric they were ranked by and the best config of all (single-arm
+    ones included: the report's headline best); both None when the frame has no metric
+    column (the rows stay in config order)."""
+    columns = [c for c in frame.columns if c not in ("config_id", RATIO_ANSWERABLE, RATIO_UNANSWERABLE)]
+    by = metric if metric in columns else next(iter(columns), None)
+    ids = frame["config_id"].astype(str).tolist()
+    arm = [k == "arm" for k in kinds]
+    fused = [c for c, a in zip(ids, arm, strict=True) if not a]
+    best = None
+    if by is not None:
+        values = dict(zip(ids, frame[by].to_numpy(np.float64), strict=True))
+        ranked = rank_configs(values, higher_is_better=bool(resolve(by).higher_is_better))
+        best, fused = ranked[0], [c for c in ranked if c in set(fused)]
+    room = len(fused) if limit <= 0 else max(limit - sum(arm), 1)
+    if service in fused[room:]:  # the service config is always shown: it takes the last place
+        room = max(room - 1, 1)
+    shown = fused[:room] + ([service] if service in fused[room:] else [])
+    shown += [c for c, a in zip(ids, arm, strict=True) if a]
+    at = {c: i for i, c in enumerate(ids)}
+    return frame.iloc[[at[c] for c in shown]].reset_index(drop=True), by, best

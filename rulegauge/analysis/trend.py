@@ -45,7 +45,7 @@ import pandas as pd
 from rulegauge.analysis.trend_series import ruling_series, run_series
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.store.manifest import read_manifest
-from rulegauge.store.rundir import Run, list_runs, run_kind
+from rulegauge.store.rundir import Run, list_runs, run_kind, run_metrics
 
 __all__ = ["SIGMA_FLOOR", "Alert", "Trend", "collect_runs", "trend"]
 
@@ -85,6 +85,10 @@ class Trend:
     alerts: tuple[Alert, ...]
     checked: int
     too_short: int
+    skipped: tuple[str, ...] = ()
+    """Runs left out, each with why: ``"b (table metrics: sha256 mismatch ...)"`` (a damaged run)."""
+    missing: tuple[str, ...] = ()
+    """Asked metrics some runs did not score: ``"recall@5: not in run b"`` (followed over the others)."""
 
 
 def collect_runs(runs_dir: Path, *, kind: str = "retrieval", goldset: str | None = None) -> list[Path]:
@@ -129,7 +133,12 @@ def trend(runs: Sequence[Path], *, kind: str = "retrieval", metrics: Sequence[st
           configs: Sequence[str] = (), k: float = 3.0, min_history: int = 3,
           tolerance: float = 0.0) -> Trend:
     """Series per run and the newest run's alerts (module docstring). ``metrics`` and
-    ``configs`` narrow the series (default: every metric and config of the runs)."""
+    ``configs`` narrow the series (default: every metric and config of the runs).
+
+    Runs of different metric sets live together: each metric is followed over the runs
+    that scored it (``Trend.missing`` names the others); a metric in none of them is bad
+    input. A run that cannot be opened (a table failing its manifest hash) is left out
+    and named in ``Trend.skipped``; the newest run is the newest readable one."""
     if not runs:
         raise RulegaugeError(f"no complete {kind} runs to follow")
     if not (k > 0 and math.isfinite(k)):
@@ -138,15 +147,26 @@ def trend(runs: Sequence[Path], *, kind: str = "retrieval", metrics: Sequence[st
         raise RulegaugeError(f"tolerance must be a finite number >= 0, got {tolerance}")
     if not 1 <= min_history <= MAX_RUNS:
         raise RulegaugeError(f"min_history must be 1..{MAX_RUNS}, got {min_history}")
-    frames = []
+    frames, kept, skipped = [], [], []
+    scored: dict[str, set[str]] = {}  # run id -> the metrics it scored
     goldset = None
     for p in runs:
-        run = Run(p)
+        try:  # a damaged run (a table failing its manifest hash) must not end the trend
+            run = Run(p)
+        except RulegaugeError as exc:
+            skipped.append(f"{Path(p).name} ({exc})")
+            continue
         m = run.manifest
         goldset = m.get("goldset", {}).get("name", goldset)
         df = ruling_series(run) if kind == "rulings" else run_series(run, metrics)
         frames.append(df.assign(run_id=run.run_id, created=str(m.get("created", ""))))
+        kept.append(run.run_id)
+        if kind != "rulings":
+            scored[run.run_id] = run_metrics(run.path, m)
+    if not frames:
+        raise RulegaugeError(f"no readable complete {kind} run to follow; skipped: {'; '.join(skipped)}")
     values = pd.concat(frames, ignore_index=True)
+    missing = _missing_metrics(scored, metrics)
     if configs:
         unknown = sorted(set(configs) - set(values["config_id"]))
         if unknown:
@@ -154,7 +174,22 @@ def trend(runs: Sequence[Path], *, kind: str = "retrieval", metrics: Sequence[st
                                f"known: {', '.join(sorted(set(values['config_id'])))}")
         values = values[values["config_id"].isin(configs)]
     values = values[["run_id", "created", "series", "config_id", "name", "value"]].reset_index(drop=True)
-    newest = Run(runs[-1], verify=False).run_id
-    alerts, checked, too_short = _alerts(values, newest, k=k, min_history=min_history, tolerance=tolerance)
-    return Trend(kind, goldset, tuple(Run(p, verify=False).run_id for p in runs), values,
-                 tuple(alerts), checked, too_short)
+    alerts, checked, too_short = _alerts(values, kept[-1], k=k, min_history=min_history, tolerance=tolerance)
+    return Trend(kind, goldset, tuple(kept), values, tuple(alerts), checked, too_short,
+                 tuple(skipped), missing)
+
+
+def _missing_metrics(scored: dict[str, set[str]], metrics: Sequence[str]) -> tuple[str, ...]:
+    """``"metric: not in run a, b"`` for each asked metric some runs lack (``scored``: run id
+    -> its metrics, oldest first); a metric in none of them is bad input, naming theirs."""
+    everywhere = set().union(*scored.values()) if scored else set()
+    unknown = [m for m in dict.fromkeys(metrics) if m not in everywhere]
+    if unknown:
+        raise RulegaugeError(f"metric(s) {', '.join(unknown)} are in none of the runs; "
+                             f"they have: {', '.join(sorted(everywhere)) or '(no metrics)'}")
+    out = []
+    for m in dict.fromkeys(metrics):
+        lacking = [r for r, names in scored.items() if m not in names]
+        if lacking:
+            out.append(f"{m}: not in run {', '.join(lacking)}")
+    return tuple(out)

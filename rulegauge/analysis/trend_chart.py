@@ -5,12 +5,15 @@ When the run's folder holds other complete runs of the same gold set created bef
 :data:`MAX_TREND_RUNS` of them (this run the newest): the metric per run for the service
 config, the best config and each arm alone (those of this run), and the service config's
 (else the best's) rank-1 score-band shares per run; the mean +- 3 sigma alerts of those
-series on this run are listed. One run alone: no section.
+series on this run are listed. One run alone: no section. Earlier runs scored with other
+metrics (``-m``) keep their place on the axis without a point; a run that cannot be opened
+(a table failing its manifest hash) is left out, named in the section and logged.
 """
 
 from __future__ import annotations
 
 import html
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,6 +26,7 @@ from rulegauge.analysis.trend import collect_runs, trend
 from rulegauge.store.rundir import Run
 
 MAX_TREND_RUNS = 20
+log = logging.getLogger(__name__)
 
 __all__ = ["MAX_TREND_RUNS", "trend_figure", "trend_html", "trend_runs"]
 
@@ -77,6 +81,11 @@ def trend_html(run: Run, metric: str, configs: Sequence[str], band_config: str) 
                             "value": a.value, "mean": a.mean, "sigma": a.sigma,
                             "history": a.history, "direction": a.direction} for a in t.alerts])
     e = html.escape
+    for why in t.skipped:
+        log.warning("trend: run skipped: %s", why)
+    left_out = (f"<p class='note'>Left out (cannot be opened): {e('; '.join(t.skipped))}.</p>"
+                if t.skipped else "")
+    gaps = f"<p class='note'>{e('; '.join(t.missing))} (scored with other metrics).</p>" if t.missing else ""
     return [
         "<h2>Trend over runs</h2>",
         f"<p class='note'>The last {len(runs)} complete runs of gold set "
@@ -86,6 +95,7 @@ def trend_html(run: Run, metric: str, configs: Sequence[str], band_config: str) 
         + (f"{len(alerts)} series of this run outside mean +- 3 sigma of the earlier runs:"
            if len(alerts) else "No series of this run is outside mean +- 3 sigma of the earlier "
            f"runs ({t.checked} checked, {t.too_short} with too short a history).") + "</p>",
+        left_out, gaps,
         table_html(alerts) if len(alerts) else "",
         figure_grid(charts, min_px=640),
     ]

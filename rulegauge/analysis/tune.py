@@ -11,7 +11,7 @@ procedure is worth on questions it has not seen:
   (``sklearn.model_selection.StratifiedKFold``);
 * in each fold, every config is aggregated (mean, or median for ``first_rel_rank``)
   over the *training* questions and the best one is chosen (higher or lower is
-  better by the metric's direction; ties by config id, :mod:`rulegauge.core.ordering`);
+  better by the metric's direction; ties in numeric config order, :func:`rulegauge.analysis.selection.rank_configs`);
 * the chosen config's values on the fold's *held-out* questions are kept; pooled over
   folds, each question is scored exactly once by a config chosen without it:
   ``held_out = aggregate(pooled held-out values)``;
@@ -45,10 +45,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rulegauge.analysis.selection import primary_metric, rank_configs
 from rulegauge.core.config_order import config_sort_key
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.limits import count_problem
-from rulegauge.core.ordering import order
 
 DEFAULT_METRIC = "recall@5"
 OTHER = "other"
@@ -125,8 +125,8 @@ def strata(languages: pd.Series, n_folds: int) -> pd.Series:
 
 
 def _best(values: dict[str, float], sign: float) -> str:
-    ids = sorted(values)
-    return ids[int(order([sign * values[c] for c in ids], ids)[0])]
+    # the report's and the run summary's order: ties in numeric config order
+    return rank_configs({c: sign * v for c, v in values.items()})[0]
 
 
 def _cross_validate(values: dict[str, np.ndarray], splits: list[tuple[np.ndarray, np.ndarray]],
@@ -215,12 +215,15 @@ def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEF
         service=service if service in values else None)
 
 
-def tune(run: object, metric: str = DEFAULT_METRIC, n_folds: int = 5, seed: int = 0,
+def tune(run: object, metric: str | None = None, n_folds: int = 5, seed: int = 0,
          only: Sequence[str] = ()) -> TuneResult:
-    """:func:`tune_frame` on a :class:`rulegauge.store.rundir.Run`; ``only`` (config ids) limits
-    the choice to those configs (the comparison with the service config is then made only
-    when it is one of them)."""
+    """:func:`tune_frame` on a :class:`rulegauge.store.rundir.Run`, on ``metric`` (default the
+    run's :func:`rulegauge.analysis.selection.primary_metric`, as the report and the run
+    summary rank); ``only`` (config ids) limits the choice to those configs (the comparison
+    with the service config is then made only when it is one of them)."""
     from rulegauge.analysis.headline import config_methods, service_config
+
+    metric = metric or primary_metric(run.manifest)  # type: ignore[attr-defined]
 
     configs = run.table("configs")  # type: ignore[attr-defined]
     metrics = run.table("metrics")  # type: ignore[attr-defined]

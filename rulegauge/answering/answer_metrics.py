@@ -16,15 +16,18 @@ metric                        definition (default where undefined)              
 ============================  =====================================================  ==========
 ``context_recall``            requirements with a page in the read / requirements    answerable
                               (0.0 for an unanswerable question)
-``citation_precision``        relevant distinct cited pages / distinct cited pages   answerable
-                              (0.0 when nothing resolvable is cited)
+``citation_precision``        relevant distinct cited pages / distinct cited pages,  answerable
+                              over answers that cite (NaN when nothing resolvable
+                              is cited: left out of means; ALCE's definition)
 ``citation_recall``           requirements with a cited page / requirements (0.0)    answerable
 ``dangling_markers``          distinct cited numbers with no passage read            all
 ``no_citation``               1 if an answered answer cites no passage read          answered
                               (0.0 when not answered)
-``abstained``                 1 if the outcome is abstained                          all
+``abstained``                 1 if the outcome is abstained (its mean: the           all
+                              abstention rate)
 ``abstention_correct``        1 if abstained exactly when the question is            all
-                              unanswerable (an error counts 0)
+                              unanswerable (an error counts 0; its mean: the
+                              abstention accuracy)
 ``fence_pass``                1 if the answer fence passes (0.0 on error: empty)     responded
 ``letter_density``            the fence's letters / non-space chars (0.0 if empty)   responded
 ``latency_ms``                wall time of the call (measured: the ``answers``       all
@@ -94,7 +97,10 @@ def _flag(b: bool) -> float:  # noqa: FBT001 - converts a value, not a flag
 
 
 _metric("context_recall", lambda c: context_recall(c.reads, c.question))
-_metric("citation_precision", lambda c: c.stats.precision)
+# ALCE's precision is over the statements that cite: an answer that cites nothing (an
+# abstention, a bare answer) has no citation precision (NaN, left out of means), so an
+# answerer that abstains more does not look like one that cites wrongly
+_metric("citation_precision", lambda c: c.stats.precision if c.stats.cited_pages else math.nan)
 _metric("citation_recall", lambda c: c.stats.recall)
 _metric("dangling_markers", lambda c: float(c.stats.dangling))
 _metric("no_citation", lambda c: _flag(c.outcome == "answered" and c.stats.resolved == 0))

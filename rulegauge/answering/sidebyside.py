@@ -37,12 +37,14 @@ from rulegauge.metrics.info import scope_mask
 from rulegauge.metrics.stats import bootstrap_ci
 from rulegauge.store.rundir import Run
 
-SHOWN = ("fence_pass", "citation_precision", "citation_recall", "fact_recall",
-         "judge_fact_recall", "abstention_correct", "no_citation", "context_recall",
-         "latency_ms")
-LABELS = {"fence_pass": "fence pass", "citation_precision": "cit. precision",
+SHOWN = ("fence_pass", "citation_precision", "abstained", "abstention_correct", "citation_recall",
+         "fact_recall", "judge_fact_recall", "no_citation", "context_recall", "latency_ms")
+"""Citation precision (over answers that cite) with the abstention rate and accuracy beside
+it: an answerer that abstains more is told apart from one that cites wrongly."""
+LABELS = {"fence_pass": "fence pass", "citation_precision": "cit. precision (citing)",
           "citation_recall": "cit. recall", "fact_recall": "fact recall",
-          "judge_fact_recall": "fact recall (judge)", "abstention_correct": "abstention acc.",
+          "judge_fact_recall": "fact recall (judge)", "abstained": "abstention rate",
+          "abstention_correct": "abstention acc.",
           "no_citation": "no citation", "context_recall": "context recall",
           "latency_ms": "latency ms (mean)"}
 

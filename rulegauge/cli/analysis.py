@@ -18,7 +18,6 @@ from rich.table import Table
 from rulegauge.cli.errors import bad_input_exits_2
 from rulegauge.cli.output import FORMAT_HELP, TABLE_FORMATS, format_console
 from rulegauge.core.registry import Registry
-from rulegauge.core.tablerows import rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -140,6 +139,8 @@ def bands_cmd(
 
 def _rich_table(fmt: str) -> Callable[[pd.DataFrame], None]:
     def write(df: pd.DataFrame) -> None:
+        from rulegauge.core.tablerows import rows  # deferred: pandas; `rulegauge --help` stays fast
+
         table = Table(*[str(c) for c in df.columns], caption=f"{len(df)} row(s)")
         for row in rows(df):
             table.add_row(*(_fmt(x, 6) if isinstance(x, float) else str(x) for x in row))
@@ -190,7 +191,8 @@ def query_cmd(
 
 def tune_cmd(
     run: RunRef = "latest",
-    metric: Annotated[str, typer.Option("--metric", "-m", help="Metric to choose on.")] = "recall@5",
+    metric: Annotated[str | None, typer.Option("--metric", "-m", help="Metric to choose on (default: the "
+                                               "run's ranking metric, recall@5 for the default metrics).")] = None,
     folds: Annotated[int, typer.Option("--folds", help="Number of folds (k).")] = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the fold shuffle.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
@@ -207,11 +209,14 @@ def tune_cmd(
     Example: rulegauge tune latest --metric nDCG@10 --folds 5 --seed 0
     """
     from rulegauge.analysis.tune import tune
+    from rulegauge.metrics.info import metric_info
     from rulegauge.store.rundir import open_run
 
     with bad_input_exits_2():
         TABLE_FORMATS.get(fmt)
-        result = tune(open_run(run, runs_dir), metric, folds, seed, only=tuple(config or ()))
+        info = metric_info(metric) if metric else None  # `latest -m M`: the newest run that scored M
+        opened = open_run(run, runs_dir, metrics=(info.name,) if info else ())
+        result = tune(opened, metric, folds, seed, only=tuple(config or ()))
     if as_json or fmt == "json":
         typer.echo(json.dumps(_json_safe(asdict(result)), indent=2, allow_nan=False))
         return

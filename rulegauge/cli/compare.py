@@ -152,6 +152,7 @@ def gate_cmd(
     Example: rulegauge gate -b sample -r latest --policy gate.toml --json-file gate.json --json
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.metrics.info import metric_info
     from rulegauge.regression.gate import EXIT_BAD_INPUT, run_gate
     from rulegauge.regression.gate_report import GATE_FORMATS, gate_renderables, render_error
     from rulegauge.regression.policy import load_policy
@@ -171,8 +172,11 @@ def gate_cmd(
     outputs = {"markdown": markdown, "junit": junit, "json": json_file}
     try:
         TABLE_FORMATS.get(fmt)
-        result = run_gate(load_policy(policy), load_side(baseline, runs_dir),
-                          load_side(run, runs_dir), force=force, config=config,
+        pol = load_policy(policy)
+        # `--run latest`: the newest run that scored the policy's ranking metrics
+        ranking = [i.name for n in pol.metric_names() if (i := metric_info(n)) is not None and i.kind == "ranking"]
+        result = run_gate(pol, load_side(baseline, runs_dir),
+                          load_side(run, runs_dir, metrics=ranking), force=force, config=config,
                           candidate_config=candidate_config)
     except RulegaugeError as exc:
         message = str(exc)
@@ -211,7 +215,10 @@ def baseline_save_cmd(
 
     with bad_input_exits_2():
         if not name or "/" in name or "\\" in name or name.startswith("."):
-            raise RulegaugeError(f"baseline name {name!r}: use a plain folder name, e.g. sample")
+            plain = Path(name).name or "our-game"
+            where = Path(name).parent if Path(name).name and str(Path(name).parent) != "." else out_dir
+            raise RulegaugeError(f"baseline name {name!r}: use a plain folder name and --dir for the folder "
+                                 f"that holds baselines: rulegauge baseline save {run} {plain} --dir {where}")
         path = save_baseline(open_run(run, runs_dir), out_dir / name, configs=config or None,
                              overwrite=overwrite)
     size = sum(p.stat().st_size for p in path.iterdir())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
@@ -17,8 +18,10 @@ from rulegauge.cli.progress import rich_progress
 from rulegauge.core.engines import ADDRESS_HELP, ENGINE_HELP, EngineChoice
 from rulegauge.core.errors import ConfigError
 from rulegauge.core.limits import DEFAULT_MAX_FUSED_ROWS
-from rulegauge.corpus.records import Corpus
-from rulegauge.goldset.records import GoldSet
+
+if TYPE_CHECKING:  # deferred: corpus records import pandas; `rulegauge --help` imports none
+    from rulegauge.corpus.records import Corpus
+    from rulegauge.goldset.records import GoldSet
 
 ALLOW_OUTSIDE_HELP = ("Read documents outside the gold set's folder (its parent when the folder is "
                       "named goldsets/).")

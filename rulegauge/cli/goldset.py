@@ -88,22 +88,30 @@ def import_beir_cmd(
 @goldset_app.command("merge")
 def merge_cmd(
     gold: Annotated[Path, typer.Argument(help="Gold set YAML to start from.")],
-    judgments: Annotated[list[Path], typer.Argument(help="Judgments files (JSON lines).")],
+    judgments: Annotated[list[Path], typer.Argument(help="Judgments files (JSON lines, or graded "
+                                                     "TREC qrels: told apart by content).")],
     out: Out,
     allow_outside: Annotated[bool, typer.Option(
         "--allow-outside", help="Accept GOLD's documents outside its folder.")] = False,
+    judge: Annotated[str | None, typer.Option(
+        "--judge", help="Judge id of the qrels files' lines (default: each file's stem).")] = None,
+    kind: Annotated[str, typer.Option("--kind", help="Judge kind of the qrels files' lines: "
+                                      "human or llm.")] = "human",
 ) -> None:
     """Write a new gold-set version with the judgments as judged: lists (grade 0 included),
     with provenance (source and judgments hashes, judge ids).
 
     Example: rulegauge goldset merge goldsets/sample.yaml pool.judgments.jsonl -o goldsets/sample-v2.yaml
+
+    Example: rulegauge goldset merge goldsets/sample.yaml ann.qrels --judge ann -o goldsets/sample-v2.yaml
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.cli.errors import print_note
     from rulegauge.goldset.merge import merge_judgments
 
     with bad_input_exits_2():
-        r = merge_judgments(gold, list(judgments), out, allow_outside=allow_outside)
+        r = merge_judgments(gold, list(judgments), out, allow_outside=allow_outside, qrels_judge=judge,
+                            qrels_kind=kind)
     grades = ", ".join(f"{n} x grade {g}" for g, n in r.grades) or "nothing new"
     judges = ", ".join(f"{i} ({k}) {n}" for i, k, n in r.judges) or "-"
     Console(markup=False, highlight=False, soft_wrap=True).print(

@@ -36,7 +36,8 @@ def pool_cmd(
     config: Annotated[list[str] | None, typer.Option(
         "--config", "-c", help="Config to pool (repeat; default: the service config).")] = None,
     judgments: Annotated[list[Path] | None, typer.Option(
-        "--judgments", "-j", help="Judgments file whose pairs count as judged (repeat).")] = None,
+        "--judgments", "-j", help="Judgments file (JSON lines or TREC qrels) whose pairs count as "
+                                  "judged (repeat).")] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Pool file to write.")] = Path(
         "pool.jsonl"),
     include_judged: Annotated[bool, typer.Option(
@@ -151,8 +152,10 @@ def agreement_cmd(
         "--run", help="Run whose configs to rank under both label sets (Kendall's tau).")] = None,
     metric: Annotated[str, typer.Option("--metric", "-m", help="ir_measures metric of the "
                                         "rankings.")] = "nDCG@10",
-    judge_a: Annotated[str | None, typer.Option("--judge-a", help="Only this judge of A.")] = None,
-    judge_b: Annotated[str | None, typer.Option("--judge-b", help="Only this judge of B.")] = None,
+    judge_a: Annotated[str | None, typer.Option("--judge-a", help="Only this judge of A (of a qrels "
+                                                "file: its judge id, default the file's stem).")] = None,
+    judge_b: Annotated[str | None, typer.Option("--judge-b", help="Only this judge of B (of a qrels "
+                                                "file: its judge id, default the file's stem).")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
     resamples: Annotated[int, typer.Option("--resamples", min=10)] = 1000,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON only.")] = False,
@@ -162,6 +165,10 @@ def agreement_cmd(
     always-most-common baseline, a confusion matrix, Kendall's tau of config rankings.
 
     Example: rulegauge judges agreement llm.jsonl goldsets/sample.yaml --run latest
+
+    A and B may be graded TREC qrels (told apart by content); --judge-a/--judge-b name their judges.
+
+    Example: rulegauge judges agreement ann.qrels bob.qrels --json
     """
     from dataclasses import asdict
 

@@ -13,7 +13,6 @@ from rich.table import Table
 from rulegauge.cli.errors import bad_input_exits_2, err_console, print_error
 from rulegauge.cli.output import FORMAT_HELP, TABLE_FORMATS, format_console, make_console
 from rulegauge.core.errors import Problem
-from rulegauge.core.tablerows import records
 
 Files = Annotated[list[Path], typer.Argument(help="Ruling page files, or folders of *.txt pages.")]
 Out = Annotated[Path, typer.Option("--out", "-o", help="Folder that holds run directories.")]
@@ -136,6 +135,7 @@ def folder_mapping(files: list[Path]) -> Path | None:
 
 def _score(run_path: Path, goldset: Path, mapping: Path | None, fmt: str = "table") -> None:
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.core.tablerows import records
     from rulegauge.rulings.evaluate import score_run
 
     with _bad_input():

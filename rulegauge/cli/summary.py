@@ -11,7 +11,9 @@ import pyarrow.compute as pc
 from rich.console import Console
 from rich.table import Table
 
+from rulegauge.analysis.headline import service_config
 from rulegauge.analysis.languages import language_table, print_language_table
+from rulegauge.analysis.selection import primary_metric
 from rulegauge.analysis.summary import best_rows, legend, metric_names, summary_frame
 from rulegauge.arms.base import empty_warning
 from rulegauge.cli.output import make_console
@@ -58,7 +60,9 @@ def print_summary(run_path: Path, console: Console | None = None, *, metrics: pa
     configs = run.table("configs")
     full = summary_frame(metrics, configs)
     kind_of = dict(zip(configs["config_id"].astype(str), configs["kind"].astype(str), strict=True))
-    df, by = best_rows(full, [kind_of[str(c)] for c in full["config_id"]], rows)
+    service = service_config(configs)
+    df, by, best = best_rows(full, [kind_of[str(c)] for c in full["config_id"]], rows,
+                       metric=primary_metric(run.manifest), service=service)
     q = run.table("questions")
     n_unans = int((~q["answerable"]).sum())
     table = Table(title=f"run {run.run_id}: {len(q)} questions "
@@ -71,9 +75,12 @@ def print_summary(run_path: Path, console: Console | None = None, *, metrics: pa
     console.print(table)
     if legend(list(df.columns)):
         console.print(legend(list(df.columns)))
-    if by is not None:
-        console.print(f"showing {len(df)} of {len(full)} configs: the single-arm ones and the best by "
-                      f"{by}; all of them: --summary-rows 0, --json, rulegauge report or rulegauge query")
+    if best is not None:
+        console.print(f"best by {by}: {best} (rows ranked by {by}, ties in numeric config order, "
+                      "as in rulegauge report and tune)")
+    if len(df) < len(full):
+        console.print(f"showing {len(df)} of {len(full)} configs: the best by {by}, the service config and the "
+                      "single-arm ones; all of them: --summary-rows 0, --json, rulegauge report or rulegauge query")
     print_empty_arms(run.manifest, console)
     names = metric_names(metrics)
     lang_metric = "recall@5" if "recall@5" in names else next(

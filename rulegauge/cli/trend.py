@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from rulegauge.cli.errors import bad_input_exits_2, plain_console, print_error
+from rulegauge.cli.errors import bad_input_exits_2, plain_console, print_error, print_note
 
 
 def register(app: typer.Typer) -> None:
@@ -48,13 +48,18 @@ def trend_cmd(
         runs = collect_runs(runs_dir, kind=kind, goldset=goldset)
         t = trend(runs, kind=kind, metrics=metric or (), configs=config or (), k=k, min_history=min_history,
                   tolerance=tolerance)
+    for why in t.skipped:
+        print_error(f"run skipped: {why}", prefix="warning")
+    for why in t.missing:
+        print_note(f"metric followed over the runs that have it; {why}")
     con = plain_console(soft_wrap=True)
     alerts = [{"series": a.series, "config_id": a.config_id, "name": a.name, "value": a.value,
                "mean": a.mean, "sigma": a.sigma, "k": a.k, "history": a.history, "direction": a.direction}
               for a in t.alerts]
     if as_json:
         con.print(json.dumps({"kind": t.kind, "goldset": t.goldset, "runs": list(t.runs), "checked": t.checked,
-                              "too_short": t.too_short, "alerts": alerts}, indent=2))
+                              "too_short": t.too_short, "alerts": alerts,
+                              "skipped": list(t.skipped), "missing": list(t.missing)}, indent=2))
     else:
         con.print(f"trend over {len(t.runs)} {kind} run(s) of {t.goldset or 'ruling pages'}: newest {t.runs[-1]}; "
                   f"{t.checked} series checked, {t.too_short} with fewer than {min_history} earlier runs")

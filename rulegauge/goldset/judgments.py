@@ -16,6 +16,14 @@ is no ``doc#page``, one judge judging one pair twice, and, when checked against 
 gold set (:func:`check_judgments`), unknown questions, documents, pages out of range
 and a gold-set hash that differs.
 
+A judgments file may also be graded TREC qrels (``qid 0 doc#page grade`` per line, what
+``rulegauge judges export``, ranx, ir_measures and trec_eval exchange), told apart by
+content (:func:`is_qrels`: the first non-blank line is not a JSON object): each line is one
+judgment by one judge, whose id a flag gives (``--judge``; default the file's stem) and
+kind ``human`` unless said; a qrels file carries no gold-set hash. Lines that are not four
+fields, a docid that is no ``doc#page``, a grade outside 0-3 and a pair listed twice are
+reported with ``file:line``.
+
 Appending (:func:`append_judgment`) writes one complete line with a single
 ``write`` on a descriptor opened with ``O_APPEND``, then ``fsync``: a session killed
 mid-way leaves every judgment made before it and never a torn line from a normal stop.
@@ -107,13 +115,97 @@ def parse_judgment(record: Mapping[str, Any], where: str) -> tuple[Judgment | No
                     where), []
 
 
-def read_judgments(path: Path | str, *, missing_ok: bool = False) -> list[Judgment]:
-    """Every judgment of a judgments file, in file order; raise one
+QRELS_PEEK = 64 * 1024
+"""Bytes read to tell qrels from JSON lines (the first non-blank line)."""
+
+
+def is_qrels(path: Path | str) -> bool:
+    """True when ``path`` holds TREC qrels rather than JSON lines: its first non-blank
+    line does not start with ``{`` (an empty file is JSON lines: no judgments)."""
+    with open(path, "rb") as f:
+        head = f.read(QRELS_PEEK).decode("utf-8", errors="replace")
+    first = next((line.strip() for line in head.splitlines() if line.strip()), "")
+    return bool(first) and not first.lstrip("\ufeff").startswith("{")
+
+
+def read_qrels_lines(path: Path | str) -> list[tuple[str, str, int, int]]:
+    """(qid, docid, relevance, line) of a TREC qrels file (``qid iter docid relevance``);
+    every malformed line reported together."""
+    out, problems = [], []
+    for i, raw in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        parts = raw.split()
+        if not parts:
+            continue
+        if len(parts) != 4:
+            problems.append(Problem(f"{path}:{i}", f"expected 'qid 0 docid relevance', got {raw!r}"))
+            continue
+        try:
+            out.append((parts[0], parts[2], int(parts[3]), i))
+        except ValueError:
+            problems.append(Problem(f"{path}:{i}", f"relevance must be an integer: {raw!r}"))
+    if problems:
+        raise ValidationError(problems, f"{path}: malformed qrels")
+    return out
+
+
+def qrels_judgments(path: Path | str, judge_id: str | None = None, judge_kind: str = "human", *,
+                    time: str = "") -> list[Judgment]:
+    """The lines of a graded qrels file as judgments by ``judge_id`` (default: the file's
+    stem) of ``judge_kind``; every problem (module docstring) raised together."""
+    out, problems = parse_qrels_judgments(path, judge_id, judge_kind, time=time)
+    if problems:
+        raise ValidationError(problems, f"{path}: invalid qrels judgments")
+    return out
+
+
+def parse_qrels_judgments(path: Path | str, judge_id: str | None = None, judge_kind: str = "human", *,
+                          time: str = "") -> tuple[list[Judgment], list[Problem]]:
+    """:func:`qrels_judgments` without raising on bad lines: the judgments of the good lines
+    and the problems of the others (a caller adds its own checks before raising them all);
+    malformed lines and a bad judge id still raise."""
+    path = Path(path)
+    judge_id = judge_id or path.stem
+    _, bad = judgment_fields({"grade": 0, "kind": judge_kind, "judge": judge_id, "time": time})
+    if bad:
+        raise ValidationError([Problem(f"{path}: --judge/--kind", m) for m in bad],
+                              f"{path}: qrels carry no judge: give a valid judge id with --judge")
+    problems: list[Problem] = []
+    out: list[Judgment] = []
+    seen: dict[tuple[str, str], int] = {}
+    for qid, docid, grade, line in read_qrels_lines(path):
+        where = f"{path}:{line}"
+        try:
+            doc, page = split_page_key(docid)
+        except ValueError:
+            problems.append(Problem(where, f"docid {docid!r} is not a page id 'doc#page'"))
+            continue
+        if not 0 <= grade <= 3:
+            problems.append(Problem(where, f"relevance {grade} outside 0-3"))
+            continue
+        if (qid, docid) in seen:
+            problems.append(Problem(where, f"question {qid}: {docid} listed twice (first at line "
+                                    f"{seen[(qid, docid)]})"))
+            continue
+        seen[(qid, docid)] = line
+        out.append(Judgment(qid, PageJudgment(doc, page, grade, judge_kind, judge_id, time), where=where))
+    return out, problems
+
+
+def read_judgments(path: Path | str, *, missing_ok: bool = False, qrels_judge: str | None = None,
+                   qrels_kind: str = "human") -> list[Judgment]:
+    """Every judgment of a judgments file (JSON lines, or graded qrels told apart by content:
+    :func:`qrels_judgments` with ``qrels_judge`` and ``qrels_kind``), in file order; raise one
     :class:`ValidationError` with every problem (bad lines, one judge judging one
     pair twice). A missing file is an error unless ``missing_ok`` (then ``[]``)."""
     path = Path(path)
     if missing_ok and not path.exists():
         return []
+    try:
+        if path.is_file() and is_qrels(path):
+            return qrels_judgments(path, qrels_judge, qrels_kind)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValidationError([Problem(str(path), f"cannot read judgments: {exc}")],
+                              f"{path}: unreadable judgments file") from None
     problems: list[Problem] = []
     try:
         records = read_records(path, problems)
@@ -168,15 +260,16 @@ def check_judgments(judgments: Sequence[Judgment], goldset: GoldSet, *,
     return problems
 
 
-def load_judgments(paths: Iterable[Path | str], goldset: GoldSet) -> list[Judgment]:
-    """Read several judgments files and check them against ``goldset``; one
-    :class:`ValidationError` with every problem of every file. The same judge judging
-    one pair in two files is an error too."""
+def load_judgments(paths: Iterable[Path | str], goldset: GoldSet, *, qrels_judge: str | None = None,
+                   qrels_kind: str = "human") -> list[Judgment]:
+    """Read several judgments files (JSON lines or qrels: :func:`read_judgments`) and check
+    them against ``goldset``; one :class:`ValidationError` with every problem of every
+    file. The same judge judging one pair in two files is an error too."""
     out: list[Judgment] = []
     problems: list[Problem] = []
     for path in paths:
         try:
-            out += read_judgments(path)
+            out += read_judgments(path, qrels_judge=qrels_judge, qrels_kind=qrels_kind)
         except ValidationError as exc:
             problems += exc.problems
     first: dict[tuple[str, str, str], str] = {}

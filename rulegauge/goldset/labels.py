@@ -89,13 +89,15 @@ def is_goldset_path(path: Path | str) -> bool:
 
 def load_labels(path: Path | str, *, judge: str | None = None,
                 against: GoldSet | None = None) -> LabelSet:
-    """A gold set (validated, outside documents allowed) or a judgments file as a
-    :class:`LabelSet`; ``against``: check the judgments against that gold set
-    (unknown questions, documents, pages, another gold set's hash) and raise them all."""
+    """A gold set (validated, outside documents allowed) or a judgments file (JSON lines or
+    graded TREC qrels, told apart by content) as a :class:`LabelSet`; ``judge``: only that
+    judge's judgments (of a qrels file: the judge its lines are by, default the file's
+    stem); ``against``: check the judgments against that gold set (unknown questions,
+    documents, pages, another gold set's hash) and raise them all."""
     path = Path(path)
     if is_goldset_path(path):
         return from_goldset(load_goldset(path, allow_outside=True))
-    judgments = read_judgments(path)
+    judgments = read_judgments(path, qrels_judge=judge)
     if against is not None:
         problems = check_judgments(judgments, against)
         if problems:

@@ -88,12 +88,15 @@ def _new_judgments(goldset: GoldSet, judgments: list[Judgment]
 
 
 def merge_judgments(gold: Path | str, judgment_files: list[Path], out: Path | str, *,
-                    allow_outside: bool = False) -> MergeResult:
-    """Write ``out``: the gold set ``gold`` with the judgments added (module docstring).
+                    allow_outside: bool = False, qrels_judge: str | None = None,
+                    qrels_kind: str = "human") -> MergeResult:
+    """Write ``out``: the gold set ``gold`` with the judgments added (module docstring);
+    a judgments file may be graded qrels, its lines by ``qrels_judge`` (default the file's
+    stem) of ``qrels_kind`` (:func:`rulegauge.goldset.judgments.read_judgments`).
     Raises one :class:`ValidationError` with every problem before anything is written."""
     gold, out = Path(gold), Path(out)
     goldset = load_goldset(gold, allow_outside=allow_outside)
-    judgments = load_judgments(judgment_files, goldset)
+    judgments = load_judgments(judgment_files, goldset, qrels_judge=qrels_judge, qrels_kind=qrels_kind)
     new, present, problems = _new_judgments(goldset, judgments)
     if out.resolve() == gold.resolve():
         problems.append(Problem(str(out), "the new version must be a new file (-o), not GOLD"))

@@ -15,15 +15,14 @@ row. Every problem is reported with ``file:line``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from rulegauge.core.errors import Problem, ValidationError
-from rulegauge.corpus.records import split_page_key
-from rulegauge.goldset.judged import judgment_fields
-from rulegauge.goldset.judgments import Judgment, check_judgments
+from rulegauge.core.errors import ValidationError
+from rulegauge.goldset.judgments import Judgment, check_judgments, parse_qrels_judgments
 from rulegauge.goldset.labels import LabelSet
-from rulegauge.goldset.records import GoldSet, PageJudgment
-from rulegauge.interop.trec import read_qrels, write_qrels
+from rulegauge.goldset.records import GoldSet
+from rulegauge.interop.trec import write_qrels
 
 
 def write_label_qrels(labels: LabelSet, path: Path) -> tuple[Path, Path | None]:
@@ -40,32 +39,12 @@ def write_label_qrels(labels: LabelSet, path: Path) -> tuple[Path, Path | None]:
 
 def judgments_from_qrels(qrels: Path, judge_id: str, judge_kind: str, *,
                          goldset: GoldSet | None = None, time: str = "") -> list[Judgment]:
-    """The qrels lines as judgments by ``judge_id``; every problem raised together."""
-    problems: list[Problem] = []
-    out: list[Judgment] = []
-    _, bad = judgment_fields({"grade": 0, "kind": judge_kind, "judge": judge_id, "time": time})
-    if bad:
-        raise ValidationError([Problem("--judge/--kind", m) for m in bad], "bad judge options")
-    seen: dict[tuple[str, str], int] = {}
-    for qid, docid, grade, line in read_qrels(Path(qrels)):
-        where = f"{qrels}:{line}"
-        try:
-            doc, page = split_page_key(docid)
-        except ValueError:
-            problems.append(Problem(where, f"docid {docid!r} is not a page id 'doc#page'"))
-            continue
-        if not 0 <= grade <= 3:
-            problems.append(Problem(where, f"relevance {grade} outside 0-3"))
-            continue
-        if (qid, docid) in seen:
-            problems.append(Problem(where, f"question {qid}: {docid} listed twice (first at line "
-                                    f"{seen[(qid, docid)]})"))
-            continue
-        seen[(qid, docid)] = line
-        out.append(Judgment(qid, PageJudgment(doc, page, grade, judge_kind, judge_id, time),
-                            goldset_sha256=goldset.sha256 if goldset else "", where=where))
+    """The qrels lines as judgments by ``judge_id``
+    (:func:`rulegauge.goldset.judgments.qrels_judgments`), checked against ``goldset``
+    when given and stamped with its hash; every problem raised together."""
+    out, problems = parse_qrels_judgments(qrels, judge_id, judge_kind, time=time)
     if goldset is not None:
         problems += check_judgments(out, goldset)
     if problems:
         raise ValidationError(problems, f"{qrels}: cannot import these qrels")
-    return out
+    return [replace(j, goldset_sha256=goldset.sha256) for j in out] if goldset is not None else out

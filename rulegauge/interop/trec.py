@@ -24,6 +24,7 @@ import pandas as pd
 
 from rulegauge.core.errors import Problem, ValidationError
 from rulegauge.core.tablerows import rows as table_rows
+from rulegauge.goldset.judgments import read_qrels_lines
 
 # docid granularity and score column of an export (rulegauge.interop.export)
 LEVELS = ("page", "chunk")
@@ -75,19 +76,6 @@ def write_qrels(rows: Iterable[tuple[str, str, int]], path: Path) -> Path:
 
 
 def read_qrels(path: Path) -> list[tuple[str, str, int, int]]:
-    """(qid, docid, relevance, line) from a qrels file; malformed lines all reported."""
-    out, problems = [], []
-    for i, raw in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        parts = raw.split()
-        if not parts:
-            continue
-        if len(parts) != 4:
-            problems.append(Problem(f"{path}:{i}", f"expected 'qid 0 docid relevance', got {raw!r}"))
-            continue
-        try:
-            out.append((parts[0], parts[2], int(parts[3]), i))
-        except ValueError:
-            problems.append(Problem(f"{path}:{i}", f"relevance must be an integer: {raw!r}"))
-    if problems:
-        raise ValidationError(problems, f"{path}: malformed qrels")
-    return out
+    """(qid, docid, relevance, line) from a qrels file; malformed lines all reported
+    (:func:`rulegauge.goldset.judgments.read_qrels_lines`, the one qrels reader)."""
+    return read_qrels_lines(path)

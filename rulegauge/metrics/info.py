@@ -103,8 +103,10 @@ _ALCE = "Gao et al. 2023 (ALCE), at page level"
 declare("context_recall", kind="answer", direction="higher", scope="answerable",
         description="requirements with a page in the read / requirements", reference=_ALCE)
 declare("citation_precision", kind="answer", direction="higher", scope="answerable",
-        description="relevant distinct cited pages / distinct cited pages (0.0 when nothing "
-                    "resolvable is cited)", reference=_ALCE)
+        default=float("nan"),
+        description="relevant distinct cited pages / distinct cited pages, over answers that cite "
+                    "(NaN when nothing resolvable is cited: abstentions left out of means)",
+        reference=_ALCE)
 declare("citation_recall", kind="answer", direction="higher", scope="answerable",
         description="requirements with a cited page / requirements", reference=_ALCE)
 declare("dangling_markers", kind="answer", direction="lower", scope="all",
@@ -112,9 +114,10 @@ declare("dangling_markers", kind="answer", direction="lower", scope="all",
 declare("no_citation", kind="answer", direction="lower", scope="answered",
         description="1 if an answered answer cites no passage read")
 declare("abstained", kind="answer", direction="none", scope="all",
-        description="1 if the answerer abstained")
+        description="1 if the answerer abstained (mean: the abstention rate)")
 declare("abstention_correct", kind="answer", direction="higher", scope="all",
-        description="1 if abstained exactly when the question is unanswerable (error: 0)")
+        description="1 if abstained exactly when the question is unanswerable (error: 0; mean: "
+                    "the abstention accuracy)")
 declare("fence_pass", kind="answer", direction="higher", scope="responded",
         description="1 if the answer fence passes the text (0.0 on error: empty)")
 declare("letter_density", kind="answer", direction="none", scope="responded",

@@ -166,6 +166,12 @@ class Comparison:
     skipped_metrics: tuple[str, ...] = ()
     family: CorrectionFamily = CorrectionFamily("holm", ())  # the Holm family of p_holm
     notes: tuple[str, ...] = ()  # what the "why" cannot show (fused rows not stored, or cut)
+    unpaired: tuple[str, ...] = ()  # metrics not on both sides, not compared: "recall@5 (base only)"
+
+    def unpaired_note(self) -> str:
+        """What the comparison could not compare: metrics not on both sides (runs scored
+        with different metric sets)."""
+        return "not compared (not on both sides): " + ", ".join(self.unpaired)
 
     def regressions(self) -> tuple[QuestionChange, ...]:
         return tuple(c for c in self.changes if c.direction == "regression")
@@ -215,7 +221,7 @@ def _pairs_for(b: pd.DataFrame, c: pd.DataFrame, info: Metric, where: str
         raise RulegaugeError(f"{where}: {exc}") from None
     j = b.merge(c, on="question_id", suffixes=("_b", "_c")).sort_values("question_id")
     nan = j["value_b"].isna() | j["value_c"].isna()
-    if info.scope == "answerable" and nan.any():
+    if info.kind == "ranking" and nan.any():  # answer metrics: NaN is "not applicable"
         raise RulegaugeError(f"{where}: NaN value for question(s) "
                            + ", ".join(j.loc[nan, "question_id"]) + "; ranking metrics need one")
     return j[~nan], b[b["value"].notna()], c[c["value"].notna()], int(nan.sum())
@@ -280,8 +286,10 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     """Compare ``candidate`` against ``base`` (see the module docstring).
 
     ``metrics=None`` compares every metric both sides have (metrics of unknown
-    direction are skipped and listed in ``skipped_metrics``); named metrics
-    must exist on both sides. Raises :class:`RulegaugeError` naming the
+    direction are skipped and listed in ``skipped_metrics``); named metrics are
+    compared where both sides have them, at least one of them per config pair. A
+    metric only one side has (runs scored with different ``-m``) is not compared and
+    is listed in ``unpaired`` (``"recall@5 (base only)"``). Raises :class:`RulegaugeError` naming the
     differences when the gold sets or corpora differ and ``force`` is false.
     """
     diffs = provenance_differences(base, candidate)
@@ -297,6 +305,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     tested: list[MetricComparison] = []
     changes: list[QuestionChange] = []
     skipped: set[str] = set()
+    unpaired: set[str] = set()  # asked (or on one side) but not on both: not compared
     for pair in pairs:
         cache: dict[str, tuple[PageMove, ...]] = {}
 
@@ -311,12 +320,15 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
         keys_b = set(zip(gb["answerer"], gb["metric"], strict=True))
         keys_c = set(zip(gc["answerer"], gc["metric"], strict=True))
         keys = sorted(keys_b & keys_c, key=lambda k: (k[0], k[1]))
+        both = {k[1] for k in keys}
+        only = {m: "base" for _, m in keys_b} | {m: "candidate" for _, m in keys_c}
+        asked = wanted if wanted is not None else sorted(only)
+        unpaired.update(f"{m} ({only[m]} only)" if m in only else f"{m} (neither side)"
+                        for m in asked if m not in both)
         if wanted is not None:
-            missing = [m for m in wanted if m not in {k[1] for k in keys}]
-            if missing:
-                have = sorted({k[1] for k in keys})
-                raise RulegaugeError(f"config {pair.label}: metric(s) {', '.join(missing)} not on "
-                                   f"both sides; both have: {', '.join(have) or '(none)'}")
+            if not any(m in both for m in wanted):
+                raise RulegaugeError(f"config {pair.label}: metric(s) {', '.join(wanted)} not on "
+                                   f"both sides; both have: {', '.join(sorted(both)) or '(none)'}")
             keys = [k for m in wanted for k in keys if k[1] == m]
         for answerer, metric in keys:
             info = metric_info(metric)
@@ -344,4 +356,5 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     return Comparison(summarise_side(base), summarise_side(candidate), pairs, tuple(results),
                       tuple(changes), diffs, bool(diffs), seed, n_resamples, confidence,
                       tuple(sorted(skipped)), family,
-                      tuple(n for ev in (ev_b, ev_c) for n in evidence_notes(ev)) if changes else ())
+                      tuple(n for ev in (ev_b, ev_c) for n in evidence_notes(ev)) if changes else (),
+                      tuple(sorted(unpaired)))

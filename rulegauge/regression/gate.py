@@ -230,7 +230,10 @@ def evaluate(policy: Policy, comparison: Comparison, pair: ConfigPair | None = N
             raise RulegaugeError("the comparison holds several config pairs; name the one to gate")
         pair = comparison.pairs[0]
     checks: list[Check] = []
+    compared = {m.metric for m in comparison.metrics if m.config == pair}
     for mp in policy.metrics:
+        if mp.metric not in compared and comparison.unpaired:
+            continue  # not on both sides: named in the result's notes (run_gate)
         m = _pick(comparison, pair, mp.metric, policy.answerer)
         alpha = mp.alpha if mp.alpha is not None else policy.alpha
         for _, fn in CHECKS.items():
@@ -315,7 +318,9 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
     return GateResult(result.policy, result.pair, result.checks + llm_checks(policy, sides[1]),
                       result.comparison, pin_notes(policy, base)
                       + unjudged_notes(*sides, result.pair, failed)
-                      + llm_notes(sides[1].manifest, policy.min_llm_kappa))
+                      + llm_notes(sides[1].manifest, policy.min_llm_kappa)
+                      + ((f"policy metric(s) {comparison.unpaired_note()}; their checks were not made",)
+                         if comparison.unpaired else ()))
 
 
 def llm_checks(policy: Policy, candidate: Side) -> tuple[Check, ...]:

@@ -107,6 +107,8 @@ def _md_metrics(c: Comparison) -> list[str]:
     out += ["", f"p (Holm) family: {_md(c.family.describe())}"]
     out += [f"* {_md(m.config.label)} {_md(m.label)}: {_md(m.note)}" for m in c.metrics if m.note]
     out += [f"* why: {_md(n)}" for n in c.notes]
+    if c.unpaired:
+        out.append(f"* {_md(c.unpaired_note())}")
     return out
 
 
@@ -180,6 +182,8 @@ def _rich_notes(c: Comparison) -> list[RenderableType]:
     out: list[RenderableType] = [Text(f"p (Holm) family: {c.family.describe()}")]
     out += [Text(f"  {m.config.label} {m.label}: {m.note}") for m in c.metrics if m.note]
     out += [Text(f"why: {n}") for n in c.notes]
+    if c.unpaired:
+        out.append(Text(c.unpaired_note(), style="yellow"))
     return out
 
 

@@ -144,10 +144,11 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
 
 
 def load_side(ref: str | Path, runs_dir: Path = Path("runs"),
-              baselines_dir: Path | None = None) -> Run:
+              baselines_dir: Path | None = None, *, metrics: Sequence[str] = ()) -> Run:
     """Open a run or a baseline: a directory path, a baseline name under
     ``baselines_dir`` (default ``<runs_dir>/baselines``), a run id under
-    ``runs_dir``, or ``latest`` (the newest complete run)."""
+    ``runs_dir``, or ``latest`` (the newest complete run that scored ``metrics``:
+    :func:`rulegauge.store.rundir.open_run`)."""
     bdir = Path(baselines_dir) if baselines_dir is not None else Path(runs_dir) / "baselines"
     p = Path(ref)
     if (p / MANIFEST).exists():
@@ -155,6 +156,6 @@ def load_side(ref: str | Path, runs_dir: Path = Path("runs"),
     if str(ref) != "latest" and (bdir / str(ref) / MANIFEST).exists():
         return Run(bdir / str(ref))
     if str(ref) == "latest" or (Path(runs_dir) / str(ref) / MANIFEST).exists():
-        return open_run(ref, runs_dir)
+        return open_run(ref, runs_dir, metrics=metrics)
     raise RulegaugeError(f"{ref}: not a run or baseline (looked for {p / MANIFEST}, "
                        f"{Path(runs_dir) / str(ref) / MANIFEST} and {bdir / str(ref) / MANIFEST})")

@@ -27,9 +27,10 @@ Reference: flock(2) (advisory locks per open file description).
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,6 +53,8 @@ from rulegauge.store.part_sink import PartSink, parquet_parts
 from rulegauge.store.runlock import RunLock
 from rulegauge.store.schema import RUN_ID
 from rulegauge.store.tables import TABLES
+
+log = logging.getLogger(__name__)
 
 
 def new_run_id(prefix: str = "run") -> str:
@@ -301,23 +304,57 @@ def run_kind(manifest: dict[str, Any]) -> str:
     return str(manifest.get("kind") or "retrieval")
 
 
+def run_metrics(path: Path, manifest: dict[str, Any]) -> set[str]:
+    """The metrics a run scored: its manifest's ``metrics`` list, else (a manifest older
+    than that key) the distinct names in its ``metrics`` table; empty without one."""
+    listed = manifest.get("metrics")
+    if isinstance(listed, list):
+        return {str(m) for m in listed}
+    if "metrics" not in (manifest.get("tables") or {}):
+        return set()
+    col = pq.read_table(Path(path) / "metrics.parquet", columns=["metric"]).column("metric")
+    return {str(m) for m in col.unique().to_pylist()}
+
+
+def _lacks(path: Path, manifest: dict[str, Any], needs: str | None, metrics: Sequence[str]) -> str:
+    """Why a run cannot be the ``latest`` a command needs ('' when it can)."""
+    if manifest.get("status") != "complete":
+        return f"status {manifest.get('status') or 'unknown'}, not complete"
+    if needs is not None and needs not in (manifest.get("tables") or {}):
+        return f"no {needs} table"
+    missing = [m for m in dict.fromkeys(metrics) if m not in run_metrics(path, manifest)] if metrics else []
+    return f"metric(s) {', '.join(missing)} not scored" if missing else ""
+
+
 def open_run(ref: str | Path, runs_dir: Path = Path("runs"), *, verify: bool = True,
-             kind: str | None = "retrieval", needs: str | None = None) -> Run:
+             kind: str | None = "retrieval", needs: str | None = None,
+             metrics: Sequence[str] = ()) -> Run:
     """Open a run by path, by id under ``runs_dir``, or ``latest``.
 
     ``latest`` is the newest complete run *of the kind the caller reads*
-    (``kind``; ``None`` for any kind) and, with ``needs``, that has that table
-    (``answerers latest`` opens the newest run with answers, not a newer run
-    without): a ``rulings import`` never becomes the ``latest`` that ``bands`` or
-    ``report`` open. A path or an id opens that run whatever its kind."""
+    (``kind``; ``None`` for any kind) that has what the caller needs: with ``needs``,
+    that table (``answerers latest`` opens the newest run with answers, not a newer run
+    without); with ``metrics``, every one of those metrics scored (``gate --run latest``
+    opens the newest run with the policy's metrics, not a newer ``-m recall@3`` run).
+    Each newer run of the kind passed over is logged (a warning: which and why), so the
+    command says why it did not take it. A ``rulings import`` never becomes the
+    ``latest`` that ``bands`` or ``report`` open. A path or an id opens that run whatever
+    its kind or metrics."""
     if str(ref) == "latest":
-        runs = [p for p, m in _manifests(runs_dir) if m.get("status") == "complete"
-                and (kind is None or run_kind(m) == kind)
-                and (needs is None or needs in (m.get("tables") or {}))]
-        if not runs:
-            what = f"complete {kind} run" if kind else "complete run"
-            raise RulegaugeError(f"no {what}{f' with an {needs} table' if needs else ''} under {runs_dir}")
-        return Run(runs[-1], verify=verify)
+        passed: list[str] = []
+        for p, m in reversed(_manifests(runs_dir)):
+            if kind is not None and run_kind(m) != kind:
+                continue
+            why = _lacks(p, m, needs, metrics)
+            if not why:
+                if passed:
+                    log.warning("latest is run %s; newer run(s) skipped: %s", p.name, "; ".join(passed))
+                return Run(p, verify=verify)
+            passed.append(f"{p.name} ({why})")
+        what = f"complete {kind} run" if kind else "complete run"
+        wants = [*([f"an {needs} table"] if needs else []), *([f"metric(s) {', '.join(metrics)}"] if metrics else [])]
+        raise RulegaugeError(f"no {what}{' with ' + ' and '.join(wants) if wants else ''} under {runs_dir}"
+                             + (f"; skipped: {'; '.join(passed)}" if passed else ""))
     p = Path(ref)
     if not (p / MANIFEST).exists() and (Path(runs_dir) / str(ref) / MANIFEST).exists():
         p = Path(runs_dir) / str(ref)

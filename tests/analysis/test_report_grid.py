@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from rulegauge.analysis import report
 from rulegauge.analysis.headline import SERVICE_CONFIG, Headline
 from rulegauge.analysis.report_html import headline_html
-from rulegauge.analysis.selection import natural_key
 from rulegauge.cli.analysis import register
+from rulegauge.core.config_order import config_sort_key
 from rulegauge.store.rundir import Run, open_run
 from tests.helpers.analysis import grid_configs, write_synthetic_run
 
@@ -76,7 +76,7 @@ def test_headline_names_a_tie_and_says_not_significant() -> None:
 def test_report_headline_ties_on_the_real_comparison(run: Run) -> None:
     comp = report.config_comparison(run, "hit@5", reference=SERVICE_CONFIG, n_resamples=200)
     best = comp["value"].iloc[0]
-    tied = sorted(comp.loc[comp["value"] == best, "config_id"], key=natural_key)
+    tied = sorted(comp.loc[comp["value"] == best, "config_id"], key=config_sort_key)
     html = report.render_html(run, metric="hit@5", n_resamples=200)
     if len(tied) > 1:
         assert f"tie of {len(tied)} configs" in html
@@ -137,3 +137,44 @@ def test_cli_bands_config_filter(run: Run) -> None:
     assert sorted(t["config_id"] for t in json.loads(res.output)) == ["arm-bm25", SERVICE_CONFIG]
     bad = CliRunner().invoke(_cli(), ["bands", str(run.path), "-c", "rrf_k6_bm25+dense"])
     assert bad.exit_code == 2 and "unknown config id 'rrf_k6_bm25+dense'" in bad.output
+
+
+def test_a_wide_grid_is_ranked_one_way_in_the_report_and_the_run_summary(tmp_path: Path) -> None:
+    """15 values of k x 2 arm subsets (many configs tie on recall@5): the report's charted top
+    N and the run summary rank by the same metric, ties in numeric config order (rrf_k6
+    before rrf_k8 before rrf_k10, never text order), both show the service config and both
+    name the same best config."""
+    import io
+    import itertools
+
+    from rich.console import Console
+
+    from rulegauge.analysis.selection import rank_configs
+    from rulegauge.cli.summary import print_summary
+
+    grid = grid_configs(ks=(*(float(k) for k in range(2, 31, 2)), 60.0), dense_weights=())
+    run = open_run(write_synthetic_run(tmp_path / "wide", seed=5, configs=grid))
+    comp = report.config_comparison(run, "recall@5", reference=SERVICE_CONFIG, n_resamples=50)
+    ranked = list(comp["config_id"])
+    values = dict(zip(comp["config_id"], comp["value"], strict=True))
+    assert ranked == rank_configs(values)
+    tied_pairs = [(a, b) for a, b in itertools.pairwise(ranked) if values[a] == values[b]]
+    assert tied_pairs and all(config_sort_key(a) < config_sort_key(b) for a, b in tied_pairs)
+    assert any("_k8_" in b and "_k10_" in c for _, b, c in zip(ranked, ranked[1:], ranked[2:], strict=False))
+    html = report.render_html(run, n_resamples=50, top=10)
+    charted = _panels(html)
+    assert charted == [c for c in ranked if c in set(ranked[:10]) | ARMS_ALONE | {SERVICE_CONFIG}]
+    assert SERVICE_CONFIG in charted
+    out = io.StringIO()
+    print_summary(run.path, Console(file=out, width=250), rows=12)
+    text = out.getvalue()
+    best = re.search(r"best by recall@5: (\S+)", text)
+    assert best is not None and best.group(1) == ranked[0]
+    assert ranked[0] in html.split("best on recall@5", 1)[1][:400]  # the report's headline
+    printed = [c for c in re.findall(r"│ (\S+) +│", text) if c in values]
+    fused = [c for c in ranked if not c.startswith("arm-")]
+    shown = [c for c in printed if not c.startswith("arm-")]
+    top = fused[: len(shown)]
+    assert shown == (top if SERVICE_CONFIG in top else [*top[:-1], SERVICE_CONFIG])
+    assert printed[len(shown):] == ["arm-bm25", "arm-boost", "arm-dense"]
+    assert f"showing 12 of {len(grid)} configs" in text

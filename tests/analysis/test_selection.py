@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from rulegauge.analysis.selection import chosen_configs, ties_with
+from rulegauge.analysis.selection import chosen_configs, primary_metric, rank_configs, ties_with
 from rulegauge.core.errors import ConfigError
 
 CONFIGS = pd.DataFrame({"config_id": ["a", "b", "c", "svc", "arm-x", "arm-y"],
@@ -41,6 +41,25 @@ def test_ties_are_equal_aggregates_within_a_few_ulps() -> None:
     assert ties_with(values, "d") == ("d",)
 
 
-def test_tied_ids_are_listed_in_natural_order() -> None:
+def test_tied_ids_are_listed_in_numeric_config_order() -> None:
     values = pd.Series({"rrf_k100_x": 1.0, "rrf_k10_x": 1.0, "rrf_k6_x": 1.0, "arm-x": 1.0})
-    assert ties_with(values, "rrf_k10_x") == ("arm-x", "rrf_k6_x", "rrf_k10_x", "rrf_k100_x")
+    assert ties_with(values, "rrf_k10_x") == ("rrf_k6_x", "rrf_k10_x", "rrf_k100_x", "arm-x")
+
+
+def test_rank_configs_best_first_ties_in_numeric_config_order() -> None:
+    # 0.1 + 0.2 and 0.3 differ in the last bit: a tie, ordered k6 < k8 < k10 < k100, never as text
+    values = {"rrf_k100_x": 0.3, "rrf_k10_x": 0.1 + 0.2, "rrf_k8_x": 0.3, "rrf_k6_x": 0.1 + 0.2,
+              "rrf_k2_x": 0.5, "arm-x": 0.3, "rrf_k4_x": float("nan"), "rrf_k12_x": 0.2}
+    assert rank_configs(values) == ["rrf_k2_x", "rrf_k6_x", "rrf_k8_x", "rrf_k10_x", "rrf_k100_x", "arm-x",
+                                    "rrf_k12_x", "rrf_k4_x"]
+    lower = rank_configs({"b": 2.0, "a10": 1.0, "a9": 1.0, "c": float("inf")}, higher_is_better=False)
+    assert lower == ["a9", "a10", "b", "c"]
+
+
+def test_primary_metric_is_recall_at_5_by_default_else_the_first_chosen() -> None:
+    from rulegauge.metrics.ranking import DEFAULT_METRICS
+
+    assert primary_metric({"metrics": list(DEFAULT_METRICS)}) == "recall@5"
+    assert primary_metric({}) == "recall@5"  # a manifest older than its metrics list
+    assert primary_metric({"metrics": ["top_score", "nDCG@20", "recall@5"]}) == "nDCG@20"
+    assert primary_metric({"metrics": ["top_score"]}) == "recall@5"

@@ -68,20 +68,23 @@ def test_arrow_and_pandas_tables_give_the_same_summary_to_the_bit():
     assert a.set_index("config_id").loc["c2", "hit@1"] == float(sel.to_numpy().mean())
 
 
-def test_printed_rows_keep_single_arm_configs_and_the_best_others():
+def test_printed_rows_are_ranked_keep_single_arm_configs_and_the_service_config():
     from rulegauge.analysis.summary import best_rows
 
-    frame = pd.DataFrame({"config_id": ["arm-a", "g3", "g1", "g2", "g4"],
-                          "hit@1": [0.1, 0.5, 0.7, 0.7, 0.2], "first_rel_rank": [9, 1, 2, 3, 4]})
-    kinds = ["arm", "grid", "grid", "grid", "grid"]
-    shown, by = best_rows(frame, kinds, 3)
-    assert by == "hit@1" and list(shown["config_id"]) == ["arm-a", "g1", "g2"]  # tie: id order
-    graded = frame.assign(**{"nDCG@10": [0.0, 0.9, 0.1, 0.2, 0.3]})
-    shown, by = best_rows(graded, kinds, 3)  # nDCG@10 chooses when the frame has it
-    assert by == "nDCG@10" and list(shown["config_id"]) == ["arm-a", "g3", "g4"]
-    assert best_rows(frame, kinds, 0)[1] is None and len(best_rows(frame, kinds, 5)[0]) == 5
-    lower, by = best_rows(frame[["config_id", "first_rel_rank"]], kinds, 2)
-    assert by == "first_rel_rank" and list(lower["config_id"]) == ["arm-a", "g3"]  # lower is better
+    frame = pd.DataFrame({"config_id": ["arm-a", "g3", "g1", "g2", "g4", "g10"],
+                          "hit@1": [0.9, 0.5, 0.7, 0.7, 0.2, 0.7], "first_rel_rank": [9, 1, 2, 3, 4, 5]})
+    kinds = ["arm", "grid", "grid", "grid", "grid", "grid"]
+    shown, by, best = best_rows(frame, kinds, 3, metric="hit@1")
+    # ranked by hit@1, the tie g1 = g2 = g10 in numeric order (g10 after g2, not between g1 and g2)
+    assert by == "hit@1" and list(shown["config_id"]) == ["g1", "g2", "arm-a"] and best == "arm-a"
+    shown, by, _ = best_rows(frame, kinds, 4, metric="hit@1", service="g4")  # the service always shows
+    assert list(shown["config_id"]) == ["g1", "g2", "g4", "arm-a"]
+    shown, by, _ = best_rows(frame, kinds, 0, metric="hit@1", service="g4")  # every row, ranked
+    assert list(shown["config_id"]) == ["g1", "g2", "g10", "g3", "g4", "arm-a"]
+    shown, by, best = best_rows(frame, kinds, 2, metric="nDCG@10")  # not in the frame: its first metric
+    assert by == "hit@1" and list(shown["config_id"]) == ["g1", "arm-a"]
+    lower, by, best = best_rows(frame[["config_id", "first_rel_rank"]], kinds, 2, metric="first_rel_rank")
+    assert by == "first_rel_rank" and list(lower["config_id"]) == ["g3", "arm-a"] and best == "g3"
 
 
 def test_summary_columns_have_json_safe_names_and_a_legend():

@@ -10,20 +10,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 from rulegauge.analysis.trend import SIGMA_FLOOR, collect_runs, trend
 from rulegauge.analysis.trend_series import BANDS
-from rulegauge.cli import app
-from tests.helpers.common import LEXICAL, REPO
+from tests.helpers.common import LEXICAL, REPO, rulegauge
 
 SAMPLE = REPO / "goldsets" / "sample.yaml"
-runner = CliRunner()
-
-
-def _rulegauge(*args: object) -> tuple[int, str]:
-    res = runner.invoke(app, [str(a) for a in args])
-    return res.exit_code, res.output
 
 
 @pytest.fixture(scope="module")
@@ -31,14 +23,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Four identical runs of the sample, then a fifth with bm25 made worse (the drift)."""
     out = tmp_path_factory.mktemp("trend")
     for i in range(1, 5):
-        code, text = _rulegauge("run", "-g", SAMPLE, "-c", LEXICAL, "-o", out, "--run-id", f"r{i}", "-q")
+        code, text = rulegauge("run", "-g", SAMPLE, "-c", LEXICAL, "-o", out, "--run-id", f"r{i}", "-q")
         assert code == 0, text
     return out
 
 
 def _with_drift(runs: Path) -> Path:
     if not (runs / "r5").exists():
-        code, text = _rulegauge("run", "-g", SAMPLE, "-c", LEXICAL, "-o", runs, "--run-id", "r5", "-q",
+        code, text = rulegauge("run", "-g", SAMPLE, "-c", LEXICAL, "-o", runs, "--run-id", "r5", "-q",
                               "-p", "bm25.k1=0.05", "-p", "bm25.b=0.0")
         assert code == 0, text
     return runs
@@ -80,22 +72,22 @@ def test_identical_runs_have_no_alert_and_every_series_kind(runs: Path) -> None:
 
 def test_a_planted_drift_fires_and_exits_1(runs: Path) -> None:
     _with_drift(runs)
-    code, text = _rulegauge("trend", "--runs-dir", runs, "-m", "recall@5", "-c", "arm-bm25", "--json")
+    code, text = rulegauge("trend", "--runs-dir", runs, "-m", "recall@5", "-c", "arm-bm25", "--json")
     assert code == 1
     out = json.loads(text[: text.rindex("}") + 1])
     assert [(a["series"], a["config_id"], a["name"]) for a in out["alerts"]] == [("metric", "arm-bm25", "recall@5")]
     assert out["alerts"][0]["direction"] == "down" and out["runs"][-1] == "r5"
     # a flat history alerts on any real change, whatever k; --tolerance is the change accepted
-    code, text = _rulegauge("trend", "--runs-dir", runs, "-m", "recall@5", "-c", "arm-bm25", "-k", "1000")
+    code, text = rulegauge("trend", "--runs-dir", runs, "-m", "recall@5", "-c", "arm-bm25", "-k", "1000")
     assert code == 1
-    code, text = _rulegauge("trend", "--runs-dir", runs, "-m", "recall@5", "-c", "arm-bm25", "--tolerance", "0.1")
+    code, text = rulegauge("trend", "--runs-dir", runs, "-m", "recall@5", "-c", "arm-bm25", "--tolerance", "0.1")
     assert code == 0 and "no alerts" in text
 
 
 def test_rulings_runs_have_band_and_arm_series(tmp_path: Path) -> None:
     pages = REPO / "goldsets" / "sample-rulings"
     for i in range(2):
-        code, text = _rulegauge("rulings", "import", pages, "--out", tmp_path, "--run-id", f"p{i}")
+        code, text = rulegauge("rulings", "import", pages, "--out", tmp_path, "--run-id", f"p{i}")
         assert code == 0, text
     t = trend(collect_runs(tmp_path, kind="rulings"), kind="rulings", min_history=1)
     assert set(t.values["series"]) == {"band", "top1_arm"} and t.alerts == ()
@@ -103,11 +95,11 @@ def test_rulings_runs_have_band_and_arm_series(tmp_path: Path) -> None:
 
 
 def test_bad_input_exits_2(runs: Path, tmp_path: Path) -> None:
-    code, text = _rulegauge("trend", "--runs-dir", tmp_path)
+    code, text = rulegauge("trend", "--runs-dir", tmp_path)
     assert code == 2 and "no complete retrieval runs" in text
-    code, text = _rulegauge("trend", "--runs-dir", runs, "-c", "no-such-config")
+    code, text = rulegauge("trend", "--runs-dir", runs, "-c", "no-such-config")
     assert code == 2 and "no-such-config" in text
-    code, text = _rulegauge("trend", "--runs-dir", runs, "-m", "nope@3")
+    code, text = rulegauge("trend", "--runs-dir", runs, "-m", "nope@3")
     assert code == 2 and "nope@3" in text
-    code, text = _rulegauge("trend", "--runs-dir", runs, "-k", "-1")
+    code, text = rulegauge("trend", "--runs-dir", runs, "-k", "-1")
     assert code == 2 and "positive" in text

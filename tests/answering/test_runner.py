@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from pathlib import Path
@@ -52,8 +53,16 @@ def test_tables_hold_every_question_and_every_metric(run_dir: Path) -> None:
     assert len(lat) == 2 * 2 * N_Q and (lat["value"] == lat["latency_ms"]).all()
     # fact recall is undefined (NaN) without reference facts (none here) and unjudged
     facts = m["metric"].isin(["fact_recall", "judge_fact_recall"])
-    assert not m[~facts]["value"].isna().any()
+    # citation precision is undefined (NaN) for an answer that cites nothing (ALCE)
+    precision = m["metric"] == "citation_precision"
+    assert not m[~facts & ~precision]["value"].isna().any()
     assert m[facts]["value"].isna().all()
+    key = ["question_id", "config_id", "answerer"]
+    cits = run.table("citations")
+    citing = set(map(tuple, cits[~cits["dangling"].astype(bool)][key].itertuples(index=False)))
+    undefined = m[precision].set_index(key)["value"].isna()
+    assert undefined.any() and not undefined.all()
+    assert all(bool(u) == (k not in citing) for k, u in undefined.items())
     reads = run.table("reads")
     assert set(reads["config_id"]) == {"rrf-3", "arm-bm25"}
     cits = run.table("citations")
@@ -82,7 +91,7 @@ def test_metric_values_follow_their_definitions(run_dir: Path) -> None:
     assert m[("q-score", "context_recall")] == 2 / 2
     assert m[("q-none", "abstained")] == 1 and m[("q-none", "abstention_correct")] == 1
     assert m[("q-move", "abstention_correct")] == 1 and m[("q-move", "no_citation")] == 0
-    assert m[("q-none", "citation_precision")] == 0.0  # documented default
+    assert math.isnan(m[("q-none", "citation_precision")])  # cites nothing: no precision (ALCE)
     assert m[("q-move", "latency_ms")] == 5.0
     text = "The rules answer this [1][9]."
     letters, nonspace = sum(c.isalpha() for c in text), len(text.replace(" ", ""))

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from rulegauge.answering.runner import answer_run
 from rulegauge.answering.sidebyside import side_by_side
-from rulegauge.answering.sidebyside_print import print_side_by_side, render
+from rulegauge.answering.sidebyside_print import print_side_by_side, render, to_markdown
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.metrics.stats import bootstrap_ci
 from rulegauge.store.rundir import Run
@@ -71,6 +71,25 @@ def test_paired_differences_against_the_first_answerer(answered: Run) -> None:
     assert prec.mean_diff == pytest.approx(((1 / 2 - 1) + (1 - 1)) / 2, abs=1e-15)
     # the error rows themselves are counted, not averaged
     assert all(d.shared <= 3 for d in sbs.diffs if d.config_id == "rrf-3")
+
+
+def test_citation_precision_is_over_answers_that_cite_abstention_beside_it(tmp_path: Path) -> None:
+    """ALCE's precision: an abstention cites nothing and is left out, so an answerer that
+    abstains more (c abstains on the answerable q-score) keeps a's precision; the abstention
+    rate and accuracy say what it did instead."""
+    register_echo()
+    path = write_run(tmp_path / "run-abstain")
+    answer_run(path, [("a=echo", {}), ("c=echo", {"abstain_on": "q-score"})], configs=["rrf-3"])
+    sbs = side_by_side(Run(path), n_resamples=100)
+    a, c = row(sbs, "rrf-3", "a"), row(sbs, "rrf-3", "c")
+    # a cites [1], a relevant page, on the three answerable questions; c on two (not q-score)
+    assert a.mean("citation_precision") == 1.0 and c.mean("citation_precision") == 1.0
+    assert diff(sbs, "rrf-3", "c", "citation_precision").shared == 2  # q-move, q-storm: both cite
+    # 4 questions: a abstains on q-none (unanswerable) only; c on q-score too
+    assert (a.mean("abstained"), c.mean("abstained")) == (1 / 4, 2 / 4)
+    assert (a.mean("abstention_correct"), c.mean("abstention_correct")) == (1.0, 3 / 4)
+    text = to_markdown(sbs)
+    assert "cit. precision (citing)" in text and "abstention rate" in text and "abstention acc." in text
 
 
 def test_bootstrap_is_reproducible_by_seed(answered: Run) -> None:

@@ -114,3 +114,31 @@ def test_label_sets_from_gold_sets_and_judgments(tmp_path: Path) -> None:
     assert merged.grades[("bw-14", "bw-faq#2")] == 0  # judged non-relevant, now labelled
     assert merged.llm == frozenset({("bw-14", "bw-rules#12")})
     assert json.loads(jf.read_text().splitlines()[0])["note"] == "the wrong FAQ rule"
+
+
+def test_merge_takes_a_graded_qrels_file_with_the_judge_from_the_flag(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from rulegauge.cli import app
+
+    gold = sample_copy(tmp_path)
+    qrels = tmp_path / "ann.qrels"  # what `rulegauge judges export`, ranx and trec_eval exchange
+    qrels.write_text("bw-14 0 bw-faq#2 0\nbw-01 0 bw-rules#3 2\n", encoding="utf-8")
+    out = tmp_path / "goldsets" / "sample-v2.yaml"
+    r = merge_judgments(gold, [qrels], out)  # judge id: the file's stem
+    assert (r.added, r.grades, r.judges) == (2, ((0, 1), (2, 1)), (("ann", "human", 2),))
+    merged = load_goldset(out)
+    judged = {(j.key, j.grade, j.judge_id) for j in merged.question_by_id["bw-01"].judged}
+    assert ("bw-rules#3", 2, "ann") in judged
+    res = CliRunner().invoke(app, ["goldset", "merge", str(gold), str(qrels), "--judge", "qwen-judge",
+                                   "--kind", "llm", "-o", str(tmp_path / "goldsets" / "v3.yaml")])
+    assert res.exit_code == 0, res.output
+    assert "2 judgments added" in res.output and "qwen-judge (llm) 2" in res.output
+    bad = tmp_path / "bad.qrels"
+    bad.write_text("bw-01 0 bw-rules#3 2\nbw-01 0 rules-3 1\nbw-02 0 bw-rules#4 7\nnope 0 bw-rules#1 1\n",
+                   encoding="utf-8")
+    res = CliRunner().invoke(app, ["goldset", "merge", str(gold), str(bad), "-o", str(tmp_path / "x.yaml")])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    for fragment in (f"{bad}:2", "is not a page id", f"{bad}:3", "relevance 7 outside 0-3"):
+        assert fragment in res.output, fragment
+    assert not (tmp_path / "x.yaml").exists()

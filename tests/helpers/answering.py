@@ -120,15 +120,17 @@ class EchoAnswerer:
     """Cites passage 1 (and the relevant-looking ones); abstains on 'trade'; counts calls.
 
     ``stop_after`` raises KeyboardInterrupt on that call (a killed run);
-    ``fail_on`` raises RuntimeError for that question id (a failed call).
+    ``fail_on`` raises RuntimeError for that question id (a failed call); ``abstain_on``
+    abstains on that question id too.
     """
 
     name: ClassVar[str] = "echo"
     calls: ClassVar[list[str]] = []
 
     def __init__(self, *, stop_after: int = 0, fail_on: str = "", cite: str = "[1]",
-                 latency: float = 5.0) -> None:
+                 latency: float = 5.0, abstain_on: str = "") -> None:
         self.stop_after, self.fail_on, self.cite, self.latency = stop_after, fail_on, cite, latency
+        self.abstain_on = abstain_on
 
     def answer(self, request: AnswerRequest) -> AnswerResponse:
         type(self).calls.append(request.question_id)
@@ -136,7 +138,7 @@ class EchoAnswerer:
             raise KeyboardInterrupt
         if request.question_id == self.fail_on:
             raise RuntimeError("server said no")
-        if "trade" in request.question:
+        if "trade" in request.question or request.question_id == self.abstain_on:
             return AnswerResponse("ABSTAIN: the rules do not say.", "abstained", "echo-1",
                                   self.latency)
         return AnswerResponse(f"The rules answer this {self.cite}.", "answered", "echo-1",

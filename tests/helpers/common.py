@@ -51,3 +51,13 @@ def q(qid: str, text: str, *reqs: tuple[str, ...], language: str = "en") -> Ques
     """Build a question; each req is a tuple of 'doc#page' alternatives."""
     parsed = tuple(tuple(PageRef(r.split("#")[0], int(r.split("#")[1])) for r in req) for req in reqs)
     return Question(qid, text, language, parsed, game="G")
+
+
+def rulegauge(*args: object) -> tuple[int, str]:
+    """``rulegauge ARGS`` through typer's CliRunner in this process: (exit code, output)."""
+    from typer.testing import CliRunner
+
+    from rulegauge.cli import app
+
+    res = CliRunner().invoke(app, [str(a) for a in args])
+    return res.exit_code, res.output

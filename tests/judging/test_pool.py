@@ -87,6 +87,16 @@ def test_judgments_given_to_pool_are_left_out(sample_run: Run, tmp_path: Path) -
     assert set(again.pages) == set(pool.pages) - {first}
 
 
+def test_qrels_given_to_pool_are_left_out_too(sample_run: Run, tmp_path: Path) -> None:
+    pool = build_pool(PoolRequest((sample_run,), 2, (LEXICAL_CONFIG,)))
+    first, second = pool.pages[0], pool.pages[1]
+    qrels = tmp_path / "judged.qrels"  # graded TREC qrels, told apart from JSON lines by content
+    qrels.write_text(f"{first.question_id} 0 {first.page} 0\n{second.question_id} 0 {second.page} 2\n",
+                     encoding="utf-8")
+    again = build_pool(PoolRequest((sample_run,), 2, (LEXICAL_CONFIG,), (qrels,)))
+    assert set(again.pages) == set(pool.pages) - {first, second}
+
+
 def test_bad_requests_are_refused_with_every_reason(sample_run: Run, tmp_path: Path) -> None:
     with pytest.raises(ValidationError) as err:
         build_pool(PoolRequest((sample_run,), 3, ("nope",)))

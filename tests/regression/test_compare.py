@@ -175,9 +175,13 @@ def test_no_shared_config_is_an_error_listing_both_sides(tmp_path: Path, base_ru
 
 
 def test_unknown_metric_lists_what_both_sides_have(tmp_path: Path, base_run: Run) -> None:
+    # a named metric on neither side is named; the others are compared
+    c = compare_runs(base_run, base_run, metrics=["hit@5", "hit@3"], n_resamples=100)
+    assert [m.metric for m in c.metrics] == ["hit@5"] and c.unpaired == ("hit@3 (neither side)",)
+    assert c.unpaired_note() == "not compared (not on both sides): hit@3 (neither side)"
     expected = r"metric\(s\) hit@3 not on both sides; both have: MRR@10"
-    with pytest.raises(RulegaugeError, match=expected):
-        compare_runs(base_run, base_run, metrics=["hit@5", "hit@3"])
+    with pytest.raises(RulegaugeError, match=expected):  # none of them: bad input
+        compare_runs(base_run, base_run, metrics=["hit@3"])
 
 
 def test_selected_metrics_keep_their_order(base_run: Run) -> None:

@@ -151,3 +151,7 @@ def test_cli_baseline_save(run_dir: Path) -> None:
     assert CliRunner().invoke(app, [*args, "--overwrite"]).exit_code == 0
     bad = CliRunner().invoke(app, ["baseline", "save", "run-a", "../x", "--runs-dir", str(runs)])
     assert bad.exit_code == 2 and "plain folder name" in bad.output
+    # a path for NAME (the form docs/gate.md once gave): the hint is the command that works
+    bad = CliRunner().invoke(app, ["baseline", "save", "run-a", "baselines/our-game", "--runs-dir", str(runs)])
+    assert bad.exit_code == 2 and "rulegauge baseline save run-a our-game --dir baselines" in bad.output
+    assert not (runs.parent / "baselines").exists()
