@@ -52,6 +52,22 @@ def _posts(server) -> int:
     return sum(1 for r in server.requests if r.path == "/api/chat")
 
 
+def _settled_posts(server, quiet_s: float = 3.0, limit_s: float = 60.0) -> int:
+    """The post count once it has not changed for ``quiet_s`` (at most ``limit_s``)."""
+    import time
+
+    end = time.monotonic() + limit_s
+    last, since = _posts(server), time.monotonic()
+    while time.monotonic() < end:
+        time.sleep(0.2)
+        now = _posts(server)
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            break
+    return last
+
+
 def test_ray_answers_equal_local_answers(cluster, tmp_path: Path) -> None:
     runs = {}
     for engine in ("ray", "local"):
@@ -102,8 +118,11 @@ def test_a_killed_driver_resumes_asking_only_what_is_missing(cluster, tmp_path: 
             log.close()
             for pid in pids_titled(ray_tmp):  # the killed driver's own Ray processes
                 os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: not pids_titled(ray_tmp), 30, "the killed driver's Ray processes to end")
+        # a call the killed workers sent just before the kill may reach the server a moment later
+        # on a loaded machine: count the posts once they have stopped changing
+        asked_before = _settled_posts(srv)
         before = Journal(journal).load()
-        asked_before = _posts(srv)
         assert 2 <= len(before) < CALLS
         s = answer_run(run, _ollama(srv.base_url), configs=CONFIGS, preflight=False,
                        engine=EngineChoice("local"))
