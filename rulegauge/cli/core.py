@@ -64,20 +64,22 @@ def run_cmd(
     Example: rulegauge run --engine ray --address 10.0.0.5:6379
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
-    from rulegauge.answering.specs import split_label
     from rulegauge.pipeline.dispatch import run_from
     from rulegauge.pipeline.grid_tables import StorePolicy
     from rulegauge.pipeline.options import RunOptions
+    from rulegauge.pipeline.stages import StageRequest, stage
 
     as_json = as_json or fmt == "json"
     with bad_input_exits_2():
         TABLE_FORMATS.get(fmt)  # an unknown --format fails before the run starts
         params = _parse_params(param)
-        # an answerer may be given as LABEL=NAME; its parameters are keyed by the label
-        labels = {split_label(a)[0] for a in answerer}
+        stages: tuple[tuple[str, object], ...] = ()
+        labels: frozenset[str] = frozenset()
+        if answerer:  # the answering stage (a product, loaded by name): -p keyed by an answerer's label are its
+            record, labels = stage("answering").request(StageRequest(tuple(answerer), tuple(answer_config), params))
+            stages = (("answering", record),)
         opts = RunOptions(goldset=goldset, config=config, runs_dir=out, run_id=run_id,
-                          answerers=tuple((a, params.get(split_label(a)[0], {})) for a in answerer),
-                          answer_configs=tuple(answer_config) or None, cache_dir=cache_dir,
+                          stages=stages, cache_dir=cache_dir,
                           arm_overrides={k: v for k, v in params.items() if k not in labels},
                           metrics=tuple(metric) or None, allow_outside=allow_outside,
                           store=StorePolicy(tuple(fused_config) or None, fused_depth, max_fused_rows),
