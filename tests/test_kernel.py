@@ -33,8 +33,8 @@ PRODUCTS = ("rulegauge.answering", "rulegauge.judging", "rulegauge.rulings", "ru
             "torch", "ray", "tantivy", "psycopg", "sentence_transformers", "transformers")
 """Module paths of the products (inside a kernel package, a product module is not kernel)."""
 
-KNOWN = {"rulegauge.core.engines -> rulegauge.core.cluster"}
-"""Imports still to invert, each named in docs/design.md (the ``ray`` engine's session)."""
+KNOWN: set[str] = set()
+"""Imports still to invert, each named in docs/design.md (none)."""
 
 
 def _under(name: str, prefixes: tuple[str, ...]) -> bool:

@@ -14,7 +14,7 @@ from rulegauge.cli.catalog import all_registries, broken_plugins, origin_summary
 from rulegauge.cli.errors import bad_input_exits_2
 from rulegauge.cli.output import FORMAT_HELP, TABLE_FORMATS, format_console, make_console
 from rulegauge.cli.progress import rich_progress
-from rulegauge.core.engines import ADDRESS_HELP, ENGINE_HELP, EngineChoice
+from rulegauge.core.engines import ADDRESS_HELP, EngineChoice, engine_help
 from rulegauge.core.errors import ConfigError
 from rulegauge.core.limits import DEFAULT_MAX_FUSED_ROWS
 from rulegauge.corpus.records import Corpus
@@ -48,7 +48,7 @@ def run_cmd(
     fused_depth: int = typer.Option(0, "--fused-depth", min=0, help="Fused rows stored per question and config (0 = the whole list)."),
     fused_config: list[str] = typer.Option([], "--fused-config", help="Store fused rows only for these configs (ids or names; 'none' = no fused rows). Every config is scored either way."),
     max_fused_rows: int = typer.Option(DEFAULT_MAX_FUSED_ROWS, "--max-fused-rows", min=0, help="Row budget of the fused table; a run that could exceed it is refused before anything is written."),
-    engine: str = typer.Option("local", "--engine", help=escape(ENGINE_HELP)),
+    engine: str = typer.Option("local", "--engine", help=escape(engine_help())),
     address: str = typer.Option(None, "--address", help=ADDRESS_HELP),
     summary_rows: int = typer.Option(SUMMARY_ROWS, "--summary-rows", min=0, help="Configs in the printed summary: the single-arm ones and the best others (0 = every config; --json has all)."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP + " json is --json."),

@@ -25,4 +25,5 @@ Modules, in pipeline order:
 """
 
 __all__ = ["atomic", "cachedir", "cluster", "config_order", "digest", "engines", "errors", "httpcall", "journal",
-           "jsonl", "limits", "names", "ordering", "params", "plugins", "reaper", "redact", "registry", "tablerows", "text"]
+           "jsonl", "limits", "names", "ordering", "params", "plugins", "reaper", "redact", "registry", "tablerows",
+           "text"]

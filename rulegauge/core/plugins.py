@@ -60,6 +60,7 @@ GROUPS: dict[str, Group] = {
     "rulegauge.stages": Group("stages", "rulegauge.pipeline.stages", "STAGES", ("rulegauge.answering.stage",)),
     "rulegauge.tables": Group("tables", "rulegauge.store.schema", "TABLES", ("rulegauge.answering.tables",
                                                                           "rulegauge.rulings.tables")),
+    "rulegauge.engines": Group("engines", "rulegauge.core.engines", "ENGINES", ("rulegauge.core.cluster",)),
 }
 
 
