@@ -61,11 +61,12 @@ def _figures(nb: nbformat.NotebookNode) -> int:
 @pytest.fixture(scope="module")
 def sample_runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh run of the embedded sample with the default grid and answers."""
+    from rulegauge.answering.stage import answering_stage
     from rulegauge.pipeline.options import RunOptions
     from rulegauge.pipeline.retrieval import run
 
     d = tmp_path_factory.mktemp("sample-runs")
-    run(RunOptions(runs_dir=d, run_id="sample", answerers=(("extractive", {}),)))
+    run(RunOptions(runs_dir=d, run_id="sample", stages=answering_stage((("extractive", {}),))))
     return d
 
 

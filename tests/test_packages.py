@@ -13,7 +13,7 @@ from tests.helpers.common import REPO
 
 RULEGAUGE = REPO / "rulegauge"
 STAGES = ("core", "corpus", "goldset", "store", "interop", "embedding", "arms", "fusion", "metrics",
-          "answering", "rulings", "pipeline", "regression", "analysis", "judging", "cli")
+          "pipeline", "regression", "answering", "rulings", "analysis", "judging", "cli")
 PACKAGES = (*STAGES, "answering.answerers")
 
 

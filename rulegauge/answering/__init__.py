@@ -10,7 +10,10 @@ Modules, in pipeline order:
 * ``prompt_file``     a versioned prompt file: read, hashed and rendered once for every prompt
 * ``citations``       citation markers -> passages read
 * ``fence``           the answer fence (garbage check)
-* ``answer_metrics``  answer metric computations (facts in rulegauge.metrics.info)
+* ``tables``          the answering tables' declarations (reads, answers, citations, answer_metrics ...)
+* ``stage``           answering's hooks into the kernel: run stage, metric facts, compared table
+* ``metric_facts``    the answer metrics' facts (direction, scope, description)
+* ``answer_metrics``  answer metric computations (facts in ``metric_facts``)
 * ``answer_rows``     a run's answer-metric rows: the table plus the measured metrics (latency)
 * ``specs``           which answerers a run asks (LABEL=NAME, suites), built and closed
 * ``plan``            plan phase: options settled against the run (configs, read, labels)
@@ -36,6 +39,6 @@ __all__ = [
     "answer_metrics", "answer_rows", "answerers", "answers_view", "asking", "breaker", "calls", "citations",
     "consolidate",
     "fact_labels", "fact_words", "facts", "fanout", "fence", "frames", "gguf", "journal", "judge",
-    "plan", "preflight", "prompt", "prompt_file", "ray_ask", "read", "requests", "rerankers", "runner",
-    "sidebyside", "sidebyside_print", "specs", "suite",
+    "metric_facts", "plan", "preflight", "prompt", "prompt_file", "ray_ask", "read", "requests", "rerankers",
+    "runner", "sidebyside", "sidebyside_print", "specs", "stage", "suite", "tables",
 ]

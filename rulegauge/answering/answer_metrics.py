@@ -2,7 +2,7 @@
 and answerer, every metric for every question.
 
 Each metric has a *scope*: the questions its mean is taken over, declared with its
-direction and description in :mod:`rulegauge.metrics.info` (the table below is a
+direction and description in :mod:`rulegauge.answering.metric_facts` (the table below is a
 summary). The value is always stored (a documented default where the metric is
 undefined), and means (``rulegauge.answering.sidebyside``) filter rows by scope:
 
@@ -52,6 +52,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from rulegauge.answering import metric_facts  # noqa: F401 - declares the answer metrics computed here
 from rulegauge.answering.citations import (
     Citation,
     CitationStats,
@@ -65,7 +66,6 @@ from rulegauge.answering.fence import DEFAULT_PARAMS, FenceParams, FenceResult, 
 from rulegauge.answering.read import ReadRow, context_recall
 from rulegauge.core.errors import RegistryError
 from rulegauge.goldset.records import Question
-from rulegauge.metrics import info  # noqa: F401 - declares the answer metrics computed here
 from rulegauge.metrics.family import METRICS, implement
 
 
@@ -86,7 +86,7 @@ class AnswerContext:
 
 
 def _metric(name: str, compute: Callable[[AnswerContext], float]) -> None:
-    """Bind the computation of the answer metric ``name`` declared in :mod:`rulegauge.metrics.info`."""
+    """Bind the computation of the answer metric ``name`` declared in :mod:`rulegauge.answering.metric_facts`."""
     if METRICS.get(name).kind != "answer":
         raise RegistryError(f"metric {name} is declared as {METRICS.get(name).kind}, not answer")
     implement(name, compute)

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rulegauge.cli.errors import bad_input_exits_2
 from rulegauge.cli.output import format_console, make_console
 from rulegauge.cli.progress import rich_progress
-from rulegauge.core.engines import ADDRESS_HELP, ENGINE_HELP, EngineChoice, open_engine
+from rulegauge.core.engines import ADDRESS_HELP, EngineChoice, engine_help, open_engine
 from rulegauge.core.errors import ConfigError
 
 RUNS_DIR = Path("runs")
@@ -88,7 +88,7 @@ def answer_cmd(
     retry_errors: Annotated[bool, typer.Option(
         help="Ask again the questions whose answer was an error.")] = False,
     runs_dir: Annotated[Path, typer.Option(help="Folder holding run directories.")] = RUNS_DIR,
-    engine: Annotated[str, typer.Option("--engine", help=escape(ENGINE_HELP))] = "local",
+    engine: Annotated[str, typer.Option("--engine", help=escape(engine_help()))] = "local",
     address: Annotated[str | None, typer.Option("--address", help=ADDRESS_HELP)] = None,
 ) -> None:
     """Answer the questions of an existing run; resumes where a killed run stopped.

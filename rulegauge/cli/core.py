@@ -15,7 +15,7 @@ from rulegauge.cli.catalog import all_registries, broken_plugins, origin_summary
 from rulegauge.cli.errors import bad_input_exits_2
 from rulegauge.cli.output import FORMAT_HELP, TABLE_FORMATS, format_console, make_console
 from rulegauge.cli.progress import rich_progress
-from rulegauge.core.engines import ADDRESS_HELP, ENGINE_HELP, EngineChoice
+from rulegauge.core.engines import ADDRESS_HELP, EngineChoice, engine_help
 from rulegauge.core.errors import ConfigError
 from rulegauge.core.limits import DEFAULT_MAX_FUSED_ROWS
 
@@ -51,7 +51,7 @@ def run_cmd(
     fused_depth: int = typer.Option(0, "--fused-depth", min=0, help="Fused rows stored per question and config (0 = the whole list)."),
     fused_config: list[str] = typer.Option([], "--fused-config", help="Store fused rows only for these configs (ids or names; 'none' = no fused rows). Every config is scored either way."),
     max_fused_rows: int = typer.Option(DEFAULT_MAX_FUSED_ROWS, "--max-fused-rows", min=0, help="Row budget of the fused table; a run that could exceed it is refused before anything is written."),
-    engine: str = typer.Option("local", "--engine", help=escape(ENGINE_HELP)),
+    engine: str = typer.Option("local", "--engine", help=escape(engine_help())),
     address: str = typer.Option(None, "--address", help=ADDRESS_HELP),
     summary_rows: int = typer.Option(SUMMARY_ROWS, "--summary-rows", min=0, help="Configs in the printed summary: the single-arm ones and the best others (0 = every config; --json has all)."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP + " json is --json."),
@@ -68,21 +68,23 @@ def run_cmd(
     Example: rulegauge run --engine ray --address 10.0.0.5:6379
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
-    from rulegauge.answering.specs import split_label
     from rulegauge.corpus.chunking import ChunkingOptions
     from rulegauge.pipeline.dispatch import run_from
     from rulegauge.pipeline.grid_tables import StorePolicy
     from rulegauge.pipeline.options import RunOptions
+    from rulegauge.pipeline.stages import StageRequest, stage
 
     as_json = as_json or fmt == "json"
     with bad_input_exits_2():
         TABLE_FORMATS.get(fmt)  # an unknown --format fails before the run starts
         params = _parse_params(param)
-        # an answerer may be given as LABEL=NAME; its parameters are keyed by the label
-        labels = {split_label(a)[0] for a in answerer}
+        stages: tuple[tuple[str, object], ...] = ()
+        labels: frozenset[str] = frozenset()
+        if answerer:  # the answering stage (a product, loaded by name): -p keyed by an answerer's label are its
+            record, labels = stage("answering").request(StageRequest(tuple(answerer), tuple(answer_config), params))
+            stages = (("answering", record),)
         opts = RunOptions(goldset=goldset, config=config, runs_dir=out, run_id=run_id,
-                          answerers=tuple((a, params.get(split_label(a)[0], {})) for a in answerer),
-                          answer_configs=tuple(answer_config) or None, cache_dir=cache_dir,
+                          stages=stages, cache_dir=cache_dir,
                           arm_overrides={k: v for k, v in params.items() if k not in labels},
                           metrics=tuple(metric) or None, allow_outside=allow_outside,
                           store=StorePolicy(tuple(fused_config) or None, fused_depth, max_fused_rows),

@@ -20,8 +20,10 @@ Modules, in pipeline order:
 * ``names``      the one check of names that become paths; NFC ids, invisible characters
 * ``limits``     upper bounds on input sizes and user-given counts
 * ``redact``     credentials out of URLs, headers, parameters and text
+* ``cachedir``   the cache root (models, embeddings, page texts)
 * ``plugins``    built-in and entry-point components (arms, answerers, metrics, fusion): one discovery
 """
 
-__all__ = ["atomic", "cluster", "config_order", "digest", "engines", "errors", "httpcall", "journal", "jsonl",
-           "limits", "names", "ordering", "params", "plugins", "reaper", "redact", "registry", "tablerows", "text"]
+__all__ = ["atomic", "cachedir", "cluster", "config_order", "digest", "engines", "errors", "httpcall", "journal",
+           "jsonl", "limits", "names", "ordering", "params", "plugins", "reaper", "redact", "registry", "tablerows",
+           "text"]

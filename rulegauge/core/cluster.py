@@ -44,6 +44,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from rulegauge.core.engines import ENGINES, Engine, EngineInfo
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.reaper import end_tagged, reaped
 
@@ -235,3 +236,15 @@ def ray_session(address: str | None = None) -> Iterator[tuple[int, int]]:
         stack.callback(ray.shutdown)
         quiet_ray_loggers()
         yield cluster_size()
+
+
+@contextmanager
+def _ray_engine(address: str | None) -> Iterator[EngineInfo]:
+    with ray_session(address) as (nodes, cpus):
+        yield EngineInfo("ray", nodes, cpus, address)
+
+
+ENGINES.add("ray", Engine("ray", "embedding as Ray Data map_batches over actors, answering as "
+                                 "Ray actor calls; --address joins a running cluster, else one "
+                                 "is started on this machine (pip install 'rulegauge[ray]')",
+                          _ray_engine, takes_address=True, extra="ray"))

@@ -2,7 +2,9 @@
 
 Definition: :data:`ENGINES` maps an engine name to an :class:`Engine`; ``local`` (the
 default) does everything in this process, ``ray`` fans embedding and answering out over
-a Ray cluster (:mod:`rulegauge.core.cluster`; docs/scale-out.md). Each stage keeps its own
+a Ray cluster (:mod:`rulegauge.core.cluster`, which registers it: plug-in group
+``rulegauge.engines``, loaded by name when an engine other than ``local`` is asked for or
+listed; docs/scale-out.md). Each stage keeps its own
 registry of fan-outs keyed by these names (``rulegauge.embedding.fanout.EMBED_RUNNERS``,
 ``rulegauge.answering.fanout.ASKERS``): the engine decides *where* work runs, never *what*
 it computes, so every table of a run is the same under every engine.
@@ -27,6 +29,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from rulegauge.core import plugins
 from rulegauge.core.errors import ConfigError
 from rulegauge.core.registry import Registry
 
@@ -72,10 +75,10 @@ class EngineChoice:
     def check(self) -> Engine:
         """The chosen engine (unknown names raise listing the choices); an address
         given to an engine that takes none raises."""
-        engine = ENGINES.get(self.name)
+        engine = (ENGINES if self.name in ENGINES else engines()).get(self.name)
         if self.address is not None and not engine.takes_address:
             raise ConfigError(f"--address is for a cluster engine "
-                              f"({', '.join(n for n, e in ENGINES.items() if e.takes_address)}); "
+                              f"({', '.join(n for n, e in engines().items() if e.takes_address)}); "
                               f"engine {self.name!r} runs in this process")
         return engine
 
@@ -85,24 +88,22 @@ def _local(address: str | None) -> Iterator[EngineInfo]:
     yield EngineInfo(LOCAL, 1, os.cpu_count() or 1)
 
 
-@contextmanager
-def _ray(address: str | None) -> Iterator[EngineInfo]:
-    from rulegauge.core.cluster import ray_session  # deferred: keeps `local` free of Ray
-
-    with ray_session(address) as (nodes, cpus):
-        yield EngineInfo("ray", nodes, cpus, address)
-
-
 ENGINES: Registry[Engine] = Registry("engine")
 ENGINES.add(LOCAL, Engine(LOCAL, "everything in this process (default; no extra needed)", _local))
-ENGINES.add("ray", Engine("ray", "embedding as Ray Data map_batches over actors, answering as "
-                                 "Ray actor calls; --address joins a running cluster, else one "
-                                 "is started on this machine (pip install 'rulegauge[ray]')",
-                          _ray, takes_address=True, extra="ray"))
+GROUP = "rulegauge.engines"
+"""The plug-in group of the other engines (``ray``: :mod:`rulegauge.core.cluster`, a product)."""
 
 
-ENGINE_HELP = ("Where embedding and answering run: "
-               + "; ".join(f"{n}: {e.description}" for n, e in ENGINES.items()) + ".")
+def engines() -> Registry[Engine]:
+    """Every engine: ``local`` and the group's (loaded by name, once)."""
+    plugins.load(GROUP)
+    return ENGINES
+
+
+def engine_help() -> str:
+    """The ``--engine`` help: every engine with its description."""
+    return ("Where embedding and answering run: "
+            + "; ".join(f"{n}: {e.description}" for n, e in engines().items()) + ".")
 ADDRESS_HELP = ("Address of a running Ray cluster's head node (HOST:PORT from `ray start --head`, "
                 "ray://HOST:PORT or auto); default: start one on this machine.")
 

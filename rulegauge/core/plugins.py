@@ -56,6 +56,11 @@ GROUPS: dict[str, Group] = {
                              ("rulegauge.metrics.ranking", "rulegauge.metrics.info")),
     "rulegauge.fusion": Group("fusion methods", "rulegauge.fusion.method", "FUSION_METHODS", ("rulegauge.fusion",),
                             instances=True),
+    # the products' hooks and tables: loaded by name when a run, a table or a metric asks (the kernel imports none)
+    "rulegauge.stages": Group("stages", "rulegauge.pipeline.stages", "STAGES", ("rulegauge.answering.stage",)),
+    "rulegauge.tables": Group("tables", "rulegauge.store.schema", "TABLES", ("rulegauge.answering.tables",
+                                                                          "rulegauge.rulings.tables")),
+    "rulegauge.engines": Group("engines", "rulegauge.core.engines", "ENGINES", ("rulegauge.core.cluster",)),
 }
 
 
@@ -133,6 +138,11 @@ def load(group: str) -> None:
     reg = registry(group)
     for ep in sorted(md.entry_points(group=group), key=lambda e: e.name):
         _load_entry_point(group, ep, reg)
+
+
+def is_loaded(group: str) -> bool:
+    """Whether :func:`load` has run for ``group`` in this process."""
+    return group in _loaded
 
 
 def load_all() -> None:

@@ -50,6 +50,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from rulegauge.core.cachedir import cache_root
 from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry
@@ -59,14 +60,6 @@ from rulegauge.embedding import onnx_export
 
 MAX_THREADS = 2
 """torch threads: the reference machine has two cores."""
-
-
-def cache_root(cache_dir: str | Path | None = None) -> Path:
-    """``cache_dir`` if given, else ``$RULEGAUGE_CACHE``, else ``~/.cache/rulegauge``."""
-    if cache_dir is not None:
-        return Path(cache_dir).expanduser()
-    env = os.environ.get("RULEGAUGE_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "rulegauge"
 
 
 @runtime_checkable

@@ -1,10 +1,12 @@
-"""Metric facts, asked by everything that interprets a metric; answer metrics declared.
+"""Metric facts, asked by everything that interprets a metric.
 
 Every metric rulegauge stores is a :class:`~rulegauge.metrics.family.MetricFamily` in
 one registry (:data:`rulegauge.metrics.family.METRICS`): ranking and score metrics are
-declared on their computations in :mod:`rulegauge.metrics.ranking`; answer metrics are
-declared below (their facts must be known to the comparison, gate and reports without
-the answering code) and computed in :mod:`rulegauge.answering.answer_metrics`. The
+declared on their computations in :mod:`rulegauge.metrics.ranking`; a product's metrics
+by the product (answer metrics: :mod:`rulegauge.answering.metric_facts`, light to import),
+loaded through the plug-in group ``rulegauge.stages`` the first time a name is not known
+(:func:`resolve`, :func:`known_metric_names`), so the comparison, gate and reports know
+their facts without the kernel importing the product. The
 comparison and the gate (which side is better, which questions count, mean or
 median), the policy (which names it may gate), the summary, the per-language table,
 the report and the answerer side-by-side table ask this module. The mapping of other
@@ -18,18 +20,30 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from rulegauge.core import plugins
 from rulegauge.core.errors import RegistryError, RulegaugeError
 from rulegauge.metrics import ranking  # noqa: F401 - declares the ranking and score families
-from rulegauge.metrics.family import AGGREGATES, KINDS, METRICS, SCOPES, Metric, declare
+from rulegauge.metrics.family import AGGREGATES, KINDS, METRICS, SCOPES, Metric
+
+PRODUCT_METRICS = "rulegauge.stages"
+"""The plug-in group whose modules declare the products' metrics (answer metrics)."""
 
 
 def resolve(name: str, *, kinds: tuple[str, ...] = KINDS) -> Metric:
     """The canonical metric of ``name`` (alias or canonical, any case), of one of ``kinds``.
 
+    A name the registry does not know loads the products' metrics first (module docstring).
+
     >>> resolve("RR@10").name, resolve("ndcg_cut@5").name
     ('MRR@10', 'nDCG@5')
     """
-    return Metric.parse(name, kinds=kinds)
+    try:
+        return Metric.parse(name, kinds=kinds)
+    except RegistryError:
+        if plugins.is_loaded(PRODUCT_METRICS):
+            raise
+        plugins.load(PRODUCT_METRICS)
+        return Metric.parse(name, kinds=kinds)
 
 
 def metric_info(name: str) -> Metric | None:
@@ -43,7 +57,8 @@ def metric_info(name: str) -> Metric | None:
 
 
 def known_metric_names() -> list[str]:
-    """Every family with a direction, ``@k`` where it takes a cutoff."""
+    """Every family with a direction, ``@k`` where it takes a cutoff (products' included)."""
+    plugins.load(PRODUCT_METRICS)
     return [f.label for _, f in METRICS.items() if f.higher_is_better is not None]
 
 
@@ -96,42 +111,3 @@ def aggregator(name: str) -> Callable[[np.ndarray], float]:
 def aggregate(name: str, values: np.ndarray) -> float:
     """The declared aggregate (mean or median) of ``values`` of metric ``name``."""
     return aggregator(name)(values)
-
-
-# ---- answer metrics (computed in rulegauge.answering.answer_metrics) -------------------------
-_ALCE = "Gao et al. 2023 (ALCE), at page level"
-declare("context_recall", kind="answer", direction="higher", scope="answerable",
-        description="requirements with a page in the read / requirements", reference=_ALCE)
-declare("citation_precision", kind="answer", direction="higher", scope="answerable",
-        default=float("nan"),
-        description="relevant distinct cited pages / distinct cited pages, over answers that cite "
-                    "(NaN when nothing resolvable is cited: abstentions left out of means)",
-        reference=_ALCE)
-declare("citation_recall", kind="answer", direction="higher", scope="answerable",
-        description="requirements with a cited page / requirements", reference=_ALCE)
-declare("dangling_markers", kind="answer", direction="lower", scope="all",
-        description="distinct cited numbers with no passage read")
-declare("no_citation", kind="answer", direction="lower", scope="answered",
-        description="1 if an answered answer cites no passage read")
-declare("abstained", kind="answer", direction="none", scope="all",
-        description="1 if the answerer abstained (mean: the abstention rate)")
-declare("abstention_correct", kind="answer", direction="higher", scope="all",
-        description="1 if abstained exactly when the question is unanswerable (error: 0; mean: "
-                    "the abstention accuracy)")
-declare("fence_pass", kind="answer", direction="higher", scope="responded",
-        description="1 if the answer fence passes the text (0.0 on error: empty)")
-declare("letter_density", kind="answer", direction="none", scope="responded",
-        description="the fence's letters / non-space characters of the text (0.0 if empty)")
-declare("latency_ms", kind="answer", direction="lower", scope="all", measured=True,
-        description="wall time of the call in ms (the answers table's column: measured, "
-                    "not stored in answer_metrics)")
-declare("error", kind="answer", direction="lower", scope="all",
-        description="1 if the call failed")
-declare("fact_recall", kind="answer", direction="higher", scope="responded", default=float("nan"),
-        description="reference facts the answer states / facts (rulegauge.answering.facts: per "
-                    "sentence, stemmed); undefined (NaN, left out of means) without facts",
-        reference="Lin & Demner-Fushman 2006 (nugget recall)")
-declare("judge_fact_recall", kind="answer", direction="higher", scope="responded",
-        default=float("nan"),
-        description="facts the judge (rulegauge.answering.judge) says the answer states / facts; "
-                    "only for judged answers, NaN when a verdict is missing")

@@ -8,6 +8,7 @@ Modules, in pipeline order:
 * ``grid_tables``  `metrics` and `fused` tables of a grid (one pass); grid-size limit, fused-row budget
 * ``options``      what a run takes and gives (options and result records only)
 * ``run_checks``   a run's options checked against its grid, before any folder exists
+* ``stages``       named lifecycle stages a product (answering) plugs into: preflight, after_score, at_status
 * ``lifecycle``    the one run lifecycle every source goes through (manifest, scoring,
                    fused rows, answering on the engine, status)
 * ``retrieval``    the gold-set source: corpus -> arms -> `arm_ranks`
@@ -17,4 +18,4 @@ Modules, in pipeline order:
 """
 
 __all__ = ["arm_frame", "dispatch", "forked", "fused_rows", "grid_tables", "lifecycle", "options", "rescore",
-           "retrieval", "run_checks", "search_service", "sweep"]
+           "retrieval", "run_checks", "search_service", "stages", "sweep"]

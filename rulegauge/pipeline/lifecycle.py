@@ -7,16 +7,21 @@ retrieval.GoldsetSource`: build the corpus, search every arm) or a stored run
 manifest records and the lifecycle writes it (one manifest update per step):
 
 1. checks, before any folder exists: run id, engine, the source's own inputs
-   (:meth:`RunSource.load`), metric list, grid size and fused-row budget, answering
-   configs, answerer preflight, the source's preflight (arms);
+   (:meth:`RunSource.load`), metric list, grid size and fused-row budget, each named
+   stage's ``preflight`` (answering: configs stored, answerer endpoints), the source's
+   preflight (arms);
 2. the engine session opens (a dead ``--address`` writes nothing), then the writer;
 3. ``begin``: the manifest's provenance sections (or, on resume, the check that the
    inputs still hash the same) and the engine;
 4. ``inputs``: the source writes its tables and returns the rank matrix and gold pages;
 5. ``configs``, then scoring: the ``metrics`` and ``fused`` tables of the grid;
-6. answering, when answerers are given, on the engine of the run;
-7. status ``complete``; on any :class:`RulegaugeError` the status is ``failed`` with the
-   error; the writer is closed either way.
+6. each named stage's ``after_score``, on the engine of the run (answering adds its tables);
+7. each named stage's ``at_status``, then status ``complete``; on any
+   :class:`RulegaugeError` the status is ``failed`` with the error; the writer is closed
+   either way.
+
+The named stages are :mod:`rulegauge.pipeline.stages`: a product plugs in there, and
+this module imports none (a run that names no stage never loads one).
 
 Edge cases: a source that cannot resume (``resumable = False``) refuses a run folder
 that already holds a manifest, before anything is written to it.
@@ -45,9 +50,14 @@ from rulegauge.metrics.family import Metric
 from rulegauge.metrics.gold import Gold
 from rulegauge.pipeline.grid_tables import check_budget, grid_tables
 from rulegauge.pipeline.options import Progress, RunOptions, RunResult
-from rulegauge.pipeline.run_checks import check_answering, metric_specs
+from rulegauge.pipeline.run_checks import metric_specs
+from rulegauge.pipeline.stages import requested
 from rulegauge.store.provenance import now_iso
 from rulegauge.store.rundir import MANIFEST, RunWriter, check_run_id, new_run_id, run_path
+
+KERNEL_GROUPS = ("rulegauge.arms", "rulegauge.metrics", "rulegauge.fusion")
+"""The plug-in groups every run loads (:mod:`rulegauge.core.plugins`); a stage loads the
+groups of its product (answering: ``rulegauge.answerers``)."""
 
 
 @dataclass(frozen=True)
@@ -109,15 +119,14 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
     if options.run_id is not None:
         check_run_id(options.run_id)
     options.engine.check()
-    plugins.load_all()  # built-ins and installed plug-ins: arms, answerers, metrics, fusion methods
+    for group in KERNEL_GROUPS:  # built-ins and installed plug-ins; a stage loads its own groups
+        plugins.load(group)
+    stages = requested(options)  # an unknown stage name fails here
     source = load(options)
     specs = metric_specs(options, source.cfg)
     stored = check_budget(*source.sizes(), source.cfg, options.store)
-    check_answering(options, source.cfg, stored)
-    if options.answerers:  # a dead answerer endpoint fails here, before any retrieval work
-        from rulegauge.answering.runner import check_answerers
-
-        check_answerers(list(options.answerers))
+    for s, record in stages:  # e.g. a dead answerer endpoint fails here, before any retrieval work
+        s.preflight(record, options, source.cfg, stored)
     source.preflight(options)
     run_id = options.run_id or new_run_id()
     path = run_path(Path(options.runs_dir), run_id)
@@ -132,11 +141,12 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
             if ranks.manifest:
                 writer.update_manifest(ranks.manifest)
             metrics = _score(writer, ranks, source.cfg, specs, stored, options, progress)
-            if options.answerers:
-                from rulegauge.answering.runner import answer_run
-
-                answer_run(writer.path, list(options.answerers), configs=options.answer_configs,
-                           engine=options.engine)
+            for s, record in stages:
+                s.after_score(record, writer.path, options.engine)
+            for s, record in stages:
+                added = s.at_status(record, writer.path)
+                if added:
+                    writer.update_manifest(added)
             writer.update_manifest({"status": "complete", "finished": now_iso()})
             return source.result(writer.path, metrics)
         except RulegaugeError as exc:  # the manifest says the run failed, and why

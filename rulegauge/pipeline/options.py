@@ -2,6 +2,9 @@
 
 Options only (frozen records, light to import): the steps that read them are in
 :mod:`rulegauge.pipeline.lifecycle`, the checks in :mod:`rulegauge.pipeline.run_checks`.
+A product's options are its own record, carried opaquely in :attr:`RunOptions.stages`
+under its stage's name (:mod:`rulegauge.pipeline.stages`): the kernel never imports the
+product to type it, and each product checks and reads only its own record.
 """
 
 from __future__ import annotations
@@ -35,8 +38,9 @@ class RunOptions:
     metrics: tuple[str, ...] | None = None  # None: the grid's `metrics = [...]`, else DEFAULT_METRICS
     cache_dir: Path | None = None
     chunking: Any = None  # rulegauge.corpus.chunking.ChunkingOptions; None = defaults
-    answerers: tuple[tuple[str, dict[str, Any]], ...] = ()
-    answer_configs: tuple[str, ...] | None = None
+    # (stage name, that stage's own options record), in order: the products a run adds
+    # (rulegauge.pipeline.stages; answering's record is rulegauge.answering.stage.AnswerStage)
+    stages: tuple[tuple[str, object], ...] = ()
     arm_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
     allow_outside: bool = False  # documents outside the gold set's folder (load_goldset)
     store: StorePolicy = field(default_factory=StorePolicy)

@@ -15,7 +15,7 @@ set, corpus and config hashes still match the manifest.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 from rulegauge.arms import ARMS, ArmContext, load_builtin_arms
 from rulegauge.arms.base import empty_counts, make_arm, preflight_arms
 from rulegauge.core.atomic import atomic_path
+from rulegauge.core.cachedir import cache_root
 from rulegauge.core.engines import EngineInfo
 from rulegauge.core.errors import ConfigError, Problem, RulegaugeError, ValidationError
 from rulegauge.core.names import check_name
@@ -36,7 +37,6 @@ from rulegauge.core.redact import redact_params
 from rulegauge.corpus.chunking import ChunkingOptions, build_corpus
 from rulegauge.corpus.page_cache import PageCache
 from rulegauge.corpus.records import Corpus
-from rulegauge.embedding.models import cache_root
 from rulegauge.fusion.configs import RunConfig, load_config
 from rulegauge.fusion.fuse import FUSION_METHODS, RankMatrix
 from rulegauge.goldset.parse import check_corpus, load_goldset
@@ -47,6 +47,7 @@ from rulegauge.pipeline.arm_frame import arm_frame
 from rulegauge.pipeline.grid_tables import check_grid_size
 from rulegauge.pipeline.lifecycle import RankInputs, execute
 from rulegauge.pipeline.options import Progress, RunOptions, RunResult
+from rulegauge.pipeline.stages import parameter_checks
 from rulegauge.store.provenance import base_manifest, check_inputs, inputs_section
 from rulegauge.store.rundir import RunWriter
 
@@ -76,7 +77,7 @@ def load_inputs(options: RunOptions, progress: Progress | None = None) -> tuple[
     check_grid_size(options.config)
     cfg = load_config(options.config, known_arms=ARMS.names(), known_methods=FUSION_METHODS.names(),
                       arm_classes=dict(ARMS.items()))
-    check_parameters(cfg, options.arm_overrides, options.answerers)
+    check_parameters(cfg, options.arm_overrides, options)
     if options.arm_overrides:
         cfg = cfg.with_arm_params(options.arm_overrides)
     gs = load_goldset(options.goldset or SAMPLE_GOLDSET, allow_outside=options.allow_outside)
@@ -90,22 +91,14 @@ def load_inputs(options: RunOptions, progress: Progress | None = None) -> tuple[
 
 
 def check_parameters(cfg: RunConfig, arm_overrides: dict[str, dict[str, Any]],
-                     answerers: Sequence[tuple[str, dict[str, Any]]]) -> None:
-    """Every ``-p NAME.KEY=VALUE`` names an arm of the config or an answerer label, a
-    parameter it accepts and a value of the right type (finite numbers); raise one
-    :class:`ValidationError` with every problem (:func:`rulegauge.core.params.check_params`)."""
+                     options: RunOptions) -> None:
+    """Every ``-p NAME.KEY=VALUE`` names an arm of the config or a name a stage of the run
+    owns (an answerer label), a parameter it accepts and a value of the right type (finite
+    numbers); raise one :class:`ValidationError` with every problem, the stages' first
+    (:func:`rulegauge.core.params.check_params`; :mod:`rulegauge.pipeline.stages`)."""
     from rulegauge.core.params import check_params
 
-    problems = []
-    labels = {}
-    if answerers:
-        from rulegauge.answering.answerers import ANSWERERS
-        from rulegauge.answering.specs import parse_specs
-
-        for spec in parse_specs(answerers):
-            labels[spec.label] = spec.name
-            problems += [Problem("--param", m) for m in check_params(
-                ANSWERERS.get(spec.name), dict(spec.params), f"answerer {spec.label}")]
+    labels, problems = parameter_checks(options)
     for name in arm_overrides:
         if name not in cfg.arm_names:
             problems.append(Problem("--param", f"{name!r} is neither an arm of the config ("

@@ -1,16 +1,17 @@
 """Checks of a run's options against its grid, before any run folder exists.
 
 :func:`metric_specs` settles the metric list (``-m``, else the grid's ``metrics``,
-else the defaults); :func:`check_answering` that the configs answering reads are
-stored deep enough. Both raise with every problem at once.
+else the defaults), raising with every problem at once. A product's own checks are its
+stage's ``preflight`` (:mod:`rulegauge.pipeline.stages`; answering: the configs it reads
+are stored deep enough).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rulegauge.core.errors import ConfigError, Problem, RegistryError, ValidationError
-from rulegauge.fusion.configs import FusionConfig, RunConfig
+from rulegauge.core.errors import Problem, RegistryError, ValidationError
+from rulegauge.fusion.configs import RunConfig
 from rulegauge.metrics.family import Metric
 from rulegauge.metrics.ranking import DEFAULT_METRICS, parse
 from rulegauge.pipeline.options import RunOptions
@@ -38,19 +39,3 @@ def metric_specs(options: RunOptions, cfg: RunConfig) -> list[Metric]:
     if problems:
         raise ValidationError(problems, "invalid metric list")
     return list(specs.values())
-
-
-def check_answering(options: RunOptions, cfg: RunConfig, stored: list[FusionConfig]) -> None:
-    """Answering reads fused rows: its configs must be stored deep enough."""
-    if not options.answerers:
-        return
-    from rulegauge.answering.read import ReadOptions
-
-    wanted = options.answer_configs or (cfg.configs[0].config_id,)
-    have = {c.config_id for c in stored} | {c.name for c in stored}
-    missing = [c for c in wanted if c not in have]
-    pool = ReadOptions().pool
-    if missing or 0 < options.store.depth < pool:
-        raise ConfigError(f"answering reads the fused rows of {list(wanted)}: store them "
-                          f"(--fused-config; missing {missing}) to a depth of at least {pool} "
-                          f"(--fused-depth 0 or >= {pool}; now {options.store.depth})")

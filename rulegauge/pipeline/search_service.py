@@ -119,7 +119,7 @@ def _opt(value: Any) -> str | None:
 def build_service(goldset: Path, arms: Sequence[str] = DEFAULT_ARMS, cache_dir: Path | None = None,
                   arm_params: Mapping[str, Mapping[str, Any]] | None = None) -> SearchService:
     """Load the gold set's corpus and prepare the arms once (the run's chunking)."""
-    from rulegauge.embedding.models import cache_root
+    from rulegauge.core.cachedir import cache_root
 
     gs = load_goldset(goldset)
     corpus = build_corpus(gs.documents, ChunkingOptions())

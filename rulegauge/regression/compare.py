@@ -18,6 +18,9 @@ this with its policy's metrics and config, so ``rulegauge compare --policy P`` a
 Each metric counts the questions of its scope declared in :mod:`rulegauge.metrics.info`
 (with its direction and aggregate): ranking metrics answerable ones, score metrics all,
 answer metrics their declared scope; NaN values of answer metrics count as not applicable.
+Besides ``metrics``, a side's metric tables are read through :data:`METRIC_FRAMES`, which
+the product that writes them fills (answering: ``answer_metrics``), so this module
+imports no product.
 
 Per question: the changes named by :data:`CHANGE_RULES` (lost hit@k, first
 relevant page moved down, citation lost, fence failed) with the question's
@@ -34,8 +37,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from rulegauge.answering.answer_rows import answer_metric_frame
+from rulegauge.core import plugins
 from rulegauge.core.errors import RulegaugeError
+from rulegauge.core.registry import Registry
 from rulegauge.metrics.family import AGGREGATES, Metric
 from rulegauge.metrics.info import in_scope, metric_info
 from rulegauge.metrics.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
@@ -50,6 +54,7 @@ from rulegauge.regression.pairing import (
     summarise_side,
 )
 from rulegauge.store.baseline import Side
+from rulegauge.store.tables import KERNEL_TABLES
 
 
 @dataclass(frozen=True)
@@ -187,16 +192,33 @@ class Comparison:
         return None
 
 
+MetricFrame = Callable[[Side], pd.DataFrame]
+"""A side -> its rows of one table's metrics as one long frame: ``question_id``,
+``config_id``, ``answerer``, ``metric``, ``value``, ``answerable`` [, ``outcome``]."""
+
+METRIC_FRAMES: Registry[MetricFrame] = Registry("comparable metric table")
+"""Table name -> its :data:`MetricFrame`: the tables whose metrics a comparison reads
+beside ``metrics``, registered by the product that writes them (answering:
+``answer_metrics``, in :mod:`rulegauge.answering.stage`; plug-in group ``rulegauge.stages``)."""
+
+PRODUCT_FRAMES = "rulegauge.stages"
+
+
+def _load_frames(side: Side) -> None:
+    """Load the products' metric frames when ``side`` holds a table outside the kernel's
+    (a side whose manifest lists no tables is assumed to)."""
+    tables = side.manifest.get("tables")
+    if not isinstance(tables, dict) or set(tables) - set(KERNEL_TABLES):
+        plugins.load(PRODUCT_FRAMES)
+
+
 def _long_metrics(side: Side) -> pd.DataFrame:
-    """metrics and answer_metrics in one frame; ``outcome`` from ``answers`` ("" if none)."""
+    """``metrics`` and every registered metric table the side has, in one frame;
+    ``outcome`` where a table gives one (NaN otherwise)."""
     cols = ["question_id", "config_id", "answerer", "metric", "value", "answerable"]
     frames = [side.table("metrics").assign(answerer="")[cols]]
-    if side.has_table("answer_metrics"):
-        am = answer_metric_frame(side)[cols]
-        if side.has_table("answers"):
-            keys = ["question_id", "config_id", "answerer"]
-            am = am.merge(side.table("answers")[[*keys, "outcome"]], on=keys, how="left")
-        frames.append(am)
+    _load_frames(side)
+    frames += [frame(side) for name, frame in METRIC_FRAMES.items() if side.has_table(name)]
     out = pd.concat(frames, ignore_index=True)
     if "outcome" not in out.columns:
         out["outcome"] = np.nan

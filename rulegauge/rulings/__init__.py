@@ -1,14 +1,15 @@
 """Production ruling pages: parse them, decode per-arm ranks, score them against gold.
 
 Modules: ``segment`` / ``top`` / ``cells`` / ``rows`` / ``labels`` / ``merge`` /
-``parse`` (page -> :class:`~rulegauge.rulings.records.Ruling`), ``joint`` (a ruling's scores
+``parse`` (page -> :class:`~rulegauge.rulings.records.Ruling`), ``tables`` (the tables of a
+rulings run, declared here), ``joint`` (a ruling's scores
 together, each decoded by :mod:`rulegauge.arms.rrf_decode`), ``records``
 (frozen records), ``frames`` (Parquet shapes), ``importer`` (files -> rulings run),
 ``mapping`` / ``match`` / ``evaluate`` (production against a gold set), ``production``
 (the ``production`` answerer over imported rulings).
 See ``docs/rulings.md``.
 
-The names below are imported lazily, so ``import rulegauge.store.ruling_tables`` stays
+The names below are imported lazily, so ``import rulegauge.rulings.tables`` stays
 cheap.
 """
 
@@ -33,7 +34,7 @@ _EXPORTS = {
 }
 
 MODULES = ("cells", "evaluate", "frames", "importer", "joint", "labels", "mapping",
-           "match", "merge", "parse", "production", "records", "rows", "segment", "top")
+           "match", "merge", "parse", "production", "records", "rows", "segment", "tables", "top")
 __all__ = [*MODULES, *sorted(_EXPORTS)]
 
 

@@ -1,6 +1,6 @@
 """Parsed rulings and their decodings -> DataFrames in the ``ruling*`` table shapes.
 
-Column names come from the registered specs (``rulegauge.store.ruling_tables``);
+Column names come from the registered specs (``rulegauge.rulings.tables``);
 tuples become lists, absent values nulls. :func:`decode_ruling` decodes the
 distinct fused ranks a ruling shows (search rows, and read rows that carry a
 fused rank), with the carried-by sizes of the read rows. Besides the decoding
@@ -20,7 +20,7 @@ from rulegauge.answering.citations import parse_markers
 from rulegauge.arms.rrf_rounding import fused_value, rounds_to
 from rulegauge.rulings.joint import RowDecoding, ScoredRow, decode_ranking
 from rulegauge.rulings.records import DocCell, Ruling
-from rulegauge.store.ruling_tables import (
+from rulegauge.rulings.tables import (
     RULING_CITATIONS,
     RULING_DECODES,
     RULING_READS,

@@ -3,7 +3,7 @@
 Every file is parsed on its own: a page that cannot be parsed is reported (file
 name and what was missing) and the others are still imported. The run holds the
 tables ``rulings``, ``ruling_refs``, ``ruling_reads``, ``ruling_citations`` and
-``ruling_decodes`` (``rulegauge.store.ruling_tables``) and a manifest with ``kind:
+``ruling_decodes`` (``rulegauge.rulings.tables``) and a manifest with ``kind:
 rulings``, every source file's SHA-256, its parse warnings and the decode
 parameters. A directory argument stands for the ``*.txt`` files inside it
 (sorted). Two files with the same name get their SHA-256 prefix appended to

@@ -108,7 +108,7 @@ class Fence:
 @dataclass(frozen=True)
 class Ruling:
     """Everything parsed from one ruling page. ``values`` is a read-only mapping of
-    the ``rulings`` columns (``rulegauge.store.ruling_tables.RULINGS``) to their values;
+    the ``rulings`` columns (``rulegauge.rulings.tables.RULINGS``) to their values;
     lists are tuples."""
 
     question_id: str

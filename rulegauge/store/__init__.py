@@ -3,9 +3,8 @@
 Modules, in pipeline order:
 
 * ``schema``         Column, TableSpec and the TABLES registry
-* ``tables``         retrieval table schemas (questions, arm_ranks, fused, metrics ...)
-* ``answer_tables``  answering table schemas (reads, answers, citations, answer_metrics)
-* ``ruling_tables``  imported-rulings table schemas
+* ``tables``         the kernel's table schemas (questions, arm_ranks, fused, metrics ...); a product's
+                     tables are declared by the product (rulegauge.answering.tables, rulegauge.rulings.tables)
 * ``casting``        frames and Arrow tables cast to a registered schema
 * ``manifest``       manifest.json read without links, its shape and table columns checked
 * ``runlock``        the one-writer-per-run lock (flock on .lock, O_NOFOLLOW)
@@ -17,5 +16,5 @@ Modules, in pipeline order:
 * ``query``          DuckDB views over every run (`rulegauge query`)
 """
 
-__all__ = ["answer_tables", "baseline", "casting", "manifest", "part_sink", "provenance", "query", "readback",
-           "ruling_tables", "rundir", "runlock", "schema", "tables"]
+__all__ = ["baseline", "casting", "manifest", "part_sink", "provenance", "query", "readback",
+           "rundir", "runlock", "schema", "tables"]

@@ -33,8 +33,7 @@ from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.store.provenance import now_iso
 from rulegauge.store.rundir import MANIFEST, Run, RunWriter, open_run
-from rulegauge.store.schema import Kept, kept_tables
-from rulegauge.store.tables import TABLES
+from rulegauge.store.schema import Kept, kept_tables, known_table
 
 BASELINES_DIR = Path("runs") / "baselines"
 
@@ -85,7 +84,7 @@ def resolve_config(selector: str, configs: pd.DataFrame, which: str) -> str:
 
 
 def _write(writer: RunWriter, name: str, df: pd.DataFrame) -> None:
-    if name not in TABLES:  # a table whose schema module could not be imported
+    if not known_table(name):  # a table whose schema module could not be imported
         out = writer.path / f"{name}.parquet"
         pq.write_table(pa.Table.from_pandas(df, preserve_index=False), out)
         writer.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": len(df)}}})

@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.store.schema import RUN_ID
-from rulegauge.store.tables import TABLES
+from rulegauge.store.schema import spec as table_spec
 
 
 def to_arrow(name: str, df: pd.DataFrame, families: dict[str, list[str]] | None = None,
@@ -17,7 +17,7 @@ def to_arrow(name: str, df: pd.DataFrame, families: dict[str, list[str]] | None 
     schema; missing or extra columns raise). ``run_id`` fills the leading ``run_id``
     column (replacing any the frame carries, e.g. when copied from another run). The
     result carries the schema's field descriptions and file metadata."""
-    spec = TABLES.get(name)
+    spec = table_spec(name)
     schema = spec.schema(families)
     if run_id is not None:
         df = df.assign(**{RUN_ID.name: run_id})
@@ -45,7 +45,7 @@ def pandas_metadata(name: str, families: dict[str, list[str]] | None = None) -> 
     """The ``pandas`` schema metadata of table ``name`` as :func:`to_arrow` writes it from a
     frame (nullable integer columns as pandas ``Int32``), for tables built in Arrow: their
     readers' ``to_pandas()`` then give the same dtypes as for a table written from pandas."""
-    schema = TABLES.get(name).schema(families)
+    schema = table_spec(name).schema(families)
     empty = pd.DataFrame({f.name: pd.Series([], dtype=_pandas_dtype(f)) for f in schema})
     meta = pa.Table.from_pandas(empty, schema=schema, preserve_index=False).schema.metadata or {}
     return {b"pandas": meta[b"pandas"]}

@@ -26,7 +26,8 @@ import pyarrow.parquet as pq
 from rulegauge.core.atomic import check_no_links, read_bytes_nofollow
 from rulegauge.core.errors import ProvenanceError, RulegaugeError
 from rulegauge.core.names import name_problem
-from rulegauge.store.tables import TABLES
+from rulegauge.store.schema import known_table
+from rulegauge.store.schema import spec as table_spec
 
 MANIFEST = "manifest.json"
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
@@ -82,13 +83,13 @@ def read_manifest(folder: Path, *, missing_ok: bool = False) -> dict[str, Any]:
 
 def column_problems(name: str, path: Path) -> list[str]:
     """How the columns of table file ``path`` depart from table ``name``'s declared schema."""
-    if name not in TABLES:
+    if not known_table(name):
         return []  # a table this version does not know: read only by what asks for it
     try:
         have = set(pq.read_schema(path).names)
     except (OSError, ValueError) as exc:  # pyarrow raises ArrowInvalid (a ValueError)
         return [f"{name}.parquet is not a readable Parquet file ({exc})"]
-    spec = TABLES.get(name)
+    spec = table_spec(name)
     fixed = [c.name for c in spec.columns if not c.name.endswith("*")]
     missing = [c for c in fixed if c not in have]
     if missing:

@@ -52,7 +52,7 @@ from rulegauge.store.manifest import check_columns, read_manifest
 from rulegauge.store.part_sink import PartSink, parquet_parts
 from rulegauge.store.runlock import RunLock
 from rulegauge.store.schema import RUN_ID
-from rulegauge.store.tables import TABLES
+from rulegauge.store.schema import spec as table_spec
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ class RunWriter:
         tables are built in Arrow directly to avoid a Python object per cell. The
         ``run_id`` column is (re)filled with this run's id; the file carries the
         schema's field descriptions and file metadata."""
-        spec = TABLES.get(name)
+        spec = table_spec(name)
         meta = dict(table.schema.metadata or {})  # e.g. pandas' own key, kept beside ours
         table = self._cast(name, table, families).replace_schema_metadata({**meta, **spec.file_metadata()})
         out = self.file(f"{name}.parquet")
@@ -177,7 +177,7 @@ class RunWriter:
         ends without error (an error while the parts are made leaves no file), with the
         pandas metadata a frame would write (:func:`rulegauge.store.casting.pandas_metadata`),
         and its hash is recorded."""
-        spec = TABLES.get(name)
+        spec = table_spec(name)
         schema = spec.schema(families).with_metadata({**pandas_metadata(name, families), **spec.file_metadata()})
         out = self.file(f"{name}.parquet")
         run_id = self.table_run_id()  # read from the manifest once, not for every part
@@ -190,7 +190,7 @@ class RunWriter:
               run_id: str | None = None) -> pa.Table:
         """``table`` with this run's ``run_id`` column (``run_id``: :meth:`table_run_id`
         when the caller read it already), cast to the registered schema."""
-        schema = TABLES.get(name).schema(families)
+        schema = table_spec(name).schema(families)
         if RUN_ID.name in table.column_names:
             table = table.drop_columns([RUN_ID.name])
         run_id = self.table_run_id() if run_id is None else run_id

@@ -1,9 +1,12 @@
 """Table declarations: :class:`Column`, :class:`TableSpec` and the :data:`TABLES` registry.
 
-Each stage's tables are declared with :func:`table` in a module of this package
-(``tables`` for the retrieval run, ``answer_tables``, ``ruling_tables``);
-:mod:`rulegauge.store.tables` imports them all, so every table is registered as soon as
-anything in the store is used, whichever command runs first.
+Each table is declared with :func:`table` by the package that writes it: the kernel's in
+:mod:`rulegauge.store.tables`, a product's in its own module (``rulegauge.answering.tables``,
+``rulegauge.rulings.tables``), registered through the plug-in group ``rulegauge.tables``.
+:func:`spec` loads that group the first time it is asked a name it does not know, and
+:func:`load_tables` (every listing: baselines, ``--from``, ``docs/schemas.md``) loads it
+always, so every table is known whichever command runs first, and a run of the kernel's
+tables alone never imports a product.
 
 Self-explaining files: every table's Arrow schema starts with a ``run_id`` column
 (:data:`RUN_ID`, filled by the writer) and carries its documentation as Parquet
@@ -112,13 +115,43 @@ def table(name: str, doc: str, key: tuple[str, ...], *columns: Column, kept: Kep
     return TABLES.add(name, TableSpec(name, doc, tuple(columns), key, kept, carried, record))
 
 
+def _kernel_tables() -> None:
+    import rulegauge.store.tables  # noqa: F401 - deferred: that module imports this one
+
+
+def load_tables() -> None:
+    """Register every table: the kernel's and the ``rulegauge.tables`` group's (idempotent)."""
+    from rulegauge.core import plugins
+
+    _kernel_tables()
+    plugins.load("rulegauge.tables")
+
+
+def known_table(name: str) -> bool:
+    """Whether ``name`` is a declared table: the kernel's, else the table group is loaded."""
+    if name not in TABLES:
+        _kernel_tables()
+    if name not in TABLES:
+        load_tables()
+    return name in TABLES
+
+
+def spec(name: str) -> TableSpec:
+    """The declaration of table ``name`` (:func:`known_table`; an unknown name raises
+    :class:`~rulegauge.core.errors.RegistryError` listing the tables)."""
+    known_table(name)
+    return TABLES.get(name)
+
+
 def kept_tables() -> dict[str, Kept]:
     """Table name -> how a baseline keeps it, in registration order."""
+    load_tables()
     return {n: s.kept for n, s in TABLES.items() if s.kept is not None}
 
 
 def carried_tables() -> dict[str, str]:
     """Table name -> :data:`REQUIRED` or :data:`IF_PRESENT` for ``rulegauge run --from``."""
+    load_tables()
     return {n: s.carried for n, s in TABLES.items() if s.carried is not None}
 
 

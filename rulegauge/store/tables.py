@@ -1,18 +1,19 @@
 """Parquet table schemas, registered by name: the single source of column names.
 
-The retrieval run's tables are declared here; the answering and rulings tables in
-:mod:`rulegauge.store.answer_tables` and :mod:`rulegauge.store.ruling_tables`, imported
-below, so importing this module registers every table. ``docs/schemas.md`` is generated
-from the registry (``python -m rulegauge.store > docs/schemas.md``; a test checks it
-is current). Columns named with a trailing ``*`` are families: ``rank_*`` means one
-``rank_<arm>`` column per arm of the run.
+The kernel's tables (every retrieval run) are declared here, :data:`KERNEL_TABLES`; each
+product declares its own in a module of its own (:mod:`rulegauge.answering.tables`,
+:mod:`rulegauge.rulings.tables`), registered through the plug-in group ``rulegauge.tables``
+(:mod:`rulegauge.core.plugins`), which :func:`rulegauge.store.schema.spec` loads on the first
+name it does not know. ``docs/schemas.md`` is generated from the registry with the group
+loaded (``python -m rulegauge.store > docs/schemas.md``; a test checks it is current).
+Columns named with a trailing ``*`` are families: ``rank_*`` means one ``rank_<arm>``
+column per arm of the run.
 """
 
 from __future__ import annotations
 
 import pyarrow as pa
 
-from rulegauge.store import answer_tables, ruling_tables
 from rulegauge.store.schema import (
     F64,
     I32,
@@ -26,10 +27,11 @@ from rulegauge.store.schema import (
     Kept,
     S,
     TableSpec,
+    load_tables,
     table,
 )
 
-__all__ = ["TABLES", "Column", "TableSpec", "answer_tables", "markdown", "ruling_tables", "table"]
+__all__ = ["KERNEL_TABLES", "TABLES", "Column", "TableSpec", "markdown", "table"]
 
 QUESTIONS = table(
     "questions", "One row per gold question.", ("question_id",),
@@ -43,6 +45,16 @@ QUESTIONS = table(
     Column("n_requirements", I32, "number of requirements (0 = unanswerable)"),
     Column("answerable", B, "false when nothing in the corpus answers the question"),
     kept=Kept(("question_id",)), carried=REQUIRED, record="rulegauge.goldset.records.Question",
+)
+
+QUESTION_FACTS = table(
+    "question_facts",
+    "Reference facts of the gold questions (answer: {facts: ...}); one row per fact.",
+    ("question_id", "fact"),
+    Column("question_id", S, "gold question id"),
+    Column("fact", I32, "1-based position of the fact in the question's list"),
+    Column("phrasings", pa.list_(S), "accepted phrasings of the fact (any one states it)"),
+    carried=IF_PRESENT, record="rulegauge.goldset.records.Question (facts)",
 )
 
 QUESTION_JUDGMENTS = table(
@@ -160,6 +172,10 @@ CONFIGS = table(
 )
 
 
+KERNEL_TABLES = tuple(TABLES.names())
+"""The tables declared above: the kernel's (a run of these alone loads no product)."""
+
+
 def _facts(spec: TableSpec) -> list[str]:
     """The table's declared facts as Markdown lines (none: no lines)."""
     out = []
@@ -176,9 +192,13 @@ def _facts(spec: TableSpec) -> list[str]:
 
 
 def markdown() -> str:
-    """Render every registered table as Markdown (the content of docs/schemas.md)."""
+    """Render every registered table as Markdown (the content of docs/schemas.md): the
+    kernel's, then each product's (the ``rulegauge.tables`` group loaded)."""
+    load_tables()
     out = ["# Parquet tables", "",
-           "Generated from `rulegauge/store/tables.py` by `python -m rulegauge.store`; do not edit by hand.", "",
+           "Generated from the table declarations (`rulegauge/store/tables.py`, the kernel's; "
+           "`rulegauge/answering/tables.py`, `rulegauge/rulings/tables.py`) by `python -m rulegauge.store`; "
+           "do not edit by hand.", "",
            f"Schema version {SCHEMA_VERSION}. Every file explains itself: each Parquet field's "
            "metadata holds its `description` (the meaning below) and the file metadata holds "
            "`rulegauge.table`, `rulegauge.table_doc`, `rulegauge.schema_version` and `rulegauge.key` "

@@ -115,13 +115,14 @@ def test_cli_exits_1_above_the_error_rate_and_0_within_it(run_dir: Path) -> None
 
 
 def test_run_with_a_dead_answerer_fails_before_retrieval(tmp_path: Path) -> None:
+    from rulegauge.answering.stage import answering_stage
     from rulegauge.pipeline.options import RunOptions
     from rulegauge.pipeline.retrieval import run
     from tests.helpers.common import FIXTURES, LEXICAL
 
     opts = RunOptions(goldset=FIXTURES / "goldsets" / "sample-three.yaml", config=LEXICAL,
                       runs_dir=tmp_path / "runs", run_id="r", allow_outside=True,
-                      answerers=(("small=ollama", {"model": "m", "base_url": dead_url()}),))
+                      stages=answering_stage((("small=ollama", {"model": "m", "base_url": dead_url()}),)))
     with pytest.raises(ValidationError, match="answerer small"):
         run(opts)
     assert not (tmp_path / "runs" / "r").exists()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rulegauge.core.engines import ENGINES
+from rulegauge.core.engines import engines
 from rulegauge.embedding.cache import EmbeddingCache, embed, in_process
 from rulegauge.embedding.fanout import EMBED_RUNNERS, runner_for
 from tests.helpers.embedding_fakes import FakeModel
@@ -14,7 +14,7 @@ TEXTS = [f"Rule {i}: the lantern " + "burns " * (i % 5) for i in range(11)]
 
 
 def test_every_engine_has_a_runner() -> None:
-    assert EMBED_RUNNERS.names() == ENGINES.names()
+    assert EMBED_RUNNERS.names() == engines().names()
     assert runner_for("local", FakeModel) is in_process
 
 

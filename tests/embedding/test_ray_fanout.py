@@ -85,12 +85,13 @@ def test_a_worker_killed_mid_batch_is_retried(cluster, tmp_path: Path) -> None:
 @ray_only
 @pytest.mark.slow
 def test_sample_run_tables_equal_the_local_engine(cluster, tmp_path: Path) -> None:
+    from rulegauge.answering.stage import answering_stage
     from rulegauge.pipeline.options import RunOptions
     from rulegauge.pipeline.retrieval import run
 
     def sample(name: str, engine: str, cache: Path):
         opts = RunOptions(runs_dir=tmp_path / "runs", run_id=name, cache_dir=cache,
-                          answerers=(("extractive", {}),), engine=EngineChoice(engine))
+                          stages=answering_stage((("extractive", {}),)), engine=EngineChoice(engine))
         return json.loads((run(opts).path / "manifest.json").read_text(encoding="utf-8"))
 
     (tmp_path / "cache-ray").mkdir()

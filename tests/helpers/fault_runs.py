@@ -41,6 +41,7 @@ def after_victim_intact(root: Path) -> None:
 def real_run(root: Path, run_id: str = "a1", *, answer: bool = False) -> Path:
     """A complete tiny run (bm25 + boost over the 3-page rules text), optionally answered
     by the extractive answerer."""
+    from rulegauge.answering.stage import answering_stage
     from rulegauge.pipeline.options import RunOptions
     from rulegauge.pipeline.retrieval import run
 
@@ -48,7 +49,7 @@ def real_run(root: Path, run_id: str = "a1", *, answer: bool = False) -> Path:
     answerers: tuple[tuple[str, dict[str, Any]], ...] = (("extractive", {}),) if answer else ()
     result = run(RunOptions(goldset=root / "g.yaml", config=root / "lexical.toml",
                             runs_dir=root / "runs", run_id=run_id, cache_dir=root / ".cache",
-                            answerers=answerers))
+                            stages=answering_stage(answerers)))
     return result.path
 
 

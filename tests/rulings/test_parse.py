@@ -19,7 +19,7 @@ from rulegauge.rulings.frames import decode_ruling
 from rulegauge.rulings.importer import import_rulings
 from rulegauge.rulings.parse import parse_bytes, parse_file
 from rulegauge.rulings.records import ParseFailure, Ruling
-from rulegauge.store.ruling_tables import RULINGS
+from rulegauge.rulings.tables import RULINGS
 from rulegauge.store.rundir import Run
 from tests.helpers.common import FIXTURES as COMMON_FIXTURES
 from tests.helpers.common import SHARED, typer_app

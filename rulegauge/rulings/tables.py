@@ -1,6 +1,7 @@
 """Parquet tables of an imported set of production rulings (a run of kind ``rulings``).
 
-Registered in :data:`rulegauge.store.schema.TABLES` on import. ``question_id`` is the
+Registered in :data:`rulegauge.store.schema.TABLES` on import (loaded by the store through
+the plug-in group ``rulegauge.tables`` when it meets one of these tables). ``question_id`` is the
 *ruling's* id (its file name, ``rulegauge.rulings.parse.ruling_id``); the gold
 question it matches is ``gold_question_id`` in ``ruling_matches``. ``doc_id`` is
 production's document id (the ``corpus doc N`` number); ``ceiling`` is the exact
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from rulegauge.store import answer_tables  # noqa: F401  (registered first, whoever imports first)
+import rulegauge.answering.tables  # noqa: F401 - registered first, whoever imports first
 from rulegauge.store.schema import F64, I32, B, Column, S, table
 
 LS = pa.list_(S)

@@ -1,6 +1,8 @@
 """Parquet tables of the answering stage: ``reads``, ``answers``, ``citations``,
-``answer_metrics``, ``question_facts``, ``judge_verdicts``. Registered in
-:data:`rulegauge.store.schema.TABLES` on import.
+``answer_metrics``, ``judge_verdicts``. Registered in :data:`rulegauge.store.schema.TABLES` on
+import, after the kernel's (:mod:`rulegauge.store.tables`); the store loads this module
+through the plug-in group ``rulegauge.tables`` (:mod:`rulegauge.core.plugins`) when it meets
+one of these tables, so a run without answers never imports answering.
 
 ``answerer`` is the answerer's *label* in the run: the registered name
 (``extractive``) or a ``label=name`` alias given on the command line
@@ -9,9 +11,8 @@
 
 from __future__ import annotations
 
-import pyarrow as pa
-
-from rulegauge.store.schema import F64, I32, IF_PRESENT, B, Column, Kept, S, table
+import rulegauge.store.tables  # noqa: F401 - the kernel's tables are registered first
+from rulegauge.store.schema import F64, I32, B, Column, Kept, S, table
 
 READS = table(
     "reads",
@@ -83,16 +84,6 @@ ANSWER_METRICS = table(
            "a metric has no value, e.g. fact_recall of a question without facts)", nullable=True),
     Column("answerable", B, "false for questions nothing in the corpus answers"),
     kept=Kept(("config_id", "answerer", "metric", "question_id")),
-)
-
-QUESTION_FACTS = table(
-    "question_facts",
-    "Reference facts of the gold questions (answer: {facts: ...}); one row per fact.",
-    ("question_id", "fact"),
-    Column("question_id", S, "gold question id"),
-    Column("fact", I32, "1-based position of the fact in the question's list"),
-    Column("phrasings", pa.list_(S), "accepted phrasings of the fact (any one states it)"),
-    carried=IF_PRESENT, record="rulegauge.goldset.records.Question (facts)",
 )
 
 JUDGE_VERDICTS = table(
