@@ -6,9 +6,11 @@ Every key of a metric's policy is one check (:data:`CHECKS`, in this order):
 * ``max_drop`` / ``max_drop_relative``: worsening of the aggregate (metric units /
   fraction of ``|base|``): none -> OK, up to the limit -> WITHIN_TOLERANCE, beyond -> FAIL.
   A zero base with any worsening is an infinite relative drop.
-* ``alpha`` (metric or ``[gate]``): a worsening whose Holm-adjusted p-value is
-  below alpha -> FAIL; a worsening that is not significant -> WITHIN_TOLERANCE; no
-  worsening -> OK. A worsening that cannot be tested (e.g. +inf values) -> FAIL.
+* ``alpha`` (metric or ``[gate]``): a worsening whose adjusted p-value (the policy's
+  ``adjustment``, Holm by default, over the policy's ``family``:
+  :mod:`rulegauge.metrics.multiplicity`) is below alpha -> FAIL; a worsening that is not
+  significant -> WITHIN_TOLERANCE; no worsening -> OK. A worsening that cannot be tested
+  (e.g. +inf values) -> FAIL.
 * ``pinned``: one check per question: not worse than in the base -> OK, worse -> FAIL.
   A question pinned on ``hit@k`` that has several requirements gets a note
   (:func:`pin_notes`): its hit survives on any one relevant page, so an errata page
@@ -20,6 +22,12 @@ compare one answerer with another, in one run or across runs
 (:mod:`rulegauge.regression.answerer_view`), never over error rows.
 
 Floors and drop limits are met up to :data:`EPS` (1e-9) of floating-point slack.
+
+Beside the checks, every gated metric gets its minimum detectable effect
+(:mod:`rulegauge.regression.power`): the smallest drop this gold set detects at the
+metric's alpha (divided by the family size) with the policy's ``power``, printed beside
+its ``max_drop``; with ``require_mde = true`` a metric whose MDE exceeds its
+``max_drop`` is bad input (exit 2): the gold set cannot see the drop the policy guards.
 
 "Worse" follows the metric's direction. FAIL messages name the questions that got
 worse. Exit codes: 0 every check OK or within tolerance, 1 a check failed, 2 bad
@@ -35,14 +43,17 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
+from rulegauge.core.config_order import sort_configs
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry
+from rulegauge.metrics.multiplicity import flagged
 from rulegauge.metrics.ranking import parse
 from rulegauge.regression.compare import Comparison, MetricComparison, compare_runs
 from rulegauge.regression.completeness import check_gateable
 from rulegauge.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
 from rulegauge.regression.pairing import ConfigPair, grid_pair, resolve_config_pairs
 from rulegauge.regression.policy import MetricPolicy, Policy
+from rulegauge.regression.power import MetricPower, SdEstimate, differences_sd, grid_sd, metric_power
 from rulegauge.regression.unjudged import unjudged_notes
 from rulegauge.store.baseline import Side, side_configs
 
@@ -83,6 +94,7 @@ class GateResult:
     checks: tuple[Check, ...]
     comparison: Comparison
     notes: tuple[str, ...] = ()
+    power: tuple[MetricPower, ...] = ()  # per gated metric: its MDE beside max_drop
 
     @property
     def passed(self) -> bool:
@@ -163,22 +175,24 @@ def _max_drop_relative(p: MetricPolicy, m: MetricComparison, alpha: float | None
 def _significance(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
     if alpha is None:
         return []
-    expected = f"no worsening with p_holm < {_f(alpha)}"
-    measured = "untested" if math.isnan(m.p_holm) else f"p_holm {_f(m.p_holm)}"
+    p_adj = m.p_adjusted
+    name = "p_adj"  # adjusted by the family's rule, named under the table
+    expected = f"no worsening with {name} < {_f(alpha)}"
+    measured = "untested" if math.isnan(p_adj) else f"{name} {_f(p_adj)}"
     if m.worsening <= 0 and not m.worse:
         status, msg = Status.OK, f"{m.label}: no question got worse"
     elif m.worsening <= 0:
         status, msg = Status.OK, f"{m.label}: no worsening of the {m.aggregate}"
-    elif math.isnan(m.p_holm):
+    elif math.isnan(p_adj):
         status, msg = Status.FAIL, f"{m.label} got worse and cannot be tested ({m.note})"
-    elif m.p_holm < alpha:
-        status, msg = (Status.FAIL, f"{m.label} significantly worse (p_holm {_f(m.p_holm)} < "
+    elif flagged(p_adj, alpha):
+        status, msg = (Status.FAIL, f"{m.label} significantly worse ({name} {_f(p_adj)} < "
                        f"{_f(alpha)}, {m.losses} losses / {m.wins} wins){_worse_on(m)}")
     else:
         status, msg = (Status.WITHIN_TOLERANCE, f"{m.label} worse but not significant "
-                       f"(p_holm {_f(m.p_holm)} >= {_f(alpha)}){_worse_on(m)}")
+                       f"({name} {_f(p_adj)} >= {_f(alpha)}){_worse_on(m)}")
     return [Check(f"{m.label} significance", m.metric, "alpha", status, expected, measured, msg,
-                  alpha, m.p_holm, m.worse if status is not Status.OK else ())]
+                  alpha, p_adj, m.worse if status is not Status.OK else ())]
 
 
 def _pinned(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
@@ -299,9 +313,20 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
 
         base, candidate, excluded = answerer_views(base, pair[0], candidate, pair[1])
         policy = replace(policy, answerer=GATED)
-    comparison = compare_runs(base, candidate, configs=[selector],
+    configs, scope = [selector], f"the policy's metrics for {ids.label}"
+    if policy.family == "grid":  # the family a report of the candidate run adjusts over
+        others = [c for c in side_configs(candidate)["config_id"].astype(str) if c != ids.candidate]
+        configs += [(ids.base, c) for c in sort_configs(others)]
+        scope = f"the policy's metrics for every candidate config against {ids.base}"
+    comparison = compare_runs(base, candidate, configs=configs,
                               metrics=list(policy.metric_names()), force=force, seed=policy.seed,
-                              n_resamples=policy.n_resamples, confidence=policy.confidence)
+                              n_resamples=policy.n_resamples, confidence=policy.confidence,
+                              adjustment=policy.adjustment, alpha=policy.family_alpha, scope=scope)
+    if policy.family == "grid":  # report the gated pair; the family keeps every member
+        gated = comparison.pairs[0]
+        comparison = replace(comparison, pairs=(gated,),
+                             metrics=tuple(m for m in comparison.metrics if m.config == gated),
+                             changes=tuple(c for c in comparison.changes if c.config == gated))
     if pair is not None:
         shown = pair[1] if pair[0] == pair[1] else f"{pair[1]} vs {pair[0]}"
         note = (f"{excluded} question(s) with an error row on either side left out"
@@ -311,11 +336,71 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
             if m.answerer == GATED else m for m in comparison.metrics))
         policy = replace(policy, answerer=shown)
     result = evaluate(policy, comparison)
+    powers = gate_power(policy, result.comparison, result.pair, sides)
+    short = [f"{w.metric}: MDE {_f(w.mde)} > max_drop {_f(w.max_drop or 0.0)}" for w in powers
+             if w.mde_ok is False]
+    unknown = [f"{w.metric}: {w.note or 'no SD estimate'}" for w in powers
+               if w.max_drop is not None and w.mde_ok is None]
+    if policy.require_mde and (short or unknown):
+        detail = "; ".join(
+            [f"{s} ({w.estimate.describe() if w.estimate else ''}, n {w.n}, power {w.power:g}, "
+             f"alpha per test {_f(w.alpha_test)}; detecting max_drop needs "
+             f"{w.needed or 'more than 10^7'} questions)" for s, w in
+             zip(short, [w for w in powers if w.mde_ok is False], strict=True)] + unknown)
+        raise RulegaugeError(f"policy requires mde <= max_drop ([gate] require_mde): the gold set is "
+                             f"too small to see the drops the policy guards against: {detail}")
     failed = [(c.metric, c.questions) for c in result.failures() if c.questions]
     return GateResult(result.policy, result.pair, result.checks + llm_checks(policy, sides[1]),
                       result.comparison, pin_notes(policy, base)
                       + unjudged_notes(*sides, result.pair, failed)
-                      + llm_notes(sides[1].manifest, policy.min_llm_kappa))
+                      + llm_notes(sides[1].manifest, policy.min_llm_kappa), powers)
+
+
+def _sd_estimate(mp: MetricPolicy, m: MetricComparison, source: str, pair: ConfigPair,
+                 sides: tuple[Side, Side]) -> tuple[SdEstimate | None, str]:
+    """The SD of the paired differences for one metric's MDE, and a note when none:
+    the policy's stated ``sd``, else ``source`` (``grid``: the candidate's grid around the
+    gated config, else the base's; ``comparison``: this comparison's differences)."""
+    if mp.sd is not None:
+        return SdEstimate(mp.sd, "stated", f"metrics.{mp.metric}.sd in the policy"), ""
+    if source == "grid":
+        for side, cid in ((sides[1], pair.candidate), (sides[0], pair.base)):
+            if side.has_table("configs") and side.has_table("metrics") and (
+                    side.table("metrics")["metric"] == m.metric).any():
+                est = grid_sd(side.table("metrics"), side.table("configs"), cid, m.metric)
+                if est is not None:
+                    return est, ""
+        why = "no grid neighbour of the gated config differs from it"
+    else:
+        why = "every paired difference of this comparison is equal"
+    import numpy as np
+
+    d = np.array([c - b for _, b, c in m.values], dtype=np.float64)
+    est = differences_sd(d, f"{pair.label}, base {sides[0].run_id} vs candidate {sides[1].run_id}")
+    if est is not None:
+        return est, (f"{why}; the comparison's own differences used" if source == "grid" else "")
+    return None, f"{why}; state one: [metrics.\"{mp.metric}\"] sd = ..."
+
+
+def gate_power(policy: Policy, comparison: Comparison, pair: ConfigPair,
+               sides: tuple[Side, Side]) -> tuple[MetricPower, ...]:
+    """Every gated metric's MDE (mean aggregates only: a median has no t-test MDE) at its
+    alpha (or 0.05) divided by the family size, with the policy's power."""
+    out = []
+    for mp in policy.metrics:
+        m = comparison.find(mp.metric, pair, policy.answerer) or _pick(comparison, pair, mp.metric,
+                                                                        policy.answerer)
+        alpha = mp.alpha if mp.alpha is not None else policy.family_alpha
+        if m.aggregate != "mean":
+            out.append(metric_power(m.label, m.n, None, alpha=alpha, family_size=1,
+                                    power=policy.power, max_drop=mp.max_drop,
+                                    note=f"{m.aggregate} aggregate: no t-test MDE"))
+            continue
+        est, note = _sd_estimate(mp, m, policy.sd_source, pair, sides)
+        out.append(metric_power(m.label, m.n, est, alpha=alpha,
+                                family_size=max(1, comparison.family.size), power=policy.power,
+                                max_drop=mp.max_drop, note=note))
+    return tuple(out)
 
 
 def llm_checks(policy: Policy, candidate: Side) -> tuple[Check, ...]:

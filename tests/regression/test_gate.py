@@ -297,15 +297,15 @@ def test_compare_with_the_policy_and_the_gate_share_one_holm_family(runs: dict[s
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert [tuple(x) for x in data["family"]["members"]] == list(fam.members)
-    gate_p = {m.metric: m.p_holm for m in g.comparison.metrics}
-    assert {m["metric"]: m["p_holm"] for m in data["metrics"]} == gate_p
-    # a compare over every metric is a bigger family: larger p_holm, and it says so
+    gate_p = {m.metric: m.p_adjusted for m in g.comparison.metrics}
+    assert {m["metric"]: m["p_adjusted"] for m in data["metrics"]} == gate_p
+    # a compare over every metric is a bigger family: larger p_adjusted, and it says so
     every = compare_runs(Run(runs["base"]), Run(runs["worse"]), seed=0, n_resamples=2000)
     assert every.family.size > fam.size
-    assert every.find("hit@5", g.pair).p_holm >= gate_p["hit@5"]
+    assert every.find("hit@5", g.pair).p_adjusted >= gate_p["hit@5"]
     for fmt in ("table", "markdown"):
-        assert "p (Holm) family: holm over 3 test(s)" in GATE_FORMATS.get(fmt)(g)
-    assert "p (Holm) family" in CliRunner().invoke(
+        assert "p (holm) family: holm over 3 test(s)" in GATE_FORMATS.get(fmt)(g)
+    assert "p (holm) family" in CliRunner().invoke(
         _cli(), ["compare", str(runs["base"]), str(runs["worse"]), "--policy", str(policy)]).output
     bad = CliRunner().invoke(_cli(), ["compare", str(runs["base"]), str(runs["worse"]),
                                       "--policy", str(policy), "--metric", "hit@1"])
