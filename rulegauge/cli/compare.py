@@ -123,16 +123,14 @@ def compare_cmd(
 def _against(reference: str, base: Any, candidate: Any) -> tuple[list[str | tuple[str, str]], str]:
     """(every candidate config paired with ``reference`` of the base, the family's scope);
     the reference against itself is left out when both sides are one run."""
-    from rulegauge.core.config_order import sort_configs
+    from rulegauge.regression.pairing import against_reference
     from rulegauge.store.baseline import resolve_config, side_configs
 
     ref = resolve_config(reference, side_configs(base), "base")
-    same = base.run_id == candidate.run_id
-    ids = [c for c in sort_configs(side_configs(candidate)["config_id"].astype(str))
-           if not (same and c == ref)]
-    if not ids:
+    pairs = against_reference(base, candidate, ref)
+    if not pairs:
         raise RulegaugeError(f"--reference {reference}: the candidate has no other config to compare")
-    return [(ref, c) for c in ids], f"every candidate config against {ref}"
+    return list(pairs), f"every candidate config against {ref}"
 
 
 def _with_stability(comparison: Any, side: Any, seed: int, n_resamples: int) -> Any:

@@ -111,6 +111,10 @@ class CorrectionFamily:
     def size(self) -> int:
         return len(self.members)
 
+    def line(self) -> str:
+        """The line printed under every table of p-values: ``p (holm) family: ...``."""
+        return f"p ({self.method}) family: {self.describe()}"
+
     def describe(self) -> str:
         """``holm over 5 test(s) at alpha 0.05: rrf_k60 (hit@5, recall@5, ...); flagged 1: ...``
         (one line; long lists are cut, the record keeps every member)."""

@@ -43,7 +43,6 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
-from rulegauge.core.config_order import sort_configs
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry
 from rulegauge.metrics.multiplicity import flagged
@@ -51,7 +50,7 @@ from rulegauge.metrics.ranking import parse
 from rulegauge.regression.compare import Comparison, MetricComparison, compare_runs
 from rulegauge.regression.completeness import check_gateable
 from rulegauge.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
-from rulegauge.regression.pairing import ConfigPair, grid_pair, resolve_config_pairs
+from rulegauge.regression.pairing import ConfigPair, against_reference, grid_pair, resolve_config_pairs
 from rulegauge.regression.policy import MetricPolicy, Policy
 from rulegauge.regression.power import MetricPower, SdEstimate, differences_sd, grid_sd, metric_power
 from rulegauge.regression.unjudged import unjudged_notes
@@ -315,8 +314,7 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
         policy = replace(policy, answerer=GATED)
     configs, scope = [selector], f"the policy's metrics for {ids.label}"
     if policy.family == "grid":  # the family a report of the candidate run adjusts over
-        others = [c for c in side_configs(candidate)["config_id"].astype(str) if c != ids.candidate]
-        configs += [(ids.base, c) for c in sort_configs(others)]
+        configs += against_reference(base, candidate, ids.base, exclude=(ids.candidate,))
         scope = f"the policy's metrics for every candidate config against {ids.base}"
     comparison = compare_runs(base, candidate, configs=configs,
                               metrics=list(policy.metric_names()), force=force, seed=policy.seed,

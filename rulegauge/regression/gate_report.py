@@ -97,7 +97,7 @@ def _md_changes(c: Comparison, direction: str) -> list[str]:
 
 def family_line(c: Comparison) -> str:
     """The line under every table of p-values: which family and adjustment they use."""
-    return f"p ({c.family.method}) family: {c.family.describe()}"
+    return c.family.line()
 
 
 def _sig(m: MetricComparison) -> str:

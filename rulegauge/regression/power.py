@@ -19,7 +19,7 @@ The gate's own test is the paired sign-flip permutation test
 (:func:`rulegauge.metrics.stats.permutation_test`); its power converges to the t-test's
 as ``n`` grows (Hoeffding 1952; Lehmann & Romano, *Testing Statistical Hypotheses*,
 ch. 17), so the t-test is the analytic reference and the permutation test's power is
-checked by simulation (``benchmarks/power_simulation.py``: a drop planted in resampled
+checked by simulation (``tests/regression/test_power.py``: a drop planted in resampled
 questions, the real test run many times; detection within 5 points of the prediction).
 
 Multiplicity: in a family of ``m`` tests the per-test level is taken as ``alpha / m``
@@ -29,7 +29,9 @@ under Holm and under Benjamini-Hochberg, whatever the other tests do.
 The SD comes from what is at hand (:class:`SdEstimate` says which): ``grid``, the
 paired differences between the config and its neighbours in the run's own grid
 (configs that differ from it in one parameter; for a numeric one, the nearest value on
-each side), the median of their SDs; ``comparison``, the SD of the comparison's own
+each side), pooled: the square root of the centred squared differences summed over
+the neighbours that differ from it, over their summed degrees of freedom (Sakai's pooled
+within-system variance); ``comparison``, the SD of the comparison's own
 paired differences (a past candidate against the baseline); ``stated``, a value given.
 Edge cases: ``sd == 0`` (no question differs) or fewer than 2 questions give no MDE
 (NaN), never a made-up one. References: T. Sakai, "Topic set size design", Information
@@ -43,7 +45,6 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from statistics import median
 
 import numpy as np
 import pandas as pd
@@ -143,7 +144,7 @@ class SdEstimate:
     def describe(self) -> str:
         if self.source == "grid" and self.sds:
             lo, hi = min(s for _, s in self.sds), max(s for _, s in self.sds)
-            return (f"sd {self.sd:.3g} (grid: median over {len(self.sds)} neighbour(s) of "
+            return (f"sd {self.sd:.3g} (grid: pooled over {len(self.sds)} neighbour(s) of "
                     f"{self.detail}, range {lo:.3g}-{hi:.3g})")
         return f"sd {self.sd:.3g} ({self.source}: {self.detail})"
 
@@ -199,7 +200,7 @@ def neighbours(configs: pd.DataFrame, config_id: str) -> tuple[str, ...]:
 
 def grid_sd(metrics: pd.DataFrame, configs: pd.DataFrame, config_id: str, metric: str
             ) -> SdEstimate | None:
-    """The ``grid`` estimate: the median SD (ddof 1) of the paired differences between
+    """The ``grid`` estimate: the pooled SD of the paired differences between
     ``config_id`` and each neighbour (:func:`neighbours`) over the metric's scope; None
     when there is no neighbour or every neighbour is identical to it."""
     from rulegauge.metrics.info import scored_rows
@@ -211,17 +212,20 @@ def grid_sd(metrics: pd.DataFrame, configs: pd.DataFrame, config_id: str, metric
     wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
     if config_id not in wide:
         return None
-    sds = []
+    sds, squares, dof = [], 0.0, 0
     for c in near:
         if c not in wide:
             continue
         d = (wide[c] - wide[config_id]).to_numpy(np.float64)
         if len(d) >= 2 and np.all(np.isfinite(d)):
-            sds.append((c, float(np.std(d, ddof=1))))
-    positive = [s for _, s in sds if s > 0]
-    if not positive:
+            sd = float(np.std(d, ddof=1))
+            sds.append((c, sd))
+            if sd > 0:  # an identical neighbour says nothing about how a change varies
+                squares += float(np.sum((d - d.mean()) ** 2))
+                dof += len(d) - 1
+    if dof == 0:
         return None
-    return SdEstimate(float(median(positive)), "grid", config_id, tuple(sds))
+    return SdEstimate(math.sqrt(squares / dof), "grid", config_id, tuple(sds))
 
 
 def differences_sd(differences: np.ndarray, detail: str) -> SdEstimate | None:
