@@ -1,0 +1,99 @@
+"""Power and MDE of the paired test: statsmodels' solver, grid neighbours, the gate's
+MDE, ``rulegauge power``, and (slow) the simulated detection rate of the real test."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.regression import power as P
+
+CASES = [(0.05, 0.3, 0.8, 0.05), (0.1, 0.22, 0.8, 0.05), (0.02, 0.57, 0.95, 0.01),
+         (0.2, 0.3, 0.5, 0.05), (0.085, 0.22, 0.8, 0.05)]
+
+
+@pytest.mark.parametrize(("delta", "sd", "power", "alpha"), CASES)
+def test_against_statsmodels_ttest_power(delta: float, sd: float, power: float, alpha: float) -> None:
+    sm = pytest.importorskip("statsmodels.stats.power", reason="statsmodels (dev extra) not installed")
+    solver = sm.TTestPower()  # the paired t-test is the one-sample test on the differences
+    n = P.sample_size(delta, sd, power, alpha)
+    assert n == math.ceil(solver.solve_power(effect_size=delta / sd, power=power, alpha=alpha))
+    assert P.ttest_power(delta, sd, 51, alpha) == pytest.approx(solver.power(delta / sd, 51, alpha), rel=1e-9)
+    assert P.mde(sd, 51, power, alpha) == pytest.approx(
+        solver.solve_power(nobs=51, power=power, alpha=alpha) * sd, rel=1e-5)
+    assert P.ttest_power(delta, sd, n, alpha) >= power > P.ttest_power(delta, sd, n - 1, alpha)
+
+
+def test_edge_cases() -> None:
+    assert math.isnan(P.mde(0.0, 50)) and math.isnan(P.mde(0.3, 1))
+    assert P.ttest_power(0.0, 0.3, 50) == pytest.approx(0.05)
+    assert P.sample_size(0.1, 0.0) == 2 and P.sample_size(0.0, 0.3) is None
+    assert P.normal_mde(0.3, 51) < P.mde(0.3, 51)
+    with pytest.raises(RulegaugeError, match="power"):
+        P.mde(0.3, 51, power=0.01, alpha=0.05)
+
+
+def _configs(ids: list[tuple[str, float, list[str]]]) -> pd.DataFrame:
+    import json
+
+    return pd.DataFrame([{"config_id": c, "kind": "grid", "params": json.dumps(
+        {"method": "rrf", "k": k, "arms": arms, "weights": [1.0] * len(arms),
+         "depths": [100] * len(arms)})} for c, k, arms in ids]
+        + [{"config_id": "arm-a", "kind": "arm", "params": "{}"}])
+
+
+def test_neighbours_differ_in_one_parameter_nearest_value_only() -> None:
+    cfg = _configs([("k10_ab", 10, ["a", "b"]), ("k20_ab", 20, ["a", "b"]), ("k30_ab", 30, ["a", "b"]),
+                    ("k40_ab", 40, ["a", "b"]), ("k20_a", 20, ["a"]), ("k10_a", 10, ["a"])])
+    assert set(P.neighbours(cfg, "k20_ab")) == {"k10_ab", "k30_ab", "k20_a"}
+    assert P.neighbours(cfg, "arm-a") == ()
+    rows = []
+    for q in range(8):
+        for c, shift in (("k20_ab", 0.0), ("k10_ab", 1.0 if q < 2 else 0.0), ("k30_ab", 0.0),
+                         ("k20_a", -1.0 if q % 2 else 0.0)):
+            rows.append({"question_id": f"q{q}", "config_id": c, "metric": "recall@5",
+                         "value": 0.5 + shift / 2, "answerable": True})
+    est = P.grid_sd(pd.DataFrame(rows), cfg, "k20_ab", "recall@5")
+    assert est is not None and est.source == "grid"
+    d1 = np.array([0.5, 0.5, 0, 0, 0, 0, 0, 0])
+    d2 = np.array([0, -0.5] * 4)
+    pooled = math.sqrt((np.sum((d1 - d1.mean()) ** 2) + np.sum((d2 - d2.mean()) ** 2)) / 14)
+    assert est.sd == pytest.approx(pooled)  # k30_ab is identical: left out of the pool
+    assert "pooled over 3 neighbour(s)" in est.describe()
+
+
+@pytest.mark.slow
+def test_simulated_detection_rate_of_the_permutation_test_matches_the_prediction(tmp_path: Path) -> None:
+    """Plant a drop of delta in resampled questions (differences drawn from the service
+    config's grid neighbours, centred), run the gate's permutation test 400 times per
+    target power: the detection rate is within 5 points of the t-test's prediction."""
+    from typer.testing import CliRunner
+
+    from rulegauge.cli import app
+    from rulegauge.metrics.info import scored_rows
+    from rulegauge.metrics.stats import permutation_test
+    from rulegauge.store.rundir import open_run
+
+    r = CliRunner().invoke(app, ["run", "-c", "docs/grids/grid-200.toml", "--out", str(tmp_path),
+                                 "--run-id", "g", "--fused-depth", "1"])
+    assert r.exit_code == 0, r.output
+    run = open_run(tmp_path / "g")
+    cfg = "rrf_k60_bm25+dense+boost"
+    _, rows = scored_rows(run.table("metrics"), "recall@5")
+    w = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
+    diffs = [(w[c] - w[cfg]).to_numpy() for c in P.neighbours(run.table("configs"), cfg)]
+    pool = np.concatenate([d - d.mean() for d in diffs if d.std() > 0])
+    n, sd = len(w), float(pool.std())
+    rng = np.random.default_rng(0)
+    for target in (0.5, 0.8, 0.95):
+        delta = P.mde(sd, n, target, 0.05)
+        hits = 0
+        for s in range(400):
+            x = pool[rng.integers(0, len(pool), n)] - delta
+            hits += permutation_test(x, 2000, s).p_value < 0.05 and x.mean() < 0
+        assert abs(hits / 400 - target) <= 0.05, (target, hits / 400)
