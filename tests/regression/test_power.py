@@ -97,3 +97,43 @@ def test_simulated_detection_rate_of_the_permutation_test_matches_the_prediction
             x = pool[rng.integers(0, len(pool), n)] - delta
             hits += permutation_test(x, 2000, s).p_value < 0.05 and x.mean() < 0
         assert abs(hits / 400 - target) <= 0.05, (target, hits / 400)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("adjustment", ["holm", "bh"])
+def test_report_compare_and_gate_flag_the_same_configs_on_the_200_grid(
+        tmp_path: Path, adjustment: str) -> None:
+    """One multiplicity rule: on the sample's 200-config grid, the report's ``significant``,
+    ``compare --reference`` and a ``family = "grid"`` gate flag the same configs."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from rulegauge.analysis.report import config_comparison
+    from rulegauge.cli import app
+    from rulegauge.regression.gate import run_gate
+    from rulegauge.regression.policy import load_policy
+    from rulegauge.store.rundir import open_run
+
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", "-c", "docs/grids/grid-200.toml", "--out", str(tmp_path),
+                               "--run-id", "g", "--fused-depth", "1"]).exit_code == 0
+    svc = "rrf_k60_bm25+dense+boost"
+    run = open_run(tmp_path / "g")
+    rep = config_comparison(run, "recall@5", reference=svc, n_resamples=500, adjustment=adjustment)
+    from_report = set(rep.loc[rep["significant"], "config_id"])
+    r = runner.invoke(app, ["compare", str(tmp_path / "g"), str(tmp_path / "g"), "--reference", svc,
+                            "-m", "recall@5", "--n-resamples", "500", "--adjustment", adjustment,
+                            "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    from_compare = {m["config"]["candidate"] for m in data["metrics"] if m["significant"]}
+    assert data["family"]["method"] == adjustment and len(data["family"]["members"]) == 202
+    policy = tmp_path / "grid.toml"
+    policy.write_text(f'[gate]\nconfig = "{svc}"\ncandidate_config = "arm-bm25"\nalpha = 0.05\n'
+                      f'n_resamples = 500\nfamily = "grid"\nadjustment = "{adjustment}"\n'
+                      '[metrics."recall@5"]\nalpha = 0.05\n', encoding="utf-8")
+    g = run_gate(load_policy(policy), run, run)
+    from_gate = {pair.split(" -> ")[1] for pair, _ in g.comparison.family.flagged}
+    assert g.comparison.family.size == 202
+    assert from_report == from_compare == from_gate
