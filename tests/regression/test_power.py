@@ -137,3 +137,28 @@ def test_report_compare_and_gate_flag_the_same_configs_on_the_200_grid(
     from_gate = {pair.split(" -> ")[1] for pair, _ in g.comparison.family.flagged}
     assert g.comparison.family.size == 202
     assert from_report == from_compare == from_gate
+
+
+def test_power_command_answers_how_many_questions(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from rulegauge.cli import app
+    from tests.helpers.analysis import grid_configs, write_synthetic_run
+
+    path = write_synthetic_run(tmp_path / "r", seed=1, configs=grid_configs())
+    runner = CliRunner()
+    r = runner.invoke(app, ["power", str(path), "-m", "recall@5", "--delta", "0.05", "--sd", "0.3",
+                            "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["estimate"]["source"] == "stated" and data["config"] == "rrf_k60_bm25+dense+boost"
+    assert data["needed"] == P.sample_size(0.05, 0.3, 0.8, 0.05)
+    assert data["mde"] == pytest.approx(P.mde(0.3, data["n"], 0.8, 0.05))
+    table = runner.invoke(app, ["power", str(path), "-m", "recall@5", "--delta", "0.05", "--sd", "0.3"])
+    assert table.exit_code == 0 and "questions needed" in table.output
+    bad = runner.invoke(app, ["power", str(path), "--delta", "-1", "--sd", "0.3"])
+    assert bad.exit_code == 2 and "--delta must be a positive drop" in bad.output
+    median = runner.invoke(app, ["power", str(path), "-m", "first_rel_rank", "--sd", "0.3"])
+    assert median.exit_code == 2 and "median" in median.output
