@@ -31,21 +31,11 @@ import numpy as np
 
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry
-from rulegauge.metrics.stats import holm
+from rulegauge.metrics.stats import checked_p_values, holm
 
 DEFAULT_ADJUSTMENT = "holm"
 DEFAULT_ALPHA = 0.05
 _LISTED = 6  # family members named in a one-line description; the record keeps all
-
-
-def _checked(p_values: Sequence[float] | np.ndarray, what: str) -> np.ndarray:
-    p = np.asarray(p_values, dtype=np.float64)
-    if p.ndim != 1:
-        raise RulegaugeError(f"{what}: p-values must be one-dimensional, got shape {p.shape}")
-    ok = ~np.isnan(p)
-    if np.any((p[ok] < 0.0) | (p[ok] > 1.0)):
-        raise RulegaugeError(f"{what}: p-values must lie in [0, 1], got {p[ok].tolist()}")
-    return p
 
 
 def benjamini_hochberg(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -58,7 +48,7 @@ def benjamini_hochberg(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
 
     Reference: Benjamini & Hochberg (1995), J. R. Statist. Soc. B 57(1):289-300.
     """
-    p = _checked(p_values, "benjamini-hochberg")
+    p = checked_p_values(p_values, "benjamini-hochberg")
     out = np.full(p.shape, np.nan)
     idx = np.flatnonzero(~np.isnan(p))
     m = idx.size
@@ -82,7 +72,7 @@ ADJUSTMENT_NAMES = {"holm": "Holm (family-wise error rate)",
 def adjust(p_values: Sequence[float] | np.ndarray, adjustment: str = DEFAULT_ADJUSTMENT
            ) -> np.ndarray:
     """The family's adjusted p-values by ``adjustment`` (a name in :data:`ADJUSTMENTS`)."""
-    return ADJUSTMENTS.get(adjustment)(_checked(p_values, adjustment))
+    return ADJUSTMENTS.get(adjustment)(checked_p_values(p_values, adjustment))
 
 
 def flagged(p_adjusted: float, alpha: float) -> bool:
@@ -147,7 +137,7 @@ def family_of(labels: Sequence[Member], p_values: Sequence[float] | np.ndarray,
     the :class:`CorrectionFamily`)."""
     if not 0.0 < alpha < 1.0:
         raise RulegaugeError(f"alpha must be in (0, 1), got {alpha!r}")
-    p = _checked(p_values, adjustment)
+    p = checked_p_values(p_values, adjustment)
     adjusted = adjust(p, adjustment)
     tested = tuple(m for m, x in zip(labels, p, strict=True) if not np.isnan(x))
     untested = tuple(m for m, x in zip(labels, p, strict=True) if np.isnan(x))
