@@ -49,10 +49,11 @@ from rulegauge.metrics.multiplicity import flagged
 from rulegauge.metrics.ranking import parse
 from rulegauge.regression.compare import Comparison, MetricComparison, compare_runs
 from rulegauge.regression.completeness import check_gateable
+from rulegauge.regression.gate_power import gate_power
 from rulegauge.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
 from rulegauge.regression.pairing import ConfigPair, against_reference, grid_pair, resolve_config_pairs
 from rulegauge.regression.policy import MetricPolicy, Policy
-from rulegauge.regression.power import MetricPower, SdEstimate, differences_sd, grid_sd, metric_power
+from rulegauge.regression.power import MetricPower
 from rulegauge.regression.unjudged import unjudged_notes
 from rulegauge.store.baseline import Side, side_configs
 
@@ -352,53 +353,6 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
                       result.comparison, pin_notes(policy, base)
                       + unjudged_notes(*sides, result.pair, failed)
                       + llm_notes(sides[1].manifest, policy.min_llm_kappa), powers)
-
-
-def _sd_estimate(mp: MetricPolicy, m: MetricComparison, source: str, pair: ConfigPair,
-                 sides: tuple[Side, Side]) -> tuple[SdEstimate | None, str]:
-    """The SD of the paired differences for one metric's MDE, and a note when none:
-    the policy's stated ``sd``, else ``source`` (``grid``: the candidate's grid around the
-    gated config, else the base's; ``comparison``: this comparison's differences)."""
-    if mp.sd is not None:
-        return SdEstimate(mp.sd, "stated", f"metrics.{mp.metric}.sd in the policy"), ""
-    if source == "grid":
-        for side, cid in ((sides[1], pair.candidate), (sides[0], pair.base)):
-            if side.has_table("configs") and side.has_table("metrics") and (
-                    side.table("metrics")["metric"] == m.metric).any():
-                est = grid_sd(side.table("metrics"), side.table("configs"), cid, m.metric)
-                if est is not None:
-                    return est, ""
-        why = "no grid neighbour of the gated config differs from it"
-    else:
-        why = "every paired difference of this comparison is equal"
-    import numpy as np
-
-    d = np.array([c - b for _, b, c in m.values], dtype=np.float64)
-    est = differences_sd(d, f"{pair.label}, base {sides[0].run_id} vs candidate {sides[1].run_id}")
-    if est is not None:
-        return est, (f"{why}; the comparison's own differences used" if source == "grid" else "")
-    return None, f"{why}; state one: [metrics.\"{mp.metric}\"] sd = ..."
-
-
-def gate_power(policy: Policy, comparison: Comparison, pair: ConfigPair,
-               sides: tuple[Side, Side]) -> tuple[MetricPower, ...]:
-    """Every gated metric's MDE (mean aggregates only: a median has no t-test MDE) at its
-    alpha (or 0.05) divided by the family size, with the policy's power."""
-    out = []
-    for mp in policy.metrics:
-        m = comparison.find(mp.metric, pair, policy.answerer) or _pick(comparison, pair, mp.metric,
-                                                                        policy.answerer)
-        alpha = mp.alpha if mp.alpha is not None else policy.family_alpha
-        if m.aggregate != "mean":
-            out.append(metric_power(m.label, m.n, None, alpha=alpha, family_size=1,
-                                    power=policy.power, max_drop=mp.max_drop,
-                                    note=f"{m.aggregate} aggregate: no t-test MDE"))
-            continue
-        est, note = _sd_estimate(mp, m, policy.sd_source, pair, sides)
-        out.append(metric_power(m.label, m.n, est, alpha=alpha,
-                                family_size=max(1, comparison.family.size), power=policy.power,
-                                max_drop=mp.max_drop, note=note))
-    return tuple(out)
 
 
 def llm_checks(policy: Policy, candidate: Side) -> tuple[Check, ...]:
