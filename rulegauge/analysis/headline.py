@@ -12,9 +12,14 @@
   side by side) with its paired difference to the service config and its interval;
 * :func:`headline`: the best config (and its fusion method) on one metric (ties in numeric
   config order, :func:`rulegauge.analysis.selection.rank_configs`) against the service
-  config: both values and the paired difference with its bootstrap interval and
-  permutation p-value, from
-  :func:`rulegauge.analysis.report.config_comparison` with the service as reference.
+  config: both values and the paired difference with its bootstrap interval, permutation
+  p-value and its adjusted p-value and flag under the one multiplicity rule
+  (:mod:`rulegauge.metrics.multiplicity`: the family is every config against the service
+  config), from :func:`rulegauge.analysis.report.config_comparison` with the service as
+  reference; with its stability (:func:`rulegauge.regression.stability.stability`): the
+  share of bootstrap resamples of questions in which it stays best and the configs
+  statistically tied with it, so the headline reads "best, or tied with N others" when the
+  data cannot separate them.
 
 Reference: Efron & Tibshirani, "An Introduction to the Bootstrap" (1993), ch. 13.
 """
@@ -28,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from rulegauge.analysis.selection import rank_configs
+from rulegauge.regression.stability import Stability, stability
 
 SERVICE_CONFIG = "rrf_k60_bm25+dense+boost"
 SERVICE_ARMS = ("bm25", "boost", "dense")
@@ -101,6 +107,10 @@ class Headline:
     losses: int
     n: int
     method: str = ""  # the best config's fusion method
+    p_adjusted: float = math.nan  # the difference's p under the family's adjustment
+    significant: bool = False  # p_adjusted < the family's alpha
+    family: str = ""  # "holm over 201 tests at alpha 0.05": what p_adjusted is adjusted over
+    stability: Stability | None = None  # how often the best stays best; its statistical ties
 
 
 def config_methods(configs: pd.DataFrame) -> dict[str, str]:
@@ -115,7 +125,8 @@ def best_per_method(comparison: pd.DataFrame, configs: pd.DataFrame) -> pd.DataF
     difference to the comparison's reference and that difference's interval; one row per
     method, best method first (configs of one arm alone are left out)."""
     methods = config_methods(configs)
-    cols = [c for c in ("config_id", "value", "diff", "ci_lo", "ci_hi", "p_value", "n") if c in comparison]
+    cols = [c for c in ("config_id", "value", "diff", "ci_lo", "ci_hi", "p_value",
+                                  "p_adjusted", "significant", "n") if c in comparison]
     rows = comparison.assign(method=comparison["config_id"].astype(str).map(methods))
     rows = rows[rows["method"].notna() & (rows["method"] != "arm")]
     best = rows.groupby("method", sort=False).head(1)
@@ -134,7 +145,25 @@ def headline(comparison: pd.DataFrame, service: str | None, metric: str,
         return Headline(metric, str(best["config_id"]), float(best["value"]), None, nan, nan,
                         nan, nan, nan, 0, 0, 0, int(best["n"]), method)
     svc = comparison[comparison["config_id"] == service].iloc[0]
+    fam = comparison.attrs.get("family")
+    family = f"{fam.method} over {fam.size} tests at alpha {fam.alpha:g}" if fam is not None else ""
     return Headline(metric, str(best["config_id"]), float(best["value"]), service,
                     float(svc["value"]), float(best["diff"]), float(best["ci_lo"]),
                     float(best["ci_hi"]), float(best["p_value"]), int(best["wins"]),
-                    int(best["ties"]), int(best["losses"]), int(best["n"]), method)
+                    int(best["ties"]), int(best["losses"]), int(best["n"]), method,
+                    float(best.get("p_adjusted", nan)), bool(best.get("significant", False)),
+                    family)
+
+
+def best_stability(metrics: pd.DataFrame, metric: str, best: str, *, n_resamples: int = 1000,
+                   test_resamples: int = 10_000, seed: int = 0) -> Stability:
+    """:func:`rulegauge.regression.stability.stability` of ``best`` among every config of
+    ``metrics`` on ``metric`` (its scope: answerable questions for ranking metrics)."""
+    from rulegauge.metrics.info import scored_rows
+
+    info, rows = scored_rows(metrics, metric)
+    wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
+    values = {str(c): wide[c].to_numpy(np.float64) for c in wide.columns if wide[c].notna().all()}
+    return stability(values, best, higher_is_better=info.higher_is_better,
+                     aggregate=info.aggregate, n_resamples=n_resamples, seed=seed,
+                     test_resamples=test_resamples, metric=info.name)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +50,7 @@ from rulegauge.analysis.figures import (
 from rulegauge.analysis.headline import (
     HEADLINE_METRICS,
     best_per_method,
+    best_stability,
     config_methods,
     headline,
     interval_frame,
@@ -62,7 +63,6 @@ from rulegauge.analysis.report_html import (
     figure_grid,
     headline_html,
     img,
-    is_significant,
     png_base64,
     table_html,
 )
@@ -80,6 +80,7 @@ from rulegauge.analysis.trend_chart import trend_html
 from rulegauge.core.atomic import write_text as atomic_write_text
 from rulegauge.metrics.family import AGGREGATES
 from rulegauge.metrics.info import scored_rows
+from rulegauge.metrics.multiplicity import DEFAULT_ADJUSTMENT, DEFAULT_ALPHA
 from rulegauge.regression.compare import compare_runs
 from rulegauge.store.rundir import Run
 
@@ -92,30 +93,44 @@ Progress = Callable[[str], None]
 
 def config_comparison(run: Run, metric: str = DEFAULT_METRIC, reference: str | None = None,
                       confidence: float = 0.95, n_resamples: int = 10_000,
-                      seed: int = 0) -> pd.DataFrame:
+                      seed: int = 0, adjustment: str = DEFAULT_ADJUSTMENT,
+                      alpha: float = DEFAULT_ALPHA) -> pd.DataFrame:
     """Every config of ``run`` against ``reference`` on ``metric`` through
     :func:`rulegauge.regression.compare.compare_runs` (the run on both sides), best first.
 
     Columns: ``config_id``, ``value`` (aggregate), ``diff`` (value - reference
     value), ``ci_lo``/``ci_hi`` (bootstrap CI of the mean paired difference),
-    ``p_value`` (paired permutation test), ``wins``/``ties``/``losses``, ``n``,
-    ``reference`` and ``note`` (why a CI is missing, e.g. infinite values)."""
+    ``p_value`` (paired permutation test), ``p_adjusted`` and ``significant`` (the
+    multiplicity rule over one family: every other config against the reference,
+    :mod:`rulegauge.metrics.multiplicity`, the family ``rulegauge compare RUN RUN
+    --reference REF -m METRIC`` and a ``family = "grid"`` gate use),
+    ``wins``/``ties``/``losses``, ``n``, ``reference`` and ``note`` (why a CI is missing,
+    e.g. infinite values). The reference's own row has difference 0 and no test; the
+    family is ``frame.attrs["family"]``."""
     info, rows = scored_rows(run.table("metrics"), metric)
     agg = AGGREGATES.get(info.aggregate)
     value = {str(c): agg(g["value"].to_numpy(np.float64)) for c, g in rows.groupby("config_id")}
     ranked = rank_configs(value, higher_is_better=bool(info.higher_is_better))
     ref = reference or ranked[0]
     # the same run on both sides: its provenance trivially matches, hence force
-    comp = compare_runs(run, run, configs=[(ref, c) for c in ranked], metrics=[info.name],
-                        force=True, seed=seed, n_resamples=n_resamples, confidence=confidence)
-    by_candidate = {m.config.candidate: m for m in comp.metrics}
-    return pd.DataFrame([{
-        "config_id": c, "value": value[c], "diff": by_candidate[c].difference,
-        "ci_lo": by_candidate[c].ci_low, "ci_hi": by_candidate[c].ci_high,
-        "p_value": by_candidate[c].p_value, "wins": by_candidate[c].wins,
-        "ties": by_candidate[c].ties, "losses": by_candidate[c].losses, "n": by_candidate[c].n,
-        "reference": c == by_candidate[c].config.base, "note": by_candidate[c].note}
+    comp = compare_runs(run, run, configs=[(ref, c) for c in ranked if c != ref],
+                        metrics=[info.name], force=True, seed=seed, n_resamples=n_resamples,
+                        confidence=confidence, adjustment=adjustment, alpha=alpha,
+                        scope=f"every config against {ref}") if len(ranked) > 1 else None
+    by_candidate = {m.config.candidate: m for m in comp.metrics} if comp else {}
+    n_ref = int((rows["config_id"] == ref).sum())
+    frame = pd.DataFrame([{
+        "config_id": c, "value": value[c], "diff": m.difference,
+        "ci_lo": m.ci_low, "ci_hi": m.ci_high, "p_value": m.p_value, "p_adjusted": m.p_adjusted,
+        "significant": m.significant, "wins": m.wins, "ties": m.ties, "losses": m.losses,
+        "n": m.n, "reference": False, "note": m.note}
+        if (m := by_candidate.get(c)) is not None else {
+        "config_id": c, "value": value[c], "diff": 0.0, "ci_lo": 0.0, "ci_hi": 0.0,
+        "p_value": np.nan, "p_adjusted": np.nan, "significant": False, "wins": 0, "ties": n_ref,
+        "losses": 0, "n": n_ref, "reference": True, "note": "the reference"}
         for c in ranked])
+    frame.attrs["family"] = comp.family if comp else None
+    return frame
 
 
 def overview_frame(tables: tuple[BandTable, ...]) -> pd.DataFrame:
@@ -228,6 +243,10 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
     shown = tuple(t for t in tables if t.config_id in set(chosen))
     shown = tuple(sorted(shown, key=lambda t: chosen.index(t.config_id)))
     top_line = headline(comparison, service, metric, config_methods(configs))
+    say(f"stability of {top_line.best} ({min(n_resamples, 1000)} bootstrap resamples)")
+    top_line = replace(top_line, stability=best_stability(
+        metrics, metric, top_line.best, n_resamples=min(n_resamples, 1000),
+        test_resamples=n_resamples, seed=seed))
     tied = ties_with(comparison.set_index("config_id")["value"], top_line.best)
     per_method = best_per_method(comparison, configs)
     names = tuple(dict.fromkeys((metric, *HEADLINE_METRICS)))
@@ -240,9 +259,8 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
     what = (f"the {len(chosen)} configs chosen with -c" if config_ids else
             f"the top {min(top, len(ranked))} on {esc(metric)}, the service config and each arm alone "
             f"({len(chosen)} of {len(ranked)}; --top N or -c ID to choose)")
-    table = comparison.assign(significant=[is_significant(lo, hi) for lo, hi in
-                                           zip(comparison["ci_lo"], comparison["ci_hi"], strict=True)],
-                              charted=comparison["config_id"].isin(set(chosen)))
+    table = comparison.assign(charted=comparison["config_id"].isin(set(chosen)))
+    family = comparison.attrs.get("family")
     # the trend's lines: the service config, the best, each arm alone (not the whole top N)
     trend_set = {service, top_line.best, *(c for c, k in zip(configs["config_id"], configs["kind"],
                                                               strict=True) if k == "arm")}
@@ -275,7 +293,9 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
         f"<h2>Against the {'service config' if service else 'best config'}: {esc(metric)}</h2>",
         f"<p class='note'>Mean paired difference to {esc(str(service or top_line.best))}, 95% "
         f"percentile bootstrap interval ({n_resamples} resamples, seed {seed}), paired "
-        "permutation p-value; <code>significant</code>: the interval excludes 0. The chart "
+        "permutation p-value; <code>p_adjusted</code> and <code>significant</code>: the one "
+        "multiplicity rule of compare and gate (docs/gate.md), family "
+        f"{esc(family.describe() if family is not None else '(none)')}. The chart "
         "shows the charted configs; the table every config (click a header to sort).</p>",
         img(comparison_figure(comparison[comparison["config_id"].isin(set(chosen))], metric),
             f"{metric} differences"),

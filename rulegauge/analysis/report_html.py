@@ -8,9 +8,12 @@ table by the clicked header: numbers numerically, text in natural order (``k6``
 before ``k10``), blanks last.
 
 Headline conventions: configs whose aggregate equals the best one's
-(:func:`rulegauge.analysis.selection.ties_with`) are named together as a tie; a paired
-difference whose confidence interval contains 0 is printed plain with "not
-significant" (only an interval that excludes 0 is shown in bold as a difference).
+(:func:`rulegauge.analysis.selection.ties_with`) are named together as a tie; with the
+best config's stability, the card says how often it stays best over bootstrap resamples
+of questions and "best, or tied with N others" when configs are statistically tied with
+it; a paired difference that the multiplicity rule does not flag (its adjusted p-value is
+not below alpha, :mod:`rulegauge.metrics.multiplicity`, the gate's rule) is printed plain
+with "not significant" (only a flagged difference is shown in bold).
 """
 
 from __future__ import annotations
@@ -99,24 +102,40 @@ def num(x: float, digits: int = 3, *, sign: bool = False) -> str:
 
 
 def is_significant(lo: float, hi: float) -> bool:
-    """True when the interval ``[lo, hi]`` is finite and excludes 0."""
+    """True when the interval ``[lo, hi]`` is finite and excludes 0 (an interval's own
+    story; the report's ``significant`` is the multiplicity rule's flag)."""
     return math.isfinite(lo) and math.isfinite(hi) and (lo > 0 or hi < 0)
 
 
+def _stability_line(h: Headline) -> str:
+    st = h.stability
+    if st is None:
+        return ""
+    ties = (f"best, or tied with {len(st.tied)} other(s): {', '.join(st.tied[:6])}"
+            f"{' …' if len(st.tied) > 6 else ''}" if st.tied else "no config is statistically tied with it")
+    return (f"<br>stays best in {st.stays_best:.0%} of {st.n_resamples} bootstrap resamples of "
+            f"questions (alone at the top in {st.sole_best:.0%}); {html.escape(ties)} "
+            f"<span class='note'>({html.escape(st.rule)})</span>")
+
+
 def headline_html(h: Headline, tied: Sequence[str] = ()) -> str:
-    """The headline cards: best (or the tie at the top), the service config and their
-    paired difference, "not significant" when its interval contains 0."""
+    """The headline cards: best (or the tie at the top, or "best, or tied with N others"
+    when its stability shows statistical ties), the service config and their paired
+    difference, "not significant" when the multiplicity rule does not flag it."""
     e = html.escape
     method = f"fusion method {h.method}: " if h.method else ""
     tied = tuple(tied) or (h.best,)
+    stable = _stability_line(h)
     if len(tied) > 1:
         best = (f"tie of {len(tied)} configs at {num(h.best_value)}: "
                 f"{', '.join(tied[:6])}{' …' if len(tied) > 6 else ''}")
         cards = [f"<div class='card'>best on {e(h.metric)} (tie)<b>{num(h.best_value)}</b>"
-                 f"{e(best)}</div>"]
+                 f"{e(best)}{stable}</div>"]
     else:
-        cards = [f"<div class='card'>best on {e(h.metric)}<b>{num(h.best_value)}</b>"
-                 f"{e(method + h.best)}</div>"]
+        label = "best" if h.stability is None or not h.stability.tied else (
+            f"best, or tied with {len(h.stability.tied)} others,")
+        cards = [f"<div class='card'>{e(label)} on {e(h.metric)}<b>{num(h.best_value)}</b>"
+                 f"{e(method + h.best)}{stable}</div>"]
     if h.service is None:
         cards.append("<div class='card'>service config<b>-</b>no config of this run is "
                      "rrf k=60 over bm25+dense+boost with weights 1</div>")
@@ -129,12 +148,15 @@ def headline_html(h: Headline, tied: Sequence[str] = ()) -> str:
         cards.append(f"<div class='card'>difference<b class='ns'>{num(0.0, 3, sign=True)}</b>"
                      f"{e(verdict)}</div>")
         return "<div class='cards'>" + "".join(cards) + "</div>"
-    sig = is_significant(h.ci_lo, h.ci_hi)
+    sig = h.significant
     who = "best" if len(tied) == 1 else f"best (any of the {len(tied)} tied)"
+    family = f", {h.family}" if h.family else ""
     verdict = (f"{who} - service: {num(h.diff, 3, sign=True)} (95% CI {num(h.ci_lo, 3, sign=True)} "
-               f"to {num(h.ci_hi, 3, sign=True)}, p = {num(h.p_value)}; better on {h.wins}, "
+               f"to {num(h.ci_hi, 3, sign=True)}, p = {num(h.p_value)}, adjusted p = "
+               f"{num(h.p_adjusted)}{family}; better on {h.wins}, "
                f"worse on {h.losses}, tied on {h.ties} of {h.n} questions)")
-    tag = "" if sig else "<span class='ns-tag'> not significant (the 95% CI contains 0)</span>"
+    tag = "" if sig else ("<span class='ns-tag'> not significant (adjusted p not below alpha"
+                          f"{e(family)})</span>")
     cards.append(f"<div class='card'>difference{tag}<b{'' if sig else ' class=ns'}>"
                  f"{num(h.diff, 3, sign=True)}</b>{e(verdict)}</div>")
     return "<div class='cards'>" + "".join(cards) + "</div>"

@@ -24,7 +24,13 @@ procedure is worth on questions it has not seen:
   same folds: the held-out score of its best setting with a 95 % percentile bootstrap
   interval over questions, and the paired held-out difference to the service config
   (``rrf_k60_bm25+dense+boost``) with its interval: "should we leave RRF?" answered on
-  questions the choice did not see (ranx's ``optimize_fusion`` tunes in-sample).
+  questions the choice did not see (ranx's ``optimize_fusion`` tunes in-sample); the
+  differences' paired permutation p-values form one family adjusted by the multiplicity
+  rule of compare, report and gate (:mod:`rulegauge.metrics.multiplicity`, Holm by
+  default: ``p_adjusted``, ``significant``, ``method_family``);
+* ``stability``: for the in-sample best config, the share of bootstrap resamples of
+  questions in which it stays best and the configs statistically tied with it
+  (:func:`rulegauge.regression.stability.stability`; ties in config order).
 
 Conventions: a language with fewer questions than folds cannot be spread over every
 fold, so such languages are pooled into one ``other`` stratum (and that stratum into
@@ -40,7 +46,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -49,6 +55,8 @@ from rulegauge.analysis.selection import primary_metric, rank_configs
 from rulegauge.core.config_order import config_sort_key
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.limits import count_problem
+from rulegauge.metrics.multiplicity import CorrectionFamily, family_of
+from rulegauge.regression.stability import Stability, stability
 
 DEFAULT_METRIC = "recall@5"
 OTHER = "other"
@@ -83,6 +91,9 @@ class MethodScore:
     diff_lo: float
     diff_hi: float
     chosen: tuple[str, ...]  # the setting chosen in each fold
+    p_value: float = math.nan  # paired permutation test of the held-out difference
+    p_adjusted: float = math.nan  # over the family of every method against the service
+    significant: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,6 +114,8 @@ class TuneResult:
     strata: dict[str, str]
     methods: tuple[MethodScore, ...] = ()  # per fusion method, best first
     service: str | None = None
+    method_family: CorrectionFamily | None = None  # the family of the methods' p_adjusted
+    stability: Stability | None = None  # of best_in_sample
 
 
 def _aggregate(values: np.ndarray, how: str) -> float:
@@ -143,25 +156,36 @@ def _cross_validate(values: dict[str, np.ndarray], splits: list[tuple[np.ndarray
 
 
 def _method_scores(values: dict[str, np.ndarray], methods: dict[str, str], splits: list[tuple[np.ndarray, np.ndarray]],
-                   how: str, sign: float, service: str | None, seed: int) -> tuple[MethodScore, ...]:
-    """Each fusion method tuned alone by the same folds (see :class:`MethodScore`)."""
-    from rulegauge.metrics.stats import bootstrap_ci
+                   how: str, sign: float, service: str | None, seed: int
+                   ) -> tuple[tuple[MethodScore, ...], CorrectionFamily | None]:
+    """Each fusion method tuned alone by the same folds (see :class:`MethodScore`), and
+    the family of their differences to the service config."""
+    from rulegauge.metrics.stats import bootstrap_ci, permutation_test
 
     nan = math.nan
     out = []
     for m in sorted({methods[c] for c in values if methods.get(c, "arm") != "arm"}):
         mine = {c: v for c, v in values.items() if methods.get(c) == m}
         pooled, per = _cross_validate(mine, splits, how, sign)
-        lo = hi = d = dlo = dhi = nan
+        lo = hi = d = dlo = dhi = p = nan
         if how == "mean" and np.all(np.isfinite(pooled)):
             lo, hi = bootstrap_ci(pooled, 0.95, 2000, seed)
             if service is not None and service in values:
                 delta = pooled - values[service]
                 d = math.fsum(delta.tolist()) / len(delta)
                 dlo, dhi = bootstrap_ci(delta, 0.95, 2000, seed)
+                p = permutation_test(delta, 10_000, seed).p_value
         out.append(MethodScore(m, len(mine), _aggregate(pooled, how), lo, hi, d, dlo, dhi,
-                               tuple(c for c, _, _ in per)))
-    return tuple(sorted(out, key=lambda r: (-sign * r.held_out, r.method)))
+                               tuple(c for c, _, _ in per), p))
+    ranked = sorted(out, key=lambda r: (-sign * r.held_out, r.method))
+    if service is None or service not in values:
+        return tuple(ranked), None
+    adjusted, family = family_of([(f"{r.method} -> {service}", "held-out") for r in ranked],
+                                 [r.p_value for r in ranked],
+                                 scope=f"every method's held-out choice against {service}")
+    flags = {pair for pair, _ in family.flagged}
+    return tuple(replace(r, p_adjusted=float(a), significant=f"{r.method} -> {service}" in flags)
+                 for r, a in zip(ranked, adjusted, strict=True)), family
 
 
 def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEFAULT_METRIC,
@@ -203,6 +227,10 @@ def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEF
     best = _best(full, sign)
     held_out = _aggregate(pooled, info.aggregate)
     wins = Counter(f.chosen for f in folds)
+    scores, family = (_method_scores(values, methods, splits, info.aggregate, sign, service, seed)
+                      if methods else ((), None))
+    stable = stability(values, best, higher_is_better=info.higher_is_better,
+                       aggregate=info.aggregate, n_resamples=1000, seed=seed, metric=info.name)
     return TuneResult(
         metric=info.name, higher_is_better=info.higher_is_better, aggregate=info.aggregate,
         n_folds=n_folds, seed=seed, n_questions=len(qids), n_configs=len(values),
@@ -211,8 +239,8 @@ def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEF
         best_in_sample=best, in_sample=full[best], held_out=held_out,
         gap=sign * (full[best] - held_out),
         strata=dict(zip(qids.tolist(), stratum.tolist(), strict=True)),
-        methods=_method_scores(values, methods, splits, info.aggregate, sign, service, seed) if methods else (),
-        service=service if service in values else None)
+        methods=scores, service=service if service in values else None, method_family=family,
+        stability=stable)
 
 
 def tune(run: object, metric: str | None = None, n_folds: int = 5, seed: int = 0,

@@ -245,10 +245,18 @@ def _print_tune(r: TuneResult, console: Console) -> None:
                   f"without it); gap in-sample - held-out: {_fmt(r.gap, 4)}", highlight=False)
     if len(r.methods) > 1:
         vs = f"vs {r.service}" if r.service else "vs service (none in this run)"
-        table = Table("method", "configs", "held-out", "95% CI", vs, "95% CI", "chosen per fold",
+        adj = f"p ({r.method_family.method})" if r.method_family else "p (adjusted)"
+        table = Table("method", "configs", "held-out", "95% CI", vs, "95% CI", "p", adj, "significant",
+                      "chosen per fold",
                       title="per fusion method: its best setting chosen on training folds, scored held-out")
         for m in r.methods:
             table.add_row(m.method, str(m.n_configs), _fmt(m.held_out, 4),
                           f"{_fmt(m.lo, 3)} to {_fmt(m.hi, 3)}", _fmt(m.diff, 3),
-                          f"{_fmt(m.diff_lo, 3)} to {_fmt(m.diff_hi, 3)}", ", ".join(dict.fromkeys(m.chosen)))
+                          f"{_fmt(m.diff_lo, 3)} to {_fmt(m.diff_hi, 3)}", _fmt(m.p_value, 3),
+                          _fmt(m.p_adjusted, 3), "yes" if m.significant else "no",
+                          ", ".join(dict.fromkeys(m.chosen)))
         console.print(table)
+        if r.method_family is not None:
+            console.print(r.method_family.line(), highlight=False)
+    if r.stability is not None:
+        console.print(f"stability: {r.stability.describe()}", highlight=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.text import Text
@@ -26,6 +26,7 @@ CandidateConfig = Annotated[str | None, typer.Option(
 def register(app: typer.Typer) -> None:
     app.command("compare")(compare_cmd)
     app.command("gate")(gate_cmd)
+    app.command("power")(power_cmd)
     app.add_typer(baseline_app, name="baseline")
 
 
@@ -58,13 +59,24 @@ def compare_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (--format json).")
                        ] = False,
     policy_short: PolicyShort = None,
+    reference: Annotated[str | None, typer.Option(
+        "--reference", help="Compare every candidate config with this base config (the report's "
+                            "family); prints the best one's stability and ties.")] = None,
+    adjustment: Annotated[str, typer.Option(
+        "--adjustment", help="Multiplicity adjustment over the family: holm or bh.")] = "holm",
+    alpha: Annotated[float, typer.Option(
+        "--alpha", help="Level of the significant flag (adjusted p < alpha).")] = 0.05,
 ) -> None:
     """Compare CANDIDATE with BASE per metric and per question (exit 2 on bad input).
 
-    Holm's adjustment covers one family: every metric and config pair compared here
-    (printed under the table); --policy compares exactly what `rulegauge gate` does.
+    One multiplicity rule covers one family: every metric and config pair compared here
+    (printed under the table; Holm, or --adjustment bh); --policy compares exactly what
+    `rulegauge gate` does; --reference compares every candidate config with one base
+    config, the family of `rulegauge report`.
 
     Example: rulegauge compare sample latest --config rrf_k60_bm25+dense+boost --format markdown
+
+    Example: rulegauge compare latest latest --reference rrf_k60_bm25+dense+boost -m recall@5
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.regression.compare import compare_runs
@@ -78,8 +90,14 @@ def compare_cmd(
     with bad_input_exits_2():
         render = COMPARISON_FORMATS.get(fmt) if fmt != "tsv" else None
         b, c = load_side(base, runs_dir), load_side(candidate, runs_dir)
-        metrics, confidence = metric or None, 0.95
-        if policy is None:
+        metrics, confidence, scope = metric or None, 0.95, ""
+        selectors: list[str | tuple[str, str]] | None
+        if reference is not None:
+            if policy is not None or config or candidate_config:
+                raise RulegaugeError("--reference pairs every candidate config with one base config; "
+                                   "drop --policy, --config and --candidate-config")
+            selectors, scope = _against(reference, b, c)
+        elif policy is None:
             selectors = _selectors(config or [], candidate_config) or None
         else:
             if metric or len(config or []) > 1:
@@ -89,13 +107,54 @@ def compare_cmd(
             selectors = [gate_pair(pol, b, c, config[0] if config else None, candidate_config)]
             metrics = list(pol.metric_names())
             seed, n_resamples, confidence = pol.seed, pol.n_resamples, pol.confidence
+            adjustment, alpha = pol.adjustment, pol.family_alpha
         comparison = compare_runs(b, c, configs=selectors, metrics=metrics, force=force,
-                                  seed=seed, n_resamples=n_resamples, confidence=confidence)
+                                  seed=seed, n_resamples=n_resamples, confidence=confidence,
+                                  adjustment=adjustment, alpha=alpha, scope=scope)
+        if reference is not None and c.has_table("configs"):
+            comparison = _with_stability(comparison, c, seed, n_resamples)
     if render is None or fmt == "table":  # tsv, or the rich tables at full width off a terminal
         with format_console(fmt, markup=True) as console:
             console.print(*comparison_renderables(comparison), sep="\n")
     else:
         typer.echo(render(comparison), nl=False)
+
+
+def _against(reference: str, base: Any, candidate: Any) -> tuple[list[str | tuple[str, str]], str]:
+    """(every candidate config paired with ``reference`` of the base, the family's scope);
+    the reference against itself is left out when both sides are one run."""
+    from rulegauge.regression.pairing import against_reference
+    from rulegauge.store.baseline import resolve_config, side_configs
+
+    ref = resolve_config(reference, side_configs(base), "base")
+    pairs = against_reference(base, candidate, ref)
+    if not pairs:
+        raise RulegaugeError(f"--reference {reference}: the candidate has no other config to compare")
+    return list(pairs), f"every candidate config against {ref}"
+
+
+def _with_stability(comparison: Any, side: Any, seed: int, n_resamples: int) -> Any:
+    """The comparison with, per metric, the best candidate config's stability."""
+    from dataclasses import replace
+
+    from rulegauge.analysis.headline import best_stability
+    from rulegauge.metrics.info import metric_info
+
+    out = []
+    compared = {p.candidate for p in comparison.pairs} | {p.base for p in comparison.pairs}
+    metrics = side.table("metrics")
+    metrics = metrics[metrics["config_id"].isin(compared)]
+    for name in dict.fromkeys(m.metric for m in comparison.metrics if m.answerer is None):
+        info = metric_info(name)
+        rows = [m for m in comparison.metrics if m.metric == name and m.answerer is None]
+        if info is None or not rows or not (metrics["metric"] == name).any():
+            continue
+        sign = 1.0 if info.higher_is_better else -1.0
+        best = sorted(rows, key=lambda m: (-sign * m.candidate_value, m.config.candidate))[0]
+        out.append(best_stability(metrics, name, best.config.candidate,
+                                  n_resamples=min(n_resamples, 1000), test_resamples=n_resamples,
+                                  seed=seed))
+    return replace(comparison, stability=tuple(out))
 
 
 def _policy(policy: Path | None, policy_short: Path | None) -> Path | None:
@@ -224,3 +283,60 @@ def baseline_save_cmd(
     size = sum(p.stat().st_size for p in path.iterdir())
     make_console().print(Text.assemble(("saved", "green"), f" baseline {name} -> {path} "
                                                  f"({size / 1024:.1f} KiB)"))
+
+
+def power_cmd(
+    run: Annotated[str, typer.Argument(help="Run (dir, id or 'latest') whose grid gives the SD.")] = "latest",
+    metric: Annotated[str, typer.Option("--metric", "-m", help="Metric of the paired differences.")] = "recall@5",
+    delta: Annotated[float | None, typer.Option(
+        "--delta", help="The drop to detect, in metric units (default: report the MDE only).")] = None,
+    power: Annotated[float, typer.Option("--power", help="Wanted power (1 - beta).")] = 0.8,
+    alpha: Annotated[float, typer.Option("--alpha", help="Two-sided level of the test.")] = 0.05,
+    tests: Annotated[int, typer.Option(
+        "--tests", help="Tests in the family (alpha per test = alpha / tests, Bonferroni bound of Holm).")] = 1,
+    config: Annotated[str | None, typer.Option(
+        "--config", "-c", help="Config whose neighbours give the SD (default: the service config).")] = None,
+    sd: Annotated[float | None, typer.Option("--sd", help="A stated SD of the paired differences.")] = None,
+    runs_dir: RunsDir = Path("runs"),
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, tsv, markdown or json.")] = "table",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (--format json).")] = False,
+) -> None:
+    """How many questions a gold set needs to detect a drop (Sakai's topic-set size).
+
+    The SD of paired differences comes from the run's own grid (the config and its
+    neighbours, differing in one parameter) or --sd; the test is the paired t-test,
+    the analytic reference of the gate's permutation test (docs/gate.md "Power").
+
+    Example: rulegauge power latest -m recall@5 --delta 0.05 --power 0.8
+    """
+    import json
+
+    from rich.table import Table
+
+    from rulegauge.analysis.headline import service_config
+    from rulegauge.regression.gate_report import to_jsonable
+    from rulegauge.regression.power import power_report
+    from rulegauge.store.rundir import open_run
+
+    fmt = "json" if as_json else fmt
+    with bad_input_exits_2():
+        TABLE_FORMATS.get(fmt)
+        opened = open_run(run, runs_dir)
+        chosen = config or service_config(opened.table("configs"))
+        if chosen is None:
+            raise RulegaugeError(f"run {opened.run_id} has no service config; name one with --config")
+        report = power_report(opened, metric, config=chosen, delta=delta, power=power,
+                              alpha=alpha, tests=tests, sd=sd)
+    if fmt == "json":
+        typer.echo(json.dumps(to_jsonable(report), indent=2, allow_nan=False))
+        return
+    summary = Table("quantity", "value", title=f"power of the paired test: {report.metric}, "
+                    f"{report.config} (Sakai 2016 topic-set size; docs/gate.md \"Power\")")
+    for row in report.summary_rows():
+        summary.add_row(*row)
+    sizes = Table("drop (delta)", "power", "questions needed", title="questions needed to detect a drop")
+    for d, p, n in report.sizes:
+        sizes.add_row(f"{d:g}", f"{p:g}", "more than 10^7" if n is None else str(n))
+    with format_console(fmt, markup=False) as console:
+        console.print(summary)
+        console.print(sizes)

@@ -10,6 +10,7 @@ Modules, in pipeline order:
 * ``info``        what interprets a metric asks: resolve, scope, aggregate; answer metric facts
 * ``pages``       fused chunk lists -> the fused and metrics tables
 * ``stats``       paired statistics over per-question values: permutation test, BCa bootstrap CI, Holm
+* ``multiplicity`` the one multiplicity rule: family, Holm or Benjamini-Hochberg, flags
 """
 
-__all__ = ["family", "first_relevant", "gold", "info", "page_lists", "pages", "ranking", "stats"]
+__all__ = ["family", "first_relevant", "gold", "info", "multiplicity", "page_lists", "pages", "ranking", "stats"]

@@ -172,6 +172,18 @@ def agree(p_value: float, ci: tuple[float, float], confidence: float) -> bool:
     return (p_value < 1.0 - confidence) == excludes_zero
 
 
+def checked_p_values(p_values: Sequence[float] | np.ndarray, what: str) -> np.ndarray:
+    """``p_values`` as a 1-D float array; NaN allowed (untested), anything outside [0, 1]
+    raises :class:`RulegaugeError` naming ``what``."""
+    p = np.asarray(p_values, dtype=np.float64)
+    if p.ndim != 1:
+        raise RulegaugeError(f"{what}: p-values must be one-dimensional, got shape {p.shape}")
+    ok = ~np.isnan(p)
+    if np.any((p[ok] < 0.0) | (p[ok] > 1.0)):
+        raise RulegaugeError(f"{what}: p-values must lie in [0, 1], got {p[ok].tolist()}")
+    return p
+
+
 def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     """Holm-Bonferroni adjusted p-values, in the input order.
 
@@ -186,12 +198,8 @@ def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     Reference: Holm (1979), "A simple sequentially rejective multiple test
     procedure", Scand. J. Statist. 6(2):65-70.
     """
-    p = np.asarray(p_values, dtype=np.float64)
-    if p.ndim != 1:
-        raise RulegaugeError(f"holm: p-values must be one-dimensional, got shape {p.shape}")
+    p = checked_p_values(p_values, "holm")
     ok = ~np.isnan(p)
-    if np.any((p[ok] < 0.0) | (p[ok] > 1.0)):
-        raise RulegaugeError(f"holm: p-values must lie in [0, 1], got {p[ok].tolist()}")
     out = np.full(p.shape, np.nan)
     idx = np.flatnonzero(ok)
     m = idx.size

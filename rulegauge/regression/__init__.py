@@ -12,7 +12,10 @@ Modules, in pipeline order:
 * ``gate``         the gate: policy checks on a comparison
 * ``gate_report``  terminal, Markdown, JUnit and JSON reports
 * ``answerer_view`` one answerer of a side under a common label (answerer gates)
+* ``gate_power``   the gate's MDE per gated metric, with its SD estimate
+* ``power``        power and the minimum detectable effect (MDE) of the paired test
+* ``stability``    how stable a chosen config is: bootstrap share at the top, its ties
 """
 
-__all__ = ["answerer_view", "changes", "compare", "completeness", "evidence", "gate", "gate_report",
-           "llm_admission", "pairing", "policy", "unjudged"]
+__all__ = ["answerer_view", "changes", "compare", "completeness", "evidence", "gate", "gate_power", "gate_report",
+           "llm_admission", "pairing", "policy", "power", "stability", "unjudged"]

@@ -10,11 +10,13 @@ whose id changed can still be compared with the one it replaces.
 Per (config pair, metric): both sides' aggregates (mean, or median where the
 metric registry says so), their difference, a paired sign-flip permutation test
 and a BCa bootstrap CI of the mean per-question difference (``rulegauge.metrics.stats``,
-scipy underneath), and wins/ties/losses from the candidate's point of view. Holm's
-adjustment runs over ONE family per call: every tested (config pair, answerer, metric)
-of the comparison (:class:`CorrectionFamily`, printed by every report). The gate calls
-this with its policy's metrics and config, so ``rulegauge compare --policy P`` and
-``rulegauge gate --policy P`` adjust over the same family and print the same p_holm.
+scipy underneath), and wins/ties/losses from the candidate's point of view. The
+multiplicity rule (:mod:`rulegauge.metrics.multiplicity`: Holm by default, or
+Benjamini-Hochberg) runs over ONE family per call: every tested (config pair, answerer,
+metric) of the comparison (:class:`CorrectionFamily`, printed by every report), and a
+test is ``significant`` when its adjusted p is below ``alpha``. The gate calls this with
+its policy's metrics, config, adjustment and alpha, so ``rulegauge compare --policy P``
+and ``rulegauge gate --policy P`` adjust over the same family and print the same p_adj.
 Each metric counts the questions of its scope declared in :mod:`rulegauge.metrics.info`
 (with its direction and aggregate): ranking metrics answerable ones, score metrics all,
 answer metrics their declared scope; NaN values of answer metrics count as not applicable.
@@ -42,7 +44,14 @@ from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry
 from rulegauge.metrics.family import AGGREGATES, Metric
 from rulegauge.metrics.info import in_scope, metric_info
-from rulegauge.metrics.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
+from rulegauge.metrics.multiplicity import (
+    DEFAULT_ADJUSTMENT,
+    DEFAULT_ALPHA,
+    NO_FAMILY,
+    CorrectionFamily,
+    family_of,
+)
+from rulegauge.metrics.stats import agree, bootstrap_ci, permutation_test, wins_ties_losses
 from rulegauge.regression.changes import CHANGE_RULES
 from rulegauge.regression.evidence import PageMove, SideEvidence, evidence_notes, page_moves, relevant_pages
 from rulegauge.regression.pairing import (
@@ -53,6 +62,7 @@ from rulegauge.regression.pairing import (
     resolve_config_pairs,
     summarise_side,
 )
+from rulegauge.regression.stability import Stability
 from rulegauge.store.baseline import Side
 from rulegauge.store.tables import KERNEL_TABLES
 
@@ -64,7 +74,9 @@ class MetricComparison:
     ``base_value``/``candidate_value``: each side's aggregate over its questions in
     scope; ``difference`` = candidate - base (0 when equal, also for two +inf).
     ``n`` questions are paired (in scope on both sides); p-values and the CI are
-    for their mean difference (NaN, with ``note``, when undefined, e.g. +inf).
+    for their mean difference (NaN, with ``note``, when undefined, e.g. +inf);
+    ``p_adjusted`` is adjusted over the call's family (:class:`CorrectionFamily`) and
+    ``significant`` says it is below the family's alpha.
     ``worse``/``better``: ids of questions where the candidate lost/won;
     ``values``: (question id, base value, candidate value) of every paired question."""
 
@@ -79,7 +91,7 @@ class MetricComparison:
     candidate_value: float
     difference: float
     p_value: float
-    p_holm: float
+    p_adjusted: float
     ci_low: float
     ci_high: float
     wins: int
@@ -89,6 +101,12 @@ class MetricComparison:
     better: tuple[str, ...]
     values: tuple[tuple[str, float, float], ...] = ()
     note: str = ""
+    significant: bool = False
+
+    @property
+    def p_holm(self) -> float:
+        """Deprecated name of :attr:`p_adjusted` (Holm's when the family is Holm's)."""
+        return self.p_adjusted
 
     def value_of(self, question_id: str) -> tuple[float, float] | None:
         """(base, candidate) value of a paired question, None if it is not paired."""
@@ -124,34 +142,6 @@ class QuestionChange:
     pages: tuple[PageMove, ...]
 
 
-@dataclass(frozen=True)
-class CorrectionFamily:
-    """The tests whose p-values one Holm adjustment covers: ``members`` are the
-    (config pair label, metric label) of every test with a p-value, in report order;
-    ``untested`` those without one (e.g. +inf values), which do not count."""
-
-    method: str
-    members: tuple[tuple[str, str], ...]
-    untested: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def size(self) -> int:
-        return len(self.members)
-
-    def describe(self) -> str:
-        """``holm over 5 tests: rrf_k60 (hit@5, recall@5, ...)`` (one line)."""
-        def grouped(items: tuple[tuple[str, str], ...]) -> str:
-            by: dict[str, list[str]] = {}
-            for pair, metric in items:
-                by.setdefault(pair, []).append(metric)
-            return "; ".join(f"{p} ({', '.join(ms)})" for p, ms in by.items())
-
-        out = f"{self.method} over {self.size} test(s): {grouped(self.members) or '(none)'}"
-        if self.untested:
-            out += f"; untested, not counted: {grouped(self.untested)}"
-        return out
-
-
 def _family_label(m: MetricComparison) -> tuple[str, str]:
     return m.config.label, m.label
 
@@ -169,8 +159,9 @@ class Comparison:
     n_resamples: int
     confidence: float
     skipped_metrics: tuple[str, ...] = ()
-    family: CorrectionFamily = CorrectionFamily("holm", ())  # the Holm family of p_holm
+    family: CorrectionFamily = NO_FAMILY  # the family of p_adjusted
     notes: tuple[str, ...] = ()  # what the "why" cannot show (fused rows not stored, or cut)
+    stability: tuple[Stability, ...] = ()  # per metric: the best candidate config's stability
     unpaired: tuple[str, ...] = ()  # metrics not on both sides, not compared: "recall@5 (base only)"
 
     def unpaired_note(self) -> str:
@@ -304,7 +295,9 @@ def _changes(pair: ConfigPair, answerer: str, metric: str, j: pd.DataFrame,
 
 def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] | None = None,
                  metrics: Sequence[str] | None = None, *, force: bool = False, seed: int = 0,
-                 n_resamples: int = 10_000, confidence: float = 0.95) -> Comparison:
+                 n_resamples: int = 10_000, confidence: float = 0.95,
+                 adjustment: str = DEFAULT_ADJUSTMENT, alpha: float = DEFAULT_ALPHA,
+                 scope: str = "") -> Comparison:
     """Compare ``candidate`` against ``base`` (see the module docstring).
 
     ``metrics=None`` compares every metric both sides have (metrics of unknown
@@ -313,6 +306,8 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     metric only one side has (runs scored with different ``-m``) is not compared and
     is listed in ``unpaired`` (``"recall@5 (base only)"``). Raises :class:`RulegaugeError` naming the
     differences when the gold sets or corpora differ and ``force`` is false.
+    ``adjustment``/``alpha``: the multiplicity rule over the call's family
+    (:mod:`rulegauge.metrics.multiplicity`); ``scope`` says in words what the family is.
     """
     diffs = provenance_differences(base, candidate)
     if diffs and not force:
@@ -367,16 +362,16 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
             tested.append(_metric_comparison(pair, answerer, info, rows, seed, n_resamples,
                                              confidence))
             changes += _changes(pair, answerer, metric, rows[0], moves)
-    # one Holm family for the whole call (every config pair, answerer and metric)
-    adjusted = holm([m.p_value for m in tested])
-    results = [replace(m, p_holm=float(a)) for m, a in zip(tested, adjusted, strict=True)]
-    family = CorrectionFamily("holm", tuple(_family_label(m) for m in results
-                                            if not np.isnan(m.p_value)),
-                              tuple(_family_label(m) for m in results if np.isnan(m.p_value)))
+    # one family for the whole call (every config pair, answerer and metric)
+    adjusted, family = family_of([_family_label(m) for m in tested],
+                                 [m.p_value for m in tested], adjustment, alpha, scope)
+    flags = set(family.flagged)
+    results = [replace(m, p_adjusted=float(a), significant=_family_label(m) in flags)
+               for m, a in zip(tested, adjusted, strict=True)]
     changes.sort(key=lambda c: (pairs.index(c.config), c.direction != "regression",
                                 c.question_id, c.answerer or "", c.metric))
     return Comparison(summarise_side(base), summarise_side(candidate), pairs, tuple(results),
                       tuple(changes), diffs, bool(diffs), seed, n_resamples, confidence,
                       tuple(sorted(skipped)), family,
                       tuple(n for ev in (ev_b, ev_c) for n in evidence_notes(ev)) if changes else (),
-                      tuple(sorted(unpaired)))
+                      unpaired=tuple(sorted(unpaired)))

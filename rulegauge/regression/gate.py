@@ -6,9 +6,11 @@ Every key of a metric's policy is one check (:data:`CHECKS`, in this order):
 * ``max_drop`` / ``max_drop_relative``: worsening of the aggregate (metric units /
   fraction of ``|base|``): none -> OK, up to the limit -> WITHIN_TOLERANCE, beyond -> FAIL.
   A zero base with any worsening is an infinite relative drop.
-* ``alpha`` (metric or ``[gate]``): a worsening whose Holm-adjusted p-value is
-  below alpha -> FAIL; a worsening that is not significant -> WITHIN_TOLERANCE; no
-  worsening -> OK. A worsening that cannot be tested (e.g. +inf values) -> FAIL.
+* ``alpha`` (metric or ``[gate]``): a worsening whose adjusted p-value (the policy's
+  ``adjustment``, Holm by default, over the policy's ``family``:
+  :mod:`rulegauge.metrics.multiplicity`) is below alpha -> FAIL; a worsening that is not
+  significant -> WITHIN_TOLERANCE; no worsening -> OK. A worsening that cannot be tested
+  (e.g. +inf values) -> FAIL.
 * ``pinned``: one check per question: not worse than in the base -> OK, worse -> FAIL.
   A question pinned on ``hit@k`` that has several requirements gets a note
   (:func:`pin_notes`): its hit survives on any one relevant page, so an errata page
@@ -20,6 +22,12 @@ compare one answerer with another, in one run or across runs
 (:mod:`rulegauge.regression.answerer_view`), never over error rows.
 
 Floors and drop limits are met up to :data:`EPS` (1e-9) of floating-point slack.
+
+Beside the checks, every gated metric gets its minimum detectable effect
+(:mod:`rulegauge.regression.power`): the smallest drop this gold set detects at the
+metric's alpha (divided by the family size) with the policy's ``power``, printed beside
+its ``max_drop``; with ``require_mde = true`` a metric whose MDE exceeds its
+``max_drop`` is bad input (exit 2): the gold set cannot see the drop the policy guards.
 
 "Worse" follows the metric's direction. FAIL messages name the questions that got
 worse. Exit codes: 0 every check OK or within tolerance, 1 a check failed, 2 bad
@@ -37,12 +45,15 @@ from pathlib import Path
 
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry
+from rulegauge.metrics.multiplicity import flagged
 from rulegauge.metrics.ranking import parse
 from rulegauge.regression.compare import Comparison, MetricComparison, compare_runs
 from rulegauge.regression.completeness import check_gateable
+from rulegauge.regression.gate_power import gate_power
 from rulegauge.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
-from rulegauge.regression.pairing import ConfigPair, grid_pair, resolve_config_pairs
+from rulegauge.regression.pairing import ConfigPair, against_reference, grid_pair, resolve_config_pairs
 from rulegauge.regression.policy import MetricPolicy, Policy
+from rulegauge.regression.power import MetricPower
 from rulegauge.regression.unjudged import unjudged_notes
 from rulegauge.store.baseline import Side, side_configs
 
@@ -83,6 +94,7 @@ class GateResult:
     checks: tuple[Check, ...]
     comparison: Comparison
     notes: tuple[str, ...] = ()
+    power: tuple[MetricPower, ...] = ()  # per gated metric: its MDE beside max_drop
 
     @property
     def passed(self) -> bool:
@@ -163,22 +175,24 @@ def _max_drop_relative(p: MetricPolicy, m: MetricComparison, alpha: float | None
 def _significance(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
     if alpha is None:
         return []
-    expected = f"no worsening with p_holm < {_f(alpha)}"
-    measured = "untested" if math.isnan(m.p_holm) else f"p_holm {_f(m.p_holm)}"
+    p_adj = m.p_adjusted
+    name = "p_adj"  # adjusted by the family's rule, named under the table
+    expected = f"no worsening with {name} < {_f(alpha)}"
+    measured = "untested" if math.isnan(p_adj) else f"{name} {_f(p_adj)}"
     if m.worsening <= 0 and not m.worse:
         status, msg = Status.OK, f"{m.label}: no question got worse"
     elif m.worsening <= 0:
         status, msg = Status.OK, f"{m.label}: no worsening of the {m.aggregate}"
-    elif math.isnan(m.p_holm):
+    elif math.isnan(p_adj):
         status, msg = Status.FAIL, f"{m.label} got worse and cannot be tested ({m.note})"
-    elif m.p_holm < alpha:
-        status, msg = (Status.FAIL, f"{m.label} significantly worse (p_holm {_f(m.p_holm)} < "
+    elif flagged(p_adj, alpha):
+        status, msg = (Status.FAIL, f"{m.label} significantly worse ({name} {_f(p_adj)} < "
                        f"{_f(alpha)}, {m.losses} losses / {m.wins} wins){_worse_on(m)}")
     else:
         status, msg = (Status.WITHIN_TOLERANCE, f"{m.label} worse but not significant "
-                       f"(p_holm {_f(m.p_holm)} >= {_f(alpha)}){_worse_on(m)}")
+                       f"({name} {_f(p_adj)} >= {_f(alpha)}){_worse_on(m)}")
     return [Check(f"{m.label} significance", m.metric, "alpha", status, expected, measured, msg,
-                  alpha, m.p_holm, m.worse if status is not Status.OK else ())]
+                  alpha, p_adj, m.worse if status is not Status.OK else ())]
 
 
 def _pinned(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
@@ -302,9 +316,19 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
 
         base, candidate, excluded = answerer_views(base, pair[0], candidate, pair[1])
         policy = replace(policy, answerer=GATED)
-    comparison = compare_runs(base, candidate, configs=[selector],
+    configs, scope = [selector], f"the policy's metrics for {ids.label}"
+    if policy.family == "grid":  # the family a report of the candidate run adjusts over
+        configs += against_reference(base, candidate, ids.base, exclude=(ids.candidate,))
+        scope = f"the policy's metrics for every candidate config against {ids.base}"
+    comparison = compare_runs(base, candidate, configs=configs,
                               metrics=list(policy.metric_names()), force=force, seed=policy.seed,
-                              n_resamples=policy.n_resamples, confidence=policy.confidence)
+                              n_resamples=policy.n_resamples, confidence=policy.confidence,
+                              adjustment=policy.adjustment, alpha=policy.family_alpha, scope=scope)
+    if policy.family == "grid":  # report the gated pair; the family keeps every member
+        gated = comparison.pairs[0]
+        comparison = replace(comparison, pairs=(gated,),
+                             metrics=tuple(m for m in comparison.metrics if m.config == gated),
+                             changes=tuple(c for c in comparison.changes if c.config == gated))
     if pair is not None:
         shown = pair[1] if pair[0] == pair[1] else f"{pair[1]} vs {pair[0]}"
         note = (f"{excluded} question(s) with an error row on either side left out"
@@ -314,13 +338,26 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
             if m.answerer == GATED else m for m in comparison.metrics))
         policy = replace(policy, answerer=shown)
     result = evaluate(policy, comparison)
+    powers = gate_power(policy, result.comparison, result.pair, sides)
+    short = [f"{w.metric}: MDE {_f(w.mde)} > max_drop {_f(w.max_drop or 0.0)}" for w in powers
+             if w.mde_ok is False]
+    unknown = [f"{w.metric}: {w.note or 'no SD estimate'}" for w in powers
+               if w.max_drop is not None and w.mde_ok is None]
+    if policy.require_mde and (short or unknown):
+        detail = "; ".join(
+            [f"{s} ({w.estimate.describe() if w.estimate else ''}, n {w.n}, power {w.power:g}, "
+             f"alpha per test {_f(w.alpha_test)}; detecting max_drop needs "
+             f"{w.needed or 'more than 10^7'} questions)" for s, w in
+             zip(short, [w for w in powers if w.mde_ok is False], strict=True)] + unknown)
+        raise RulegaugeError(f"policy requires mde <= max_drop ([gate] require_mde): the gold set is "
+                             f"too small to see the drops the policy guards against: {detail}")
     failed = [(c.metric, c.questions) for c in result.failures() if c.questions]
     return GateResult(result.policy, result.pair, result.checks + llm_checks(policy, sides[1]),
                       result.comparison, pin_notes(policy, base)
                       + unjudged_notes(*sides, result.pair, failed)
                       + llm_notes(sides[1].manifest, policy.min_llm_kappa)
                       + ((f"policy metric(s) {comparison.unpaired_note()}; their checks were not made",)
-                         if comparison.unpaired else ()))
+                         if comparison.unpaired else ()), powers)
 
 
 def llm_checks(policy: Policy, candidate: Side) -> tuple[Check, ...]:

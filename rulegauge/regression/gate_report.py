@@ -24,7 +24,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 
 from rulegauge.core.registry import Registry
-from rulegauge.regression.compare import Comparison, QuestionChange
+from rulegauge.regression.compare import Comparison, MetricComparison, QuestionChange
 from rulegauge.regression.gate import GateResult, Status
 
 _MARK = {Status.OK: "✅ ok", Status.WITHIN_TOLERANCE: "⚠️ within tolerance", Status.FAIL: "❌ FAIL"}
@@ -95,20 +95,31 @@ def _md_changes(c: Comparison, direction: str) -> list[str]:
     return out
 
 
+def family_line(c: Comparison) -> str:
+    """The line under every table of p-values: which family and adjustment they use."""
+    return c.family.line()
+
+
+def _sig(m: MetricComparison) -> str:
+    return "yes" if m.significant else ("n/a" if math.isnan(m.p_adjusted) else "no")
+
+
 def _md_metrics(c: Comparison) -> list[str]:
     ci = f"{c.confidence:.0%} CI"
-    out = [f"| config | metric | n | base | candidate | Δ | {ci} | p | p (Holm) | W/T/L |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+    adj = f"p ({c.family.method})"
+    out = [f"| config | metric | n | base | candidate | Δ | {ci} | p | {adj} | significant | W/T/L |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for m in c.metrics:
         out.append(f"| `{_md(m.config.label)}` | {_md(m.label)} | {m.n} | {_f(m.base_value)} | "
                    f"{_f(m.candidate_value)} | {_f(m.difference)} | "
                    f"[{_f(m.ci_low)}, {_f(m.ci_high)}] | {_f(m.p_value, 3)} | "
-                   f"{_f(m.p_holm, 3)} | {m.wins}/{m.ties}/{m.losses} |")
-    out += ["", f"p (Holm) family: {_md(c.family.describe())}"]
+                   f"{_f(m.p_adjusted, 3)} | {_sig(m)} | {m.wins}/{m.ties}/{m.losses} |")
+    out += ["", _md(family_line(c))]
     out += [f"* {_md(m.config.label)} {_md(m.label)}: {_md(m.note)}" for m in c.metrics if m.note]
     out += [f"* why: {_md(n)}" for n in c.notes]
     if c.unpaired:
         out.append(f"* {_md(c.unpaired_note())}")
+    out += [f"* stability: {_md(st.describe())}" for st in c.stability]
     return out
 
 
@@ -138,6 +149,9 @@ def gate_markdown(r: GateResult) -> str:
            "| status | check | expected | measured | message |", "|---|---|---|---|---|"]
     out += [f"| {_MARK[k.status]} | {_md(k.name)} | {_md(k.expected)} | {_md(k.measured)} | "
             f"{_md(k.message)} |" for k in r.checks]
+    out += ["", _md(family_line(c))]
+    if r.power:
+        out += ["", *_md_power(r)]
     if r.notes:
         out += ["", *[f"> note: {_md(n)}" for n in r.notes]]
     regressions = _md_changes(c, "regression")
@@ -166,12 +180,12 @@ def _rich_changes(c: Comparison, direction: str) -> Table | None:
 def _rich_metrics(c: Comparison) -> Table:
     t = Table(title=f"base {c.base.label} vs candidate {c.candidate.label}", title_justify="left")
     for col in ("config", "metric", "n", "base", "candidate", "Δ",
-                f"{c.confidence:.0%} CI", "p", "p (Holm)", "W/T/L"):
+                f"{c.confidence:.0%} CI", "p", f"p ({c.family.method})", "significant", "W/T/L"):
         t.add_column(col, overflow="fold")
     for m in c.metrics:
         t.add_row(m.config.label, m.label, str(m.n), _f(m.base_value), _f(m.candidate_value),
                   _f(m.difference), f"[{_f(m.ci_low)}, {_f(m.ci_high)}]", _f(m.p_value, 3),
-                  _f(m.p_holm, 3), f"{m.wins}/{m.ties}/{m.losses}")
+                  _f(m.p_adjusted, 3), _sig(m), f"{m.wins}/{m.ties}/{m.losses}")
     return t
 
 
@@ -179,11 +193,12 @@ def _rich_notes(c: Comparison) -> list[RenderableType]:
     """The correction family, then each metric's note (plain text: ids are not markup)."""
     from rich.text import Text
 
-    out: list[RenderableType] = [Text(f"p (Holm) family: {c.family.describe()}")]
+    out: list[RenderableType] = [Text(family_line(c))]
     out += [Text(f"  {m.config.label} {m.label}: {m.note}") for m in c.metrics if m.note]
     out += [Text(f"why: {n}") for n in c.notes]
     if c.unpaired:
         out.append(Text(c.unpaired_note(), style="yellow"))
+    out += [Text(f"stability: {st.describe()}") for st in c.stability]
     return out
 
 
@@ -207,13 +222,52 @@ def gate_renderables(r: GateResult) -> list[RenderableType]:
     out: list[RenderableType] = [t]
     from rich.text import Text
 
-    out.append(Text(f"p (Holm) family: {r.comparison.family.describe()}"))
+    out.append(Text(family_line(r.comparison)))
+    if r.power:
+        out.append(_rich_power(r))
     out += [Text(f"note: {n}", style="yellow") for n in r.notes]
     reg = _rich_changes(r.comparison, "regression")
     if reg is not None:
         out.append(reg)
     out.append(f"{verdict}: {r.count(Status.FAIL)} failed, {r.count(Status.WITHIN_TOLERANCE)} "
                f"within tolerance, {r.count(Status.OK)} ok")
+    return out
+
+
+_POWER_COLUMNS = ("metric", "n", "alpha per test", "power", "MDE", "max_drop", "MDE <= max_drop",
+                  "questions for max_drop", "SD of paired differences")
+
+
+def _power_rows(r: GateResult) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
+    for w in r.power:
+        ok = {True: "yes", False: "NO", None: "-"}[w.mde_ok]
+        sd = w.estimate.describe() if w.estimate else "none"
+        rows.append((w.metric, str(w.n), _f(w.alpha_test, 3), f"{w.power:g}", _f(w.mde, 3),
+                     "-" if w.max_drop is None else _f(w.max_drop), ok,
+                     "-" if w.needed is None else str(w.needed),
+                     sd + (f"; {w.note}" if w.note else "")))
+    return rows
+
+
+def _power_title(r: GateResult) -> str:
+    return ("detectable drops (paired t-test, the permutation test's analytic reference; "
+            "alpha per test = alpha / family size; docs/gate.md \"Power\")")
+
+
+def _rich_power(r: GateResult) -> Table:
+    t = Table(title=_power_title(r), title_justify="left")
+    for col in _POWER_COLUMNS:
+        t.add_column(col, overflow="fold")
+    for row in _power_rows(r):
+        t.add_row(*row)
+    return t
+
+
+def _md_power(r: GateResult) -> list[str]:
+    out = [f"**{_md(_power_title(r))}**", "", "| " + " | ".join(_POWER_COLUMNS) + " |",
+           "|" + "---|" * len(_POWER_COLUMNS)]
+    out += ["| " + " | ".join(_md(x) for x in row) + " |" for row in _power_rows(r)]
     return out
 
 
@@ -254,6 +308,7 @@ def _xml(root: ET.Element) -> str:
 def gate_json(r: GateResult) -> str:
     d = {"passed": r.passed, "exit_code": r.exit_code, "policy": r.policy,
          "config": to_jsonable(r.pair), "checks": to_jsonable(r.checks), "notes": list(r.notes),
+         "power": to_jsonable(r.power),
          "comparison": to_jsonable(r.comparison)}
     return json.dumps(d, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 

@@ -108,3 +108,14 @@ def resolve_config_pairs(base: Side, candidate: Side,
                            + "; candidate has " + ", ".join(map(str, cc["config_id"]))
                            + ". Pair them explicitly (base config, candidate config).")
     return tuple(pairs)
+
+
+def against_reference(base: Side, candidate: Side, reference: str,
+                      exclude: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """Every candidate config (in config order) paired with the base's ``reference`` id:
+    the family of a report, ``compare --reference`` and a ``family = "grid"`` gate. The
+    reference against itself is left out when both sides are one run (no test), and so
+    are the candidate ids in ``exclude``."""
+    same = base.run_id == candidate.run_id
+    ids = sort_configs(side_configs(candidate)["config_id"].astype(str))
+    return [(reference, c) for c in ids if not (same and c == reference) and c not in exclude]

@@ -9,6 +9,13 @@ Format (every key is documented in ``docs/gate.md``)::
     base_answerer = "small"       # or: gate one answerer against another (same run
     candidate_answerer = "big"    #     or across runs); each defaults to `answerer`
     alpha = 0.05                  # default significance level of every metric
+    adjustment = "holm"           # multiplicity rule: holm (default) or bh (metrics/multiplicity)
+    family = "gated"              # gated: the policy's metrics of the gated pair; grid: those
+                                  #   metrics for every candidate config against the base config
+    power = 0.8                   # power of the MDE printed per metric (regression/power)
+    sd_source = "grid"            # SD of paired differences: grid (neighbouring configs of the
+                                  #   run), comparison (this comparison's own differences)
+    require_mde = false           # exit 2 when a metric's MDE exceeds its max_drop
     seed = 0                      # permutation / bootstrap seed
     n_resamples = 10000
     confidence = 0.95             # bootstrap CI level
@@ -21,6 +28,7 @@ Format (every key is documented in ``docs/gate.md``)::
     max_drop_relative = 0.10      # largest allowed worsening, fraction of the base
     alpha = 0.05                  # fail a significant worsening (Holm-adjusted p < alpha)
     pinned = ["q-03", "q-11"]     # questions that must not get worse (keep their hit)
+    sd = 0.3                      # stated SD of the paired differences (overrides sd_source)
 
 "Worse" follows the metric's direction (``first_rel_rank``: higher is worse),
 and ``floor`` is the worst acceptable aggregate in that direction. The fence pass
@@ -39,10 +47,15 @@ from typing import Any
 
 from rulegauge.core.errors import ConfigError, Problem, ValidationError
 from rulegauge.metrics.info import known_metric_names, metric_info
+from rulegauge.metrics.multiplicity import ADJUSTMENTS
 
 GATE_KEYS = ("config", "candidate_config", "answerer", "base_answerer", "candidate_answerer",
-             "alpha", "seed", "n_resamples", "confidence", "min_llm_kappa", "llm_agreement")
-METRIC_KEYS = ("floor", "max_drop", "max_drop_relative", "alpha", "pinned")
+             "alpha", "seed", "n_resamples", "confidence", "min_llm_kappa", "llm_agreement",
+             "adjustment", "family", "power", "sd_source", "require_mde")
+METRIC_KEYS = ("floor", "max_drop", "max_drop_relative", "alpha", "pinned", "sd")
+CHECK_KEYS = ("floor", "max_drop", "max_drop_relative", "alpha", "pinned")  # sd is no check
+FAMILIES = ("gated", "grid")
+SD_SOURCES = ("grid", "comparison")
 
 
 class PolicyError(ValidationError, ConfigError):
@@ -59,6 +72,8 @@ class MetricPolicy:
     max_drop_relative: float | None = None
     alpha: float | None = None
     pinned: tuple[str, ...] = ()
+    sd: float | None = None
+    """A stated SD of the paired differences for the MDE (None: estimated)."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +93,20 @@ class Policy:
     """LLM-only judged pages are admitted only when ``llm_agreement`` shows this kappa."""
     llm_agreement: str | None = None
     """``rulegauge judges agreement --json`` record, relative to the policy file."""
+    adjustment: str = "holm"
+    """The multiplicity adjustment (:data:`rulegauge.metrics.multiplicity.ADJUSTMENTS`)."""
+    family: str = "gated"
+    """gated: the policy's metrics of the gated pair; grid: those metrics for every
+    candidate config against the base config."""
+    power: float = 0.8
+    sd_source: str = "grid"
+    require_mde: bool = False
+    """Exit 2 when a gated metric's MDE exceeds its ``max_drop``."""
+
+    @property
+    def family_alpha(self) -> float:
+        """The level the family's flags use: ``[gate] alpha``, else 0.05."""
+        return self.alpha if self.alpha is not None else 0.05
 
     @property
     def answerer_pair(self) -> tuple[str, str] | None:
@@ -147,6 +176,21 @@ class _Reader:
             return None
         return float(v)
 
+    def choice(self, table: dict[str, Any], key: str, prefix: str, allowed: tuple[str, ...],
+               default: str) -> str:
+        v = table.get(key, default)
+        if v not in allowed:
+            self.bad(prefix + key, f"must be one of {', '.join(allowed)}, got {v!r}")
+            return default
+        return str(v)
+
+    def flag(self, table: dict[str, Any], key: str, prefix: str) -> bool:
+        v = table.get(key, False)
+        if not isinstance(v, bool):
+            self.bad(prefix + key, f"must be true or false, got {v!r}")
+            return False
+        return v
+
     def integer(self, table: dict[str, Any], key: str, prefix: str, default: int,
                 low: int) -> int:
         v = table.get(key, default)
@@ -171,8 +215,8 @@ def _metric_policy(name: str, table: Any, r: _Reader) -> MetricPolicy | None:
         r.bad(f"metrics.{name}", "must be a table, e.g. [metrics.\"hit@5\"] with floor = 0.8")
         return None
     r.unknown(table, prefix, METRIC_KEYS)
-    if not any(k in table for k in METRIC_KEYS):
-        r.bad(f"metrics.{name}", f"asks for no check; give one of: {', '.join(METRIC_KEYS)}")
+    if not any(k in table for k in CHECK_KEYS):
+        r.bad(f"metrics.{name}", f"asks for no check; give one of: {', '.join(CHECK_KEYS)}")
     pinned = table.get("pinned", [])
     if not isinstance(pinned, list) or not all(isinstance(q, str) and q for q in pinned):
         r.bad(prefix + "pinned", f"must be a list of question ids, got {pinned!r}")
@@ -185,7 +229,7 @@ def _metric_policy(name: str, table: Any, r: _Reader) -> MetricPolicy | None:
         r.number(table, "max_drop", prefix, low=0.0),
         r.number(table, "max_drop_relative", prefix, low=0.0),
         r.number(table, "alpha", prefix, low=0.0, high=1.0, open_low=True),
-        tuple(dict.fromkeys(pinned)))
+        tuple(dict.fromkeys(pinned)), r.number(table, "sd", prefix, low=0.0, open_low=True))
     return mp if canonical else None
 
 
@@ -222,7 +266,14 @@ def parse_policy(raw: dict[str, Any], where: str = "<policy>") -> Policy:
         r.number(gate, "confidence", "gate.", low=0.0, high=1.0, open_low=True) or 0.95,
         r.text(gate, "base_answerer", "gate."), r.text(gate, "candidate_answerer", "gate."),
         r.number(gate, "min_llm_kappa", "gate.", low=-1.0, high=1.0000001),
-        r.text(gate, "llm_agreement", "gate."))
+        r.text(gate, "llm_agreement", "gate."),
+        r.choice(gate, "adjustment", "gate.", tuple(ADJUSTMENTS.names()), "holm"),
+        r.choice(gate, "family", "gate.", FAMILIES, "gated"),
+        r.number(gate, "power", "gate.", low=0.0, high=1.0, open_low=True) or 0.8,
+        r.choice(gate, "sd_source", "gate.", SD_SOURCES, "grid"),
+        r.flag(gate, "require_mde", "gate."))
+    if policy.require_mde and not any(m.max_drop is not None for m in policy.metrics):
+        r.bad("gate.require_mde", "no metric has a max_drop to hold its MDE against")
     if (policy.base_answerer or policy.candidate_answerer) and policy.answerer_pair is None:
         r.bad("gate.base_answerer", "give both base_answerer and candidate_answerer (or one of "
               "them and answerer)")

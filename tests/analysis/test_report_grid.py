@@ -4,6 +4,7 @@ sweeps, band small multiples, ties and significance in the headline, the CLI."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -59,16 +60,27 @@ def test_progress_hears_each_slow_step(run: Run) -> None:
     assert heard[-1] == "drawing figures"
 
 
-def _headline(best: str, ci: tuple[float, float], service: str = "svc") -> Headline:
-    return Headline("recall@5", best, 0.8, service, 0.7, 0.1, ci[0], ci[1], 0.2, 3, 10, 1, 14)
+def _headline(best: str, ci: tuple[float, float], service: str = "svc", *,
+              significant: bool = False) -> Headline:
+    return Headline("recall@5", best, 0.8, service, 0.7, 0.1, ci[0], ci[1], 0.2, 3, 10, 1, 14,
+                    p_adjusted=0.01 if significant else 0.4, significant=significant,
+                    family="holm over 12 tests at alpha 0.05")
 
 
 def test_headline_names_a_tie_and_says_not_significant() -> None:
     tie = headline_html(_headline("a", (-0.02, 0.25)), ("a", "b", "c"))
     assert "tie of 3 configs at 0.800: a, b, c" in tie
     assert "not significant" in tie and "<b class=ns>+0.100</b>" in tie
-    sig = headline_html(_headline("a", (0.02, 0.25)), ("a",))
+    sig = headline_html(_headline("a", (0.02, 0.25), significant=True), ("a",))
     assert "not significant" not in sig and "<b>+0.100</b>" in sig and "(tie)" not in sig
+    # the interval alone excludes 0, but the multiplicity rule does not flag it: not significant
+    unflagged = headline_html(_headline("a", (0.02, 0.25)), ("a",))
+    assert "not significant (adjusted p not below alpha, holm over 12 tests" in unflagged
+    from rulegauge.regression.stability import Stability
+
+    shaky = Stability("a", 12, 14, 1000, 0, 0.41, 0.2, ("b", "c"), "tied: rule")
+    card = headline_html(replace(_headline("a", (0.02, 0.25)), stability=shaky), ("a",))
+    assert "best, or tied with 2 others, on recall@5" in card and "stays best in 41% of 1000" in card
     svc_tied = headline_html(_headline("a", (0.0, 0.0)), ("a", "svc"))
     assert "ties for best with 1 other config" in svc_tied
 

@@ -35,7 +35,7 @@ def test_identical_runs_have_no_difference_and_no_change(tmp_path: Path, base_ru
     for m in c.metrics:
         assert m.difference == 0.0
         assert (m.wins, m.losses) == (0, 0)
-        assert m.p_value == 1.0 and m.p_holm == 1.0
+        assert m.p_value == 1.0 and m.p_adjusted == 1.0
         assert m.ci_low == m.ci_high == 0.0
     assert c.changes == ()
     assert c.differences == () and not c.forced
@@ -84,7 +84,7 @@ def test_holm_is_applied_across_the_metrics_of_a_config(tmp_path: Path, base_run
         lists = move(lists, qid(i), f"rb#{i}", 9)
     c = compare_runs(base_run, Run(write_run(tmp_path / "cand", lists)), n_resamples=2_000)
     ps = [m.p_value for m in c.metrics]
-    assert [m.p_holm for m in c.metrics] == pytest.approx(holm(ps).tolist(), nan_ok=True)
+    assert [m.p_adjusted for m in c.metrics] == pytest.approx(holm(ps).tolist(), nan_ok=True)
     assert c.family.size == sum(not math.isnan(p) for p in ps)
     assert c.family.members == tuple(("c3", m.metric) for m in c.metrics
                                      if not math.isnan(m.p_value))
@@ -103,12 +103,12 @@ def test_one_holm_family_spans_every_config_pair(tmp_path: Path) -> None:
     c = compare_runs(base, cand, n_resamples=1_000)
     assert {m.config.base for m in c.metrics} == {"c2", "c3"}
     ps = [m.p_value for m in c.metrics]
-    assert [m.p_holm for m in c.metrics] == pytest.approx(holm(ps).tolist(), nan_ok=True)
+    assert [m.p_adjusted for m in c.metrics] == pytest.approx(holm(ps).tolist(), nan_ok=True)
     assert c.family.size == sum(not math.isnan(p) for p in ps) > len(METRICS)
     assert "c2 (" in c.family.describe() and "c3 (" in c.family.describe()
     # the same metric of one pair, compared alone, is adjusted over a smaller family
     alone = compare_runs(base, cand, configs=["c3"], metrics=["MRR@10"], n_resamples=1_000)
-    assert alone.family.size == 1 and alone.metrics[0].p_holm == alone.metrics[0].p_value
+    assert alone.family.size == 1 and alone.metrics[0].p_adjusted == alone.metrics[0].p_value
 
 
 def test_a_p_value_and_interval_that_disagree_are_noted(tmp_path: Path, base_run: Run) -> None:

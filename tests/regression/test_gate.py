@@ -297,15 +297,15 @@ def test_compare_with_the_policy_and_the_gate_share_one_holm_family(runs: dict[s
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     assert [tuple(x) for x in data["family"]["members"]] == list(fam.members)
-    gate_p = {m.metric: m.p_holm for m in g.comparison.metrics}
-    assert {m["metric"]: m["p_holm"] for m in data["metrics"]} == gate_p
-    # a compare over every metric is a bigger family: larger p_holm, and it says so
+    gate_p = {m.metric: m.p_adjusted for m in g.comparison.metrics}
+    assert {m["metric"]: m["p_adjusted"] for m in data["metrics"]} == gate_p
+    # a compare over every metric is a bigger family: larger p_adjusted, and it says so
     every = compare_runs(Run(runs["base"]), Run(runs["worse"]), seed=0, n_resamples=2000)
     assert every.family.size > fam.size
-    assert every.find("hit@5", g.pair).p_holm >= gate_p["hit@5"]
+    assert every.find("hit@5", g.pair).p_adjusted >= gate_p["hit@5"]
     for fmt in ("table", "markdown"):
-        assert "p (Holm) family: holm over 3 test(s)" in GATE_FORMATS.get(fmt)(g)
-    assert "p (Holm) family" in CliRunner().invoke(
+        assert "p (holm) family: holm over 3 test(s)" in GATE_FORMATS.get(fmt)(g)
+    assert "p (holm) family" in CliRunner().invoke(
         _cli(), ["compare", str(runs["base"]), str(runs["worse"]), "--policy", str(policy)]).output
     bad = CliRunner().invoke(_cli(), ["compare", str(runs["base"]), str(runs["worse"]),
                                       "--policy", str(policy), "--metric", "hit@1"])
@@ -436,3 +436,40 @@ def test_judged_at_k_floor_is_a_policy_key(tmp_path):
     assert by_name(ok)["Judged@10 floor"].measured_value == pytest.approx(judged_mean, abs=1e-12)
     low = run_gate(load_policy(_judged_policy(tmp_path, floor=0.5)), Run(runs["base"]), Run(runs["base"]))
     assert low.exit_code == EXIT_REGRESSION and "misses the floor" in by_name(low)["Judged@10 floor"].message
+
+
+def _policy_file(tmp_path: Path, extra: str, metric: str = "") -> Path:
+    p = tmp_path / "p.toml"
+    p.write_text('[gate]\nconfig = "prod"\nalpha = 0.05\nn_resamples = 2000\n' + extra
+                 + '\n[metrics."hit@5"]\nmax_drop = 0.02\n' + metric, encoding="utf-8")
+    return p
+
+
+def test_gate_prints_the_mde_beside_max_drop_and_require_mde_is_exit_2(
+        runs: dict[str, Path], tmp_path: Path) -> None:
+    from rulegauge.regression.power import mde
+
+    stated = _policy_file(tmp_path, "power = 0.8\n", "sd = 0.3\n")
+    g = run_gate(load_policy(stated), Run(runs["base"]), Run(runs["worse"]))
+    (w,) = g.power
+    assert w.estimate is not None and w.estimate.source == "stated"
+    assert w.mde == pytest.approx(mde(0.3, w.n, 0.8, 0.05)) and w.mde_ok is False
+    text = GATE_FORMATS.get("table")(g)
+    assert "detectable drops" in text and "MDE <= max_drop" in text
+    assert "p (holm) family" in GATE_FORMATS.get("markdown")(g)
+    strict = _policy_file(tmp_path, "require_mde = true\n", "sd = 0.3\n")
+    r = CliRunner().invoke(_cli(), ["gate", "-b", str(runs["base"]), "-r", str(runs["worse"]),
+                                    "--policy", str(strict)])
+    assert r.exit_code == EXIT_BAD_INPUT
+    assert "require_mde" in r.output and "hit@5: MDE" in r.output and "questions)" in r.output
+
+
+def test_policy_multiplicity_keys_are_checked(tmp_path: Path) -> None:
+    from rulegauge.regression.policy import PolicyError
+
+    with pytest.raises(PolicyError) as exc:
+        load_policy(_policy_file(tmp_path, 'adjustment = "bonferroni"\nfamily = "all"\nrequire_mde = 1\n'))
+    text = str(exc.value) + " ".join(str(p) for p in getattr(exc.value, "problems", []))
+    assert "adjustment" in text and "family" in text and "require_mde" in text
+    ok = load_policy(_policy_file(tmp_path, 'adjustment = "bh"\nfamily = "grid"\n'))
+    assert (ok.adjustment, ok.family) == ("bh", "grid")

@@ -1,0 +1,71 @@
+"""The gate's detectable effects: per gated metric, its MDE at the policy's power.
+
+:func:`gate_power` gives every gated metric a :class:`rulegauge.regression.power.MetricPower`:
+the SD of paired differences from the policy's stated ``sd``, else its ``sd_source``
+(``grid``: the candidate's grid around the gated config, else the base's; ``comparison``:
+this comparison's own differences, also the fallback when the grid has no differing
+neighbour), the level alpha divided by the family size, the policy's ``power``. A median
+aggregate has no t-test MDE (NaN, with a note). Method: :mod:`rulegauge.regression.power`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.regression.compare import Comparison, MetricComparison
+from rulegauge.regression.pairing import ConfigPair
+from rulegauge.regression.policy import MetricPolicy, Policy
+from rulegauge.regression.power import MetricPower, SdEstimate, differences_sd, grid_sd, metric_power
+from rulegauge.store.baseline import Side
+
+
+def _only(comparison: Comparison, pair: ConfigPair, metric: str) -> MetricComparison:
+    found = [m for m in comparison.metrics if m.config == pair and m.metric == metric]
+    if len(found) != 1:
+        raise RulegaugeError(f"metric {metric} is compared {len(found)} times for {pair.label}")
+    return found[0]
+
+
+def _sd_estimate(mp: MetricPolicy, m: MetricComparison, source: str, pair: ConfigPair,
+                 sides: tuple[Side, Side]) -> tuple[SdEstimate | None, str]:
+    """The SD of the paired differences for one metric's MDE, and a note when none:
+    the policy's stated ``sd``, else ``source`` (``grid``: the candidate's grid around the
+    gated config, else the base's; ``comparison``: this comparison's differences)."""
+    if mp.sd is not None:
+        return SdEstimate(mp.sd, "stated", f"metrics.{mp.metric}.sd in the policy"), ""
+    if source == "grid":
+        for side, cid in ((sides[1], pair.candidate), (sides[0], pair.base)):
+            if side.has_table("configs") and side.has_table("metrics") and (
+                    side.table("metrics")["metric"] == m.metric).any():
+                est = grid_sd(side.table("metrics"), side.table("configs"), cid, m.metric)
+                if est is not None:
+                    return est, ""
+        why = "no grid neighbour of the gated config differs from it"
+    else:
+        why = "every paired difference of this comparison is equal"
+    d = np.array([c - b for _, b, c in m.values], dtype=np.float64)
+    est = differences_sd(d, f"{pair.label}, base {sides[0].run_id} vs candidate {sides[1].run_id}")
+    if est is not None:
+        return est, (f"{why}; the comparison's own differences used" if source == "grid" else "")
+    return None, f"{why}; state one: [metrics.\"{mp.metric}\"] sd = ..."
+
+
+def gate_power(policy: Policy, comparison: Comparison, pair: ConfigPair,
+               sides: tuple[Side, Side]) -> tuple[MetricPower, ...]:
+    """Every gated metric's MDE (mean aggregates only: a median has no t-test MDE) at its
+    alpha (or 0.05) divided by the family size, with the policy's power."""
+    out = []
+    for mp in policy.metrics:
+        m = comparison.find(mp.metric, pair, policy.answerer) or _only(comparison, pair, mp.metric)
+        alpha = mp.alpha if mp.alpha is not None else policy.family_alpha
+        if m.aggregate != "mean":
+            out.append(metric_power(m.label, m.n, None, alpha=alpha, family_size=1,
+                                    power=policy.power, max_drop=mp.max_drop,
+                                    note=f"{m.aggregate} aggregate: no t-test MDE"))
+            continue
+        est, note = _sd_estimate(mp, m, policy.sd_source, pair, sides)
+        out.append(metric_power(m.label, m.n, est, alpha=alpha,
+                                family_size=max(1, comparison.family.size), power=policy.power,
+                                max_drop=mp.max_drop, note=note))
+    return tuple(out)

@@ -1,0 +1,357 @@
+"""Power and the minimum detectable effect (MDE) of a paired comparison over a gold set.
+
+A gate that passes says "no significant drop"; this module says how large a drop the
+gold set could have seen. The model is Sakai's topic-set-size design (Sakai 2016): the
+paired differences ``d_i = candidate_i - base_i`` over ``n`` questions have a standard
+deviation ``sd``; a two-sided paired t-test (a one-sample t-test on ``d``) at level
+``alpha`` rejects when ``|t| > t_{1-alpha/2, n-1}``. With ``delta`` the true mean
+difference, ``t`` follows a noncentral t with ``n - 1`` degrees of freedom and
+noncentrality ``delta / sd * sqrt(n)``, so
+
+* :func:`ttest_power` = ``P(T > t_crit) + P(T < -t_crit)`` (both tails, as statsmodels'
+  ``TTestPower`` computes it; the far tail is negligible for a real drop);
+* :func:`mde`: the smallest ``delta`` with that power at this ``n`` (solved by Brent's
+  method on the effect size ``delta / sd``);
+* :func:`sample_size`: the smallest integer ``n >= 2`` with that power for ``delta``:
+  "how many questions do I need" (Sakai's topic-set size).
+
+The gate's own test is the paired sign-flip permutation test
+(:func:`rulegauge.metrics.stats.permutation_test`); its power converges to the t-test's
+as ``n`` grows (Hoeffding 1952; Lehmann & Romano, *Testing Statistical Hypotheses*,
+ch. 17), so the t-test is the analytic reference and the permutation test's power is
+checked by simulation (``tests/regression/test_power.py``: a drop planted in resampled
+questions, the real test run many times; detection within 5 points of the prediction).
+
+Multiplicity: in a family of ``m`` tests the per-test level is taken as ``alpha / m``
+(Bonferroni), the level Holm's first step uses: the power stated is then guaranteed
+under Holm and under Benjamini-Hochberg, whatever the other tests do.
+
+The SD comes from what is at hand (:class:`SdEstimate` says which): ``grid``, the
+paired differences between the config and its neighbours in the run's own grid
+(configs that differ from it in one parameter; for a numeric one, the nearest value on
+each side), pooled: the square root of the centred squared differences summed over
+the neighbours that differ from it, over their summed degrees of freedom (Sakai's pooled
+within-system variance); ``comparison``, the SD of the comparison's own
+paired differences (a past candidate against the baseline); ``stated``, a value given.
+Edge cases: ``sd == 0`` (no question differs) or fewer than 2 questions give no MDE
+(NaN), never a made-up one. References: T. Sakai, "Topic set size design", Information
+Retrieval Journal 19 (2016) 256-283; W. Webber, A. Moffat, J. Zobel, "Statistical
+power in retrieval experimentation", CIKM 2008; E. Voorhees, C. Buckley, "The effect of
+topic set size on retrieval experiment error", SIGIR 2002.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.optimize
+import scipy.stats
+
+from rulegauge.core.config_order import sort_configs
+from rulegauge.core.errors import RulegaugeError
+
+MAX_QUESTIONS = 10_000_000  # sample sizes beyond this are reported as unreachable
+SOURCES = ("grid", "comparison", "stated")
+
+
+def _check(alpha: float, power: float | None = None) -> None:
+    if not 0.0 < alpha < 1.0:
+        raise RulegaugeError(f"alpha must be in (0, 1), got {alpha!r}")
+    if power is not None and not alpha < power < 1.0:
+        raise RulegaugeError(f"power must be in (alpha, 1) = ({alpha:g}, 1), got {power!r}")
+
+
+def ttest_power(delta: float, sd: float, n: int, alpha: float = 0.05) -> float:
+    """Power of the two-sided paired t-test to detect a mean difference ``delta`` (either
+    sign) with ``n`` questions whose paired differences have SD ``sd`` (module docstring).
+
+    Edge cases: ``n < 2`` or ``sd <= 0`` -> NaN (no t-test); ``delta == 0`` -> alpha."""
+    _check(alpha)
+    if n < 2 or not sd > 0 or not math.isfinite(sd):
+        return math.nan
+    df = n - 1
+    nc = abs(delta) / sd * math.sqrt(n)
+    crit = float(scipy.stats.t.isf(alpha / 2.0, df))
+    # the far tail as sf at -nc: scipy's nct.cdf(-crit, df, nc) is NaN once nc is large
+    return float(scipy.stats.nct.sf(crit, df, nc) + scipy.stats.nct.sf(crit, df, -nc))
+
+
+def mde(sd: float, n: int, power: float = 0.8, alpha: float = 0.05) -> float:
+    """The minimum detectable effect: the smallest ``|delta|`` that the two-sided paired
+    t-test at ``alpha`` detects with probability ``power`` over ``n`` questions; NaN when
+    ``n < 2`` or ``sd <= 0``."""
+    _check(alpha, power)
+    if n < 2 or not sd > 0 or not math.isfinite(sd):
+        return math.nan
+    def gap(effect: float) -> float:
+        return ttest_power(effect * sd, sd, n, alpha) - power
+
+    high = 1.0
+    while gap(high) < 0:  # power rises with the effect; widen until it brackets the root
+        high *= 2.0
+    return float(scipy.optimize.brentq(gap, 0.0, high, xtol=1e-12, rtol=1e-12)) * sd
+
+
+def normal_mde(sd: float, n: int, power: float = 0.8, alpha: float = 0.05) -> float:
+    """The normal approximation ``(z_{1-alpha/2} + z_power) * sd / sqrt(n)`` (a lower
+    bound of :func:`mde`, close for large n); NaN as :func:`mde`."""
+    _check(alpha, power)
+    if n < 1 or not sd > 0:
+        return math.nan
+    z = scipy.stats.norm.isf(alpha / 2.0) + scipy.stats.norm.ppf(power)
+    return float(z * sd / math.sqrt(n))
+
+
+def sample_size(delta: float, sd: float, power: float = 0.8, alpha: float = 0.05) -> int | None:
+    """The smallest number of questions ``n >= 2`` whose paired t-test detects ``delta``
+    with ``power`` (Sakai 2016, section 3: iterate from the normal approximation); None
+    when beyond :data:`MAX_QUESTIONS` or ``delta == 0``; ``sd == 0`` needs 2."""
+    _check(alpha, power)
+    if not math.isfinite(delta) or not math.isfinite(sd) or sd < 0:
+        raise RulegaugeError(f"delta and sd must be finite, sd >= 0; got {delta!r}, {sd!r}")
+    if delta == 0:
+        return None
+    if sd == 0:
+        return 2
+    z = scipy.stats.norm.isf(alpha / 2.0) + scipy.stats.norm.ppf(power)
+    n = max(2, math.floor(float(z * sd / abs(delta)) ** 2))  # the normal n never exceeds the t one
+    if n > MAX_QUESTIONS:
+        return None
+    while ttest_power(delta, sd, n, alpha) < power:
+        n += 1
+        if n > MAX_QUESTIONS:
+            return None
+    while n > 2 and ttest_power(delta, sd, n - 1, alpha) >= power:
+        n -= 1
+    return n
+
+
+@dataclass(frozen=True)
+class SdEstimate:
+    """An SD of paired differences and where it came from: ``source`` one of
+    :data:`SOURCES`; ``detail`` in words (which neighbours, which comparison);
+    ``sds`` each neighbour's SD (grid), for the range printed."""
+
+    sd: float
+    source: str
+    detail: str
+    sds: tuple[tuple[str, float], ...] = ()
+
+    def describe(self) -> str:
+        if self.source == "grid" and self.sds:
+            lo, hi = min(s for _, s in self.sds), max(s for _, s in self.sds)
+            return (f"sd {self.sd:.3g} (grid: pooled over {len(self.sds)} neighbour(s) of "
+                    f"{self.detail}, range {lo:.3g}-{hi:.3g})")
+        return f"sd {self.sd:.3g} ({self.source}: {self.detail})"
+
+
+def _flat(params: str) -> dict[str, object]:
+    """A config's parameters as one flat mapping: scalars as they are, the arm subset as
+    a sorted tuple, per-arm weights and depths as ``w:<arm>`` / ``d:<arm>``."""
+    raw = json.loads(params)
+    out: dict[str, object] = {}
+    arms = [str(a) for a in raw.get("arms", [])]
+    out["arms"] = tuple(sorted(arms))
+    for key in ("weights", "depths"):
+        for arm, v in zip(arms, raw.get(key) or [], strict=False):
+            out[f"{key[0]}:{arm}"] = v
+    for k, v in raw.items():
+        if k not in ("arms", "weights", "depths"):
+            out[k] = json.dumps(v, sort_keys=True) if isinstance(v, list | dict) else v
+    return out
+
+
+def neighbours(configs: pd.DataFrame, config_id: str) -> tuple[str, ...]:
+    """The grid configs that differ from ``config_id`` in exactly one parameter (per-arm
+    weights and depths of arms in only one of them do not count); along a numeric
+    parameter only the nearest value below and above. In config order."""
+    grid = configs[configs["kind"] == "grid"]
+    flat = {str(c): _flat(str(p)) for c, p in zip(grid["config_id"], grid["params"], strict=True)}
+    if config_id not in flat:
+        return ()
+    me = flat[config_id]
+    by_key: dict[str, list[tuple[object, str]]] = {}
+    for cid, other in flat.items():
+        if cid == config_id:
+            continue
+        shared = set(me["arms"]) & set(other["arms"])  # type: ignore[call-overload]
+        keys = {k for k in me.keys() | other.keys()
+                if not (k[:2] in ("w:", "d:") and k[2:] not in shared)}
+        diff = [k for k in keys if me.get(k) != other.get(k)]
+        if len(diff) == 1:
+            by_key.setdefault(diff[0], []).append((other.get(diff[0]), cid))
+    out: list[str] = []
+    for key, found in by_key.items():
+        mine = me.get(key)
+        numeric = [(v, c) for v, c in found if isinstance(v, int | float)]
+        if isinstance(mine, int | float) and len(numeric) == len(found):
+            below = [(v, c) for v, c in numeric if v < mine]
+            above = [(v, c) for v, c in numeric if v > mine]
+            out += [max(below)[1]] if below else []
+            out += [min(above)[1]] if above else []
+        else:
+            out += [c for _, c in found]
+    return tuple(sort_configs(out))
+
+
+def grid_sd(metrics: pd.DataFrame, configs: pd.DataFrame, config_id: str, metric: str
+            ) -> SdEstimate | None:
+    """The ``grid`` estimate: the pooled SD of the paired differences between
+    ``config_id`` and each neighbour (:func:`neighbours`) over the metric's scope; None
+    when there is no neighbour or every neighbour is identical to it."""
+    from rulegauge.metrics.info import scored_rows
+
+    near = neighbours(configs, config_id)
+    if not near:
+        return None
+    _, rows = scored_rows(metrics[metrics["config_id"].isin({config_id, *near})], metric)
+    wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
+    if config_id not in wide:
+        return None
+    sds, squares, dof = [], 0.0, 0
+    for c in near:
+        if c not in wide:
+            continue
+        d = (wide[c] - wide[config_id]).to_numpy(np.float64)
+        if len(d) >= 2 and np.all(np.isfinite(d)):
+            sd = float(np.std(d, ddof=1))
+            sds.append((c, sd))
+            if sd > 0:  # an identical neighbour says nothing about how a change varies
+                squares += float(np.sum((d - d.mean()) ** 2))
+                dof += len(d) - 1
+    if dof == 0:
+        return None
+    return SdEstimate(math.sqrt(squares / dof), "grid", config_id, tuple(sds))
+
+
+def differences_sd(differences: np.ndarray, detail: str) -> SdEstimate | None:
+    """The ``comparison`` estimate: the SD (ddof 1) of given paired differences; None
+    when fewer than 2 or all equal."""
+    d = np.asarray(differences, dtype=np.float64)
+    if d.size < 2 or not np.all(np.isfinite(d)):
+        return None
+    sd = float(np.std(d, ddof=1))
+    return SdEstimate(sd, "comparison", detail) if sd > 0 else None
+
+
+@dataclass(frozen=True)
+class MetricPower:
+    """One metric's detectable effect in a test: ``n`` questions, the per-test level
+    ``alpha_test`` (``alpha / family size``), the SD estimate (None: none at hand, and
+    ``note`` says why), the MDE at ``power`` (NaN without an SD), the policy's
+    ``max_drop`` (None if not set) and the questions needed to detect it."""
+
+    metric: str
+    n: int
+    alpha: float
+    alpha_test: float
+    power: float
+    estimate: SdEstimate | None
+    mde: float
+    max_drop: float | None
+    needed: int | None
+    note: str = ""
+
+    @property
+    def mde_ok(self) -> bool | None:
+        """mde <= max_drop (None when either is unknown)."""
+        if self.max_drop is None or math.isnan(self.mde):
+            return None
+        return self.mde <= self.max_drop + 1e-12
+
+
+def metric_power(metric: str, n: int, estimate: SdEstimate | None, *, alpha: float,
+                 family_size: int, power: float, max_drop: float | None,
+                 note: str = "") -> MetricPower:
+    """:class:`MetricPower` of one metric (module docstring: level ``alpha / m``)."""
+    a = alpha / max(1, family_size)
+    sd = estimate.sd if estimate is not None else math.nan
+    value = mde(sd, n, power, a) if estimate is not None else math.nan
+    needed = (sample_size(max_drop, sd, power, a)
+              if estimate is not None and max_drop is not None and max_drop > 0 else None)
+    return MetricPower(metric, n, alpha, a, power, estimate, value, max_drop, needed, note)
+
+
+@dataclass(frozen=True)
+class PowerReport:
+    """``rulegauge power``: for a run's gold set, a metric and a config, the SD estimate,
+    the MDE at ``n`` questions, and (with ``delta``) the power to detect ``delta`` now and
+    the questions needed for it; ``needed`` per (delta, power) for a few drops."""
+
+    run_id: str
+    metric: str
+    config: str
+    n: int
+    alpha: float
+    tests: int
+    alpha_test: float
+    power: float
+    estimate: SdEstimate
+    mde: float
+    normal_mde: float
+    delta: float | None
+    power_at_delta: float
+    needed: int | None
+    sizes: tuple[tuple[float, float, int | None], ...]  # (delta, power, questions needed)
+
+    def summary_rows(self) -> list[tuple[str, str]]:
+        rows = [("run", self.run_id), ("metric", self.metric), ("config", self.config),
+                ("questions in scope (n)", str(self.n)),
+                ("alpha (two-sided)", f"{self.alpha:g}"),
+                ("tests in the family", str(self.tests)),
+                ("alpha per test", f"{self.alpha_test:.4g}"),
+                ("SD of paired differences", self.estimate.describe()),
+                (f"MDE at power {self.power:g} (paired t-test)", f"{self.mde:.4g}"),
+                (f"MDE at power {self.power:g} (normal approximation)", f"{self.normal_mde:.4g}")]
+        if self.delta is not None:
+            rows += [(f"power to detect a drop of {self.delta:g} with n = {self.n}",
+                      f"{self.power_at_delta:.3f}"),
+                     (f"questions needed for a drop of {self.delta:g} at power {self.power:g}",
+                      "more than 10^7" if self.needed is None else str(self.needed))]
+        return rows
+
+
+def power_report(run: object, metric: str, *, config: str, delta: float | None = None,
+                 power: float = 0.8, alpha: float = 0.05, tests: int = 1,
+                 sd: float | None = None) -> PowerReport:
+    """:class:`PowerReport` of ``run`` (a :class:`rulegauge.store.rundir.Run`): the SD from
+    ``sd`` when given, else from the run's grid around ``config`` (:func:`grid_sd`);
+    raises :class:`RulegaugeError` when neither is at hand."""
+    from rulegauge.metrics.info import scored_rows
+
+    _check(alpha, power)
+    if tests < 1:
+        raise RulegaugeError(f"tests: a family has at least 1 test, got {tests}")
+    if delta is not None and (not math.isfinite(delta) or delta <= 0):
+        raise RulegaugeError(f"--delta must be a positive drop in metric units, got {delta!r}")
+    if sd is not None and (not math.isfinite(sd) or sd <= 0):
+        raise RulegaugeError(f"--sd must be a positive number, got {sd!r}")
+    metrics = run.table("metrics")  # type: ignore[attr-defined]
+    configs = run.table("configs")  # type: ignore[attr-defined]
+    if config not in set(configs["config_id"].astype(str)):
+        raise RulegaugeError(f"config {config!r} is not in run {run.run_id}")  # type: ignore[attr-defined]
+    info, rows = scored_rows(metrics, metric)
+    if info.aggregate != "mean":
+        raise RulegaugeError(f"{info.name} is aggregated by the {info.aggregate}: the paired t-test "
+                             "of means gives it no MDE; choose a mean metric (recall@5, nDCG@10, ...)")
+    n = int((rows["config_id"] == config).sum())
+    if sd is not None:
+        est: SdEstimate | None = SdEstimate(sd, "stated", "--sd")
+    else:
+        est = grid_sd(metrics, configs, config, info.name)
+    if est is None:
+        raise RulegaugeError(f"no SD estimate for {info.name} around {config}: no grid neighbour "
+                             f"(a config differing in one parameter) differs from it; state one "
+                             f"with --sd")
+    a = alpha / tests
+    deltas = sorted({0.02, 0.05, 0.10, *((delta,) if delta is not None else ())})
+    sizes = tuple((d, power, sample_size(d, est.sd, power, a)) for d in deltas)
+    return PowerReport(
+        str(run.run_id), info.name, config, n, alpha, tests, a, power, est,  # type: ignore[attr-defined]
+        mde(est.sd, n, power, a), normal_mde(est.sd, n, power, a), delta,
+        ttest_power(delta, est.sd, n, a) if delta is not None else math.nan,
+        sample_size(delta, est.sd, power, a) if delta is not None else None, sizes)
