@@ -17,7 +17,5 @@ Modules, in pipeline order:
 * ``kernel``    dense planes, per-config scores and exact candidate order for the sweep
 """
 
-from rulegauge.fusion import borda, comb_mnz, comb_sum, hybrid, isr, relscore, rrf  # register the methods
-
 __all__ = ["borda", "comb_mnz", "comb_sum", "configs", "exact", "fuse", "grid_check", "grid_expand", "hybrid",
            "isr", "kernel", "matrix", "method", "normalise", "order", "planes", "records", "relscore", "rrf"]

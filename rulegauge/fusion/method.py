@@ -118,7 +118,7 @@ class FusionMethod:
         raise KeyError(f"{self.name} has no parameter {name!r}")
 
 
-FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method")
+FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method", group="rulegauge.fusion")
 __all__ = ["FUSION_METHODS", "FusionMethod", "Param", "Planes", "config_ceiling", "method_of", "register", "weights_of"]
 
 

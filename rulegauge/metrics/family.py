@@ -219,7 +219,7 @@ def _params(name: str, fam: MetricFamily, text: str | None) -> bool:
     return value == "True"
 
 
-METRICS: Registry[MetricFamily] = Registry("metric")
+METRICS: Registry[MetricFamily] = Registry("metric", group="rulegauge.metrics")
 """Every metric family: ranking, score and answer metrics alike."""
 ALIASES: dict[str, Alias] = {}
 """Lower-cased family name or alias -> :class:`Alias` (canonical names included)."""
@@ -246,17 +246,22 @@ def declare(name: str, *, kind: str, direction: str, scope: str, description: st
                                          measured))
     alias(name, name, source="rulegauge")
     if compute is not None:
-        implement(name, compute)
+        _bind(name, compute)
     return fam
 
 
 def implement(name: str, compute: Callable[..., Any]) -> MetricFamily:
     """Bind the computation of the declared family ``name``; binding twice raises."""
     fam = METRICS.get(name)
+    _bind(name, compute)
+    return fam
+
+
+def _bind(name: str, compute: Callable[..., Any]) -> None:
+    # no registry lookup: declare() runs while the metric modules load (core/registry: no reload)
     if name in _COMPUTE:
         raise RegistryError(f"metric {name} is computed twice")
     _COMPUTE[name] = compute
-    return fam
 
 
 def alias(name: str, family: str, *, source: str, note: str = "") -> None:
