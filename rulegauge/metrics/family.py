@@ -155,6 +155,8 @@ class MetricFamily:
     needs: frozenset[str] = frozenset()
     params: tuple[MetricParam, ...] = ()
     """Keyword parameters, in the order the canonical name writes them (module docstring)."""
+    bounds: tuple[float, float] = (-math.inf, math.inf)
+    """Every value lies in ``[low, high]`` (NaN aside); ranking families default to [0, 1]."""
     measured: bool = False
     """A wall-time measurement: stored as the ``answers`` column of its name (module docstring)."""
 
@@ -333,7 +335,7 @@ def declare(name: str, *, kind: str, direction: str, scope: str, description: st
             aggregate: str = "mean", takes_cutoff: bool = False, default: float = 0.0,
             reference: str = "", needs: Iterable[str] = (), condensable: bool = False,
             params: Iterable[MetricParam] = (), measured: bool = False,
-            compute: Callable[..., Any] | None = None) -> MetricFamily:
+            bounds: tuple[float, float] | None = None, compute: Callable[..., Any] | None = None) -> MetricFamily:
     """Declare a metric family (and its computation); a second declaration raises.
     ``condensable`` adds the :data:`JUDGED_ONLY` parameter to ``params``."""
     params = (*params, *((JUDGED_ONLY,) if condensable else ()))
@@ -355,7 +357,8 @@ def declare(name: str, *, kind: str, direction: str, scope: str, description: st
         raise RegistryError(f"metric {name}: " + "; ".join(problems))
     fam = METRICS.add(name, MetricFamily(name, kind, direction, scope, aggregate, description,
                                          takes_cutoff, default, reference, needs, tuple(params),
-                                         measured))
+                                         bounds=bounds or ((0.0, 1.0) if kind == "ranking" else (-math.inf, math.inf)),
+                                         measured=measured))
     alias(name, name, source="rulegauge")
     if compute is not None:
         _bind(name, compute)

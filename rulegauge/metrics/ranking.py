@@ -169,7 +169,7 @@ def _judged(p: PageLists, k: int) -> np.ndarray:
         return np.where(n > 0, p.judged[:, :k].sum(axis=1) / np.maximum(n, 1), 0.0)
 
 
-@_family("first_rel_rank", direction="lower", aggregate="median", default=float("inf"),
+@_family("first_rel_rank", direction="lower", aggregate="median", default=float("inf"), bounds=(1.0, float("inf")),
          takes_cutoff=False, needs=("whole_list",),
          description="rank of the first relevant page; +inf when none was retrieved (median)")
 def _first_rel(p: PageLists, k: int) -> np.ndarray:
