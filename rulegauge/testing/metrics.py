@@ -121,8 +121,8 @@ def _paths(metrics: list[Metric], family: MetricFamily) -> tuple[list[str], list
                 same = (got == want) | (np.isnan(got) & np.isnan(want))
                 if len(got) != len(want) or not same.all():
                     at = int(np.flatnonzero(~same)[0]) if len(got) == len(want) else 0
-                    fast_bad.append(f"{m} ({c.config_id}, seed {seed}): the fast path gives {got[at]!r}, the full "
-                                    f"path {want[at]!r} for question {data.questions[at].question_id}")
+                    fast_bad.append(f"{m} ({c.config_id}, seed {seed}): the fast path gives {float(got[at])!r}, the full "
+                                    f"path {float(want[at])!r} for question {data.questions[at].question_id}")
                 v = want[~np.isnan(want)]
                 if (np.isnan(want).any() and family.kind != "score") or ((v < lo) | (v > hi)).any():
                     range_bad.append(f"{m} ({c.config_id}): values outside the declared bounds [{lo}, {hi}]: "
