@@ -32,9 +32,7 @@ _EXPORTS = {
     "rulings_as_run_tables": "rulegauge.rulings.evaluate",
 }
 
-MODULES = ("cells", "evaluate", "frames", "importer", "joint", "labels", "mapping",
-           "match", "merge", "parse", "production", "records", "rows", "segment", "top")
-__all__ = [*MODULES, *sorted(_EXPORTS)]
+__all__ = sorted(_EXPORTS)  # the re-exported names
 
 
 def __getattr__(name: str) -> Any:

@@ -7,6 +7,8 @@ built-ins::
     from rulegauge.testing.arms import check_arm
     assert check_arm("acme-overlap").problems == []
 
-and :mod:`rulegauge.testing.pytest_params` gives pytest parameters over every registered
-component. docs/plugins.md lists what each suite checks.
+and parametrise a test over a registry (``ARMS.names()``, ``FUSION_METHODS.names()``,
+``METRICS.names()``: built-ins and installed plug-ins alike, as ``tests/testing/`` does).
+docs/plugins.md lists what each suite checks; :mod:`rulegauge.testing.doc_tables` writes the
+docs' generated tables.
 """
