@@ -10,7 +10,8 @@ from rulegauge.arms.base import ARMS, Arm, ArmContext, hits_from_scores
 from rulegauge.arms.results import ArmResult, Hit
 from rulegauge.core import plugins
 
-__all__ = ["ARMS", "Arm", "ArmContext", "ArmResult", "Hit", "hits_from_scores", "load_builtin_arms"]  # the re-exported names
+# the re-exported names
+__all__ = ["ARMS", "Arm", "ArmContext", "ArmResult", "Hit", "hits_from_scores", "load_builtin_arms"]
 
 
 def load_builtin_arms() -> None:

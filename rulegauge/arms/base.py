@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from rulegauge.arms.results import ArmResult, Hit
-from rulegauge.core.errors import RulegaugeError, Problem, ValidationError
+from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
 from rulegauge.core.ordering import grouped_order, order
 from rulegauge.core.registry import Registry
 from rulegauge.corpus.records import Corpus

@@ -45,7 +45,7 @@ from rulegauge.arms.http_calls import (
 from rulegauge.arms.http_reply import ReplyError, ReplyHit, ReplyShape, first_chunks, ranked, read_hits
 from rulegauge.arms.http_template import check_template, question_values, render, secrets
 from rulegauge.arms.results import ArmResult, Hit
-from rulegauge.core.errors import ConfigError, RulegaugeError, Problem, ValidationError
+from rulegauge.core.errors import ConfigError, Problem, RulegaugeError, ValidationError
 from rulegauge.core.httpcall import RetryPolicy, redact_headers, redact_url
 from rulegauge.corpus.records import Corpus
 from rulegauge.goldset.records import Question

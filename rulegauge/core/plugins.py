@@ -163,7 +163,7 @@ def _load_entry_point(group: str, ep: md.EntryPoint, reg: Registry[Any]) -> None
         _record(group, ep.name, pkg, _last_line(exc))
         return
     added = set(reg.names()) - before
-    if ep.name not in reg and (fresh and not added or not _is_module(obj)):
+    if ep.name not in reg and ((fresh and not added) or not _is_module(obj)):
         _record(group, ep.name, pkg, f"loading it registered no {ep.name!r}"
                 + (f" (it registered {', '.join(sorted(added))})" if added else ""))
     for name in added | ({ep.name} & set(reg.names())):

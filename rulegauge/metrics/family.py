@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rulegauge.core.errors import RulegaugeError, RegistryError
+from rulegauge.core.errors import RegistryError, RulegaugeError
 from rulegauge.core.registry import Registry
 
 KINDS = ("ranking", "score", "answer")

@@ -155,7 +155,8 @@ def _average_precision(p: PageLists, k: int) -> np.ndarray:
 def _rbp(lists: PageLists, k: int, *, p: float) -> np.ndarray:
     rel = lists.rel[:, :k].astype(np.float64)
     weights = (1.0 - p) * np.power(p, np.arange(rel.shape[1], dtype=np.float64))
-    return (rel * weights[None, :]).sum(axis=1)
+    out: np.ndarray = (rel * weights[None, :]).sum(axis=1)
+    return out
 
 
 @_family("Judged", needs=("judgments",), condensable=False, reference="ir_measures Judged@k",

@@ -31,7 +31,7 @@ from rulegauge.arms.base import empty_counts, make_arm, preflight_arms
 from rulegauge.arms.contract import check_results, order_rule
 from rulegauge.core.atomic import atomic_path
 from rulegauge.core.engines import EngineInfo
-from rulegauge.core.errors import ConfigError, RulegaugeError, Problem, ValidationError
+from rulegauge.core.errors import ConfigError, Problem, RulegaugeError, ValidationError
 from rulegauge.core.names import check_name
 from rulegauge.core.redact import redact_params
 from rulegauge.corpus.chunking import ChunkingOptions, build_corpus

@@ -32,7 +32,8 @@ _EXPORTS = {
     "rulings_as_run_tables": "rulegauge.rulings.evaluate",
 }
 
-__all__ = sorted(_EXPORTS)  # the re-exported names
+# the re-exported names
+__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:

@@ -27,7 +27,7 @@ import inspect
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,9 @@ def first_paragraph(doc: str | None) -> str:
 
 def modules() -> list[Path]:
     """Every module file of the package (``__init__`` files and ``data/`` aside), by stage."""
-    found = [p for p in PACKAGE.rglob("*.py") if p.stem != "__init__" and "data" not in p.relative_to(PACKAGE).parts]
+    found = [p for p in PACKAGE.rglob("*.py")
+             if p.stem != "__init__" and "data" not in p.relative_to(PACKAGE).parts]
+
     def key(p: Path) -> tuple[int, str]:
         top = p.relative_to(PACKAGE).parts[0]
         return (STAGES.index(top) if top in STAGES else len(STAGES), str(p.relative_to(PACKAGE)))
@@ -69,7 +71,7 @@ def module_rows() -> list[tuple[str, str]]:
             for p in modules()]
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
@@ -85,8 +87,9 @@ def _builtin(group: str) -> list[tuple[str, Any]]:
 
 
 def _params(cls: type) -> str:
-    sig = inspect.signature(cls.__init__)
-    names = [p.name for p in sig.parameters.values() if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+    sig = inspect.signature(cls)  # the constructor's parameters
+    names = [p.name for p in sig.parameters.values()
+             if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
     return ", ".join(f"`{n}`" for n in names) or "none"
 
 
@@ -143,8 +146,8 @@ TABLES: dict[str, tuple[str, Callable[[], str]]] = {
 
 
 def _block(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(<!-- generated: {re.escape(name)} [^\n]*-->\n)(.*?)(<!-- end generated: {re.escape(name)} -->)",
-                      flags=re.S)
+    n = re.escape(name)
+    return re.compile(rf"(<!-- generated: {n} [^\n]*-->\n)(.*?)(<!-- end generated: {n} -->)", flags=re.S)
 
 
 def render(text: str, name: str, table: str) -> str | None:

@@ -22,7 +22,6 @@ and the docs row are checked.
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -121,8 +120,9 @@ def _paths(metrics: list[Metric], family: MetricFamily) -> tuple[list[str], list
                 same = (got == want) | (np.isnan(got) & np.isnan(want))
                 if len(got) != len(want) or not same.all():
                     at = int(np.flatnonzero(~same)[0]) if len(got) == len(want) else 0
-                    fast_bad.append(f"{m} ({c.config_id}, seed {seed}): the fast path gives {float(got[at])!r}, the full "
-                                    f"path {float(want[at])!r} for question {data.questions[at].question_id}")
+                    fast_bad.append(f"{m} ({c.config_id}, seed {seed}): the fast path gives {float(got[at])!r}, "
+                                    f"the full path {float(want[at])!r} for question "
+                                    f"{data.questions[at].question_id}")
                 v = want[~np.isnan(want)]
                 if (np.isnan(want).any() and family.kind != "score") or ((v < lo) | (v > hi)).any():
                     range_bad.append(f"{m} ({c.config_id}): values outside the declared bounds [{lo}, {hi}]: "

@@ -47,7 +47,8 @@ def synthetic_ranks(seed: int, *, coarse: bool = False, graded: bool = False, n_
         free = [p for p in range(1, n_pages + 1) if p not in rel]
         judged = rng.choice(free, size=6, replace=False)
         jgrades = rng.choice([0, 0, 0, 1, 2, 3], size=6)
-        questions.append(Question(qid, "x", "en", tuple((PageRef("d", p, g),) for p, g in zip(rel, grades, strict=True)),
+        reqs = tuple((PageRef("d", p, g),) for p, g in zip(rel, grades, strict=True))
+        questions.append(Question(qid, "x", "en", reqs,
                                   game="G", judged=tuple(PageJudgment("d", int(p), int(g), "human", "synthetic")
                                                          for p, g in zip(judged, jgrades, strict=True))))
         for arm in ARMS:

@@ -15,7 +15,8 @@ from rulegauge.answering.answerers.base import ANSWERERS, Answerer
 from rulegauge.core import plugins
 from rulegauge.core.errors import ConfigError
 
-__all__ = ["ANSWERERS", "Answerer", "load_builtin_answerers", "make_answerer"]  # the re-exported names
+# the re-exported names
+__all__ = ["ANSWERERS", "Answerer", "load_builtin_answerers", "make_answerer"]
 
 
 
