@@ -14,6 +14,7 @@ ready) is ``skipped`` with the reason, never passed.
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -53,14 +54,16 @@ def check_arm(kind: str | type, params: dict[str, Any] | None = None, *,
         arm = cls(**(params or {}))
     except (TypeError, RulegaugeError) as exc:
         return ArmCheck(name, (), f"cannot be built without parameters here: {exc}")
-    # the run's own cache (embeddings are content-addressed): a second check embeds nothing again
-    context = ArmContext(cache_dir=cache_dir or cache_root(), name=name)
-    try:
-        return _run(name, arm, gs, corpus, context)
-    finally:
-        close = getattr(arm, "close", None)
-        if callable(close):
-            close()
+    # the run's own cache (embeddings are content-addressed): a second check embeds nothing again;
+    # a throwaway run folder for the arms that journal their calls (http)
+    with tempfile.TemporaryDirectory(prefix="rulegauge-arm-check-") as run_dir:
+        context = ArmContext(cache_dir=cache_dir or cache_root(), name=name, run_dir=Path(run_dir))
+        try:
+            return _run(name, arm, gs, corpus, context)
+        finally:
+            close = getattr(arm, "close", None)
+            if callable(close):
+                close()
 
 
 def _run(name: str, arm: Any, gs: GoldSet, corpus: Corpus, context: ArmContext) -> ArmCheck:

@@ -35,3 +35,15 @@ def test_an_unregistered_class_is_checked_by_its_own_name(inputs):
 
     r = check_arm(Renamed, inputs=inputs)
     assert r.problems == () and r.name == "not-bm25"
+
+
+def test_the_http_arm_keeps_the_contract_against_the_reference_service(inputs, tmp_path):
+    """The arm that needs a service, run against rulegauge's own reference search service."""
+    from tests.helpers.reference_service import reference_service
+
+    body = {"q": "{question}", "question_id": "{question_id}", "game": "{game}", "edition": "{edition}",
+            "lang": "{language}", "k": "{depth}", "arms": "bm25,boost", "debug": True}
+    with reference_service() as served:
+        result = check_arm("http", {"url": served.url, "body": body, "chunk": "chunk_id", "score": "score"},
+                           inputs=inputs, cache_dir=tmp_path)
+    assert result.skipped is None and result.problems == ()
