@@ -155,3 +155,49 @@ def test_an_arm_ranking_from_0_fails_the_run_with_exit_2_naming_arm_and_question
     manifest = json.loads((tmp_path / "runs" / "z" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["status"] == "failed" and "arm zero" in manifest["error"]
     assert not (tmp_path / "runs" / "z" / "arm_ranks.parquet").exists()  # nothing of it stored
+
+
+REG: Registry[object] = Registry("thing")  # the registry of the test group below
+
+
+class Thing:
+    pass
+
+
+def test_load_order_builtins_first_in_declared_order_and_a_missing_optional_module_is_reported(monkeypatch):
+    monkeypatch.setitem(plugins.GROUPS, "rulegauge.test", plugins.Group("things", __name__, "REG"))
+    monkeypatch.setattr(plugins, "_own_declared", lambda: (
+        ("rulegauge.test", "zeta", f"{__name__}:Thing"), ("rulegauge.test", "alpha", f"{__name__}:Thing"),
+        ("rulegauge.test", "needs-extra", "rulegauge_no_such_optional_module:Thing")))
+    monkeypatch.setattr(plugins, "_loaded", set())
+    monkeypatch.setattr(plugins, "_broken", {})
+    monkeypatch.setattr(REG, "_items", {})
+    plugins.load("rulegauge.test")
+    assert REG.names() == ["zeta", "alpha"]  # the declared order, not sorted
+    assert plugins.origins("rulegauge.test") == {"zeta": "builtin", "alpha": "builtin"}
+    [b] = plugins.broken()
+    assert (b.name, b.package) == ("needs-extra", "builtin") and "ModuleNotFoundError" in b.error
+
+
+def test_a_builtin_that_fails_otherwise_raises_as_a_bug(monkeypatch):
+    monkeypatch.setitem(plugins.GROUPS, "rulegauge.test", plugins.Group("things", __name__, "REG"))
+    monkeypatch.setattr(plugins, "_own_declared", lambda: (("rulegauge.test", "bad", f"{__name__}:NoSuchName"),))
+    monkeypatch.setattr(plugins, "_loaded", set())
+    monkeypatch.setattr(REG, "_items", {})
+    with pytest.raises(AttributeError):
+        plugins.load("rulegauge.test")
+
+
+@pytest.mark.parametrize("group", ["rulegauge.arms", "rulegauge.fusion", "rulegauge.answerers"])
+def test_every_builtin_component_has_its_entry_point_in_pyproject(group):
+    declared = [name for g, name, _ in plugins._own_declared() if g == group]
+    builtin = [n for n, o in plugins.origins(group).items() if o == "builtin"]
+    assert declared == builtin  # the same names, in the same order: the entry point is the registration
+
+
+def test_command_groups_are_entry_points_in_help_order():
+    from rulegauge.cli import app
+
+    names = [name for g, name, _ in plugins._own_declared() if g == "rulegauge.commands"]
+    assert names[0] == "core" and len(names) == len(set(names)) >= 12
+    assert {c.name for c in app.registered_commands} >= {"run", "list", "validate", "compare", "gate"}
