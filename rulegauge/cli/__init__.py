@@ -5,7 +5,7 @@ imports happen inside the command functions so ``rulegauge --help`` is fast.
 Only the CLI configures logging.
 
 Command groups are the entry points of ``rulegauge.commands`` (rulegauge's own in its
-``pyproject.toml``, in help order; a team's package may add its own), each a
+``pyproject.toml``; ``core`` first in ``--help``, the others by name; a team's package may add its own), each a
 ``register(app)`` function; docs/design.md's module map says what every module is.
 """
 
@@ -48,7 +48,8 @@ def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progr
 
 
 # command groups are entry points (``rulegauge.commands``, pyproject.toml): a team's package adds its own
-for _name, _register in plugins.entry_objects("rulegauge.commands"):
+# `core` (run, list, validate: the everyday commands) heads --help; the others follow in name order
+for _name, _register in sorted(plugins.entry_objects("rulegauge.commands"), key=lambda e: e[0] != "core"):
     _register(app)
 
 

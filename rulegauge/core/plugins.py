@@ -17,10 +17,11 @@ name; a module entry point must register something on import (a module that call
 ``ARMS.register`` / ``declare`` itself). A group without a registry (``rulegauge.commands``:
 ``register(app)`` functions) is read with :func:`entry_objects`.
 
-Load order is deterministic: rulegauge's own entry points first, in the order its
-``pyproject.toml`` declares them (read from the source tree when rulegauge runs from one, else
-from the installed distribution's metadata), then every other distribution's, sorted by name
-and package. :func:`load` does it once per process per group; a :class:`~rulegauge.core.registry.Registry`
+Load order is deterministic: rulegauge's own entry points first, sorted by name (read from
+``pyproject.toml`` when rulegauge runs from its source tree, an edit counting without a
+reinstall, else from the installed distribution's metadata, which setuptools writes sorted:
+so both give one order), then every other distribution's, sorted by name and package.
+:func:`load` does it once per process per group; a :class:`~rulegauge.core.registry.Registry`
 created with ``group=`` calls it on first lookup, so no caller has to remember.
 
 A plug-in that fails to import, or whose name is already taken, is not registered and is
@@ -95,22 +96,22 @@ def registry(group: str) -> Registry[Any]:
 
 @functools.cache
 def _own_declared() -> tuple[tuple[str, str, str], ...]:
-    """rulegauge's own entry points ``(group, name, value)`` in declaration order: from the
+    """rulegauge's own entry points ``(group, name, value)``, sorted by group and name: from the
     source tree's ``pyproject.toml`` when rulegauge runs from one (an edit counts without a
-    reinstall), else from the installed distribution's metadata."""
+    reinstall), else from the installed distribution's metadata (module docstring)."""
     import rulegauge  # the top package: only its location
 
     project = Path(rulegauge.__file__).resolve().parent.parent / "pyproject.toml"
     if project.is_file():
         data = tomllib.loads(project.read_text(encoding="utf-8")).get("project", {})
         if data.get("name") == DISTRIBUTION:
-            return tuple((group, name, str(value)) for group, eps in data.get("entry-points", {}).items()
-                         for name, value in eps.items())
+            return tuple(sorted((group, name, str(value)) for group, eps in data.get("entry-points", {}).items()
+                                for name, value in eps.items()))
     try:
         eps = md.distribution(DISTRIBUTION).entry_points
     except md.PackageNotFoundError:
         return ()
-    return tuple((ep.group, ep.name, ep.value) for ep in eps)
+    return tuple(sorted((ep.group, ep.name, ep.value) for ep in eps))
 
 
 def _is_own(ep: md.EntryPoint) -> bool:
@@ -119,7 +120,7 @@ def _is_own(ep: md.EntryPoint) -> bool:
 
 
 def entry_points(group: str) -> list[md.EntryPoint]:
-    """Every entry point of ``group``: rulegauge's own in declaration order, then every other
+    """Every entry point of ``group``: rulegauge's own sorted by name, then every other
     distribution's sorted by name and package (the one load order)."""
     own = [md.EntryPoint(name, value, g) for g, name, value in _own_declared() if g == group]
     others = [ep for ep in md.entry_points(group=group) if not _is_own(ep)]
