@@ -62,7 +62,7 @@ class Arm(Protocol):
         ...
 
 
-ARMS: Registry[type] = Registry("arm")
+ARMS: Registry[type] = Registry("arm", group="rulegauge.arms")
 
 
 def make_arm(name: str, params: Mapping[str, Any]) -> Any:

@@ -59,6 +59,7 @@ class HttpArm:
     """A live search endpoint as an arm (module docstring)."""
 
     name: ClassVar[str] = "http"
+    order_rule: ClassVar[str] = "given"  # the service's list order (arms/contract)
     url: str | None = None
     url_env: str | None = None
     method: str = "POST"

@@ -45,6 +45,7 @@ class HttpRanksArm:
     """Per-arm ranks of an ``http`` arm's hits (module docstring)."""
 
     name: ClassVar[str] = "http-ranks"
+    order_rule: ClassVar[str] = "observed"  # per-arm ranks seen in a fused list: gaps, ties (arms/contract)
     of: str = ""
     disclosed: str | None = None
     decoded: int | None = None

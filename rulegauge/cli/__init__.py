@@ -4,21 +4,18 @@ Each command group lives in its own module exposing ``register(app)``; heavy
 imports happen inside the command functions so ``rulegauge --help`` is fast.
 Only the CLI configures logging.
 
-Modules, in help order: ``core`` (run, list, validate), ``ingest``, ``goldset``,
-``answer`` (answer, answerers), ``compare`` (compare, gate, baseline), ``analysis``
-(bands, report, query), ``rulings``, ``interop`` (export), ``serve`` (serve-search),
-``judging`` (pool, judge, judges); helpers: ``catalog``
-(every registry for ``rulegauge list``), ``errors`` (messages and exit codes),
-``output`` (the console factory and ``--format``), ``progress`` (progress bars or
-timestamped lines), ``summary`` (the summary after ``rulegauge run``).
+Command groups are the entry points of ``rulegauge.commands`` (rulegauge's own in its
+``pyproject.toml``; ``core`` first in ``--help``, the others by name; a team's package may add its own), each a
+``register(app)`` function; docs/design.md's module map says what every module is.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 
 import typer
+
+from rulegauge.core import plugins
 
 app = typer.Typer(
     name="rulegauge",
@@ -28,12 +25,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# command-group modules, in help order; each exposes register(app)
-GROUPS = ("core", "ingest", "goldset", "answer", "facts", "compare", "analysis", "rulings", "interop",
-          "serve", "judging", "trend")
-__all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "facts", "goldset",
-           "goldset_generate", "ingest", "interop", "judges_llm", "judging", "main", "output", "progress", "report", "rulings", "serve",
-           "summary", "trend"]
 
 
 def _print_version(value: bool) -> None:
@@ -56,14 +47,10 @@ def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progr
                         format="%(levelname)s %(name)s: %(message)s")
 
 
-for _name in GROUPS:
-    try:
-        _mod = importlib.import_module(f"rulegauge.cli.{_name}")
-    except ModuleNotFoundError as _exc:
-        if _exc.name != f"rulegauge.cli.{_name}":
-            raise
-        continue
-    _mod.register(app)
+# command groups are entry points (``rulegauge.commands``, pyproject.toml): a team's package adds its own
+# `core` (run, list, validate: the everyday commands) heads --help; the others follow in name order
+for _name, _register in sorted(plugins.entry_objects("rulegauge.commands"), key=lambda e: e[0] != "core"):
+    _register(app)
 
 
 def main() -> None:

@@ -1,39 +1,58 @@
-"""Plug-ins: the one place arms, answerers, metrics and fusion methods are discovered.
+"""Plug-ins: the one door through which arms, answerers, metrics, fusion methods and command
+groups enter rulegauge, built-in or from a team's own package.
 
-Built-in components register when their modules are imported; :data:`GROUPS` names, per
-plug-in group, the registry and those modules (this list replaces the hand-kept ones).
-A team's own package adds components through Python entry points in the same groups::
+Every component is declared as a Python entry point in its group. rulegauge's own are in its
+``pyproject.toml`` (``[project.entry-points."rulegauge.arms"]`` ...); a team's package declares
+its own the same way::
 
     [project.entry-points."rulegauge.arms"]
     acme-search = "acme_rulegauge.arms:AcmeArm"       # a class, registered as "acme-search"
     [project.entry-points."rulegauge.metrics"]
     acme = "acme_rulegauge.metrics"                    # or a module that registers on import
 
-An entry point's object is registered under the entry point's name (a fusion method class
-is instantiated first: that registry holds instances), unless loading it already registered
-that name (a module that calls ``ARMS.register`` / ``declare`` itself).
-:func:`load` imports the built-ins, then every entry point of the group, once per process.
+:data:`GROUPS` says, per group, only where its registry lives (no list of modules). An entry
+point's object is registered under the entry point's name (a fusion method class is
+instantiated first: that registry holds instances), unless loading it already registered that
+name; a module entry point must register something on import (a module that calls
+``ARMS.register`` / ``declare`` itself). A group without a registry (``rulegauge.commands``:
+``register(app)`` functions) is read with :func:`entry_objects`.
+
+Load order is deterministic: rulegauge's own entry points first, sorted by name (read from
+``pyproject.toml`` when rulegauge runs from its source tree, an edit counting without a
+reinstall, else from the installed distribution's metadata, which setuptools writes sorted:
+so both give one order), then every other distribution's, sorted by name and package.
+:func:`load` does it once per process per group; a :class:`~rulegauge.core.registry.Registry`
+created with ``group=`` calls it on first lookup, so no caller has to remember.
+
 A plug-in that fails to import, or whose name is already taken, is not registered and is
 recorded as broken (:func:`broken`), by name with its package and the error's last line;
-nothing raises, so one broken package never stops a run that does not use it. A run that
-names it gets an error saying so (:func:`describe_unknown`). :func:`origin` tells where a
-name came from: ``builtin`` or ``package==version``.
+nothing raises, so one broken package never stops a run that does not use it. A built-in whose
+import fails for a missing module (an optional dependency not installed) is recorded the same
+way (package ``builtin``); any other error of a built-in raises, as a bug of rulegauge's own.
+A run that names a broken component gets an error saying so (:func:`describe_unknown`).
+:func:`origin` tells where a name came from: ``builtin`` or ``package==version``.
 
 The one core module that imports higher stages, and only by name when :func:`load` is
-called (never at import time), as the registries' own modules did before.
+called (never at import time).
 
 Reference: Python packaging, "Entry points specification"; ``importlib.metadata``.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata as md
 import sys
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rulegauge.core.registry import Registry, add_unknown_hint
+
+DISTRIBUTION = "rulegauge"
+BUILTIN = "builtin"
 
 
 @dataclass(frozen=True)
@@ -41,34 +60,28 @@ class Group:
     label: str  # as ``rulegauge list`` names the registry
     module: str  # where the registry lives
     attribute: str
-    builtins: tuple[str, ...]  # modules that register the built-in components
     instances: bool = False  # the registry holds instances: a class entry point is instantiated
 
 
 GROUPS: dict[str, Group] = {
-    "rulegauge.arms": Group("arms", "rulegauge.arms.base", "ARMS", tuple(f"rulegauge.arms.{m}" for m in (
-        "bm25", "boost", "dense", "external", "http", "http_ranks", "sqlite_fts5", "tantivy_bm25", "postgres",
-        "pgvector"))),
-    "rulegauge.answerers": Group("answerers", "rulegauge.answering.answerers.base", "ANSWERERS", (
-        *(f"rulegauge.answering.answerers.{m}" for m in ("extractive", "ollama", "openai", "replay", "llama_cpp")),
-        "rulegauge.rulings.production")),
-    "rulegauge.metrics": Group("metrics", "rulegauge.metrics.family", "METRICS",
-                             ("rulegauge.metrics.ranking", "rulegauge.metrics.info")),
-    "rulegauge.fusion": Group("fusion methods", "rulegauge.fusion.method", "FUSION_METHODS", ("rulegauge.fusion",),
-                            instances=True),
-    # the products' hooks and tables: loaded by name when a run, a table or a metric asks (the kernel imports none)
-    "rulegauge.stages": Group("stages", "rulegauge.pipeline.stages", "STAGES", ("rulegauge.answering.stage",)),
-    "rulegauge.tables": Group("tables", "rulegauge.store.schema", "TABLES", ("rulegauge.answering.tables",
-                                                                          "rulegauge.rulings.tables")),
-    "rulegauge.engines": Group("engines", "rulegauge.core.engines", "ENGINES", ("rulegauge.core.cluster",)),
+    "rulegauge.arms": Group("arms", "rulegauge.arms.base", "ARMS"),
+    "rulegauge.answerers": Group("answerers", "rulegauge.answering.answerers.base", "ANSWERERS"),
+    "rulegauge.metrics": Group("metrics", "rulegauge.metrics.family", "METRICS"),
+    "rulegauge.fusion": Group("fusion methods", "rulegauge.fusion.method", "FUSION_METHODS", instances=True),
+    # the products' hooks, tables and engines: modules that register on import, loaded by name when a
+    # run, a table or a metric asks (the kernel imports none of them)
+    "rulegauge.stages": Group("stages", "rulegauge.pipeline.stages", "STAGES"),
+    "rulegauge.tables": Group("tables", "rulegauge.store.schema", "TABLES"),
+    "rulegauge.engines": Group("engines", "rulegauge.core.engines", "ENGINES"),
 }
+"""Registry groups: entry-point group -> where its registry lives (one line per group)."""
 
 
 @dataclass(frozen=True)
 class BrokenPlugin:
     group: str
     name: str
-    package: str  # ``name==version`` of the distribution that declares it
+    package: str  # ``name==version`` of the distribution that declares it (``builtin``: rulegauge's own)
     error: str
 
     def __str__(self) -> str:
@@ -86,6 +99,39 @@ def registry(group: str) -> Registry[Any]:
     return reg
 
 
+@functools.cache
+def _own_declared() -> tuple[tuple[str, str, str], ...]:
+    """rulegauge's own entry points ``(group, name, value)``, sorted by group and name: from the
+    source tree's ``pyproject.toml`` when rulegauge runs from one (an edit counts without a
+    reinstall), else from the installed distribution's metadata (module docstring)."""
+    import rulegauge  # the top package: only its location
+
+    project = Path(rulegauge.__file__).resolve().parent.parent / "pyproject.toml"
+    if project.is_file():
+        data = tomllib.loads(project.read_text(encoding="utf-8")).get("project", {})
+        if data.get("name") == DISTRIBUTION:
+            return tuple(sorted((group, name, str(value)) for group, eps in data.get("entry-points", {}).items()
+                                for name, value in eps.items()))
+    try:
+        eps = md.distribution(DISTRIBUTION).entry_points
+    except md.PackageNotFoundError:
+        return ()
+    return tuple(sorted((ep.group, ep.name, ep.value) for ep in eps))
+
+
+def _is_own(ep: md.EntryPoint) -> bool:
+    dist = ep.dist
+    return dist is not None and dist.name.lower().replace("_", "-") == DISTRIBUTION
+
+
+def entry_points(group: str) -> list[md.EntryPoint]:
+    """Every entry point of ``group``: rulegauge's own sorted by name, then every other
+    distribution's sorted by name and package (the one load order)."""
+    own = [md.EntryPoint(name, value, g) for g, name, value in _own_declared() if g == group]
+    others = [ep for ep in md.entry_points(group=group) if not _is_own(ep)]
+    return own + sorted(others, key=lambda ep: (ep.name, _package(ep)))
+
+
 def _last_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[-1] if text else ''}".rstrip(": ")
@@ -93,30 +139,41 @@ def _last_line(exc: BaseException) -> str:
 
 def _package(ep: md.EntryPoint) -> str:
     dist = ep.dist
-    return f"{dist.name}=={dist.version}" if dist is not None else "an unknown package"
+    if dist is None:
+        return BUILTIN  # declared by rulegauge itself (_own_declared)
+    return f"{dist.name}=={dist.version}"
+
+
+def _record(group: str, name: str, pkg: str, error: str) -> None:
+    _broken[(group, name)] = BrokenPlugin(group, name, pkg, error)
 
 
 def _load_entry_point(group: str, ep: md.EntryPoint, reg: Registry[Any]) -> None:
     pkg = _package(ep)
-    if ep.name in reg and _origins.get((group, ep.name), "builtin") != pkg:
+    if ep.name in reg and _origins.get((group, ep.name), BUILTIN) != pkg:
         # a built-in (or another package's) name: refuse rather than shadow it
-        _broken[(group, ep.name)] = BrokenPlugin(group, ep.name, pkg, f"the name {ep.name!r} is already "
-                                                 f"registered ({origin(group, ep.name)})")
+        _record(group, ep.name, pkg, f"the name {ep.name!r} is already registered ({origin(group, ep.name)})")
         return
     before = set(reg.names())
+    fresh = ep.module not in sys.modules
     try:
         obj = ep.load()
         if ep.name not in reg and not _is_module(obj):
             reg.add(ep.name, obj() if GROUPS[group].instances and isinstance(obj, type) else obj)
+    except ModuleNotFoundError as exc:
+        _record(group, ep.name, pkg, _last_line(exc))
+        return
     except Exception as exc:
-        _broken[(group, ep.name)] = BrokenPlugin(group, ep.name, pkg, _last_line(exc))
+        if pkg == BUILTIN:
+            raise  # a bug of rulegauge's own, not a missing optional dependency
+        _record(group, ep.name, pkg, _last_line(exc))
         return
     added = set(reg.names()) - before
-    if ep.name not in reg:
-        _broken[(group, ep.name)] = BrokenPlugin(group, ep.name, pkg, f"loading it registered no {ep.name!r}"
-                                                 + (f" (it registered {', '.join(sorted(added))})" if added else ""))
-    for name in added | {ep.name} & set(reg.names()):
-        _origins[(group, name)] = pkg
+    if ep.name not in reg and ((fresh and not added) or not _is_module(obj)):
+        _record(group, ep.name, pkg, f"loading it registered no {ep.name!r}"
+                + (f" (it registered {', '.join(sorted(added))})" if added else ""))
+    for name in added | ({ep.name} & set(reg.names())):
+        _origins.setdefault((group, name), pkg)
 
 
 def _is_module(obj: Any) -> bool:
@@ -124,19 +181,12 @@ def _is_module(obj: Any) -> bool:
 
 
 def load(group: str) -> None:
-    """Register the built-ins of ``group`` and its plug-ins (idempotent; module docstring)."""
+    """Register every component of ``group``, built-in and plug-in (idempotent; module docstring)."""
     if group in _loaded:
         return
     _loaded.add(group)
-    g = GROUPS[group]
-    for mod in g.builtins:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:
-                raise
     reg = registry(group)
-    for ep in sorted(md.entry_points(group=group), key=lambda e: e.name):
+    for ep in entry_points(group):
         _load_entry_point(group, ep, reg)
 
 
@@ -150,9 +200,31 @@ def load_all() -> None:
         load(group)
 
 
+def entry_objects(group: str) -> list[tuple[str, Any]]:
+    """``(name, object)`` of every entry point of a group without a registry (the CLI's
+    ``rulegauge.commands``: ``register(app)`` functions), in the load order; broken ones are
+    recorded (:func:`broken`) and left out. Not cached: its one caller builds the CLI once."""
+    out = []
+    for ep in entry_points(group):
+        pkg = _package(ep)
+        try:
+            obj = ep.load()
+        except ModuleNotFoundError as exc:
+            _record(group, ep.name, pkg, _last_line(exc))
+            continue
+        except Exception as exc:
+            if pkg == BUILTIN:
+                raise
+            _record(group, ep.name, pkg, _last_line(exc))
+            continue
+        _origins[(group, ep.name)] = pkg
+        out.append((ep.name, obj))
+    return out
+
+
 def origin(group: str, name: str) -> str:
     """``builtin`` or the ``package==version`` that registered ``name`` in ``group``."""
-    return _origins.get((group, name), "builtin")
+    return _origins.get((group, name), BUILTIN)
 
 
 def origins(group: str) -> dict[str, str]:

@@ -3,10 +3,15 @@
 A registry replaces if/elif chains: components register under a canonical name,
 duplicate names raise, and lookups of unknown names raise an error that lists
 every valid choice. CLI choices and help texts are read from here.
+
+A registry that is a plug-in door (``Registry("arm", group="rulegauge.arms")``) loads its
+group's entry points (:func:`rulegauge.core.plugins.load`) on the first lookup, so a
+component is there whoever asks first; registering never loads.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
@@ -35,9 +40,17 @@ class Registry(Generic[T]):
     1
     """
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, *, group: str | None = None) -> None:
         self.kind = kind
+        self.group = group
+        """The entry-point group that fills this registry (module docstring), if any."""
         self._items: dict[str, T] = {}
+        self._opened = group is None
+
+    def _open(self) -> None:
+        if not self._opened:
+            self._opened = True  # first: the loader's own lookups must not load again
+            importlib.import_module("rulegauge.core.plugins").load(self.group)
 
     def add(self, name: str, obj: T) -> T:
         """Register ``obj`` under ``name``; a second registration of a name raises."""
@@ -58,6 +71,7 @@ class Registry(Generic[T]):
 
     def get(self, name: str) -> T:
         """Return the object registered as ``name`` or raise listing the choices."""
+        self._open()
         try:
             return self._items[name]
         except KeyError:
@@ -67,16 +81,21 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         """Registered names in registration order."""
+        self._open()
         return list(self._items)
 
     def items(self) -> list[tuple[str, T]]:
+        self._open()
         return list(self._items.items())
 
     def __contains__(self, name: object) -> bool:
+        self._open()
         return name in self._items
 
     def __iter__(self) -> Iterator[str]:
+        self._open()
         return iter(self._items)
 
     def __len__(self) -> int:
+        self._open()
         return len(self._items)

@@ -36,6 +36,12 @@ class Borda(FusionMethod):
     rank_based = True
     axis = "weighted Borda points (the top depends on the question's candidate count)"
 
+    def ranx_equivalent(self, config: FusionConfig) -> tuple[str | None, str, dict[str, Any]] | None:
+        """ranx ``bordafuse`` (``w_bordafuse`` for weights)."""
+        if set(config.weights) == {1.0}:
+            return (None, "bordafuse", {})
+        return (None, "w_bordafuse", {"weights": list(config.weights)})
+
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         big_n = planes.votes(config).sum(axis=1, keepdims=True).astype(np.float64)
         total = np.zeros(planes.shape)

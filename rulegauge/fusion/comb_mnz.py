@@ -11,11 +11,11 @@ with unit weights. Reference: Fox & Shaw, TREC-2, 1993.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rulegauge.fusion.comb_sum import COMB_NORM, weighted_sum
+from rulegauge.fusion.comb_sum import COMB_NORM, RANX_NORMS, weighted_sum
 from rulegauge.fusion.method import FusionMethod, register
 from rulegauge.fusion.planes import Planes
 
@@ -31,6 +31,11 @@ class CombMNZ(FusionMethod):
     params = (COMB_NORM,)
     rank_based = False
     axis = "arms voting x sum of weighted normalised arm scores"
+
+    def ranx_equivalent(self, config: FusionConfig) -> tuple[str | None, str, dict[str, Any]] | None:
+        """ranx ``mnz`` (unweighted: ranx's CombMNZ takes no weights)."""
+        norm = RANX_NORMS.get(str(self.option(config, "norm")))
+        return (norm, "mnz", {}) if norm is not None and set(config.weights) == {1.0} else None
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         n = np.zeros(planes.shape)

@@ -12,7 +12,7 @@ searches", TREC-2, 1993.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +37,10 @@ def weighted_sum(planes: Planes, config: FusionConfig, norm: str) -> np.ndarray:
     return total
 
 
+RANX_NORMS = {"min-max": "min-max", "z-score": "zmuv", "sum": "sum"}
+"""Our normalisations -> ranx's names of the same (``ranx.fuse(norm=...)``)."""
+
+
 @register
 class CombSUM(FusionMethod):
     name = "combsum"
@@ -45,6 +49,15 @@ class CombSUM(FusionMethod):
     params = (COMB_NORM,)
     rank_based = False
     axis = "sum of weighted normalised arm scores"
+
+    def ranx_equivalent(self, config: FusionConfig) -> tuple[str | None, str, dict[str, Any]] | None:
+        """ranx ``sum`` (``wsum`` for weights, min-max only) after ranx's name of the norm."""
+        norm = RANX_NORMS.get(str(self.option(config, "norm")))
+        if norm is None:
+            return None
+        if set(config.weights) == {1.0}:
+            return (norm, "sum", {})
+        return (norm, "wsum", {"weights": list(config.weights)}) if norm == "min-max" else None
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         return weighted_sum(planes, config, self.option(config, "norm"))

@@ -33,6 +33,10 @@ class ISR(FusionMethod):
     rank_based = True
     axis = "arms voting x sum of w / rank^2"
 
+    def ranx_equivalent(self, config: FusionConfig) -> tuple[str | None, str, dict[str, Any]] | None:
+        """ranx ``isr`` (unweighted: ranx's ISR takes no weights)."""
+        return (None, "isr", {}) if set(config.weights) == {1.0} else None
+
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         """Per-arm lookup tables by rank (``w / r^2`` and the vote 1.0 within the depth)."""
         total, n = np.zeros(planes.shape), np.zeros(planes.shape)

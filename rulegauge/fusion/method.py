@@ -110,6 +110,12 @@ class FusionMethod:
         """Per-question facts :meth:`exact_score` needs (e.g. list lengths)."""
         return None
 
+    def ranx_equivalent(self, config: FusionConfig) -> tuple[str | None, str, dict[str, Any]] | None:
+        """``(norm, method, params)`` of ``ranx.fuse`` computing the same fused scores for
+        ``config`` (the conformance suite's parity check, :mod:`rulegauge.testing.fusion`), or
+        None where ranx has no such method (the default)."""
+        return None
+
     def option(self, config: FusionConfig, name: str) -> Any:
         """A parameter's value in ``config`` (its default when the config omits it)."""
         for p in self.params:
@@ -118,7 +124,7 @@ class FusionMethod:
         raise KeyError(f"{self.name} has no parameter {name!r}")
 
 
-FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method")
+FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method", group="rulegauge.fusion")
 __all__ = ["FUSION_METHODS", "FusionMethod", "Param", "Planes", "config_ceiling", "method_of", "register", "weights_of"]
 
 

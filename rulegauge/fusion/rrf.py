@@ -34,6 +34,10 @@ class RRF(FusionMethod):
     rank_based = True
     takes_k = True
 
+    def ranx_equivalent(self, config: FusionConfig) -> tuple[str | None, str, dict[str, Any]] | None:
+        """ranx ``rrf`` (unweighted only: ranx's RRF takes no weights)."""
+        return (None, "rrf", {"k": config.k}) if set(config.weights) == {1.0} else None
+
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
         """Per-arm lookup tables ``w / (k + r)``: the same float64 operations as
         :func:`rulegauge.fusion.exact.rrf_scores`, terms added in config arm order. An arm's

@@ -25,7 +25,3 @@ Modules:
 * ``review_page`` the review page (HTML; keys a e r s)
 * ``accept``     ``rulegauge goldset accept``: accepted proposals -> a gold set with provenance
 """
-
-__all__ = ["accept", "agreement", "answer_match", "compare_labels", "dedup", "endpoint", "generate",
-           "highlight", "llm", "llmgen", "page", "pool", "poolfile", "proposals", "rankings",
-           "review", "review_page", "rulegen", "server", "session"]

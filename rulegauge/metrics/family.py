@@ -5,10 +5,19 @@ declared once, with its facts and the inputs it needs, next to its computation
 (:mod:`rulegauge.metrics.ranking`; answer metrics: facts in :mod:`rulegauge.metrics.info`,
 computation bound by :mod:`rulegauge.answering.answer_metrics`); ``nDCG @ 10`` is a
 :class:`Metric`, a value with a canonical name that round-trips
-(``Metric.parse(str(m)) == m``) and is the Parquet key. Keyword parameters follow
-ir_measures' syntax: ``nDCG(judged_only=True)@10`` is nDCG@10 on the condensed list
-(unjudged pages removed before the cutoff; Sakai 2007), exactly the name ir_measures
-prints for its ``judged_only`` measure.
+(``Metric.parse(str(m)) == m``) and is the Parquet key.
+
+Keyword parameters are declared per family, like ir_measures' ``SUPPORTED_PARAMS``: each
+:class:`MetricParam` has a type (bool, int or float), a default and, for numbers, a range;
+``RBP(p=0.9)@10`` is rank-biased precision with persistence 0.9. The canonical name writes
+the parameters that differ from their defaults, in the family's declared order, ``,`` between
+them (ir_measures' own spelling: ``RBP(p=0.8)@10`` *is* ``RBP@10``, and
+``nDCG(judged_only=False)@10`` is ``nDCG@10``); a float is written as Python's shortest
+round-tripping ``repr``. A parameter marked ``lists`` changes the page lists a metric is
+computed on rather than the computation: ``judged_only`` (every family declared
+``condensable``), ``nDCG(judged_only=True)@10`` being nDCG@10 on the condensed list
+(unjudged pages removed before the cutoff; Sakai 2007), exactly the name ir_measures prints.
+Every other parameter is passed to the computation as a keyword: ``compute(lists, k, p=0.9)``.
 
 Facts of a family: ``kind`` (``ranking``: a property of the ranked page list; ``score``:
 the fused score itself; ``answer``: one answer of an answerer), ``direction``
@@ -26,6 +35,7 @@ matched without regard to case; other tools' names are aliases (:data:`ALIASES`)
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -79,6 +89,57 @@ _COMPUTE: dict[str, Callable[..., Any]] = {}
 
 
 @dataclass(frozen=True)
+class MetricParam:
+    """One keyword parameter of a metric family (module docstring). Numbers must be finite
+    and within ``low``..``high`` (exclusive ends where ``open_ends``); None: unbounded."""
+
+    name: str
+    type: type
+    default: Any
+    description: str
+    low: float | None = None
+    high: float | None = None
+    open_ends: bool = False
+    lists: bool = False
+    """Changes the page lists (``judged_only``), not the computation: never passed to it."""
+
+    def read(self, metric: str, text: str) -> Any:
+        """The value ``text`` spells, checked; a bad one raises naming ``metric``."""
+        try:
+            if self.type is bool:
+                if text not in ("True", "False"):
+                    raise ValueError(text)
+                return text == "True"
+            value = self.type(text)
+        except ValueError:
+            raise RegistryError(f"metric {metric!r}: {self.name} must be {self.type.__name__}, "
+                                f"not {text!r}") from None
+        return self.check(metric, value)
+
+    def check(self, metric: str, value: Any) -> Any:
+        if self.type is not bool:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise RegistryError(f"metric {metric!r}: {self.name} must be a finite {self.type.__name__}")
+            value = self.type(value)
+            below = self.low is not None and (value <= self.low if self.open_ends else value < self.low)
+            above = self.high is not None and (value >= self.high if self.open_ends else value > self.high)
+            if below or above:
+                ends = "()" if self.open_ends else "[]"
+                raise RegistryError(f"metric {metric!r}: {self.name}={value!r} is outside "
+                                    f"{ends[0]}{self.low}, {self.high}{ends[1]}")
+        elif not isinstance(value, bool):
+            raise RegistryError(f"metric {metric!r}: {self.name} must be True or False")
+        return value
+
+    def spell(self, value: Any) -> str:
+        return repr(float(value)) if self.type is float else str(value)
+
+
+JUDGED_ONLY = MetricParam("judged_only", bool, False, "the condensed list: unjudged pages removed before "
+                          "the cutoff (Sakai 2007)", lists=True)
+
+
+@dataclass(frozen=True)
 class MetricFamily:
     """A declared metric family (see the module docstring for the fields)."""
 
@@ -92,10 +153,26 @@ class MetricFamily:
     default: float = 0.0
     reference: str = ""
     needs: frozenset[str] = frozenset()
-    condensable: bool = False
-    """Has a condensed-list variant (``judged_only=True``)."""
+    params: tuple[MetricParam, ...] = ()
+    """Keyword parameters, in the order the canonical name writes them (module docstring)."""
+    bounds: tuple[float, float] = (-math.inf, math.inf)
+    """Every value lies in ``[low, high]`` (NaN aside); ranking families default to [0, 1]."""
     measured: bool = False
     """A wall-time measurement: stored as the ``answers`` column of its name (module docstring)."""
+
+    @property
+    def condensable(self) -> bool:
+        """Has a condensed-list variant (``judged_only=True``)."""
+        return any(p is JUDGED_ONLY for p in self.params)
+
+    def param(self, name: str) -> MetricParam:
+        for p in self.params:
+            if p.name == name:
+                return p
+        if name == "judged_only":
+            raise RegistryError(f"metric {self.name!r} has no condensed-list (judged_only) variant")
+        raise RegistryError(f"metric {self.name!r} has no parameter {name!r}; it takes: "
+                            + (", ".join(p.name for p in self.params) or "none"))
 
     @property
     def higher_is_better(self) -> bool | None:
@@ -113,8 +190,9 @@ class MetricFamily:
         except KeyError:
             raise RegistryError(f"metric {self.name} is declared but not computed here") from None
 
-    def __call__(self, *, judged_only: bool = False) -> Metric:
-        return Metric(self, None, judged_only=judged_only)
+    def __call__(self, **params: Any) -> Metric:
+        """``nDCG(judged_only=True)``: this family with keyword parameters (checked)."""
+        return Metric(self, None).with_params(**params)
 
     def __matmul__(self, cutoff: int) -> Metric:
         return Metric(self, cutoff)
@@ -130,16 +208,40 @@ class Metric:
 
     family: MetricFamily = field(compare=False)
     cutoff: int | None = None
-    judged_only: bool = False
+    params: tuple[tuple[str, Any], ...] = ()
+    """``(name, value)`` of the parameters that differ from their defaults, in declared order."""
     key: str = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        params = "(judged_only=True)" if self.judged_only else ""
-        object.__setattr__(self, "key", self.family.name + params
+        text = ",".join(f"{n}={self.family.param(n).spell(v)}" for n, v in self.params)
+        object.__setattr__(self, "key", self.family.name + (f"({text})" if text else "")
                            + (f"@{self.cutoff}" if self.cutoff is not None else ""))
 
+    def with_params(self, **params: Any) -> Metric:
+        """The same metric with ``params`` set (checked; defaults left out of the name)."""
+        values = dict(self.params)
+        for n, v in params.items():
+            p = self.family.param(n)
+            values[n] = p.check(self.family.name, v)
+        kept = tuple((p.name, values[p.name]) for p in self.family.params
+                     if p.name in values and values[p.name] != p.default)
+        return Metric(self.family, self.cutoff, kept)
+
+    def value(self, name: str) -> Any:
+        """Parameter ``name``'s value (its default when not set)."""
+        return dict(self.params).get(name, self.family.param(name).default)
+
+    @property
+    def judged_only(self) -> bool:
+        return bool(dict(self.params).get("judged_only", False))
+
+    @property
+    def compute_params(self) -> dict[str, Any]:
+        """Every parameter the computation takes (all but ``lists`` ones), defaults filled in."""
+        return {p.name: self.value(p.name) for p in self.family.params if not p.lists}
+
     def __matmul__(self, cutoff: int) -> Metric:
-        return Metric(self.family, cutoff, judged_only=self.judged_only)
+        return Metric(self.family, cutoff, self.params)
 
     def __str__(self) -> str:
         return self.key
@@ -166,8 +268,9 @@ class Metric:
 
     @property
     def description(self) -> str:
-        return self.family.description + (" (condensed list: unjudged pages removed first)"
-                                           if self.judged_only else "")
+        others = ", ".join(f"{n}={self.family.param(n).spell(v)}" for n, v in self.params if n != "judged_only")
+        return (self.family.description + (f" ({others})" if others else "")
+                + (" (condensed list: unjudged pages removed first)" if self.judged_only else ""))
 
     @property
     def needs(self) -> frozenset[str]:
@@ -200,26 +303,27 @@ class Metric:
             raise RegistryError(f"metric {name!r} needs a cutoff >= 1, e.g. {fam.name}@10")
         if not fam.takes_cutoff and cutoff is not None:
             raise RegistryError(f"metric {fam.name!r} takes no cutoff")
-        judged_only = _params(name, fam, m.group(2))
-        return cls(fam, cutoff, judged_only=judged_only)
+        return cls(fam, cutoff).with_params(**_params(name, fam, m.group(2)))
 
 
 _NAME = re.compile(r"^([A-Za-z_]+)(?:\(([^()]*)\))?(?:@(\d+))?$")
 
 
-def _params(name: str, fam: MetricFamily, text: str | None) -> bool:
-    """``judged_only`` from ``(judged_only=True)``; the only keyword parameter so far."""
-    if not text:
-        return False
-    key, _, value = (s.strip() for s in text.partition("="))
-    if key != "judged_only" or value not in ("True", "False"):
-        raise RegistryError(f"metric {name!r}: the only parameter is judged_only=True or False")
-    if value == "True" and not fam.condensable:
-        raise RegistryError(f"metric {fam.name!r} has no condensed-list (judged_only) variant")
-    return value == "True"
+def _params(name: str, fam: MetricFamily, text: str | None) -> dict[str, Any]:
+    """``{param: value}`` from ``p=0.9,judged_only=True`` (each declared by the family, once)."""
+    out: dict[str, Any] = {}
+    if not text or not text.strip():
+        return out
+    for item in text.split(","):
+        key, eq, value = (s.strip() for s in item.partition("="))
+        if not eq or not key or key in out:
+            raise RegistryError(f"metric {name!r}: parameters are written name=value, each once, "
+                                f"e.g. {fam.name}({','.join(f'{p.name}={p.spell(p.default)}' for p in fam.params)})")
+        out[key] = fam.param(key).read(name, value)
+    return out
 
 
-METRICS: Registry[MetricFamily] = Registry("metric")
+METRICS: Registry[MetricFamily] = Registry("metric", group="rulegauge.metrics")
 """Every metric family: ranking, score and answer metrics alike."""
 ALIASES: dict[str, Alias] = {}
 """Lower-cased family name or alias -> :class:`Alias` (canonical names included)."""
@@ -230,8 +334,11 @@ OTHER_NAMES: list[Alias] = []
 def declare(name: str, *, kind: str, direction: str, scope: str, description: str,
             aggregate: str = "mean", takes_cutoff: bool = False, default: float = 0.0,
             reference: str = "", needs: Iterable[str] = (), condensable: bool = False,
-            measured: bool = False, compute: Callable[..., Any] | None = None) -> MetricFamily:
-    """Declare a metric family (and its computation); a second declaration raises."""
+            params: Iterable[MetricParam] = (), measured: bool = False,
+            bounds: tuple[float, float] | None = None, compute: Callable[..., Any] | None = None) -> MetricFamily:
+    """Declare a metric family (and its computation); a second declaration raises.
+    ``condensable`` adds the :data:`JUDGED_ONLY` parameter to ``params``."""
+    params = (*params, *((JUDGED_ONLY,) if condensable else ()))
     needs = frozenset(needs)
     problems = [f"{what} {value!r} is not one of {allowed}"
                 for what, value, allowed in (("kind", kind, KINDS), ("direction", direction, DIRECTIONS),
@@ -239,24 +346,37 @@ def declare(name: str, *, kind: str, direction: str, scope: str, description: st
                                              ("aggregate", aggregate, tuple(AGGREGATES.names())))
                 if value not in allowed]
     problems += [f"need {n!r} is not one of {NEEDS}" for n in sorted(needs - set(NEEDS))]
+    names = [p.name for p in params]
+    problems += [f"parameter {n!r} declared twice" for n in sorted({n for n in names if names.count(n) > 1})]
+    for p in params:
+        try:
+            p.check(name, p.default)
+        except RegistryError as exc:
+            problems.append(f"the default of {p.name}: {exc}")
     if problems:
         raise RegistryError(f"metric {name}: " + "; ".join(problems))
     fam = METRICS.add(name, MetricFamily(name, kind, direction, scope, aggregate, description,
-                                         takes_cutoff, default, reference, needs, condensable,
-                                         measured))
+                                         takes_cutoff, default, reference, needs, tuple(params),
+                                         bounds=bounds or ((0.0, 1.0) if kind == "ranking" else (-math.inf, math.inf)),
+                                         measured=measured))
     alias(name, name, source="rulegauge")
     if compute is not None:
-        implement(name, compute)
+        _bind(name, compute)
     return fam
 
 
 def implement(name: str, compute: Callable[..., Any]) -> MetricFamily:
     """Bind the computation of the declared family ``name``; binding twice raises."""
     fam = METRICS.get(name)
+    _bind(name, compute)
+    return fam
+
+
+def _bind(name: str, compute: Callable[..., Any]) -> None:
+    # no registry lookup: declare() runs while the metric modules load (core/registry: no reload)
     if name in _COMPUTE:
         raise RegistryError(f"metric {name} is computed twice")
     _COMPUTE[name] = compute
-    return fam
 
 
 def alias(name: str, family: str, *, source: str, note: str = "") -> None:

@@ -21,6 +21,10 @@ Chunks collapse to their page in fused order (first occurrence wins), then:
 * ``top_score_ratio`` top_score / ceiling; defined for every question, answerable or not:
                  for unanswerable questions it is the evidence an answer gate would use.
 
+* ``RBP@k``      rank-biased precision with persistence ``p`` (default 0.8; ``RBP(p=0.9)@10``):
+                 (1 - p) * sum over the top k pages of rel_i * p^(i - 1), binary relevance
+                 (Moffat & Zobel 2008; ir_measures ``RBP(rel=1)@k``); a lower bound, the
+                 residual beyond k is not added.
 * ``Judged@k``   fraction of the top k pages the gold set judged (ir_measures ``Judged@k``:
                  divided by min(k, pages ranked); 0.0 when nothing was ranked).
 
@@ -45,11 +49,12 @@ from rulegauge.corpus.records import page_key
 from rulegauge.fusion.configs import FusionConfig
 from rulegauge.fusion.fuse import Fused, RankMatrix
 from rulegauge.goldset.records import Question
-from rulegauge.metrics.family import Metric, alias, declare
+from rulegauge.metrics.family import Metric, MetricParam, alias, declare
 from rulegauge.metrics.gold import Gold, make_gold
 from rulegauge.metrics.page_lists import Ordering, PageLists, page_lists
 
-Compute = Callable[[PageLists, int], np.ndarray]
+Compute = Callable[..., np.ndarray]
+"""``(lists, k, **params) -> (G,) values``: the family's declared parameters as keywords."""
 _TREC = "trec_eval / ir_measures"
 
 
@@ -140,6 +145,20 @@ def _average_precision(p: PageLists, k: int) -> np.ndarray:
         return np.where(p.n_rel > 0, (precision_at * rel).sum(axis=1) / np.maximum(p.n_rel, 1), 0.0)
 
 
+@_family("RBP", description="rank-biased precision: (1 - p) * sum over the top k pages of rel_i * p^(i-1), "
+                            "binary relevance; p is the persistence (the chance the reader goes on)",
+         reference="Moffat & Zobel 2008; ir_measures RBP(rel=1)@k",
+         params=(MetricParam("p", float, 0.8, "persistence: the chance the reader looks at the next page",
+                             low=0.0, high=1.0, open_ends=True),),
+         aliases=(("RBP", "ir_measures", "ir_measures' RBP without rel= uses graded gains; ours is binary, "
+                                         "its RBP(rel=1)"),))
+def _rbp(lists: PageLists, k: int, *, p: float) -> np.ndarray:
+    rel = lists.rel[:, :k].astype(np.float64)
+    weights = (1.0 - p) * np.power(p, np.arange(rel.shape[1], dtype=np.float64))
+    out: np.ndarray = (rel * weights[None, :]).sum(axis=1)
+    return out
+
+
 @_family("Judged", needs=("judgments",), condensable=False, reference="ir_measures Judged@k",
          description="fraction of the top k pages the gold set judged, relevant or not: judged "
                      "pages in the top k / min(k, pages ranked); 0.0 when nothing was ranked")
@@ -151,7 +170,7 @@ def _judged(p: PageLists, k: int) -> np.ndarray:
         return np.where(n > 0, p.judged[:, :k].sum(axis=1) / np.maximum(n, 1), 0.0)
 
 
-@_family("first_rel_rank", direction="lower", aggregate="median", default=float("inf"),
+@_family("first_rel_rank", direction="lower", aggregate="median", default=float("inf"), bounds=(1.0, float("inf")),
          takes_cutoff=False, needs=("whole_list",),
          description="rank of the first relevant page; +inf when none was retrieved (median)")
 def _first_rel(p: PageLists, k: int) -> np.ndarray:
@@ -217,7 +236,7 @@ def score(metrics: Sequence[Metric], source: Fused | Ordering, gold: Gold) -> di
 
 def compute(metrics: Sequence[Metric], lists: PageLists) -> dict[str, np.ndarray]:
     """Each metric's raw values on ``lists`` (no defaults): ``{canonical name: (G,)}``."""
-    return {m.name: m.family.compute(lists, m.cutoff or 0) for m in metrics}
+    return {m.name: m.family.compute(lists, m.cutoff or 0, **m.compute_params) for m in metrics}
 
 
 def score_ranking(pages_in_order: Sequence[str], question: Question, metrics: Sequence[str],

@@ -27,14 +27,15 @@ _NAMED = 10
 
 
 def condensed_of(metric: str) -> Metric | None:
-    """The condensed-list variant of ``metric``, None when it has none (or is one)."""
+    """The condensed-list variant of ``metric`` (every other parameter kept: ``RBP(p=0.9)@10`` ->
+    ``RBP(p=0.9,judged_only=True)@10``), None when it has none (or is one)."""
     try:
         m = resolve(metric)
     except RegistryError:
         return None
     if not m.family.condensable or m.judged_only:
         return None
-    return Metric(m.family, m.cutoff, judged_only=True)
+    return m.with_params(judged_only=True)
 
 
 def _values(side: Side, config: str, metric: str) -> dict[str, float]:

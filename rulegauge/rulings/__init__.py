@@ -1,15 +1,14 @@
 """Production ruling pages: parse them, decode per-arm ranks, score them against gold.
 
 Modules: ``segment`` / ``top`` / ``cells`` / ``rows`` / ``labels`` / ``merge`` /
-``parse`` (page -> :class:`~rulegauge.rulings.records.Ruling`), ``tables`` (the tables of a
-rulings run, declared here), ``joint`` (a ruling's scores
+``parse`` (page -> :class:`~rulegauge.rulings.records.Ruling`), ``joint`` (a ruling's scores
 together, each decoded by :mod:`rulegauge.arms.rrf_decode`), ``records``
 (frozen records), ``frames`` (Parquet shapes), ``importer`` (files -> rulings run),
 ``mapping`` / ``match`` / ``evaluate`` (production against a gold set), ``production``
 (the ``production`` answerer over imported rulings).
 See ``docs/rulings.md``.
 
-The names below are imported lazily, so ``import rulegauge.rulings.tables`` stays
+The names below are imported lazily, so ``import rulegauge.store.ruling_tables`` stays
 cheap.
 """
 
@@ -33,9 +32,8 @@ _EXPORTS = {
     "rulings_as_run_tables": "rulegauge.rulings.evaluate",
 }
 
-MODULES = ("cells", "evaluate", "frames", "importer", "joint", "labels", "mapping",
-           "match", "merge", "parse", "production", "records", "rows", "segment", "tables", "top")
-__all__ = [*MODULES, *sorted(_EXPORTS)]
+# the re-exported names
+__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:

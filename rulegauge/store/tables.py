@@ -160,7 +160,7 @@ CONFIGS = table(
     Column("config_id", S, "stable id derived from the parameters"),
     Column("name", S, "readable name"),
     Column("kind", S, "grid (from the config file) or arm (one arm alone)"),
-    Column("method", S, "fusion method name (`rulegauge list`: rrf, combsum, combmnz, hybrid, relscore, borda, isr)"),
+    Column("method", S, "fusion method name (every registered one: `rulegauge list`, docs/fusion.md)"),
     Column("k", F64, "RRF k; null for a method without k", nullable=True),
     Column("arms", pa.list_(S), "arms fused, in order"),
     Column("weights", pa.list_(F64), "per-arm weights"),

@@ -49,7 +49,7 @@ def test_list_shows_each_plugin_and_where_it_came_from(site, tmp_path):
     assert origins["arms"]["acme-overlap"] == PKG and origins["arms"]["bm25"] == "builtin"
     assert origins["answerers"]["acme-echo"] == PKG
     assert origins["metrics"]["acme_hit"] == PKG and origins["fusion methods"]["acme-max"] == PKG
-    assert "acme-overlap" in data["arms"] and "acme-max" in data["fusion methods"]
+    assert "acme-overlap" in data["arms"] and "acme-max" in data["fusion methods"] and "acme_hit@k" in data["metrics"]
     broken = "\n".join(data["broken plug-ins"])
     assert "plug-in 'broken-arm' (rulegauge.arms, from acme-rulegauge==0.1.0) is broken: ModuleNotFoundError" in broken
     assert "plug-in 'bm25' (rulegauge.arms, from acme-rulegauge==0.1.0) is broken: the name 'bm25' is already" in broken
@@ -105,3 +105,99 @@ def test_unknown_names_of_a_broken_plugin_say_why(monkeypatch):
     with pytest.raises(Exception, match=r"unknown arm 'zzz'; choose one of: .*plug-in 'zzz' .* broken: ImportError"):
         reg.get("zzz")
     assert plugins.broken_hint(Registry[int]("other"), "zzz") == ""
+
+
+CONFORMANCE = """
+import json
+from rulegauge.testing.arms import check_arm
+from rulegauge.testing.fusion import check_fusion_method
+from rulegauge.testing.metrics import check_metric
+out = {}
+for kind in ("acme-overlap", "acme-rank0"):
+    r = check_arm(kind)
+    out[kind] = [list(r.problems), r.skipped]
+for name in ("acme-max", "acme-lowceiling"):
+    r = check_fusion_method(name)
+    out[name] = [list(r.problems), list(r.skipped)]
+for name in ("acme_hit", "acme_wide"):
+    r = check_metric(name)
+    out[name] = [list(r.problems), list(r.skipped)]
+print(json.dumps(out))
+"""
+
+
+def test_the_conformance_suites_pass_on_the_plugin_and_catch_each_planted_mistake(site, tmp_path):
+    """The same suites rulegauge runs on its built-ins, run on an installed plug-in: its arm,
+    fusion method and metric (one file each) conform; the planted mistakes (an arm ranking
+    from 0, a ceiling below the fused scores, a fast path that differs from the full path) fail."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(site)])}
+    res = subprocess.run([sys.executable, "-c", CONFORMANCE], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=900, env=env)
+    assert res.returncode == 0, res.stderr
+    got = json.loads(res.stdout)
+    for good in ("acme-overlap", "acme-max", "acme_hit"):
+        assert got[good][0] == [], (good, got[good])
+    assert got["acme-overlap"][1] is None  # it ran, not skipped
+    assert any("ranks must be 1.." in p and "has rank 0" in p for p in got["acme-rank0"][0]), got["acme-rank0"]
+    assert any("exceeds the declared ceiling" in p for p in got["acme-lowceiling"][0]), got["acme-lowceiling"]
+    assert any("the fast path gives" in p for p in got["acme_wide"][0]), got["acme_wide"]
+    assert not any("fast path" in p for p in got["acme_hit"][0])
+
+
+def test_an_arm_ranking_from_0_fails_the_run_with_exit_2_naming_arm_and_question(site, tmp_path):
+    cfg = tmp_path / "rank0.toml"
+    cfg.write_text('[arms.bm25]\n[arms.zero]\nkind = "acme-rank0"\n[grid]\narms = [["bm25", "zero"]]\n',
+                   encoding="utf-8")
+    res = rulegauge(site, "run", "-c", str(cfg), "--out", str(tmp_path / "runs"), "--run-id", "z", cwd=tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert "arm zero broke the arm contract" in res.stderr and "question " in res.stderr
+    assert "has rank 0" in res.stderr and "Traceback" not in res.stderr
+    manifest = json.loads((tmp_path / "runs" / "z" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["status"] == "failed" and "arm zero" in manifest["error"]
+    assert not (tmp_path / "runs" / "z" / "arm_ranks.parquet").exists()  # nothing of it stored
+
+
+REG: Registry[object] = Registry("thing")  # the registry of the test group below
+
+
+class Thing:
+    pass
+
+
+def test_load_order_is_the_declared_one_and_a_missing_optional_module_is_reported(monkeypatch):
+    monkeypatch.setitem(plugins.GROUPS, "rulegauge.test", plugins.Group("things", __name__, "REG"))
+    monkeypatch.setattr(plugins, "_own_declared", lambda: (
+        ("rulegauge.test", "zeta", f"{__name__}:Thing"), ("rulegauge.test", "alpha", f"{__name__}:Thing"),
+        ("rulegauge.test", "needs-extra", "rulegauge_no_such_optional_module:Thing")))
+    monkeypatch.setattr(plugins, "_loaded", set())
+    monkeypatch.setattr(plugins, "_broken", {})
+    monkeypatch.setattr(REG, "_items", {})
+    plugins.load("rulegauge.test")
+    assert REG.names() == ["zeta", "alpha"]  # as _own_declared gives them (sorted by name: module docstring)
+    assert plugins.origins("rulegauge.test") == {"zeta": "builtin", "alpha": "builtin"}
+    [b] = plugins.broken()
+    assert (b.name, b.package) == ("needs-extra", "builtin") and "ModuleNotFoundError" in b.error
+
+
+def test_a_builtin_that_fails_otherwise_raises_as_a_bug(monkeypatch):
+    monkeypatch.setitem(plugins.GROUPS, "rulegauge.test", plugins.Group("things", __name__, "REG"))
+    monkeypatch.setattr(plugins, "_own_declared", lambda: (("rulegauge.test", "bad", f"{__name__}:NoSuchName"),))
+    monkeypatch.setattr(plugins, "_loaded", set())
+    monkeypatch.setattr(REG, "_items", {})
+    with pytest.raises(AttributeError):
+        plugins.load("rulegauge.test")
+
+
+@pytest.mark.parametrize("group", ["rulegauge.arms", "rulegauge.fusion", "rulegauge.answerers"])
+def test_every_builtin_component_has_its_entry_point_in_pyproject(group):
+    declared = [name for g, name, _ in plugins._own_declared() if g == group]
+    builtin = [n for n, o in plugins.origins(group).items() if o == "builtin"]
+    assert set(declared) == set(builtin)  # every built-in is registered through its entry point
+
+
+def test_command_groups_are_entry_points_in_help_order():
+    from rulegauge.cli import app
+
+    names = [name for g, name, _ in plugins._own_declared() if g == "rulegauge.commands"]
+    assert names == sorted(names) and len(names) == len(set(names)) >= 12
+    assert {c.name for c in app.registered_commands} >= {"run", "list", "validate", "compare", "gate"}

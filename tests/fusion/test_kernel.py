@@ -9,10 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rulegauge.fusion.fuse import RankMatrix, fuse
+from rulegauge.fusion.fuse import RankMatrix
 from rulegauge.fusion.kernel import along, config_scores, exact_rows, planes_of, row_counts, top_columns
 from rulegauge.fusion.method import FUSION_METHODS
 from rulegauge.fusion.records import FusionConfig
+from rulegauge.testing.fusion import kernel_lists as kernel_order
+from rulegauge.testing.fusion import reference_lists as full_order
 
 ARMS = ("a", "b", "c")
 VARIANTS = [("rrf", ()), ("combsum", (("norm", "min-max"),)), ("combsum", (("norm", "z-score"),)),
@@ -41,27 +43,6 @@ def cfg(method, opts, arms=ARMS, weights=None, depths=None):
     depths = depths or (20,) * len(arms)
     return FusionConfig("c", "c", "grid", method, 60.0 if method == "rrf" else math.nan, tuple(arms),
                         tuple(weights), tuple(depths), opts)
-
-
-def kernel_order(m: RankMatrix, c: FusionConfig) -> list[list[str]]:
-    """Every question's whole fused list through the kernel (keys, then exact_rows)."""
-    planes, col = planes_of(m)
-    s = config_scores(planes, c)
-    nq, u = planes.shape
-    rows = np.arange(nq)
-    cand = exact_rows(planes, c, rows, s.key, np.tile(np.arange(u), (nq, 1)), s.tol, ties=s.ties, fused=s.score)
-    ids = np.full((nq, u), "", object)
-    ids[m.question_index, col] = m.chunk_ids
-    keys = np.take_along_axis(s.key, cand, 1)
-    return [[str(x) for x in ids[q][cand[q]][keys[q] > 0]] for q in range(nq)]
-
-
-def full_order(m: RankMatrix, c: FusionConfig) -> list[list[str]]:
-    f = fuse(m, c)
-    out: list[list[str]] = [[] for _ in m.question_ids]
-    for q, row in zip(f.question_index, f.rows, strict=True):
-        out[q].append(str(m.chunk_ids[row]))
-    return out
 
 
 @pytest.mark.parametrize("coarse", [True, False])

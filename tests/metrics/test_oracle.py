@@ -136,3 +136,30 @@ def test_page_metrics_match_ranx(seed):
     got = evaluate(rq, rr, list(ranx_names.values()))
     for name, rname in ranx_names.items():
         assert float(np.mean(ours[name])) == pytest.approx(got[rname], abs=1e-9), name
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_rbp_matches_ir_measures_rbp(seed):
+    """RBP(p)@k (Moffat & Zobel 2008) against ir_measures' RBP(p=...)@k (its trectools
+    provider, the one that computes RBP) on binary judgments, where its graded gain is our
+    binary one (ir_measures' RBP(rel=1) is the same number; that provider does not take rel)."""
+    pytest.importorskip("trectools", reason="ir_measures computes RBP through trectools (the dev extra)")
+    from ir_measures import RBP
+
+    ours_names = ["RBP@10", "RBP(p=0.8)@5", "RBP(p=0.5)@10", "RBP(p=0.95)@20"]
+    measures = [RBP @ 10, RBP(p=0.8) @ 5, RBP(p=0.5) @ 10, RBP(p=0.95) @ 20]
+    questions, ours, run, qrels = _ours_and_oracle_run(seed, seed == 3, ours_names, judged=True)
+    assert qrels["relevance"].max() > 1 or seed != 3
+    qrels = qrels.assign(relevance=(qrels["relevance"] >= 1).astype(int))  # rel=1: every grade >= 1 counts once
+    # one measure per call: ir_measures 0.4.3's trectools provider binds the last measure's p and
+    # cutoff to every invocation of a call (a late-binding closure)
+    ref = {(r.query_id, str(r.measure)): r.value for m in measures
+           for r in ir_measures.trectools.iter_calc([m], qrels, run)}
+    nonzero = 0
+    for i, question in enumerate(questions):
+        for name, measure in zip(ours_names, measures, strict=True):
+            key = parse(name).name
+            want = ref.get((question.question_id, str(measure)), 0.0)
+            assert ours[key][i] == pytest.approx(want, abs=1e-12), (name, question.question_id)
+            nonzero += ours[key][i] > 0
+    assert nonzero > len(questions)  # the comparison is not over zeros

@@ -1,8 +1,7 @@
 """Answerers, registered by name in :data:`ANSWERERS`.
 
-:func:`load_builtin_answerers` imports the modules that register the built-in
-answerers (``extractive``, ``ollama``, ``openai``, ``replay``, ``llama-cpp``,
-``production``);
+:func:`load_builtin_answerers` registers the built-in answerers (entry points
+``rulegauge.answerers`` in pyproject.toml) and those of installed plug-in packages;
 :func:`make_answerer` builds one from its name and keyword parameters (from the
 config file), reporting unknown names and parameters with the valid choices.
 """
@@ -16,8 +15,8 @@ from rulegauge.answering.answerers.base import ANSWERERS, Answerer
 from rulegauge.core import plugins
 from rulegauge.core.errors import ConfigError
 
-MODULES = ("base", "extractive", "http", "llama_cpp", "ollama", "openai", "replay")
-__all__ = [*MODULES, "ANSWERERS", "Answerer", "load_builtin_answerers", "make_answerer"]
+# the re-exported names
+__all__ = ["ANSWERERS", "Answerer", "load_builtin_answerers", "make_answerer"]
 
 
 

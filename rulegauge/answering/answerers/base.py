@@ -26,7 +26,7 @@ class Answerer(Protocol):
         ...
 
 
-ANSWERERS: Registry[type] = Registry("answerer")
+ANSWERERS: Registry[type] = Registry("answerer", group="rulegauge.answerers")
 """Optional answerer methods the runner uses when present: ``covers(request) -> bool``
 (False: the answerer has nothing for this question and is not asked; no row is
 written), ``preflight(timeout_s) -> str | None`` (:mod:`rulegauge.answering.preflight`),

@@ -1,0 +1,128 @@
+"""The arm contract: what an arm's results must be, checked where they enter a run.
+
+``search(questions, depth)`` returns at most one :class:`~rulegauge.arms.results.ArmResult`
+per question asked (none for a question it was not asked), and each result's hits are
+
+* ranked 1..n in list order, without gaps or repeats (rank 0 means "not ranked" in the
+  fusion planes: a hit ranked 0 would vanish from every fused list); an arm of order rule
+  ``observed`` may skip and repeat ranks, never go below 1 or down;
+* at most ``depth`` of them (the depth asked);
+* distinct chunk ids of the corpus searched;
+* finite scores;
+* in the arm's declared order rule, :data:`ORDER_RULES`: ``score`` (the default, what
+  :func:`rulegauge.arms.base.hits_from_scores` gives) is scores non-increasing along the
+  ranks, equal scores in chunk-id order (:mod:`rulegauge.core.ordering`); ``given`` is the
+  order a source gave (an ``http`` arm's service list), scores informational; ``observed`` is
+  ranks seen elsewhere (an ``http-ranks`` arm's per-arm ranks of the service's fused list:
+  1, 2, 5, 5 ...), non-decreasing, scores informational.
+
+:func:`check_results` is called by the run on every arm's results before they are stored
+(:mod:`rulegauge.pipeline.retrieval`): the first broken result stops the run with exit 2
+naming the arm and the question. :mod:`rulegauge.testing.arms` runs the same checks on any
+registered arm. Edge cases: an empty result is valid (the arm found nothing); a missing
+question is valid (the run counts it as empty).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from rulegauge.arms.results import ArmResult, HitColumns
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.corpus.chunk_columns import ChunkColumns
+
+ORDER_RULES = ("score", "given", "observed")
+_SHOWN = 3  # problems named per result
+
+
+class ArmContractError(RulegaugeError):
+    """An arm's results break the arm contract (module docstring); names arm and question."""
+
+
+def order_rule(arm: Any) -> str:
+    """The arm's declared order rule (class attribute ``order_rule``; ``score`` when absent)."""
+    rule = str(getattr(arm, "order_rule", "score"))
+    if rule not in ORDER_RULES:
+        raise ArmContractError(f"arm {getattr(arm, 'name', arm)!r} declares order_rule {rule!r}; "
+                               f"choose one of: {', '.join(ORDER_RULES)}")
+    return rule
+
+
+def _arrays(result: ArmResult, chunks: ChunkColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """(corpus rows, ranks, scores) of the result's hits, and the problems of ids not in ``chunks``
+    (their rows are -1)."""
+    f = result.found
+    if isinstance(f, HitColumns):
+        rows = np.asarray(f.rows, np.int64)
+        if f.chunks is not chunks and not np.array_equal(f.chunks.ids, chunks.ids):
+            return rows, np.asarray(f.ranks), np.asarray(f.scores, np.float64), ["hits index another corpus"]
+        bad = (rows < 0) | (rows >= len(chunks))
+        return (np.where(bad, -1, rows), np.asarray(f.ranks), np.asarray(f.scores, np.float64),
+                [f"{int(bad.sum())} corpus rows out of range"] if bad.any() else [])
+    row_of = chunks.row_of
+    rows = np.fromiter((row_of.get(h.chunk_id, -1) for h in f), np.int64, len(f))
+    unknown = [h.chunk_id for h in f if h.chunk_id not in row_of]
+    problems = [f"chunk ids not in the corpus: {', '.join(map(repr, unknown[:_SHOWN]))}"
+                + (f" and {len(unknown) - _SHOWN} more" if len(unknown) > _SHOWN else "")] if unknown else []
+    return (rows, np.fromiter((h.rank for h in f), np.int64, len(f)),
+            np.fromiter((h.score for h in f), np.float64, len(f)), problems)
+
+
+def result_problems(result: ArmResult, chunks: ChunkColumns, depth: int, rule: str = "score") -> list[str]:
+    """What is wrong with one result (module docstring), [] when nothing is."""
+    rows, ranks, scores, problems = _arrays(result, chunks)
+    n = len(rows)
+    if n > depth:
+        problems.append(f"{n} hits, more than the depth asked ({depth})")
+    want = np.arange(1, n + 1)
+    if rule == "observed":
+        if n and (ranks.min() < 1 or (np.diff(ranks) < 0).any()):
+            at = int(np.flatnonzero((ranks < 1) | (np.r_[0, np.diff(ranks)] < 0))[0])
+            problems.append(f"ranks must be >= 1 and never go down; hit {at + 1} has rank {int(ranks[at])}")
+    elif not np.array_equal(ranks, want):
+        at = int(np.flatnonzero(ranks != want)[0])
+        problems.append(f"ranks must be 1..{n} in list order without gaps; hit {at + 1} has rank {int(ranks[at])}")
+    uniq, counts = np.unique(rows[rows >= 0], return_counts=True)
+    if (counts > 1).any():
+        problems.append(f"chunk {str(chunks.ids[uniq[counts > 1][0]])!r} is ranked more than once")
+    if not np.isfinite(scores).all():
+        at = int(np.flatnonzero(~np.isfinite(scores))[0])
+        problems.append(f"hit {at + 1} has a score that is not finite ({scores[at]!r})")
+    elif rule == "score" and n > 1 and not problems:
+        ids = chunks.ids[rows].astype(str)
+        up = scores[1:] > scores[:-1]
+        tie_wrong = (scores[1:] == scores[:-1]) & (ids[1:] < ids[:-1])
+        if (up | tie_wrong).any():
+            at = int(np.flatnonzero(up | tie_wrong)[0]) + 1
+            problems.append(f"hit {at + 1} breaks the order rule 'score' (scores descending, equal scores "
+                            f"by chunk id): {ids[at - 1]!r} {scores[at - 1]!r} before {ids[at]!r} {scores[at]!r}")
+    return problems
+
+
+def results_problems(results: Sequence[ArmResult], question_ids: Sequence[str], chunks: ChunkColumns,
+                     depth: int, rule: str = "score") -> list[tuple[str, str]]:
+    """``(question id, problem)`` of every broken result, in result order."""
+    asked, seen = set(question_ids), set()
+    out = []
+    for r in results:
+        if r.question_id not in asked:
+            out.append((r.question_id, "a result for a question the arm was not asked"))
+        elif r.question_id in seen:
+            out.append((r.question_id, "a second result for the question"))
+        seen.add(r.question_id)
+        out += [(r.question_id, p) for p in result_problems(r, chunks, depth, rule)]
+    return out
+
+
+def check_results(arm: str, results: Sequence[ArmResult], question_ids: Sequence[str], chunks: ChunkColumns,
+                  depth: int, rule: str = "score") -> None:
+    """Raise :class:`ArmContractError` naming ``arm`` and the first questions whose results
+    break the contract (module docstring); nothing when every result keeps it."""
+    found = results_problems(results, question_ids, chunks, depth, rule)
+    if found:
+        shown = "; ".join(f"question {q}: {p}" for q, p in found[:_SHOWN])
+        more = f" (and {len(found) - _SHOWN} more problems)" if len(found) > _SHOWN else ""
+        raise ArmContractError(f"arm {arm} broke the arm contract (docs/plugins.md): {shown}{more}")

@@ -1,0 +1,67 @@
+"""The arm contract: every way a result can break it is named, with the question."""
+
+import numpy as np
+import pytest
+
+from rulegauge.arms.contract import ArmContractError, check_results, order_rule, result_problems
+from rulegauge.arms.results import ArmResult, Hit, HitColumns
+from rulegauge.corpus.chunk_columns import ChunkColumns
+
+IDS = np.array(["c1", "c2", "c3", "c4"], dtype=object)
+CHUNKS = ChunkColumns(IDS, np.array(["d"] * 4, dtype=object), np.arange(1, 5, dtype=np.int32))
+
+
+def _r(*hits: tuple[str, int, float], q: str = "q1") -> ArmResult:
+    return ArmResult(q, "a", tuple(Hit(c, r, s) for c, r, s in hits))
+
+
+@pytest.mark.parametrize(("result", "rule", "why"), [
+    (_r(("c1", 0, 3.0), ("c2", 1, 2.0)), "score", "hit 1 has rank 0"),
+    (_r(("c1", 1, 3.0), ("c2", 3, 2.0)), "score", "hit 2 has rank 3"),
+    (_r(("c1", 1, 3.0), ("c1", 2, 2.0)), "score", "'c1' is ranked more than once"),
+    (_r(("c1", 1, 3.0), ("zz", 2, 2.0)), "score", "not in the corpus: 'zz'"),
+    (_r(("c1", 1, float("nan"))), "score", "not finite"),
+    (_r(("c1", 1, 1.0), ("c2", 2, 2.0)), "score", "breaks the order rule 'score'"),
+    (_r(("c2", 1, 1.0), ("c1", 2, 1.0)), "score", "breaks the order rule 'score'"),  # a tie not by id
+    (_r(("c1", 1, 1.0), ("c2", 2, 1.0), ("c3", 3, 1.0), ("c4", 4, 1.0)), "score", "more than the depth asked (3)"),
+    (_r(("c1", 2, 1.0), ("c2", 1, 1.0)), "observed", "never go down"),
+    (_r(("c1", 0, 1.0)), "observed", "hit 1 has rank 0"),
+])
+def test_each_broken_result_is_named(result, rule, why):
+    problems = result_problems(result, CHUNKS, 3, rule)
+    assert any(why in p for p in problems), problems
+
+
+@pytest.mark.parametrize(("result", "rule"), [
+    (_r(("c2", 1, 2.0), ("c1", 2, 1.0), ("c3", 3, 1.0)), "score"),
+    (_r(("c2", 1, 1.0), ("c1", 2, 2.0)), "given"),  # the source's order, scores informational
+    (_r(("c2", 1, 1.0), ("c1", 3, 2.0), ("c3", 3, 0.5)), "observed"),  # gaps and ties of observed ranks
+    (_r(), "score"),
+    (ArmResult("q1", "a", HitColumns(CHUNKS, np.array([3, 0]), np.array([1, 2], np.int32), np.array([2.0, 1.0]))),
+     "score"),
+])
+def test_results_that_keep_the_contract_pass(result, rule):
+    assert result_problems(result, CHUNKS, 3, rule) == []
+
+
+def test_check_results_names_the_arm_and_the_question_and_extra_results():
+    good, bad = _r(("c1", 1, 1.0)), _r(("c1", 0, 1.0), q="q2")
+    check_results("a", [good], ["q1", "q2"], CHUNKS, 5)
+    with pytest.raises(ArmContractError, match=r"arm mine broke the arm contract .*question q2: ranks must be 1..1"):
+        check_results("mine", [good, bad], ["q1", "q2"], CHUNKS, 5)
+    with pytest.raises(ArmContractError, match="question q9: a result for a question the arm was not asked"):
+        check_results("mine", [_r(q="q9")], ["q1"], CHUNKS, 5)
+    with pytest.raises(ArmContractError, match="question q1: a second result"):
+        check_results("mine", [good, good], ["q1"], CHUNKS, 5)
+
+
+def test_order_rule_is_declared_or_score():
+    class Plain:
+        pass
+
+    class Odd:
+        order_rule = "random"
+
+    assert order_rule(Plain()) == "score"
+    with pytest.raises(ArmContractError, match="order_rule 'random'"):
+        order_rule(Odd())
