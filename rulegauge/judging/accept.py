@@ -29,7 +29,7 @@ import yaml
 
 from rulegauge.core import atomic
 from rulegauge.core.digest import file_sha256
-from rulegauge.core.errors import RulegaugeError, Problem, ValidationError
+from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
 from rulegauge.goldset.parse import load_goldset
 from rulegauge.judging.proposals import read_proposals
 from rulegauge.judging.review import check_decisions, read_decisions

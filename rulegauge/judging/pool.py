@@ -32,7 +32,7 @@ import pandas as pd
 
 from rulegauge.analysis.headline import service_config
 from rulegauge.core.digest import file_sha256
-from rulegauge.core.errors import RulegaugeError, Problem, ValidationError
+from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
 from rulegauge.corpus.records import page_key, page_keys
 from rulegauge.goldset.judgments import load_judgments
 from rulegauge.goldset.parse import load_goldset

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rulegauge.core.errors import RulegaugeError, Problem, ValidationError
+from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
 from rulegauge.corpus.records import split_page_key
 from rulegauge.goldset.judgments import Judgment, append_judgment, read_judgments
 from rulegauge.goldset.records import GRADES, PageJudgment

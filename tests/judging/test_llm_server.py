@@ -22,7 +22,7 @@ from rulegauge.judging.pool import PoolRequest, build_pool
 from rulegauge.judging.poolfile import write_pool
 from tests.helpers.common import REPO
 from tests.helpers.judging import LEXICAL_CONFIG, lexical_run, sample_copy
-from tests.helpers.llama_server import LlamaServer, rulegauge_cli, required_llama_server
+from tests.helpers.llama_server import LlamaServer, required_llama_server, rulegauge_cli
 
 pytestmark = pytest.mark.slow
 PAGES = 8
