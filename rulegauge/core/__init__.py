@@ -20,8 +20,11 @@ Modules, in pipeline order:
 * ``names``      the one check of names that become paths; NFC ids, invisible characters
 * ``limits``     upper bounds on input sizes and user-given counts
 * ``redact``     credentials out of URLs, headers, parameters and text
+* ``localserver`` the one local-server foundation (127.0.0.1, Host allow-list, CSRF token, JSON only)
+* ``requestbody`` request bodies of the local servers: JSON objects, finite, shallow, typed fields
 * ``plugins``    built-in and entry-point components (arms, answerers, metrics, fusion): one discovery
 """
 
 __all__ = ["atomic", "cluster", "config_order", "digest", "engines", "errors", "httpcall", "journal", "jsonl",
-           "limits", "names", "ordering", "params", "plugins", "reaper", "redact", "registry", "tablerows", "text"]
+           "limits", "localserver", "names", "ordering", "params", "plugins", "reaper", "redact", "registry",
+           "requestbody", "tablerows", "text"]

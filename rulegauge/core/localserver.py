@@ -16,8 +16,8 @@ What every request meets, before the application sees it:
   (:func:`with_token`); a page on another site can neither read it nor send it (CSRF).
 * **Bodies** (POST): ``Content-Type: application/json`` only (415), a decimal
   ``Content-Length`` of 1 to ``max_body`` bytes (400 / 413; no chunked bodies), UTF-8,
-  JSON with no ``NaN``/``Infinity`` and no number that overflows to infinity
-  (``1e400``), nested at most :data:`MAX_DEPTH` deep, an object at the top.
+  a JSON object (:func:`rulegauge.core.requestbody.parse_json_body`: finite numbers,
+  nesting bounded; fields read typed with ``text_field`` / ``number_field``).
 * **Malformed requests** of any kind get a JSON ``{"error": message}`` with a 4xx
   status, never a traceback; an application error the application did not expect is
   a 500 with the exception's type only (the traceback goes to the debug log).
@@ -47,7 +47,6 @@ import fcntl
 import hmac
 import json
 import logging
-import math
 import os
 import secrets
 import threading
@@ -62,26 +61,18 @@ from urllib.parse import parse_qs, urlsplit
 
 from rulegauge.core.atomic import open_nofollow
 from rulegauge.core.errors import RulegaugeError
+from rulegauge.core.requestbody import RequestError, parse_json_body
 
 HOST = "127.0.0.1"
 ALLOWED_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 TOKEN_HEADER = "X-Rulegauge-Token"
 TOKEN_META = "rulegauge-token"
 JSON_TYPE = "application/json; charset=utf-8"
-MAX_DEPTH = 32
 MAX_BODY = 1 << 20
 MAX_QUERY_FIELDS = 64
 TIMEOUT_S = 10.0
 BACKLOG = 256
 log = logging.getLogger(__name__)
-
-
-class RequestError(Exception):
-    """A request refused with ``status`` and a message (answered as ``{"error": ...}``)."""
-
-    def __init__(self, message: str, status: int = HTTPStatus.BAD_REQUEST) -> None:
-        super().__init__(message)
-        self.status = int(status)
 
 
 @dataclass(frozen=True)
@@ -121,82 +112,6 @@ def with_token(html: str, token: str) -> str:
     """``html`` with ``<meta name="rulegauge-token" content=TOKEN>`` after ``<head>``
     (the page's script sends it back in :data:`TOKEN_HEADER`)."""
     return html.replace("<head>", f'<head><meta name="{TOKEN_META}" content="{token}">', 1)
-
-
-def text_field(body: Mapping[str, Any], name: str, default: str | None = None) -> str:
-    """``body[name]`` as text; absent or null gives ``default`` (when one is given)."""
-    value = body.get(name)
-    if value is None and default is not None:
-        return default
-    if not isinstance(value, str):
-        raise RequestError(f"field {name!r} must be text, got {_kind(value)}")
-    return value
-
-
-def number_field(body: Mapping[str, Any], name: str) -> float | None:
-    """``body[name]`` as a finite number, or None when absent or null."""
-    value = body.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise RequestError(f"field {name!r} must be a number, got {_kind(value)}")
-    try:
-        number = float(value)
-    except OverflowError:  # an integer beyond any float
-        number = math.inf
-    if not math.isfinite(number):
-        raise RequestError(f"field {name!r} must be a finite number")
-    return number
-
-
-def _kind(value: Any) -> str:
-    names = {bool: "true/false", int: "a number", float: "a number", str: "text", list: "a list",
-             dict: "an object", type(None): "null"}
-    return names.get(type(value), type(value).__name__)
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise RequestError(f"number {text[:40]} is out of range (it overflows to infinity)")
-    return value
-
-
-def _constant(text: str) -> Any:
-    raise RequestError(f"{text} is not a JSON number; send a finite number")
-
-
-def _check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            raise RequestError(f"JSON nested more than {limit} deep")
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
-
-
-def parse_json_body(raw: bytes) -> dict[str, Any]:
-    """A request body as a JSON object, refusing (:class:`RequestError`) non-UTF-8,
-    invalid or non-finite JSON, nesting beyond :data:`MAX_DEPTH`, and non-objects."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RequestError(f"body is not UTF-8 (byte {exc.start + 1})") from None
-    try:
-        value = json.loads(text, parse_float=_finite, parse_constant=_constant)
-    except json.JSONDecodeError as exc:
-        raise RequestError(f"body is not JSON: {exc.msg} (column {exc.colno})") from None
-    except RecursionError:
-        raise RequestError(f"JSON nested more than {MAX_DEPTH} deep") from None
-    except ValueError as exc:  # an integer beyond int's digit limit
-        raise RequestError(f"body is not usable JSON: {str(exc)[:120]}") from None
-    _check_depth(value)
-    if not isinstance(value, dict):
-        raise RequestError("body must be a JSON object")
-    return value
 
 
 App = Callable[[Request], Reply | None]
@@ -294,8 +209,8 @@ class _Handler(BaseHTTPRequestHandler):
     default_request_version = "HTTP/1.0"  # a garbled request line still gets a status and headers
 
     def setup(self) -> None:
-        self.timeout = self.server.timeout_s  # StreamRequestHandler sets it on the socket
         super().setup()
+        self.connection.settimeout(self.server.timeout_s)  # every read and write (slowloris)
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s " + format, self.address_string(), *args)

@@ -38,14 +38,12 @@ from rulegauge.core.localserver import (
     LocalServer,
     Reply,
     Request,
-    RequestError,
     html_reply,
     json_reply,
-    number_field,
     start_in_thread,
-    text_field,
     with_token,
 )
+from rulegauge.core.requestbody import RequestError, number_field, text_field
 from rulegauge.judging import page, review_page
 from rulegauge.judging.highlight import highlight, question_terms
 from rulegauge.judging.review import ReviewSession

@@ -32,8 +32,9 @@ from typing import Any
 import pandas as pd
 
 from rulegauge.arms.base import ArmContext, make_arm
-from rulegauge.core.localserver import App, LocalServer, Reply, Request, RequestError, json_reply
+from rulegauge.core.localserver import App, LocalServer, Reply, Request, json_reply
 from rulegauge.core.localserver import serving as local_serving
+from rulegauge.core.requestbody import RequestError
 from rulegauge.corpus.chunking import ChunkingOptions, build_corpus
 from rulegauge.corpus.records import Corpus
 from rulegauge.fusion.configs import FusionConfig
