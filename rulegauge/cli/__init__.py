@@ -9,7 +9,7 @@ Modules, in help order: ``core`` (run, list, validate), ``ingest``, ``goldset``,
 (bands, report, query), ``rulings``, ``interop`` (export), ``serve`` (serve-search),
 ``judging`` (pool, judge, judges); helpers: ``catalog``
 (every registry for ``rulegauge list``), ``errors`` (messages and exit codes),
-``output`` (the console factory and ``--format``), ``progress`` (progress bars or
+``output`` (the console factory and ``--format``), ``outputs`` (no ``-o`` over an input), ``progress`` (progress bars or
 timestamped lines), ``summary`` (the summary after ``rulegauge run``).
 """
 
@@ -32,7 +32,7 @@ app = typer.Typer(
 GROUPS = ("core", "ingest", "goldset", "answer", "facts", "compare", "analysis", "rulings", "interop",
           "serve", "judging", "trend")
 __all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "facts", "goldset",
-           "goldset_generate", "ingest", "interop", "judges_llm", "judging", "main", "output", "progress", "report", "rulings", "serve",
+           "goldset_generate", "ingest", "interop", "judges_llm", "judging", "main", "output", "outputs", "progress", "report", "rulings", "serve",
            "summary", "trend"]
 
 
