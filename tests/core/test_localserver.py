@@ -24,7 +24,7 @@ from rulegauge.core.localserver import (
 )
 from rulegauge.core.requestbody import RequestError
 from tests.helpers.common import REPO
-from tests.helpers.local_servers import raw_request, request_bytes
+from tests.helpers.local_servers import BUILDERS, SERVERS, load_test, raw_request, request_bytes
 
 
 def _host(server: LocalServer) -> str:
@@ -153,3 +153,14 @@ def test_nothing_else_opens_a_server_socket() -> None:
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1)
              if SERVER_SOCKET.search(line)]
     assert not found, found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SERVERS)
+def test_each_server_answers_every_request_under_load(name: str, tmp_path: Path) -> None:
+    """2,000 requests at 64 concurrent, one slowloris client held open: 0 errors (the
+    timings are benchmarks/bench_servers.py's, not asserted here)."""
+    with BUILDERS[name](tmp_path) as target:
+        got = load_test(target, 2000, 64)
+    assert got.errors == () and len(got.latencies) == 2000
+    assert got.slowloris_dropped  # and the held connection did not last forever

@@ -143,3 +143,62 @@ def request_bytes(method: str, path: str, host: str, headers: dict[str, str] | N
     lines = [f"{method} {path} HTTP/1.1"] + ([f"Host: {host}"] if host else [])
     lines += [f"{k}: {v}" for k, v in (headers or {}).items()] + ["Connection: close"]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """Latencies (seconds, in completion order) of the requests that succeeded, and the
+    failures (status or exception type) of those that did not."""
+
+    latencies: tuple[float, ...]
+    errors: tuple[str, ...]
+    slowloris_dropped: bool  # the held connection was closed by the server meanwhile
+
+
+def _one(target: Target, i: int) -> tuple[float, str | None]:
+    import http.client
+    import time
+
+    method, path, body = ("POST", target.post[0], target.post[1]) if i % 2 else (*target.read[:2],
+                                                                                  None)
+    data = None if body is None else json.dumps(body).encode()
+    headers = target.page_headers() if data is not None else {}
+    start = time.perf_counter()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", target.server.port, timeout=60)
+        try:
+            conn.request(method, path, body=data, headers=headers)
+            reply = conn.getresponse()
+            reply.read()
+        finally:
+            conn.close()
+    except (OSError, http.client.HTTPException) as exc:
+        return time.perf_counter() - start, type(exc).__name__
+    wanted = 404 if target.name == "report" and method == "POST" else 200
+    return time.perf_counter() - start, None if reply.status == wanted else str(reply.status)
+
+
+def single_client(target: Target, n: int) -> list[float]:
+    """Latencies of ``n`` requests, one at a time (the peer of :func:`load`)."""
+    return [_one(target, i)[0] for i in range(n)]
+
+
+def load_test(target: Target, n: int = 2000, concurrency: int = 64) -> LoadResult:
+    """``n`` requests (reads and posts alternating) from ``concurrency`` threads, while one
+    slowloris client holds a connection open with half a request sent."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    held = socket.create_connection(("127.0.0.1", target.server.port), timeout=120)
+    try:
+        held.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        with ThreadPoolExecutor(concurrency) as pool:
+            done = list(pool.map(lambda i: _one(target, i), range(n)))
+        held.settimeout(max(target.server.timeout_s * 3, 30.0))
+        try:
+            dropped = held.recv(1024) == b""
+        except OSError:
+            dropped = True
+    finally:
+        held.close()
+    return LoadResult(tuple(t for t, e in done if e is None), tuple(e for _, e in done if e),
+                      dropped)
