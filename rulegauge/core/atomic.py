@@ -1,9 +1,10 @@
 """Atomic writes: write beside the target under a unique temporary name, then rename.
 
-A reader never sees a half-written file or folder: the content goes to
-``.<name>.tmp-<pid>-<random>`` in the target's folder (same file system, so the
-rename is atomic, POSIX ``rename(2)``), and only a complete write is renamed onto
-the target; on any error the temporary is removed and the target is untouched.
+A reader never sees a half-written file or folder, and a completed write survives a
+power cut: the content goes to ``.<name>.tmp-<pid>-<random>`` in the target's folder
+(same file system, so the rename is atomic, POSIX ``rename(2)``), is ``fsync``-ed, and
+only then renamed onto the target, whose folder is ``fsync``-ed after the rename
+(:func:`fsync_path`); on any error the temporary is removed and the target is untouched.
 The name carries the process id and a random token, so concurrent writers (two
 processes, or two threads of one) never share a temporary.
 
@@ -95,6 +96,17 @@ def read_bytes_nofollow(path: Path | str, limit: int | None = None) -> bytes:
         return f.read() if limit is None else f.read(limit + 1)
 
 
+def fsync_path(path: Path) -> None:
+    """``fsync`` a file (its bytes) or a folder (its entries: a rename in it survives a
+    power cut). Reference: fsync(2), "calling fsync() on a file descriptor for the directory"."""
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if path.is_dir() else 0)
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 @contextmanager
 def atomic_path(target: Path | str, *, within: Path | str | None = None) -> Iterator[Path]:
     """Yield a temporary path to write; on success it replaces ``target``.
@@ -106,7 +118,9 @@ def atomic_path(target: Path | str, *, within: Path | str | None = None) -> Iter
     tmp = temp_name(t)
     try:
         yield tmp
+        fsync_path(tmp)
         os.replace(tmp, t)
+        fsync_path(t.parent)
     finally:
         if tmp.exists():
             _remove(tmp)

@@ -18,7 +18,8 @@ from tests.helpers.fault_case import Case
 from tests.helpers.fault_cases_issue25 import R
 
 Build = Callable[[Path], None]
-JUDGMENTS = '{"question_id": "q1", "page": "rb#2", "grade": 2, "judge_id": "ann"}\n'
+JUDGMENTS = ('{"question_id": "q1", "page": "rb#2", "grade": 2, "judge_kind": "human", '
+             '"judge_id": "ann"}\n')
 QRELS = "q1 0 rb#2 2\n"
 QUESTIONS = "q1\tHow far does a boat move?\ten\n"
 POOL = '{"kind": "pool", "questions": 0}\n'
@@ -116,6 +117,22 @@ OUTPUTS: tuple[Case, ...] = (
                                                      _run),
          ("rulegauge", "export", "a1", *RUNS, "-o", "{root}/t.parquet"), 2, LINK, after=_after_run),
 )
+
+
+
+def _raw_break(char: str) -> Build:
+    """Judgments whose note holds a raw Unicode line break (written by another tool)."""
+    def build(root: Path) -> None:
+        inputs(root)
+        fi.write(root, "j.jsonl", JUDGMENTS.replace('"judge_id"', f'"note": "a{char}b", "judge_id"'))
+    return build
+
+
+# issue 33, item 3: JSON lines split on \n only (a raw U+2028 / U+2029 / U+0085 is text)
+JSONL: tuple[Case, ...] = tuple(
+    Case(f"jsonl-raw-{name}-in-a-note", _raw_break(char), ("rulegauge", "judges", "export",
+         "{root}/j.jsonl", "-o", "{root}/out.qrels"), 0, "1 judged pairs")
+    for name, char in (("u2028", "\u2028"), ("u2029", "\u2029"), ("u0085", "\x85")))
 
 OUTPUT_ROWS: dict[str, tuple[str, ...]] = {}
 for _case in OUTPUTS:
