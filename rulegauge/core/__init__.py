@@ -12,7 +12,7 @@ Modules, in pipeline order:
 * ``httpcall``   one bounded HTTP call (one total deadline, body cap, same-origin
   redirects), retries with backoff, redaction of URLs, headers and echoed secrets
 * ``journal``    append-only durable JSON-lines journals keyed by fields (answers, arm calls)
-* ``jsonl``      the one JSON-lines reader (records with file:line, problems collected)
+* ``jsonl``      the one JSON-lines writer and reader (line breaks escaped, split on \\n only)
 * ``tablerows``  rows of a DataFrame for plain loops, typed as dynamic; string-column codes a table's builder recorded
 * ``engines``    execution engines (registry): local, ray; the run's engine session
 * ``cluster``    the Ray cluster connection: reachability, join or start, size
