@@ -32,6 +32,7 @@ def test_iter_records_over_lines_in_memory() -> None:
 BREAKS = "a\u2028b\u2029c\x85d\x0be\x0cf\x1cg\r"
 
 
+@pytest.mark.faults
 def test_lines_round_trip_through_every_unicode_line_break(tmp_path: Path) -> None:
     path = tmp_path / "notes.jsonl"
     records = [{"note": BREAKS, "n": i} for i in range(3)]
@@ -43,6 +44,7 @@ def test_lines_round_trip_through_every_unicode_line_break(tmp_path: Path) -> No
     assert [r.record for r in read_records(path, problems)] == records and not problems
 
 
+@pytest.mark.faults
 def test_a_raw_line_separator_written_elsewhere_is_still_one_line(tmp_path: Path) -> None:
     path = tmp_path / "raw.jsonl"
     path.write_text('{"note": "x\u2028y"}\r\n{"note": "z"}\n', encoding="utf-8")
@@ -51,6 +53,7 @@ def test_a_raw_line_separator_written_elsewhere_is_still_one_line(tmp_path: Path
     assert split_lines("a\nb") == ["a", "b"] and split_lines("") == []
 
 
+@pytest.mark.faults
 def test_append_line_refuses_a_link(tmp_path: Path) -> None:
     (tmp_path / "victim").write_text("keep")
     (tmp_path / "j.jsonl").symlink_to(tmp_path / "victim")

@@ -31,6 +31,7 @@ def _host(server: LocalServer) -> str:
     return f"127.0.0.1:{server.port}"
 
 
+@pytest.mark.faults
 def test_a_held_connection_delays_no_other_and_is_closed_after_the_timeout() -> None:
     """Slowloris: one client sends half a request line and waits; others are answered
     meanwhile, and the server drops the held one after its socket timeout."""
@@ -71,6 +72,7 @@ def test_requests_are_served_concurrently() -> None:
     assert server.request_queue_size == BACKLOG >= 128
 
 
+@pytest.mark.faults
 def test_an_application_failure_is_a_json_500_without_traceback() -> None:
     def app(req: Request) -> Reply:
         if req.path == "/nan":
@@ -101,6 +103,7 @@ def test_unknown_paths_are_404_and_request_errors_keep_their_status() -> None:
         assert reply.status == 418 and reply.json() == {"error": "short and stout"}
 
 
+@pytest.mark.faults
 def test_one_writer_per_file(tmp_path: Path) -> None:
     target = tmp_path / "j.jsonl"
     first = LocalServer(lambda req: None, writes=(target,))
@@ -112,6 +115,7 @@ def test_one_writer_per_file(tmp_path: Path) -> None:
     LocalServer(lambda req: None, writes=(target,)).server_close()  # free again once closed
 
 
+@pytest.mark.faults
 def test_a_linked_lock_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "elsewhere").write_text("keep")
     (tmp_path / "j.jsonl.lock").symlink_to(tmp_path / "elsewhere")
