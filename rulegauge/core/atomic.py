@@ -25,6 +25,7 @@ the check before writing. Reference: open(2) ``O_NOFOLLOW``.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import secrets
 import shutil
@@ -189,3 +190,28 @@ def atomic_write(path: Path, write: Any, within: Path | None = None) -> None:
     """Call ``write(tmp)`` then rename ``tmp`` over ``path`` (:func:`atomic_file`)."""
     with atomic_file(path, within) as tmp:
         write(tmp)
+
+
+class LockHeld(RulegaugeError):
+    """Another process (or open file) holds the lock; ``holder`` is the pid it wrote."""
+
+    def __init__(self, lock: Path, holder: str) -> None:
+        super().__init__(f"{lock} is held by pid {holder}")
+        self.holder = holder
+
+
+def lock_exclusive(lock: Path) -> int:
+    """Open ``lock`` (created; never through a link, :func:`open_nofollow`), take an
+    exclusive non-blocking ``flock`` and write this process's pid into it; the descriptor
+    is returned (closing it releases the lock). Held elsewhere: :class:`LockHeld`.
+    Reference: flock(2) (locks per open file description, released with the process)."""
+    fd = open_nofollow(lock, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        raise LockHeld(lock, holder) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return fd

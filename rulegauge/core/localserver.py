@@ -43,7 +43,6 @@ OWASP CSRF prevention (synchronizer token, origin check), flock(2).
 
 from __future__ import annotations
 
-import fcntl
 import hmac
 import json
 import logging
@@ -59,7 +58,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from rulegauge.core.atomic import open_nofollow
+from rulegauge.core.atomic import LockHeld, lock_exclusive
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.requestbody import RequestError, parse_json_body
 
@@ -127,16 +126,12 @@ class WriterLock:
     def acquire(self) -> WriterLock:
         lock = self.path.with_name(self.path.name + ".lock")
         lock.parent.mkdir(parents=True, exist_ok=True)
-        fd = open_nofollow(lock, os.O_RDWR | os.O_CREAT)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-            os.close(fd)
-            raise RulegaugeError(f"{self.path} is being written by another server (pid {holder}, "
-                                 f"lock {lock}); stop it first or choose another file") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+            fd = lock_exclusive(lock)
+        except LockHeld as exc:
+            raise RulegaugeError(f"{self.path} is being written by another server (pid "
+                                 f"{exc.holder}, lock {lock}); stop it first or choose another "
+                                 "file") from None
         self.fd = fd
         return self
 
