@@ -1,8 +1,8 @@
 """``rulegauge report --serve``: the report on 127.0.0.1, re-rendered when a run lands.
 
 :func:`serve_report` serves one HTML file (``/`` and ``/<its name>``; anything else
-is 404) from a standard-library ``ThreadingHTTPServer`` bound to 127.0.0.1 only,
-and polls the runs folder: every ``poll_s`` seconds it reads the folder's manifests
+is 404) from a :class:`rulegauge.core.localserver.LocalServer` (127.0.0.1 only, the
+Host allow-list, socket timeouts), and polls the runs folder: every ``poll_s`` seconds it reads the folder's manifests
 (:func:`runs_state`: run name, status, manifest mtime) and, when they changed,
 calls ``render()`` again (the caller's closure opens ``latest`` anew, so a run that
 completes becomes the report). A render that fails keeps the previous page and
@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from rulegauge.core.errors import RulegaugeError
+from rulegauge.core.localserver import LocalServer, Reply, Request, html_reply, json_reply
 from rulegauge.store.manifest import MANIFEST, read_manifest
 
 __all__ = ["make_report_server", "runs_state", "serve_report"]
@@ -45,40 +45,23 @@ def runs_state(runs_dir: Path) -> State:
     return tuple(out)
 
 
-def make_report_server(page: Path, port: int = 0) -> ThreadingHTTPServer:
+def make_report_server(page: Path, port: int = 0) -> LocalServer:
     """A server on 127.0.0.1:``port`` (0: any free port) answering GET ``/`` and
     ``/<page name>`` with ``page``'s current bytes."""
     page = Path(page)
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if self.path.split("?", 1)[0] not in ("/", f"/{page.name}"):
-                self.send_error(404, "only the report is served here")
-                return
-            try:
-                body = page.read_bytes()
-            except OSError:
-                self.send_error(503, "the report is being written")
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
+    def app(req: Request) -> Reply | None:
+        if req.method != "GET" or req.path not in ("/", f"/{page.name}"):
+            return json_reply({"error": "only the report is served here"}, 404)
+        try:
+            return html_reply(page.read_bytes())
+        except OSError:
+            return json_reply({"error": "the report is being written"}, 503)
 
-        def log_message(self, format: str, *args: object) -> None:
-            return None  # quiet: the terminal shows re-renders, not every GET
-
-    if not 0 <= port <= 65535:
-        raise RulegaugeError(f"--port must be within 0..65535, got {port}")
-    try:
-        return ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    except OSError as exc:
-        raise RulegaugeError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
+    return LocalServer(app, port)
 
 
-def serve_report(server: ThreadingHTTPServer, render: Callable[[], object], runs_dir: Path,
+def serve_report(server: LocalServer, render: Callable[[], object], runs_dir: Path,
                  stop: threading.Event, poll_s: float = 2.0, max_polls: int | None = None,
                  say: Callable[[str], None] = lambda message: None,
                  since: State | None = None) -> int:

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from rulegauge.cli.errors import bad_input_exits_2
+from rulegauge.cli.outputs import check_output
 from rulegauge.core.errors import Problem, ValidationError
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ def from_qrels_cmd(
     from rulegauge.interop.qrels import goldset_from_qrels
 
     with bad_input_exits_2():
+        check_output(out, (qrels, questions, documents))
         path = goldset_from_qrels(qrels, questions, documents, out, name)
         gs = load_goldset(path, allow_outside=True)
     Console(markup=False, highlight=False).print(f"wrote {path}: {len(gs.questions)} questions")
@@ -110,6 +112,7 @@ def merge_cmd(
     from rulegauge.goldset.merge import merge_judgments
 
     with bad_input_exits_2():
+        check_output(out, (gold, *judgments))
         r = merge_judgments(gold, list(judgments), out, allow_outside=allow_outside, qrels_judge=judge,
                             qrels_kind=kind)
     grades = ", ".join(f"{n} x grade {g}" for g, n in r.grades) or "nothing new"
@@ -179,6 +182,7 @@ def from_outline_cmd(
     from rulegauge.goldset.derive import from_outline
 
     with bad_input_exits_2():
+        check_output(out, (pdf,))
         result = from_outline(pdf, out, doc_id=doc_id, game=game, edition=edition,
                               language=language, max_questions=max_questions, seed=seed,
                               min_depth=min_depth, max_depth=max_depth, continuation=continuation)
@@ -215,8 +219,12 @@ def parallel_cmd(
     from rulegauge.goldset.parallel import parallel
 
     with bad_input_exits_2():
-        result = parallel(_by_language(doc, "--doc"), ask, out, answer=answer,
-                          pages_tsv=_by_language(pages_tsv or [], "--pages-tsv"),
+        tables = _by_language(pages_tsv or [], "--pages-tsv")
+        docs = _by_language(doc, "--doc")
+        check_output(out, (*docs.values(), *tables.values(),
+                           *(p.with_name(p.stem + ".pages.tsv") for p in docs.values())))
+        result = parallel(docs, ask, out, answer=answer,
+                          pages_tsv=tables,
                           modes=tuple(mode or ("title",)), max_items=max_items, seed=seed,
                           doc_id=doc_id, game=game)
         _report(result, "candidate questions")

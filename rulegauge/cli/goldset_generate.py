@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 import typer
 
 from rulegauge.cli.errors import bad_input_exits_2, plain_console, print_note
+from rulegauge.cli.outputs import check_output
 
 if TYPE_CHECKING:
     from rulegauge.judging.generate import Counts
@@ -107,6 +108,7 @@ def generate_cmd(
     with bad_input_exits_2():
         specs = tuple(s if isinstance(s, DocumentSpec) else spec_from_path(s)
                       for s in gather_sources(docs, allow_outside))
+        check_output(out, (*docs, *(s.path for s in specs), suite, cache))
         req = GenerateRequest(specs, tuple(lang or ()), per_page, tuple(page or ()), max_pages,
                               Fraction(str(similarity)).limit_denominator(1000))
         loaded = load(req)
@@ -156,6 +158,7 @@ def accept_cmd(
     from rulegauge.judging.accept import accept
 
     with bad_input_exits_2():
+        check_output(out, (proposals, decisions))
         r = accept(proposals, decisions, out, name=name, reviewer=reviewer)
     counts = ", ".join(f"{n} {k}" for k, n in r.decisions)
     plain_console(soft_wrap=True).print(f"wrote {r.path}: {r.questions} questions "

@@ -9,6 +9,7 @@ from rich.markup import escape
 
 from rulegauge.cli.errors import bad_input_exits_2
 from rulegauge.cli.output import make_console
+from rulegauge.cli.outputs import check_output
 from rulegauge.core.errors import ConfigError
 
 
@@ -59,6 +60,8 @@ def export_cmd(
             raise ConfigError(f"--level must be one of {', '.join(LEVELS)}; --scores one of {', '.join(SCORE_MODES)}")
         QUESTION_SETS.get(questions)
         r = open_run(run, runs_dir)
+        if out is not None:
+            check_output(out, (), runs=(r,))
         result = export_run(r, out or r.path / "export-trec", level=level, scores=scores,
                             configs=list(config or []) or None, questions=questions)
     padded = [f"{name} ({n})" for name, n in result.padded if n]

@@ -11,6 +11,7 @@ from typing import Annotated, cast
 import typer
 
 from rulegauge.cli.errors import bad_input_exits_2, plain_console, print_note
+from rulegauge.cli.outputs import check_output
 
 
 def llm_cmd(
@@ -45,6 +46,8 @@ def llm_cmd(
     from rulegauge.judging.poolfile import read_pool
 
     with bad_input_exits_2():
+        for written in (out, out.with_name(out.name + ".summary.json")):
+            check_output(written, (pool, suite, cache))
         read = read_pool(pool)
         label, answerer = open_judge(suite, judge, timeout)
     try:

@@ -12,6 +12,7 @@ import typer
 
 from rulegauge.cli.errors import bad_input_exits_2, plain_console, print_note
 from rulegauge.cli.judges_llm import llm_cmd
+from rulegauge.cli.outputs import check_output
 
 if TYPE_CHECKING:
     from rulegauge.judging.compare_labels import LabelAgreement
@@ -56,6 +57,7 @@ def pool_cmd(
 
     with bad_input_exits_2():
         opened = tuple(open_run(r, runs_dir) for r in runs)
+        check_output(out, tuple(judgments or ()), runs=opened)
         pool = build_pool(PoolRequest(opened, depth, tuple(config) if config else None,
                                       tuple(judgments or ()), include_judged=include_judged))
         write_pool(pool, out)
@@ -211,6 +213,7 @@ def export_cmd(
     from rulegauge.interop.judgment_qrels import write_label_qrels
 
     with bad_input_exits_2():
+        check_output(out, (source,))
         labels = load_labels(source, judge=judge)
         path, marks = write_label_qrels(labels, out)
     plain_console(soft_wrap=True).print(f"wrote {path}: {len(labels.grades)} judged pairs")
@@ -236,6 +239,7 @@ def import_cmd(
     from rulegauge.interop.judgment_qrels import judgments_from_qrels
 
     with bad_input_exits_2():
+        check_output(out, (qrels, goldset))
         gs = load_goldset(goldset, allow_outside=True) if goldset else None
         found = judgments_from_qrels(qrels, judge, kind, goldset=gs)
         write_judgments(out, found)

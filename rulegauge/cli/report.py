@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from rulegauge.cli.errors import bad_input_exits_2, err_console
+from rulegauge.cli.outputs import check_output
 
 log = logging.getLogger(__name__)
 RunRef = Annotated[str, typer.Argument(help="Run directory, run id under --runs-dir, or 'latest'.")]
@@ -61,6 +62,7 @@ def report_cmd(
         # `latest` with --metric: the newest run that scored it (rulegauge.store.rundir.open_run)
         info = metric_info(metric) if metric else None
         opened = open_run(run, runs_dir, metrics=(info.name,) if info else ())
+        check_output(out, (), runs=(opened,))
         _say(f"rendering {opened.run_id}")
         # matplotlib's layout notes are about our figures, not the user's input: logged
         with warnings.catch_warnings(record=True) as caught:

@@ -1,9 +1,10 @@
 """Atomic writes: write beside the target under a unique temporary name, then rename.
 
-A reader never sees a half-written file or folder: the content goes to
-``.<name>.tmp-<pid>-<random>`` in the target's folder (same file system, so the
-rename is atomic, POSIX ``rename(2)``), and only a complete write is renamed onto
-the target; on any error the temporary is removed and the target is untouched.
+A reader never sees a half-written file or folder, and a completed write survives a
+power cut: the content goes to ``.<name>.tmp-<pid>-<random>`` in the target's folder
+(same file system, so the rename is atomic, POSIX ``rename(2)``), is ``fsync``-ed, and
+only then renamed onto the target, whose folder is ``fsync``-ed after the rename
+(:func:`fsync_path`); on any error the temporary is removed and the target is untouched.
 The name carries the process id and a random token, so concurrent writers (two
 processes, or two threads of one) never share a temporary.
 
@@ -24,6 +25,7 @@ the check before writing. Reference: open(2) ``O_NOFOLLOW``.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import secrets
 import shutil
@@ -95,6 +97,17 @@ def read_bytes_nofollow(path: Path | str, limit: int | None = None) -> bytes:
         return f.read() if limit is None else f.read(limit + 1)
 
 
+def fsync_path(path: Path) -> None:
+    """``fsync`` a file (its bytes) or a folder (its entries: a rename in it survives a
+    power cut). Reference: fsync(2), "calling fsync() on a file descriptor for the directory"."""
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if path.is_dir() else 0)
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 @contextmanager
 def atomic_path(target: Path | str, *, within: Path | str | None = None) -> Iterator[Path]:
     """Yield a temporary path to write; on success it replaces ``target``.
@@ -106,7 +119,9 @@ def atomic_path(target: Path | str, *, within: Path | str | None = None) -> Iter
     tmp = temp_name(t)
     try:
         yield tmp
+        fsync_path(tmp)
         os.replace(tmp, t)
+        fsync_path(t.parent)
     finally:
         if tmp.exists():
             _remove(tmp)
@@ -175,3 +190,28 @@ def atomic_write(path: Path, write: Any, within: Path | None = None) -> None:
     """Call ``write(tmp)`` then rename ``tmp`` over ``path`` (:func:`atomic_file`)."""
     with atomic_file(path, within) as tmp:
         write(tmp)
+
+
+class LockHeld(RulegaugeError):
+    """Another process (or open file) holds the lock; ``holder`` is the pid it wrote."""
+
+    def __init__(self, lock: Path, holder: str) -> None:
+        super().__init__(f"{lock} is held by pid {holder}")
+        self.holder = holder
+
+
+def lock_exclusive(lock: Path) -> int:
+    """Open ``lock`` (created; never through a link, :func:`open_nofollow`), take an
+    exclusive non-blocking ``flock`` and write this process's pid into it; the descriptor
+    is returned (closing it releases the lock). Held elsewhere: :class:`LockHeld`.
+    Reference: flock(2) (locks per open file description, released with the process)."""
+    fd = open_nofollow(lock, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        raise LockHeld(lock, holder) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return fd

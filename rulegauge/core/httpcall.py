@@ -232,9 +232,14 @@ def request(method: str, url: str, *, headers: Mapping[str, str] | None = None,
     raise CallError(f"more than {max_redirects} redirects", retryable=False)
 
 
+SCRUB_WINDOW = 4096  # bytes past the cut scrubbed with it: a secret straddling the cut is found whole
+
+
 def snippet(reply: HttpReply, n: int = 200) -> str:
-    """The start of a reply's body as text, credentials redacted (for messages)."""
-    return redact_text(reply.body[:n].decode("utf-8", errors="replace"))
+    """The start of a reply's body as text (``n`` characters), credentials redacted
+    *before* it is cut: a secret straddling the cut would otherwise survive in part."""
+    text = reply.body[:n + SCRUB_WINDOW].decode("utf-8", errors="replace")
+    return redact_text(text)[:n]
 
 
 def status_problem(reply: HttpReply) -> str | None:

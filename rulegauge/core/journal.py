@@ -18,7 +18,6 @@ never truncated through), and a journal above ``max_bytes`` (default
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +25,7 @@ from typing import Any, TextIO
 
 from rulegauge.core.atomic import check_no_links, open_nofollow, read_bytes_nofollow
 from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
-from rulegauge.core.jsonl import iter_records
+from rulegauge.core.jsonl import dumps_line, iter_records
 from rulegauge.core.limits import MAX_JOURNAL_BYTES, check_size
 
 
@@ -95,7 +94,7 @@ class KeyedJournal:
         """Write one record durably (flush + fsync) before returning."""
         if self._fh is None:
             raise RuntimeError("journal is not open; use it as a context manager")
-        self._fh.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+        self._fh.write(dumps_line(record, sort_keys=True))
         self._fh.flush()
         os.fsync(self._fh.fileno())
 

@@ -31,8 +31,6 @@ mid-way leaves every judgment made before it and never a torn line from a normal
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +38,7 @@ from typing import Any
 
 from rulegauge.core import atomic
 from rulegauge.core.errors import Problem, ValidationError
-from rulegauge.core.jsonl import read_records
+from rulegauge.core.jsonl import append_line, dumps_lines, read_records
 from rulegauge.corpus import loaders
 from rulegauge.corpus.records import split_page_key
 from rulegauge.goldset.judged import judgment_fields
@@ -288,17 +286,11 @@ def load_judgments(paths: Iterable[Path | str], goldset: GoldSet, *, qrels_judge
 def append_judgment(path: Path | str, judgment: Judgment) -> None:
     """Append one judgment as one line: a single ``write`` with ``O_APPEND``, then
     ``fsync`` (see the module docstring)."""
-    line = json.dumps(judgment_row(judgment), ensure_ascii=False, sort_keys=False) + "\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line.encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    append_line(path, judgment_row(judgment))
 
 
 def write_judgments(path: Path | str, judgments: Iterable[Judgment]) -> Path:
     """Write a whole judgments file atomically (imports, exports)."""
-    body = "".join(json.dumps(judgment_row(j), ensure_ascii=False) + "\n" for j in judgments)
+    body = dumps_lines(judgment_row(j) for j in judgments)
     atomic.write_text(Path(path), body)
     return Path(path)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from rulegauge.answering.prompt_file import PromptFile
+from rulegauge.core.jsonl import append_line, split_lines
 from rulegauge.goldset.judgments import Judgment
 from rulegauge.goldset.records import PageJudgment
 from rulegauge.judging.poolfile import Pool
@@ -98,7 +98,7 @@ class ReplyCache:
         self.path = path
         self.replies: dict[str, str] = {}
         if path is not None and path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
+            for line in split_lines(path.read_text(encoding="utf-8")):
                 try:
                     rec = json.loads(line)
                     self.replies[str(rec["key"])] = str(rec["reply"])
@@ -112,12 +112,7 @@ class ReplyCache:
         self.replies[key] = reply
         if self.path is None:
             return
-        line = json.dumps({"key": key, "reply": reply}, ensure_ascii=False) + "\n"
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, line.encode("utf-8"))
-        finally:
-            os.close(fd)
+        append_line(self.path, {"key": key, "reply": reply})  # fsynced, never through a link
 
 
 @dataclass

@@ -16,8 +16,10 @@ SCRIPT_HELPERS = """const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;",
                                                          '"': "&quot;", "'": "&#39;"}[c]));
 function fmt(x) { return x === null || x === undefined ? "-" : x.toFixed(1) + " s"; }
+const token = (document.querySelector('meta[name="rulegauge-token"]') || {}).content || "";
 async function api(path, body) {
-  const opts = body ? {method: "POST", headers: {"Content-Type": "application/json"},
+  const opts = body ? {method: "POST", headers: {"Content-Type": "application/json",
+                                                 "X-Rulegauge-Token": token},
                        body: JSON.stringify(body)} : {};
   const r = await fetch(path, opts);
   const data = await r.json();
@@ -25,7 +27,9 @@ async function api(path, body) {
   return data;
 }
 """
-"""Script both pages share (the review page too): $, esc, fmt and the JSON API call."""
+"""Script both pages share (the review page too): $, esc, fmt and the JSON API call, which
+sends the page's token (``<meta name="rulegauge-token">``, :func:`rulegauge.core.localserver.with_token`)
+with every change, as JSON."""
 
 SCRIPT_START = """$("start").onclick = () => {
   const name = $("judge-name").value.trim();

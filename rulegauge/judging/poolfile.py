@@ -18,14 +18,13 @@ of questions the pool does not hold, a page pooled twice for one question).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rulegauge.core import atomic
 from rulegauge.core.errors import Problem, ValidationError
-from rulegauge.core.jsonl import read_file_records
+from rulegauge.core.jsonl import dumps_lines, read_file_records
 from rulegauge.corpus.records import split_page_key
 
 POOL_VERSION = 1
@@ -89,8 +88,7 @@ def write_pool(pool: Pool, path: Path | str) -> Path:
                    "found_by": [{"run": f.run, "source": f.source, "kind": f.kind,
                                  "rank": f.rank} for f in p.found_by], "text": p.text}
                   for p in by_q.get(q.question_id, [])]
-    return atomic.write_text(path, "".join(json.dumps(x, ensure_ascii=False) + "\n"
-                                           for x in lines))
+    return atomic.write_text(path, dumps_lines(lines))
 
 
 def _need(rec: dict[str, Any], keys: dict[str, type | tuple[type, ...]], where: str,

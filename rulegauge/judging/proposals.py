@@ -31,7 +31,7 @@ from typing import Any
 from rulegauge.core import atomic
 from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import Problem, ValidationError
-from rulegauge.core.jsonl import read_file_records
+from rulegauge.core.jsonl import dumps_lines, read_file_records
 
 PROPOSALS_VERSION = 1
 
@@ -100,8 +100,7 @@ def write_proposals(found: ProposalSet, path: Path | str) -> Path:
             lines.append({"type": "page", "doc_id": page.doc_id, "page": page.page,
                           "text": page.text})
             lines += [proposal_row(p) for p in mine]
-    return atomic.write_text(path, "".join(json.dumps(x, ensure_ascii=False) + "\n"
-                                           for x in lines))
+    return atomic.write_text(path, dumps_lines(lines))
 
 
 def is_proposals_file(path: Path | str) -> bool:

@@ -21,8 +21,6 @@ SHA-256) or of unknown proposals are reported with ``file:line`` before serving.
 from __future__ import annotations
 
 import datetime as dt
-import json
-import os
 import statistics
 import threading
 from collections import Counter
@@ -31,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from rulegauge.core.errors import Problem, ValidationError
-from rulegauge.core.jsonl import read_file_records
+from rulegauge.core.jsonl import append_line, read_file_records
 from rulegauge.judging.answer_match import locate, page_wording
 from rulegauge.judging.proposals import Proposal, ProposalSet
 from rulegauge.judging.session import JudgingError, Session
@@ -60,13 +58,7 @@ def decision_row(d: Decision) -> dict[str, Any]:
 
 def append_decision(path: Path, d: Decision) -> None:
     """One line, one write with O_APPEND, then fsync (a killed session loses nothing)."""
-    line = json.dumps(decision_row(d), ensure_ascii=False) + "\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line.encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    append_line(path, decision_row(d))
 
 
 def read_decisions(path: Path, *, missing_ok: bool = False) -> list[Decision]:

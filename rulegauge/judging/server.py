@@ -1,6 +1,6 @@
 """``rulegauge judge POOL|PROPOSALS``: the judging (or review) page and its JSON API, on 127.0.0.1 only.
 
-Judging mode, routes (``http.server.ThreadingHTTPServer``, one :class:`~rulegauge.judging.session.Session`):
+Judging mode, routes (one :class:`~rulegauge.judging.session.Session`):
 
 * ``GET /`` the page (:mod:`rulegauge.judging.page`); ``?judge=ID`` names the judge
 * ``GET /api/state?judge=ID`` the judge's next item, progress and the agreement so far
@@ -17,33 +17,41 @@ Proposal mode (one :class:`~rulegauge.judging.review.ReviewSession`, generated q
   (decision ``accept``, ``edit`` or ``reject``) -> the next state
 * ``POST /api/skip`` ``{judge, proposal_id}`` -> the next state
 
-A refused request answers 400 with ``{"error": message}``. Every response carries a
-``Content-Security-Policy`` that allows nothing but this server (``default-src
-'self'``; the page's inline script and style), so the page can load nothing from
-elsewhere. The server binds to 127.0.0.1 only.
+A refused request answers 400 with ``{"error": message}`` (a field of the wrong type
+too). Every response carries a ``Content-Security-Policy`` that allows nothing but this
+server (``default-src 'self'``; the page's inline script and style), so the page can
+load nothing from elsewhere. Served by :class:`rulegauge.core.localserver.LocalServer`:
+127.0.0.1 only, the Host allow-list, the POSTs (``/api/judge``, ``/api/skip``,
+``/api/decide``) only from this server's page (Origin and the page's token) as JSON,
+and one server per judgments (decisions) file (a second is refused).
 """
 
 from __future__ import annotations
 
-import json
-import logging
 import threading
+from collections.abc import Mapping
 from dataclasses import asdict
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
+from rulegauge.core.localserver import (
+    App,
+    LocalServer,
+    Reply,
+    Request,
+    html_reply,
+    json_reply,
+    start_in_thread,
+    with_token,
+)
+from rulegauge.core.requestbody import RequestError, number_field, text_field
 from rulegauge.judging import page, review_page
 from rulegauge.judging.highlight import highlight, question_terms
 from rulegauge.judging.review import ReviewSession
 from rulegauge.judging.session import JudgingError, Session
 
-HOST = "127.0.0.1"
 CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
        "img-src 'self'; connect-src 'self'; form-action 'self'")
 MAX_BODY = 1 << 16
-log = logging.getLogger(__name__)
 
 
 def item_payload(session: Session, index: int) -> dict[str, Any]:
@@ -89,22 +97,22 @@ class JudgeApi:
     def render(self) -> str:
         return page.render()
 
-    def get(self, path: str, query: dict[str, str]) -> Any:
+    def get(self, path: str, query: Mapping[str, str]) -> Any:
         if path == "/api/state":
             return state(self.session, query.get("judge", ""))
         if path == "/api/agreement":
             return self.session.agreement()
         return None
 
-    def post(self, path: str, body: dict[str, Any]) -> Any:
-        judge = str(body.get("judge", ""))
-        qid, pid = str(body.get("question_id", "")), str(body.get("page", ""))
+    def post(self, path: str, body: Mapping[str, Any]) -> Any:
+        if path not in ("/api/judge", "/api/skip"):
+            return None
+        judge = text_field(body, "judge")
+        qid, pid = text_field(body, "question_id"), text_field(body, "page")
         if path == "/api/judge":
-            seconds = body.get("seconds")
             self.session.record(judge, qid, pid, body.get("grade"),
-                                note=str(body.get("note") or ""),
-                                seconds=float(seconds) if isinstance(seconds, int | float)
-                                else None)
+                                note=text_field(body, "note", ""),
+                                seconds=number_field(body, "seconds"))
         elif path == "/api/skip":
             self.session.skip(judge, qid, pid)
         else:
@@ -121,20 +129,20 @@ class ReviewApi:
     def render(self) -> str:
         return review_page.render()
 
-    def get(self, path: str, query: dict[str, str]) -> Any:
+    def get(self, path: str, query: Mapping[str, str]) -> Any:
         if path == "/api/state":
             return review_state(self.session, query.get("judge", ""))
         return None
 
-    def post(self, path: str, body: dict[str, Any]) -> Any:
-        who, pid = str(body.get("judge", "")), str(body.get("proposal_id", ""))
+    def post(self, path: str, body: Mapping[str, Any]) -> Any:
+        if path not in ("/api/decide", "/api/skip"):
+            return None
+        who, pid = text_field(body, "judge"), text_field(body, "proposal_id")
         if path == "/api/decide":
-            seconds = body.get("seconds")
-            self.session.decide(who, pid, str(body.get("decision", "")),
-                                question=str(body.get("question") or ""),
-                                answer=str(body.get("answer") or ""),
-                                seconds=float(seconds) if isinstance(seconds, int | float)
-                                else None)
+            self.session.decide(who, pid, text_field(body, "decision"),
+                                question=text_field(body, "question", ""),
+                                answer=text_field(body, "answer", ""),
+                                seconds=number_field(body, "seconds"))
         elif path == "/api/skip":
             self.session.skip(who, pid)
         else:
@@ -142,74 +150,37 @@ class ReviewApi:
         return review_state(self.session, who)
 
 
-def make_handler(session: Session | ReviewSession) -> type[BaseHTTPRequestHandler]:
+CHANGES = frozenset({"/api/judge", "/api/skip", "/api/decide"})
+
+
+def make_app(session: Session | ReviewSession) -> App:
+    """The routes of either mode as a :mod:`rulegauge.core.localserver` application."""
     api: JudgeApi | ReviewApi = (ReviewApi(session) if isinstance(session, ReviewSession)
                                  else JudgeApi(session))
 
-    class Handler(BaseHTTPRequestHandler):
-        server_version = "rulegauge-judge"
+    def app(req: Request) -> Reply | None:
+        try:
+            if req.method == "GET" and req.path == "/":
+                return html_reply(with_token(api.render(), req.token))
+            data = api.get(req.path, req.query) if req.method == "GET" else api.post(req.path,
+                                                                                     req.body)
+        except JudgingError as exc:
+            raise RequestError(str(exc)) from None
+        return None if data is None else json_reply(data)
 
-        def log_message(self, format: str, *args: Any) -> None:
-            log.debug("%s " + format, self.address_string(), *args)
-
-        def _send(self, status: int, body: bytes, ctype: str) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Content-Security-Policy", CSP)
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
-
-        def _json(self, data: Any, status: int = HTTPStatus.OK) -> None:
-            self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"),
-                       "application/json; charset=utf-8")
-
-        def do_GET(self) -> None:
-            url = urlsplit(self.path)
-            query = {k: v[-1] for k, v in parse_qs(url.query).items()}
-            try:
-                if url.path == "/":
-                    self._send(HTTPStatus.OK, api.render().encode("utf-8"),
-                               "text/html; charset=utf-8")
-                elif (data := api.get(url.path, query)) is not None:
-                    self._json(data)
-                else:
-                    self._json({"error": f"no such page {url.path}"}, HTTPStatus.NOT_FOUND)
-            except JudgingError as exc:
-                self._json({"error": str(exc)}, HTTPStatus.BAD_REQUEST)
-
-        def do_POST(self) -> None:
-            url = urlsplit(self.path)
-            try:
-                length = int(self.headers.get("Content-Length") or 0)
-                if not 0 < length <= MAX_BODY:
-                    raise JudgingError(f"request body must be 1 to {MAX_BODY} bytes")
-                body = json.loads(self.rfile.read(length))
-                if not isinstance(body, dict):
-                    raise JudgingError("request body must be a JSON object")
-                data = api.post(url.path, body)
-                if data is None:
-                    self._json({"error": f"no such action {url.path}"}, HTTPStatus.NOT_FOUND)
-                    return
-                self._json(data)
-            except (JudgingError, ValueError) as exc:
-                self._json({"error": str(exc)}, HTTPStatus.BAD_REQUEST)
-
-    return Handler
+    return app
 
 
-def make_server(session: Session | ReviewSession, port: int = 0) -> ThreadingHTTPServer:
-    """A server bound to 127.0.0.1 (``port`` 0: any free port; ``server_address`` says)."""
-    server = ThreadingHTTPServer((HOST, port), make_handler(session))
-    server.daemon_threads = True
-    return server
+def make_server(session: Session | ReviewSession, port: int = 0) -> LocalServer:
+    """A server bound to 127.0.0.1 (``port`` 0: any free port; ``server_address`` says),
+    the only writer of the session's judgments (or decisions) file while it lives."""
+    return LocalServer(make_app(session), port, changes_state=CHANGES,
+                       headers=(("Content-Security-Policy", CSP),), max_body=MAX_BODY,
+                       writes=(session.path,))
 
 
-def serve_in_thread(session: Session | ReviewSession, port: int = 0) -> tuple[ThreadingHTTPServer,
-                                                             threading.Thread]:
+def serve_in_thread(session: Session | ReviewSession,
+                    port: int = 0) -> tuple[LocalServer, threading.Thread]:
     """Start :func:`make_server` in a daemon thread (tests; the CLI serves in the foreground)."""
     server = make_server(session, port)
-    thread = threading.Thread(target=server.serve_forever, name="rulegauge-judge", daemon=True)
-    thread.start()
-    return server, thread
+    return server, start_in_thread(server, "rulegauge-judge")

@@ -13,26 +13,28 @@ the ranks the arm gives in process.
 return, 10), ``arms`` (a list or comma-separated names), ``depth``, ``debug``. The reply is
 ``{"hits": [{"chunk_id", "doc_id", "page", "score"}, ...], "k": 60, "arms": [...]}``;
 with ``debug`` each hit also has ``debug.ranks`` (arm -> rank, null when the arm did
-not rank it), which production never shows. Bad requests get 400 with a message;
-``GET /health`` answers ``{"ok": true}``. Requests are served one at a time (the
-arms are not shared across threads), each bounded by the arms' own work.
+not rank it), which production never shows. Bad requests (a field of the wrong type,
+malformed JSON) get 400 with a JSON message; ``GET /health`` answers ``{"ok": true}``.
+Served by :class:`rulegauge.core.localserver.LocalServer` (127.0.0.1, the Host
+allow-list, socket timeouts, a thread per connection); searches run one at a time
+behind a lock (the arms are not shared across threads: requests queue, none is reset).
 """
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
 
 import pandas as pd
 
 from rulegauge.arms.base import ArmContext, make_arm
+from rulegauge.core.localserver import App, LocalServer, Reply, Request, json_reply
+from rulegauge.core.localserver import serving as local_serving
+from rulegauge.core.requestbody import RequestError
 from rulegauge.corpus.chunking import ChunkingOptions, build_corpus
 from rulegauge.corpus.records import Corpus
 from rulegauge.fusion.configs import FusionConfig
@@ -62,7 +64,10 @@ class SearchService:
         if not isinstance(q, str) or not q.strip():
             raise BadRequest("q (the question) is required")
         names = req.get("arms") or list(self.arms)
-        names = [a.strip() for a in names.split(",")] if isinstance(names, str) else list(names)
+        if isinstance(names, str):
+            names = [a.strip() for a in names.split(",")]
+        elif not isinstance(names, list) or not all(isinstance(a, str) for a in names):
+            raise BadRequest("arms must be a list of arm names or a comma-separated text")
         unknown = [a for a in names if a not in self.arms]
         if unknown or not names:
             raise BadRequest(f"unknown arm(s) {unknown}; this service has: {', '.join(self.arms)}")
@@ -103,10 +108,12 @@ class SearchService:
 
 
 def _int(value: Any, name: str) -> int:
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
-        raise BadRequest(f"{name} must be an integer, got {value!r}") from None
+    """An integer field: a JSON integer, or decimal digits in a query string."""
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 6:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest(f"{name} must be an integer, got {str(value)[:40]!r}")
+    n = value
     if n < 1 or n > 10_000:
         raise BadRequest(f"{name} must be within 1..10000, got {n}")
     return n
@@ -132,70 +139,33 @@ def build_service(goldset: Path, arms: Sequence[str] = DEFAULT_ARMS, cache_dir: 
     return SearchService(corpus, prepared)
 
 
-def _handler(service: SearchService, lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:  # the CLI prints one line per request
-            pass
+def make_app(service: SearchService) -> App:
+    """``/health`` and ``/search`` (GET or POST) as a :mod:`rulegauge.core.localserver`
+    application; searches are serialised by one lock (the arms are not thread-safe:
+    concurrent requests queue, none is reset), ``/health`` never waits for it."""
+    lock = threading.Lock()
 
-        def _reply(self, code: int, obj: Any) -> None:
-            body = json.dumps(obj, ensure_ascii=False).encode("utf-8")
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def app(req: Request) -> Reply | None:
+        if req.path == "/health" and req.method == "GET":
+            return json_reply({"ok": True})
+        if req.path != "/search":
+            return json_reply({"error": f"no such path {req.path[:200]}; try /search"}, 404)
+        try:
+            with lock:
+                return json_reply(service.search(req.body if req.method == "POST" else req.query))
+        except BadRequest as exc:
+            raise RequestError(str(exc)) from None
 
-        def _handle(self, fields: Mapping[str, Any]) -> None:
-            try:
-                with lock:
-                    self._reply(200, service.search(fields))
-            except BadRequest as exc:
-                self._reply(400, {"error": str(exc)})
-
-        def do_GET(self) -> None:
-            parts = urlsplit(self.path)
-            if parts.path == "/health":
-                self._reply(200, {"ok": True})
-            elif parts.path == "/search":
-                self._handle(dict(parse_qsl(parts.query)))
-            else:
-                self._reply(404, {"error": f"no such path {parts.path}; try /search"})
-
-        def do_POST(self) -> None:
-            if urlsplit(self.path).path != "/search":
-                self._reply(404, {"error": "POST /search"})
-                return
-            size = int(self.headers.get("content-length") or 0)
-            if size > MAX_REQUEST_BYTES:
-                self._reply(413, {"error": "request too large"})
-                return
-            try:
-                fields = json.loads(self.rfile.read(size) or b"{}")
-            except json.JSONDecodeError as exc:
-                self._reply(400, {"error": f"body is not JSON: {exc}"})
-                return
-            if not isinstance(fields, dict):
-                self._reply(400, {"error": "body must be a JSON object"})
-                return
-            self._handle(fields)
-
-    return Handler
+    return app
 
 
-def make_server(service: SearchService, port: int = 0) -> HTTPServer:
+def make_server(service: SearchService, port: int = 0) -> LocalServer:
     """A server for ``service`` bound to 127.0.0.1 (``port`` 0: any free port)."""
-    return HTTPServer(("127.0.0.1", port), _handler(service, threading.Lock()))
+    return LocalServer(make_app(service), port, max_body=MAX_REQUEST_BYTES)
 
 
 @contextmanager
 def serving(service: SearchService, port: int = 0) -> Iterator[str]:
     """Serve ``service`` on 127.0.0.1 in a thread; yields ``http://127.0.0.1:PORT``."""
-    server = make_server(service, port)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with local_serving(make_server(service, port), "rulegauge-search") as server:
+        yield server.url

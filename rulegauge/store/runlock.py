@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import ClassVar
 
-from rulegauge.core.atomic import open_nofollow
+from rulegauge.core.atomic import LockHeld, lock_exclusive, open_nofollow
 from rulegauge.core.errors import RulegaugeError
 
 LOCK = ".lock"
@@ -41,20 +41,14 @@ class RunLock:
                 return key
             lock = folder / LOCK
             try:
-                fd = open_nofollow(lock, os.O_RDWR | os.O_CREAT)
+                fd = lock_exclusive(lock)
+            except LockHeld as exc:
+                raise RulegaugeError(f"run {folder.name} ({folder}) is being written by another "
+                                   f"process (pid {exc.holder}); wait for it to finish or choose "
+                                   "another --run-id") from None
             except OSError as exc:
                 raise RulegaugeError(f"{lock}: cannot create the run lock "
                                    f"({exc.strerror or exc})") from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-                os.close(fd)
-                raise RulegaugeError(f"run {folder.name} ({folder}) is being written by another "
-                                   f"process (pid {holder}); wait for it to finish or choose "
-                                   "another --run-id") from None
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, str(os.getpid()).encode(), 0)
             cls._held[key] = (fd, 1)
             cls._manifest_locks.setdefault(key, threading.Lock())
             return key

@@ -21,9 +21,9 @@ from typing import Any
 
 from rulegauge.arms.base import ARMS, ArmContext
 from rulegauge.arms.contract import order_rule, results_problems
+from rulegauge.core.cachedir import cache_root
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.corpus.records import Corpus
-from rulegauge.core.cachedir import cache_root
 from rulegauge.goldset.records import GoldSet
 from rulegauge.pipeline.options import RunOptions
 from rulegauge.pipeline.retrieval import load_inputs

@@ -14,6 +14,7 @@ from rulegauge.goldset.judgments import Judgment, write_judgments
 from rulegauge.goldset.records import PageJudgment
 from rulegauge.store.rundir import Run
 from tests.helpers.judging import LEXICAL_CONFIG, lexical_run, sample_copy
+from tests.helpers.local_client import post_as_page
 
 runner = CliRunner()
 
@@ -113,7 +114,6 @@ def test_judge_serves_until_sigterm_and_keeps_every_judgment(setup: tuple[Path, 
     import signal
     import subprocess
     import sys
-    import urllib.request
 
     from tests.helpers.common import REPO
 
@@ -138,10 +138,8 @@ def test_judge_serves_until_sigterm_and_keeps_every_judgment(setup: tuple[Path, 
         assert url is not None
         body = json.dumps({"judge": "ann", "question_id": first["question_id"],
                            "page": first["page"], "grade": 2, "seconds": 1.5}).encode()
-        req = urllib.request.Request(url + "api/judge", data=body,
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=60) as resp:
-            assert json.load(resp)["progress"]["done"] == 1
+        status, reply = post_as_page(url.rstrip("/"), "/api/judge", json.loads(body))
+        assert status == 200 and reply["progress"]["done"] == 1
     finally:
         proc.send_signal(signal.SIGTERM)
         _, rest = proc.communicate(timeout=60)  # reads and closes the pipe

@@ -48,3 +48,22 @@ def test_atomic_dir_replace_and_keep(tmp_path: Path) -> None:
         raise ValueError("boom")
     assert sorted(p.name for p in target.iterdir()) == ["g"]
     assert [p.name for p in tmp_path.iterdir()] == ["model"]
+
+
+def test_an_atomic_write_fsyncs_the_file_then_its_folder(tmp_path, monkeypatch) -> None:
+    import os
+    import stat
+
+    from rulegauge.core import atomic
+
+    synced: list[str] = []
+    real = os.fsync
+
+    def spy(fd: int) -> None:
+        synced.append("dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    atomic.write_text(tmp_path / "sub" / "x.txt", "hello")
+    assert synced == ["file", "dir"]
+    assert (tmp_path / "sub" / "x.txt").read_text() == "hello"

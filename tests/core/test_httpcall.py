@@ -110,3 +110,19 @@ def test_userinfo_is_sent_as_basic_auth():
     with se.search_endpoint([se.json({})]) as ep:
         request("GET", ep.url.replace("http://", "http://ann:p%40ss@"), deadline_s=5, max_body_bytes=100)
     assert ep.requests[0]["headers"]["Authorization"] == "Basic YW5uOnBAc3M="  # ann:p@ss
+
+
+@pytest.mark.faults
+@pytest.mark.parametrize(("before", "secret", "after"), [
+    ("http://bob:", "hunter2-" + "Qx9" * 30, "@db.example/x"),  # URL password cut before "@"
+    ("Authorization: Bearer ", "Zq7w", "Zq7w" * 30),  # fewer than 6 characters left at the cut
+    ("key sk-", "Zq7wZq", "7w" * 40),  # sk- key: fewer than 8 characters left at the cut
+])
+def test_a_secret_straddling_the_snippet_cut_is_never_printed_in_part(before: str, secret: str,
+                                                                       after: str) -> None:
+    from rulegauge.core.httpcall import HttpReply, snippet
+
+    pad = 200 - len(before) - len(secret)  # the cut falls right after `secret`
+    body = ("x" * pad + before + secret + after).encode()
+    text = snippet(HttpReply(500, {}, body, "http://127.0.0.1/"), 200)
+    assert len(text) <= 200 and secret[:4] not in text, text

@@ -18,6 +18,7 @@ from rulegauge.judging.review import ReviewSession, read_decisions
 from rulegauge.judging.server import CSP, serve_in_thread
 from rulegauge.judging.session import JudgingError
 from tests.helpers.judging import sample_copy
+from tests.helpers.local_client import post_as_page
 
 
 @pytest.fixture
@@ -100,16 +101,6 @@ def test_accept_needs_a_reviewer_when_several_reviewed(proposals: Path, tmp_path
     assert len(read_decisions(decisions)) == 2
 
 
-def post(url: str, body: dict[str, object]) -> tuple[int, dict[str, object]]:
-    req = urllib.request.Request(url, json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-
-
 def test_the_server_serves_proposal_mode_on_localhost(proposals: Path, tmp_path: Path) -> None:
     found = read_proposals(proposals)
     server, _ = serve_in_thread(ReviewSession(found, tmp_path / "d.jsonl"))
@@ -123,10 +114,10 @@ def test_the_server_serves_proposal_mode_on_localhost(proposals: Path, tmp_path:
             item = json.loads(r.read())["item"]
         assert item["proposal_id"] == found.proposals[0].proposal_id
         assert item["text"][item["start"]:item["end"]].split() == item["answer"].split()
-        status, state = post(base + "/api/decide", {"judge": "ann", "decision": "reject",
+        status, state = post_as_page(base, "/api/decide", {"judge": "ann", "decision": "reject",
                                                    "proposal_id": item["proposal_id"]})
         assert status == 200 and state["progress"]["reject"] == 1  # type: ignore[index]
-        status, state = post(base + "/api/decide", {"judge": "ann", "decision": "edit",
+        status, state = post_as_page(base, "/api/decide", {"judge": "ann", "decision": "edit",
                                                    "proposal_id": found.proposals[1].proposal_id,
                                                    "question": "", "answer": "x"})
         assert status == 400 and "cannot be empty" in str(state["error"])

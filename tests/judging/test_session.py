@@ -4,7 +4,6 @@ and the highlighting (rulegauge.judging.highlight), without a browser."""
 from __future__ import annotations
 
 import json
-import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from rulegauge.judging.highlight import highlight, question_terms
 from rulegauge.judging.poolfile import FoundBy, Pool, PoolPage, PoolQuestion
 from rulegauge.judging.server import CSP, serve_in_thread
 from rulegauge.judging.session import JudgingError, Session
+from tests.helpers.local_client import post_as_page
 
 
 def tiny_pool() -> Pool:
@@ -110,12 +110,9 @@ def test_api_serves_the_page_and_refuses_bad_requests(tmp_path: Path) -> None:
         assert (item["question_id"], item["page"]) == ("q1", "d#2")
         assert "<mark>lanterns</mark>" in item["html"] and "&lt;b&gt;" in item["html"]
         assert item["gold"][0]["page"] == "d#1"
-        body = json.dumps({"judge": "ann", "question_id": "q1", "page": "d#2", "grade": 7})
-        req = urllib.request.Request(base + "/api/judge", data=body.encode(),
-                                     headers={"Content-Type": "application/json"})
-        with pytest.raises(urllib.error.HTTPError) as err:
-            urllib.request.urlopen(req)
-        assert err.value.code == 400 and "grade must be" in json.load(err.value)["error"]
+        status, reply = post_as_page(base, "/api/judge", {"judge": "ann", "question_id": "q1",
+                                                          "page": "d#2", "grade": 7})
+        assert status == 400 and "grade must be" in reply["error"]
     finally:
         server.shutdown()
         server.server_close()
