@@ -33,26 +33,9 @@ import numpy as np
 import pandas as pd
 
 from rulegauge.analysis.selection import rank_configs
-from rulegauge.regression.stability import Stability, stability
+from rulegauge.regression.stability import Stability
 
-SERVICE_CONFIG = "rrf_k60_bm25+dense+boost"
-SERVICE_ARMS = ("bm25", "boost", "dense")
 HEADLINE_METRICS = ("recall@5", "hit@5", "MRR@10", "nDCG@10")
-
-
-def service_config(configs: pd.DataFrame) -> str | None:
-    """The id of the service config in a run's ``configs`` table, or None."""
-    ids = [str(c) for c in configs["config_id"]]
-    if SERVICE_CONFIG in ids:
-        return SERVICE_CONFIG
-    for row in configs.to_dict(orient="records"):
-        weights = [float(w) for w in row["weights"]]
-        arms = tuple(sorted(str(a) for a in row["arms"]))
-        if (row["method"] == "rrf" and float(row["k"]) == 60.0 and arms == SERVICE_ARMS
-                and all(w == 1.0 for w in weights)):
-            return str(row["config_id"])
-    return None
-
 
 def interval_frame(metrics: pd.DataFrame, names: tuple[str, ...] = HEADLINE_METRICS,
                    confidence: float = 0.95, n_resamples: int = 2000,
@@ -153,17 +136,3 @@ def headline(comparison: pd.DataFrame, service: str | None, metric: str,
                     int(best["ties"]), int(best["losses"]), int(best["n"]), method,
                     float(best.get("p_adjusted", nan)), bool(best.get("significant", False)),
                     family)
-
-
-def best_stability(metrics: pd.DataFrame, metric: str, best: str, *, n_resamples: int = 1000,
-                   test_resamples: int = 10_000, seed: int = 0) -> Stability:
-    """:func:`rulegauge.regression.stability.stability` of ``best`` among every config of
-    ``metrics`` on ``metric`` (its scope: answerable questions for ranking metrics)."""
-    from rulegauge.metrics.info import scored_rows
-
-    info, rows = scored_rows(metrics, metric)
-    wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
-    values = {str(c): wide[c].to_numpy(np.float64) for c in wide.columns if wide[c].notna().all()}
-    return stability(values, best, higher_is_better=info.higher_is_better,
-                     aggregate=info.aggregate, n_resamples=n_resamples, seed=seed,
-                     test_resamples=test_resamples, metric=info.name)

@@ -50,11 +50,9 @@ from rulegauge.analysis.figures import (
 from rulegauge.analysis.headline import (
     HEADLINE_METRICS,
     best_per_method,
-    best_stability,
     config_methods,
     headline,
     interval_frame,
-    service_config,
 )
 from rulegauge.analysis.languages import language_table
 from rulegauge.analysis.report_html import (
@@ -82,6 +80,8 @@ from rulegauge.metrics.family import AGGREGATES
 from rulegauge.metrics.info import scored_rows
 from rulegauge.metrics.multiplicity import DEFAULT_ADJUSTMENT, DEFAULT_ALPHA
 from rulegauge.regression.compare import compare_runs
+from rulegauge.regression.service import service_config
+from rulegauge.regression.stability import best_stability
 from rulegauge.store.rundir import Run
 
 DEFAULT_METRIC = "recall@5"

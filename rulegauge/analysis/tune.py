@@ -249,7 +249,8 @@ def tune(run: object, metric: str | None = None, n_folds: int = 5, seed: int = 0
     run's :func:`rulegauge.analysis.selection.primary_metric`, as the report and the run
     summary rank); ``only`` (config ids) limits the choice to those configs (the comparison
     with the service config is then made only when it is one of them)."""
-    from rulegauge.analysis.headline import config_methods, service_config
+    from rulegauge.analysis.headline import config_methods
+    from rulegauge.regression.service import service_config
 
     metric = metric or primary_metric(run.manifest)  # type: ignore[attr-defined]
 

@@ -137,8 +137,8 @@ def _with_stability(comparison: Any, side: Any, seed: int, n_resamples: int) -> 
     """The comparison with, per metric, the best candidate config's stability."""
     from dataclasses import replace
 
-    from rulegauge.analysis.headline import best_stability
     from rulegauge.metrics.info import metric_info
+    from rulegauge.regression.stability import best_stability
 
     out = []
     compared = {p.candidate for p in comparison.pairs} | {p.base for p in comparison.pairs}
@@ -313,9 +313,9 @@ def power_cmd(
 
     from rich.table import Table
 
-    from rulegauge.analysis.headline import service_config
     from rulegauge.regression.gate_report import to_jsonable
     from rulegauge.regression.power import power_report
+    from rulegauge.regression.service import service_config
     from rulegauge.store.rundir import open_run
 
     fmt = "json" if as_json else fmt

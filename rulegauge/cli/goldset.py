@@ -80,6 +80,7 @@ def import_beir_cmd(
     from rulegauge.goldset.beir import BeirImport, import_beir
 
     with bad_input_exits_2(), rich_progress() as progress:
+        check_output(out, (source,))
         r = import_beir(BeirImport(source, out, split, shard_size, language, name), progress)
     Console(markup=False, highlight=False, soft_wrap=True).print(
         f"wrote {r.goldset}: {r.questions} questions ({r.unanswerable} without a relevant document), "

@@ -119,6 +119,11 @@ def _own_declared() -> tuple[tuple[str, str, str], ...]:
     return tuple(sorted((ep.group, ep.name, ep.value) for ep in eps))
 
 
+def declared() -> tuple[tuple[str, str, str], ...]:
+    """rulegauge's own entry points ``(group, name, value)``, sorted by group and name."""
+    return _own_declared()
+
+
 def _is_own(ep: md.EntryPoint) -> bool:
     dist = ep.dist
     return dist is not None and dist.name.lower().replace("_", "-") == DISTRIBUTION

@@ -33,7 +33,6 @@ its qrels' TSV header ``query-id corpus-id score``).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -43,7 +42,7 @@ from typing import Any, TextIO
 from rulegauge.core.atomic import atomic_dir
 from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import Problem, ValidationError
-from rulegauge.core.jsonl import iter_records
+from rulegauge.core.jsonl import dumps_line, iter_records
 from rulegauge.corpus.collection import iter_docs
 from rulegauge.goldset.parse import load_goldset
 from rulegauge.goldset.records import PageJudgment
@@ -156,7 +155,7 @@ class _Shards:
             self.paths.append(self.folder / f"corpus-{len(self.paths) + 1:05d}.jsonl")
             self.fh = self.paths[-1].open("w", encoding="utf-8")
             self.count = 0
-        self.fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.fh.write(dumps_line(record))
         self.count += 1
         return self.paths[-1].stem, self.count
 

@@ -30,7 +30,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from rulegauge.analysis.headline import service_config
 from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
 from rulegauge.corpus.records import page_key, page_keys
@@ -38,6 +37,7 @@ from rulegauge.goldset.judgments import load_judgments
 from rulegauge.goldset.parse import load_goldset
 from rulegauge.goldset.records import GoldSet
 from rulegauge.judging.poolfile import FoundBy, Pool, PoolPage, PoolQuestion
+from rulegauge.regression.service import service_config
 from rulegauge.store.rundir import Run
 
 

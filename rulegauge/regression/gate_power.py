@@ -56,7 +56,10 @@ def gate_power(policy: Policy, comparison: Comparison, pair: ConfigPair,
     """Every gated metric's MDE (mean aggregates only: a median has no t-test MDE) at its
     alpha (or 0.05) divided by the family size, with the policy's power."""
     out = []
+    unpaired = {u.split(" (")[0] for u in comparison.unpaired}  # not on both sides: no check, no MDE
     for mp in policy.metrics:
+        if mp.metric in unpaired:
+            continue
         m = comparison.find(mp.metric, pair, policy.answerer) or _only(comparison, pair, mp.metric)
         alpha = mp.alpha if mp.alpha is not None else policy.family_alpha
         if m.aggregate != "mean":

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.limits import count_problem
 from rulegauge.metrics.multiplicity import DEFAULT_ADJUSTMENT, DEFAULT_ALPHA, CorrectionFamily, family_of
 from rulegauge.metrics.stats import permutation_test
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _TIE = 1e-12  # aggregates this close (relative) count as equal at the top
 
@@ -121,3 +125,17 @@ def stability(values: dict[str, np.ndarray], chosen: str, *, higher_is_better: b
         rule = f"tied: equal {aggregate} (no paired test for a {aggregate} or non-finite values)"
     return Stability(chosen, len(ids), n, n_resamples, seed, float(at.mean()),
                      float(alone.mean()), tied, rule, family, metric)
+
+
+def best_stability(metrics: pd.DataFrame, metric: str, best: str, *, n_resamples: int = 1000,
+                   test_resamples: int = 10_000, seed: int = 0) -> Stability:
+    """:func:`stability` of ``best`` among every config of
+    ``metrics`` on ``metric`` (its scope: answerable questions for ranking metrics)."""
+    from rulegauge.metrics.info import scored_rows
+
+    info, rows = scored_rows(metrics, metric)
+    wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
+    values = {str(c): wide[c].to_numpy(np.float64) for c in wide.columns if wide[c].notna().all()}
+    return stability(values, best, higher_is_better=info.higher_is_better,
+                     aggregate=info.aggregate, n_resamples=n_resamples, seed=seed,
+                     test_resamples=test_resamples, metric=info.name)

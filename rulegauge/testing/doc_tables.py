@@ -82,8 +82,12 @@ def module_map() -> str:
 
 
 def _builtin(group: str) -> list[tuple[str, Any]]:
+    """The components this distribution declares as entry points in ``group`` (not whatever
+    else a process registered at run time: a test's stand-ins have no entry point)."""
+    plugins.load(group)
     reg = plugins.registry(group)
-    return [(n, obj) for n, obj in reg.items() if plugins.origin(group, n) == plugins.BUILTIN]
+    declared = {name for g, name, _ in plugins.declared() if g == group}
+    return [(n, obj) for n, obj in reg.items() if n in declared and plugins.origin(group, n) == plugins.BUILTIN]
 
 
 def _params(cls: type) -> str:

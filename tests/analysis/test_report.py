@@ -13,9 +13,10 @@ from typer.testing import CliRunner
 from rulegauge.analysis import report
 from rulegauge.analysis.bands import run_band_tables
 from rulegauge.analysis.figures import band_figure
-from rulegauge.analysis.headline import SERVICE_CONFIG, headline, interval_frame, service_config
+from rulegauge.analysis.headline import headline, interval_frame
 from rulegauge.cli.analysis import register
 from rulegauge.core.errors import RulegaugeError
+from rulegauge.regression.service import SERVICE_CONFIG, service_config
 from rulegauge.store.rundir import Run, open_run
 from tests.helpers.analysis import write_synthetic_run
 

@@ -12,10 +12,11 @@ import typer
 from typer.testing import CliRunner
 
 from rulegauge.analysis import report
-from rulegauge.analysis.headline import SERVICE_CONFIG, Headline
+from rulegauge.analysis.headline import Headline
 from rulegauge.analysis.report_html import headline_html
 from rulegauge.cli.analysis import register
 from rulegauge.core.config_order import config_sort_key
+from rulegauge.regression.service import SERVICE_CONFIG
 from rulegauge.store.rundir import Run, open_run
 from tests.helpers.analysis import grid_configs, write_synthetic_run
 

@@ -252,6 +252,13 @@ def _tune(fx: Fixture, tmp: Path) -> None:
     assert out["n_folds"] == 3 and sum(out["wins"].values()) == 3
 
 
+def _power(fx: Fixture, tmp: Path) -> None:
+    out = _ok(rulegauge("power", "fx", "-m", "recall@5", "-c", "arm-bm25", "--sd", "0.3", "--delta", "0.05",
+                        "--runs-dir", fx.runs))
+    # paired t-test, alpha 0.05 two-sided, power 0.8, SD 0.3, delta 0.05: n = 285 (statsmodels TTestPower)
+    assert "285" in out, out
+
+
 def _query(fx: Fixture, tmp: Path) -> None:
     out = _ok(rulegauge("query", "select count(distinct question_id) as n from metrics",
                       "--format", "csv", "--runs-dir", fx.runs))
@@ -417,7 +424,7 @@ CASES: dict[tuple[str, ...], Case] = {
     ("goldset", "parallel"): _parallel, ("answer",): _answer_and_answerers,
     ("answerers",): _answer_and_answerers, ("compare",): _compare, ("gate",): _gate,
     ("baseline", "save"): _baseline_save, ("bands",): _bands, ("report",): _report,
-    ("query",): _query, ("tune",): _tune, ("rulings", "import"): _rulings, ("rulings", "score"): _rulings_score,
+    ("query",): _query, ("tune",): _tune, ("power",): _power, ("rulings", "import"): _rulings, ("rulings", "score"): _rulings_score,
     ("rulings", "decode"): _rulings_decode, ("export",): _export,
     ("facts", "agreement"): _facts_agreement, ("trend",): _trend,
     ("pool",): _pool, ("judge",): _judge, ("judges", "agreement"): _judges, ("judges", "export"): _judges,

@@ -79,6 +79,8 @@ OUTPUTS: tuple[Case, ...] = (
           "{root}/new.yaml"), 2, LINK, after=intact("g.yaml", "j.jsonl")),
     Case("output-goldset-merge-dotdot", inputs, ("rulegauge", "goldset", "merge", "{root}/g.yaml",
          "{root}/j.jsonl", "-o", "{root}/docs/../g.yaml"), 2, SAME, after=intact("g.yaml")),
+    Case("output-goldset-import-beir", inputs, ("rulegauge", "goldset", "import-beir", "{root}/docs", "-o",
+         "{root}/docs"), 2, SAME, after=intact("docs/rules.txt")),
     Case("output-goldset-from-qrels", inputs, ("rulegauge", "goldset", "from-qrels", "{root}/q.qrels",
          "{root}/qs.tsv", "--documents", "{root}/g.yaml", "-o", "{root}/qs.tsv"), 2, SAME,
          after=intact("qs.tsv")),
