@@ -31,6 +31,10 @@ app = typer.Typer(
 # command-group modules, in help order; each exposes register(app)
 GROUPS = ("core", "ingest", "goldset", "answer", "facts", "compare", "analysis", "rulings", "interop",
           "serve", "judging", "trend")
+# the extra a command needs beyond the core (rulegauge.core.extras), said once, here: a module of
+# it missing is exit 2 naming this extra; a command not listed needs none (an arm, answerer or
+# engine it uses declares its own)
+COMMAND_EXTRAS = {"report": "report", "bands": "report", "tune": "report", "judges": "judge", "facts": "answer"}
 __all__ = ["analysis", "answer", "app", "catalog", "compare", "core", "errors", "facts", "goldset",
            "goldset_generate", "ingest", "interop", "judges_llm", "judging", "main", "output", "progress", "report", "rulings", "serve",
            "summary", "trend"]
@@ -67,4 +71,19 @@ for _name in GROUPS:
 
 
 def main() -> None:
-    app()
+    """The ``rulegauge`` command; a module of a missing extra is exit 2 with the ``pip install``
+    that brings it (:mod:`rulegauge.core.extras`), never a traceback."""
+    import sys
+
+    try:
+        app()
+    except ModuleNotFoundError as exc:
+        from rulegauge.cli.errors import print_error
+        from rulegauge.core.extras import explain
+
+        words = [a for a in sys.argv[1:] if not a.startswith("-")][:1]
+        err = explain(exc, " ".join(["rulegauge", *words]), COMMAND_EXTRAS.get(words[0]) if words else None)
+        if err is None:
+            raise
+        print_error(str(err))
+        raise SystemExit(2) from None

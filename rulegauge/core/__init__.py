@@ -21,7 +21,8 @@ Modules, in pipeline order:
 * ``limits``     upper bounds on input sizes and user-given counts
 * ``redact``     credentials out of URLs, headers, parameters and text
 * ``plugins``    built-in and entry-point components (arms, answerers, metrics, fusion): one discovery
+* ``extras``     which extra (pip install 'rulegauge[NAME]') provides which import; missing ones as exit 2
 """
 
-__all__ = ["atomic", "cluster", "config_order", "digest", "engines", "errors", "httpcall", "journal", "jsonl",
+__all__ = ["atomic", "cluster", "config_order", "digest", "engines", "errors", "extras", "httpcall", "journal", "jsonl",
            "limits", "names", "ordering", "params", "plugins", "reaper", "redact", "registry", "tablerows", "text"]
