@@ -13,7 +13,9 @@ quick check that what it needs is there (an endpoint that answers, a database th
 takes the connection, a named table), None when ready, else a message saying what
 failed. :func:`preflight_arms` builds every arm of a run and calls it, before any
 run folder exists; every problem is reported together (exit 2), naming the arm.
-Arms without the method (``bm25``, ``dense``, ``boost``) are ready by construction.
+Arms without the method (``bm25``, ``dense``, ``boost``) are ready by construction, once the
+extra an arm class declares (``extra = "dense"``: :mod:`rulegauge.core.extras`) is installed:
+that is checked first, so a missing extra is exit 2 with its ``pip install`` before any folder.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import numpy as np
 
 from rulegauge.arms.results import ArmResult, Hit
 from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
+from rulegauge.core.extras import require
 from rulegauge.core.ordering import grouped_order, order
 from rulegauge.core.registry import Registry
 from rulegauge.corpus.records import Corpus
@@ -75,6 +78,10 @@ def make_arm(name: str, params: Mapping[str, Any]) -> Any:
 
 def _preflight_one(name: str, params: Mapping[str, Any], corpus: Corpus,
                    questions: Sequence[Question], context: ArmContext) -> str | None:
+    kind = str(params.get("kind", name))
+    extra = getattr(ARMS.get(kind), "extra", None)  # declared on the arm class (core/extras)
+    if extra is not None:
+        require(extra, f"the {kind} arm")
     arm = make_arm(name, params)
     try:
         check = getattr(arm, "preflight", None)

@@ -64,6 +64,7 @@ class DenseArm:
     """Exact cosine search over chunk embeddings (see the module docstring)."""
 
     name: ClassVar[str] = "dense"
+    extra: ClassVar[str] = "dense"  # rulegauge.core.extras: torch, sentence-transformers, ONNX Runtime
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32,
                  cache_dir: str | Path | None = None, backend: str = AUTO) -> None:

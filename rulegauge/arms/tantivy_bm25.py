@@ -30,6 +30,7 @@ import numpy as np
 from rulegauge.arms.base import ARMS, ArmContext, hits_from_scores
 from rulegauge.arms.results import ArmResult
 from rulegauge.core.errors import ConfigError
+from rulegauge.core.extras import needs
 from rulegauge.corpus.records import Corpus
 from rulegauge.goldset.records import Question
 
@@ -40,11 +41,8 @@ HEAP = 50_000_000  # writer memory budget (bytes); one thread, so one segment in
 
 
 def _tantivy() -> Any:
-    try:
+    with needs(TantivyArm.extra, "the tantivy arm"):
         import tantivy  # deferred: optional engine (the `engines` extra)
-    except ModuleNotFoundError:
-        raise ConfigError("tantivy arm: the tantivy package is not installed; "
-                          "pip install 'rulegauge[engines]'") from None
     return tantivy
 
 
@@ -53,6 +51,7 @@ class TantivyArm:
     """tantivy BM25. Params: tokenizer, pattern, lowercase, remove_long, ascii_fold, stemmer."""
 
     name: ClassVar[str] = "tantivy"
+    extra: ClassVar[str] = "engines"
 
     def __init__(self, tokenizer: str = "simple", pattern: str | None = None, *, lowercase: bool = True,
                  remove_long: int = 40, ascii_fold: bool = False, stemmer: str | None = None) -> None:

@@ -25,6 +25,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+# the extra a command needs beyond the core (rulegauge.core.extras), said once, here: a module of
+# it missing is exit 2 naming this extra; a command not listed needs none (an arm, answerer or
+# engine it uses declares its own)
+COMMAND_EXTRAS = {"report": "report", "bands": "report", "tune": "report", "judges": "judge", "facts": "answer"}
 
 
 def _print_version(value: bool) -> None:
@@ -54,4 +58,19 @@ for _name, _register in sorted(plugins.entry_objects("rulegauge.commands"), key=
 
 
 def main() -> None:
-    app()
+    """The ``rulegauge`` command; a module of a missing extra is exit 2 with the ``pip install``
+    that brings it (:mod:`rulegauge.core.extras`), never a traceback."""
+    import sys
+
+    try:
+        app()
+    except ModuleNotFoundError as exc:
+        from rulegauge.cli.errors import print_error
+        from rulegauge.core.extras import explain
+
+        words = [a for a in sys.argv[1:] if not a.startswith("-")][:1]
+        err = explain(exc, " ".join(["rulegauge", *words]), COMMAND_EXTRAS.get(words[0]) if words else None)
+        if err is None:
+            raise
+        print_error(str(err))
+        raise SystemExit(2) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 
 # (label, module, attribute); modules are imported on demand
 REGISTRIES = (
@@ -62,6 +63,51 @@ def origin_summary(label: str, origins: dict[str, dict[str, str]]) -> str:
     found = origins.get("metrics" if label == "answer metrics" else label, {})
     added = [f"{n}: {o}" for n, o in found.items() if o != "builtin"]
     return "; ".join(["builtin", *added]) if label != "answer metrics" else "builtin"
+
+
+# registries whose components `rulegauge list` shows one per row, with origin and extra
+COMPONENT_REGISTRIES = ("arms", "fusion methods", "answerers", "engines", "embedding models", "embedding backends")
+
+
+@dataclass(frozen=True)
+class Component:
+    """One registered component as ``rulegauge list`` shows it: ``origin`` is ``builtin`` or the
+    ``package==version`` that added it (:func:`rulegauge.core.plugins.origin`); ``extra`` the
+    optional dependency group it declares on itself (its ``extra`` attribute), None for none."""
+
+    registry: str
+    name: str
+    origin: str
+    extra: str | None
+
+    @property
+    def install(self) -> str:
+        """``pip install 'rulegauge[EXTRA]'``, or ``""`` for a component of the core."""
+        from rulegauge.core.extras import install_command  # deferred: like the registries
+
+        return install_command(self.extra) if self.extra else ""
+
+
+def components() -> list[Component]:
+    """Every component of :data:`COMPONENT_REGISTRIES`, in registry then registration order."""
+    from rulegauge.core import plugins  # deferred: like load_plugins
+
+    load_plugins()
+    groups = {g.label: group for group, g in plugins.GROUPS.items()}
+    out: list[Component] = []
+    for label, mod, attr in REGISTRIES:
+        if label not in COMPONENT_REGISTRIES:
+            continue
+        try:
+            reg = getattr(importlib.import_module(mod), attr)
+        except (ModuleNotFoundError, AttributeError):
+            continue
+        group = groups.get(label)
+        for name, obj in reg.items():
+            extra = getattr(obj, "extra", None)
+            out.append(Component(label, name, plugins.origin(group, name) if group else "builtin",
+                                 extra if isinstance(extra, str) else None))
+    return out
 
 
 def broken_plugins() -> list[str]:

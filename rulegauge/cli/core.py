@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from rulegauge.cli.catalog import all_registries, broken_plugins, origin_summary, plugin_origins
+from rulegauge.cli.catalog import all_registries, broken_plugins, components, origin_summary, plugin_origins
 from rulegauge.cli.errors import bad_input_exits_2
 from rulegauge.cli.output import FORMAT_HELP, TABLE_FORMATS, format_console, make_console
 from rulegauge.cli.progress import rich_progress
@@ -133,24 +133,34 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help=escape("Print {r
     """List registered arms, fusion methods, metrics, answerers, loaders and tables, and where
     each came from: builtin, or the package==version of a plug-in (entry points rulegauge.arms,
     rulegauge.answerers, rulegauge.metrics, rulegauge.fusion). A plug-in that fails to load is listed
-    by name with its error (on stderr), never a traceback.
+    by name with its error (on stderr), never a traceback. A second table shows each arm, fusion
+    method, answerer, engine and embedding model or backend with its origin and the extra it needs
+    (install it with pip install 'rulegauge[EXTRA]'; none: the core has it).
 
     Example: rulegauge list --json
     """
     registries = all_registries()
     origins = plugin_origins()
     broken = broken_plugins()
+    parts = components()
     if as_json or fmt == "json":
         import json
 
         typer.echo(json.dumps({**{k: list(v) for k, v in registries.items()}, "plug-in origins": origins,
-                               "broken plug-ins": broken}, indent=2))
+                               "broken plug-ins": broken,
+                               "components": [{"registry": c.registry, "name": c.name, "origin": c.origin,
+                                               "extra": c.extra, "install": c.install} for c in parts]},
+                              indent=2))
         return
     table = Table("registry", "names", "from")
     for kind, names in registries.items():
         table.add_row(kind, ", ".join(names), origin_summary(kind, origins))
+    each = Table("registry", "name", "origin", "extra", title="components: origin and the extra each needs")
+    for c in parts:
+        each.add_row(c.registry, c.name, c.origin, c.extra or "none (core)")
     with bad_input_exits_2(), format_console(fmt) as console:
         console.print(table)
+        console.print(each)
     for line in broken:
         typer.echo(f"warning: {line}", err=True)
 

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rulegauge.cli.errors import bad_input_exits_2
 from rulegauge.cli.output import make_console
 from rulegauge.cli.outputs import check_output
+from rulegauge.core import extras
 from rulegauge.core.errors import ConfigError
 
 
@@ -84,10 +85,7 @@ def _to_mlflow(run: str, runs_dir: Path, uri: str | None, experiment: str, repor
     from rulegauge.store.rundir import open_run
 
     with bad_input_exits_2():
-        try:
-            import mlflow  # noqa: F401
-        except ModuleNotFoundError:
-            raise ConfigError("--format mlflow needs MLflow: pip install 'rulegauge[mlflow]'") from None
+        extras.require("mlflow", "export --format mlflow")
         r = open_run(run, runs_dir)
         logged = log_run(r, uri or default_uri(), experiment=experiment, report=report,
                          replace=replace)

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import importlib.util
 import logging
 import os
 import signal
@@ -45,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from rulegauge.core.engines import ENGINES, Engine, EngineInfo
+from rulegauge.core import extras
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.reaper import end_tagged, reaped
 
@@ -70,9 +70,10 @@ class ClusterError(RulegaugeError):
 
 def require_ray() -> None:
     """Raise :class:`ClusterError` when the ``ray`` package is not installed."""
-    if importlib.util.find_spec("ray") is None:
-        raise ClusterError("--engine ray needs Ray: install the extra with "
-                           "pip install -e '.[ray]' (docs/scale-out.md)")
+    try:
+        extras.require("ray", "--engine ray")
+    except extras.MissingExtra as exc:
+        raise ClusterError(f"{exc} (docs/scale-out.md)") from None
 
 
 def split_address(address: str) -> tuple[str, int]:

@@ -68,6 +68,8 @@ class Backend:
     dtype: str | None
     engine: str = "torch"
     """``torch`` (sentence-transformers on torch) or ``onnx`` (:mod:`rulegauge.embedding.onnx_runtime`)."""
+    extra: str = "dense"
+    """The optional dependencies every backend needs (:mod:`rulegauge.core.extras`)."""
 
 
 BACKENDS: Registry[Backend] = Registry("embedding backend")

@@ -84,6 +84,7 @@ class ModelSpec:
     name: str
     description: str
     load: Callable[[Path, str], EmbeddingModel]
+    extra: str = "dense"  # rulegauge.core.extras: the optional dependencies every model needs
 
 
 EMBEDDING_MODELS: Registry[ModelSpec] = Registry("embedding model")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rulegauge.core import cluster
+from rulegauge.core import cluster, extras
 from rulegauge.core.cluster import ClusterError, check_ray_target, check_reachable, require_ray, split_address
 from tests.helpers.answering import write_run
 from tests.helpers.ray_cluster import RAY_MISSING
@@ -63,8 +63,9 @@ def test_a_loopback_address_ray_would_replace_is_checked_where_ray_connects() ->
 
 
 def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cluster.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ClusterError, match=r"install the extra with pip install -e '\.\[ray\]'"):
+    monkeypatch.setattr(extras.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ClusterError, match=r"--engine ray needs the \[ray\] extra \(ray is not installed\): "
+                                           r"pip install 'rulegauge\[ray\]'"):
         require_ray()
 
 

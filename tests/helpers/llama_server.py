@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-import httpx
+from urllib.error import URLError
+from urllib.request import urlopen
 
 MODEL_ALIAS = "qwen2.5-coder-1.5b"
 N_CTX = 2048
@@ -92,9 +92,10 @@ def llama_server(log: Path, threads: int = 2, timeout_s: float = 300.0) -> Itera
                 raise RuntimeError(f"llama_cpp.server exited with {proc.returncode}: "
                                    + log.read_text(errors="replace")[-2000:])
             try:
-                if httpx.get(f"{base}/v1/models", timeout=2.0).status_code == 200:
-                    break
-            except httpx.HTTPError:
+                with urlopen(f"{base}/v1/models", timeout=2.0) as reply:  # our own server on 127.0.0.1
+                    if reply.status == 200:
+                        break
+            except (URLError, OSError):
                 pass
             if time.perf_counter() - start > timeout_s:
                 raise RuntimeError(f"llama_cpp.server did not answer within {timeout_s} s: "

@@ -38,19 +38,14 @@ from rulegauge.answering.gguf import MODEL_ID, assemble_gguf
 from rulegauge.answering.prompt import parse_outcome, render
 from rulegauge.answering.requests import AnswerRequest, AnswerResponse
 from rulegauge.core.errors import ConfigError
-
-EXTRA_HINT = "pip install 'rulegauge[llama]' (llama-cpp-python; compiles from source, ~9 min)"
+from rulegauge.core.extras import needs
 
 
 def import_llama_cpp() -> Any:
-    """The ``llama_cpp`` module, or a ConfigError naming the ``llama`` extra."""
-    try:
+    """The ``llama_cpp`` module, or :class:`MissingExtra` naming the ``llama`` extra
+    (llama-cpp-python compiles from source, ~9 min: scripts/llama-wheel)."""
+    with needs(LlamaCppAnswerer.extra, "the llama-cpp answerer"):
         return importlib.import_module("llama_cpp")
-    except ModuleNotFoundError as exc:
-        if exc.name != "llama_cpp":
-            raise
-        raise ConfigError(f"the llama-cpp answerer needs llama-cpp-python, which is not "
-                          f"installed: {EXTRA_HINT}") from None
 
 
 @ANSWERERS.register("llama-cpp")
@@ -58,6 +53,7 @@ class LlamaCppAnswerer:
     """Answers with a local GGUF model through llama-cpp-python."""
 
     name: ClassVar[str] = "llama-cpp"
+    extra: ClassVar[str] = "llama"
     max_concurrency: ClassVar[int] = 1  # calls are serialised anyway
 
     def __init__(self, *, model_path: str | Path | None = None, model_id: str | None = None,
