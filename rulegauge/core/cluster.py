@@ -43,8 +43,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from rulegauge.core.engines import ENGINES, Engine, EngineInfo
 from rulegauge.core import extras
+from rulegauge.core.engines import ENGINES, Engine, EngineInfo
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.reaper import end_tagged, reaped
 
