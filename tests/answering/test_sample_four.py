@@ -33,8 +33,12 @@ TWELVE = REPO / "goldsets" / "sample-twelve.yaml"
 PAGES = REPO / "goldsets" / "sample-rulings"
 RECORDING = EXAMPLES / "sample-four-replay.jsonl"
 # the local model's figures on the twelve questions (docs/answerers.md, measured 2026-11-30)
-LOCAL_MEANS = {"citation_precision": 0.1, "fact_recall": 0.35}
-LIVE_GATE_EXIT = 0  # the example gate passed the live local model (docs/answerers.md)
+# citation precision over the answers that cite (ALCE): 1/3 (0.100 when abstentions counted as 0)
+LOCAL_MEANS = {"citation_precision": 1 / 3, "fact_recall": 0.35}
+# the example gate on the recording (docs/answerers.md): under ALCE's citation precision the
+# local model's citing answers (1/3) are less precise than extractive's (1/2), and the policy's
+# max_drop = 0 fails it (exit 1); with abstentions counted as 0 both were 0.100 and it passed
+LIVE_GATE_EXIT = 1
 
 
 def example_suite(rulings: Path) -> dict[str, Any]:
