@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from rulegauge.arms.results import ArmResult, Hit
+from rulegauge.core import plugins
 from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
 from rulegauge.core.extras import require
 from rulegauge.core.ordering import grouped_order, order
@@ -65,7 +66,7 @@ class Arm(Protocol):
         ...
 
 
-ARMS: Registry[type] = Registry("arm", group="rulegauge.arms")
+ARMS: Registry[type] = Registry("arm", group="rulegauge.arms", loader=plugins.load)
 
 
 def make_arm(name: str, params: Mapping[str, Any]) -> Any:

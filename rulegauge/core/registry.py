@@ -4,14 +4,14 @@ A registry replaces if/elif chains: components register under a canonical name,
 duplicate names raise, and lookups of unknown names raise an error that lists
 every valid choice. CLI choices and help texts are read from here.
 
-A registry that is a plug-in door (``Registry("arm", group="rulegauge.arms")``) loads its
-group's entry points (:func:`rulegauge.core.plugins.load`) on the first lookup, so a
+A registry that is a plug-in door (``Registry("arm", group="rulegauge.arms",
+loader=plugins.load)``) loads its group's entry points (:func:`rulegauge.core.plugins.load`,
+handed in by the registry's owner) on the first lookup, so a
 component is there whoever asks first; registering never loads.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
@@ -40,17 +40,21 @@ class Registry(Generic[T]):
     1
     """
 
-    def __init__(self, kind: str, *, group: str | None = None) -> None:
+    def __init__(self, kind: str, *, group: str | None = None,
+                 loader: Callable[[str], None] | None = None) -> None:
+        if (group is None) != (loader is None):
+            raise RegistryError(f"{kind} registry: a group needs its loader and a loader its group")
         self.kind = kind
         self.group = group
         """The entry-point group that fills this registry (module docstring), if any."""
+        self._loader = loader  # given by the registry's owner (plugins.load): this module imports no loader
         self._items: dict[str, T] = {}
         self._opened = group is None
 
     def _open(self) -> None:
-        if not self._opened:
+        if not self._opened and self._loader is not None and self.group is not None:
             self._opened = True  # first: the loader's own lookups must not load again
-            importlib.import_module("rulegauge.core.plugins").load(self.group)
+            self._loader(self.group)
 
     def add(self, name: str, obj: T) -> T:
         """Register ``obj`` under ``name``; a second registration of a name raises."""

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rulegauge.core import plugins
 from rulegauge.core.registry import Registry
 from rulegauge.fusion.planes import Planes
 
@@ -124,7 +125,7 @@ class FusionMethod:
         raise KeyError(f"{self.name} has no parameter {name!r}")
 
 
-FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method", group="rulegauge.fusion")
+FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method", group="rulegauge.fusion", loader=plugins.load)
 __all__ = ["FUSION_METHODS", "FusionMethod", "Param", "Planes", "config_ceiling", "method_of", "register", "weights_of"]
 
 

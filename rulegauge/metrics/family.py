@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rulegauge.core import plugins
 from rulegauge.core.errors import RegistryError, RulegaugeError
 from rulegauge.core.registry import Registry
 
@@ -323,7 +324,7 @@ def _params(name: str, fam: MetricFamily, text: str | None) -> dict[str, Any]:
     return out
 
 
-METRICS: Registry[MetricFamily] = Registry("metric", group="rulegauge.metrics")
+METRICS: Registry[MetricFamily] = Registry("metric", group="rulegauge.metrics", loader=plugins.load)
 """Every metric family: ranking, score and answer metrics alike."""
 ALIASES: dict[str, Alias] = {}
 """Lower-cased family name or alias -> :class:`Alias` (canonical names included)."""

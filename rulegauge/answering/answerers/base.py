@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from rulegauge.answering.requests import AnswerRequest, AnswerResponse
+from rulegauge.core import plugins
 from rulegauge.core.registry import Registry
 
 
@@ -26,7 +27,7 @@ class Answerer(Protocol):
         ...
 
 
-ANSWERERS: Registry[type] = Registry("answerer", group="rulegauge.answerers")
+ANSWERERS: Registry[type] = Registry("answerer", group="rulegauge.answerers", loader=plugins.load)
 """Optional answerer methods the runner uses when present: ``covers(request) -> bool``
 (False: the answerer has nothing for this question and is not asked; no row is
 written), ``preflight(timeout_s) -> str | None`` (:mod:`rulegauge.answering.preflight`),
