@@ -47,7 +47,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import sparse
+
+from rulegauge.arms.termdoc import Csr
 
 DENSE_SHARE = 0.2
 """A term in at least this share of the chunks is added as a dense row (measured break-even)."""
@@ -146,7 +147,7 @@ class Postings:
         return rows[order], vals[order]
 
 
-def build_postings(weights: sparse.csr_matrix, chunk_ids: Sequence[str],
+def build_postings(weights: Csr, chunk_ids: Sequence[str],
                    dense_share: float = DENSE_SHARE) -> tuple[Postings, np.ndarray]:
     """:class:`Postings` of ``weights`` (terms x chunks, chunks in ``chunk_ids`` order) with
     chunks renumbered in chunk-id order (code points, as :mod:`rulegauge.core.ordering`), and
@@ -154,8 +155,11 @@ def build_postings(weights: sparse.csr_matrix, chunk_ids: Sequence[str],
     order = np.argsort(np.asarray(chunk_ids, dtype=str), kind="stable")
     number = np.empty(len(order), dtype=np.int64)
     number[order] = np.arange(len(order), dtype=np.int64)
-    csr = sparse.csr_matrix((weights.data.copy(), number[weights.indices], weights.indptr.copy()),
-                            shape=weights.shape)  # copies: sort_indices works in place
-    csr.has_sorted_indices = False
-    csr.sort_indices()  # per term, ascending chunk number (weights move with their chunks)
-    return Postings(csr.indptr, csr.indices, csr.data, weights.shape[1], dense_share), order.astype(np.int64)
+    n_terms, n_docs = weights.shape
+    docs = number[weights.indices]
+    rows = np.repeat(np.arange(n_terms, dtype=np.int64), np.diff(weights.indptr))
+    # per term, ascending chunk number (weights move with their chunks); a row holds a
+    # chunk once, so the keys are distinct and the order is total
+    by = np.argsort(rows * max(n_docs, 1) + docs, kind="stable")
+    return (Postings(weights.indptr, docs[by], weights.data[by], n_docs, dense_share),
+            order.astype(np.int64))

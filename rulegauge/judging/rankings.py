@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import ir_measures
 import pandas as pd
-from scipy.stats import kendalltau
 
 from rulegauge.core.errors import RulegaugeError
+from rulegauge.core.extras import needs
 from rulegauge.corpus.records import page_keys
 from rulegauge.goldset.labels import LabelSet
 from rulegauge.store.rundir import Run
@@ -48,6 +47,8 @@ def page_lists(run: Run) -> pd.DataFrame:
 
 def _scores(lists: pd.DataFrame, labels: LabelSet, questions: set[str],
             metric: str) -> dict[str, float]:
+    with needs("judge", "judges agreement --run (the metric by ir_measures)"):
+        import ir_measures  # the [judge] extra
     measure = ir_measures.parse_measure(metric)
     qrels = [ir_measures.Qrel(q, p, g) for (q, p), g in sorted(labels.grades.items())
              if q in questions]
@@ -79,6 +80,8 @@ def ranking_agreement(run: Run, a: LabelSet, b: LabelSet,
     xa, xb = tuple(sa[c] for c in configs), tuple(sb[c] for c in configs)
     tau = p = None
     if len(configs) >= 2 and len(set(xa)) > 1 and len(set(xb)) > 1:
+        with needs("judge", "judges agreement --run (Kendall's tau)"):
+            from scipy.stats import kendalltau  # the [judge] extra: the core has no scipy
         result = kendalltau(xa, xb)
         tau, p = float(result.statistic), float(result.pvalue)
     return RankingAgreement(metric, len(questions), configs, xa, xb, tau, p)

@@ -2,19 +2,20 @@
 
 All functions are pure: they take arrays of per-question differences
 (``candidate - base``, one value per question present in both runs) and never
-mutate them. The resampling itself is scipy's (the house rule: a well-kept
-library where one has it); randomness comes from a local
+mutate them. The resampling follows scipy's ``permutation_test`` and ``bootstrap`` draw for
+draw (:mod:`rulegauge.metrics.resample`, held equal to scipy in the tests; why not scipy
+itself is said there); randomness comes from a local
 :class:`numpy.random.Generator` built from the caller's ``seed``, so the same seed
 and data give the same numbers, in any process.
 
 * :func:`permutation_test`: paired (sign-flip) permutation test of the mean
-  difference, two-sided: ``scipy.stats.permutation_test`` with one sample and
+  difference, two-sided, as ``scipy.stats.permutation_test`` with one sample and
   ``permutation_type="samples"`` (each difference's sign flipped at random). With
-  ``2**n <= n_resamples`` scipy enumerates every sign pattern (an exact test,
+  ``2**n <= n_resamples`` every sign pattern is enumerated (an exact test,
   ``p = count / 2**n``); otherwise it draws ``n_resamples`` patterns and
   ``p = (count + 1) / (n_resamples + 1)`` (Phipson & Smyth 2010, never zero).
 * :func:`bootstrap_ci`: BCa (bias-corrected and accelerated) bootstrap confidence
-  interval of the mean difference, ``scipy.stats.bootstrap(method="BCa")``
+  interval of the mean difference, as ``scipy.stats.bootstrap(method="BCa")``
   (Efron & Tibshirani 1993, ch. 14).
 * :func:`holm`: Holm-Bonferroni step-down adjustment (Holm 1979), hand-written:
   scipy has no Holm (``scipy.stats.false_discovery_control`` is BH/BY only) and
@@ -34,21 +35,19 @@ metrics were tested, or in what order.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.stats
 
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.limits import count_problem
+from rulegauge.metrics.resample import bca_interval, bootstrap_means, sign_flip_null, two_sided_p
 
 # Resampled means closer than this (relative to the observed magnitude) count as
-# equal when counting "as extreme" nulls: sign flips reorder the summation. scipy's
-# permutation_test uses the same relative tolerance internally.
+# equal when counting "as extreme" nulls: sign flips reorder the summation.
 _REL_TIE = 1e-12
-# scipy evaluates the statistic on batches of at most this many resamples (memory bound).
+# the statistic is evaluated on batches of at most this many resamples (memory bound).
 _BATCH = 10_000
 
 
@@ -89,10 +88,6 @@ def _check_resamples(n_resamples: int, what: str) -> None:
         raise RulegaugeError(f"{what}: {problem}")
 
 
-def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.asarray(np.mean(x, axis=axis))
-
-
 def permutation_test(diffs: Sequence[float] | np.ndarray, n_resamples: int = 10_000,
                      seed: int = 0) -> PermutationResult:
     """Two-sided paired permutation (sign-flip) test of ``mean(diffs) == 0``.
@@ -120,13 +115,10 @@ def permutation_test(diffs: Sequence[float] | np.ndarray, n_resamples: int = 10_
         exact = 2.0 ** d.size <= n_resamples
         size = 2 ** d.size if exact else int(n_resamples)
         return PermutationResult(0.0, 1.0, size, size, exact)
-    res = scipy.stats.permutation_test(
-        (d,), _mean, permutation_type="samples", vectorized=True, n_resamples=int(n_resamples),
-        alternative="two-sided", batch=_BATCH, rng=np.random.default_rng(seed))
-    null = np.asarray(res.null_distribution, dtype=np.float64)
+    null, exact = sign_flip_null(d, int(n_resamples), np.random.default_rng(seed), _BATCH)
     count = int(np.count_nonzero(np.abs(null) >= abs(observed) * (1.0 - _REL_TIE)))
-    return PermutationResult(observed, float(res.pvalue), count, int(null.size),
-                             bool(null.size < n_resamples or 2.0 ** d.size <= n_resamples))
+    return PermutationResult(observed, two_sided_p(null, observed, exact=exact), count, int(null.size),
+                             exact)
 
 
 def bootstrap_ci(diffs: Sequence[float] | np.ndarray, confidence: float = 0.95,
@@ -151,17 +143,13 @@ def bootstrap_ci(diffs: Sequence[float] | np.ndarray, confidence: float = 0.95,
         raise RulegaugeError(f"bootstrap: confidence must be in (0, 1), got {confidence!r}")
     if np.all(d == d[0]):
         return float(d[0]), float(d[0])
-    with warnings.catch_warnings():
-        # a near-degenerate resample distribution (e.g. one non-zero difference in many)
-        # makes BCa warn and return NaN; the percentile interval is then reported instead
-        warnings.simplefilter("ignore", scipy.stats.DegenerateDataWarning)
-        res = scipy.stats.bootstrap((d,), _mean, vectorized=True, confidence_level=confidence,
-                                    n_resamples=int(n_resamples), method="BCa", batch=_BATCH,
-                                    rng=np.random.default_rng(seed))
-    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    means = bootstrap_means(d, int(n_resamples), np.random.default_rng(seed), _BATCH)
+    low, high = bca_interval(d, means, confidence)
     if np.isnan(low) or np.isnan(high):
+        # a near-degenerate resample distribution (e.g. one non-zero difference in many)
+        # leaves BCa undefined; the percentile interval is reported instead
         tail = (1.0 - confidence) / 2.0
-        low, high = (float(x) for x in np.quantile(res.bootstrap_distribution, [tail, 1 - tail]))
+        low, high = (float(x) for x in np.quantile(means, [tail, 1 - tail]))
     return low, high
 
 

@@ -9,9 +9,10 @@ difference, ``t`` follows a noncentral t with ``n - 1`` degrees of freedom and
 noncentrality ``delta / sd * sqrt(n)``, so
 
 * :func:`ttest_power` = ``P(T > t_crit) + P(T < -t_crit)`` (both tails, as statsmodels'
-  ``TTestPower`` computes it; the far tail is negligible for a real drop);
-* :func:`mde`: the smallest ``delta`` with that power at this ``n`` (solved by Brent's
-  method on the effect size ``delta / sd``);
+  ``TTestPower`` computes it; the far tail is negligible for a real drop; the t tails
+  from :mod:`rulegauge.regression.tdist`, held equal to scipy's in the tests);
+* :func:`mde`: the smallest ``delta`` with that power at this ``n`` (solved by bisection
+  on the effect size ``delta / sd``);
 * :func:`sample_size`: the smallest integer ``n >= 2`` with that power for ``delta``:
   "how many questions do I need" (Sakai's topic-set size).
 
@@ -48,11 +49,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import scipy.optimize
-import scipy.stats
 
 from rulegauge.core.config_order import sort_configs
 from rulegauge.core.errors import RulegaugeError
+from rulegauge.regression.tdist import bisect, nct_sf, norm_isf, t_isf
 
 MAX_QUESTIONS = 10_000_000  # sample sizes beyond this are reported as unreachable
 SOURCES = ("grid", "comparison", "stated")
@@ -75,9 +75,9 @@ def ttest_power(delta: float, sd: float, n: int, alpha: float = 0.05) -> float:
         return math.nan
     df = n - 1
     nc = abs(delta) / sd * math.sqrt(n)
-    crit = float(scipy.stats.t.isf(alpha / 2.0, df))
-    # the far tail as sf at -nc: scipy's nct.cdf(-crit, df, nc) is NaN once nc is large
-    return float(scipy.stats.nct.sf(crit, df, nc) + scipy.stats.nct.sf(crit, df, -nc))
+    crit = t_isf(alpha / 2.0, df)
+    # the far tail as P(T > crit) at -nc (the t is symmetric): one integral form for both
+    return nct_sf(crit, df, nc) + nct_sf(crit, df, -nc)
 
 
 def mde(sd: float, n: int, power: float = 0.8, alpha: float = 0.05) -> float:
@@ -93,7 +93,7 @@ def mde(sd: float, n: int, power: float = 0.8, alpha: float = 0.05) -> float:
     high = 1.0
     while gap(high) < 0:  # power rises with the effect; widen until it brackets the root
         high *= 2.0
-    return float(scipy.optimize.brentq(gap, 0.0, high, xtol=1e-12, rtol=1e-12)) * sd
+    return bisect(gap, 0.0, high, xtol=1e-12) * sd
 
 
 def normal_mde(sd: float, n: int, power: float = 0.8, alpha: float = 0.05) -> float:
@@ -102,7 +102,7 @@ def normal_mde(sd: float, n: int, power: float = 0.8, alpha: float = 0.05) -> fl
     _check(alpha, power)
     if n < 1 or not sd > 0:
         return math.nan
-    z = scipy.stats.norm.isf(alpha / 2.0) + scipy.stats.norm.ppf(power)
+    z = norm_isf(alpha / 2.0) + norm_isf(1.0 - power)
     return float(z * sd / math.sqrt(n))
 
 
@@ -117,7 +117,7 @@ def sample_size(delta: float, sd: float, power: float = 0.8, alpha: float = 0.05
         return None
     if sd == 0:
         return 2
-    z = scipy.stats.norm.isf(alpha / 2.0) + scipy.stats.norm.ppf(power)
+    z = norm_isf(alpha / 2.0) + norm_isf(1.0 - power)
     n = max(2, math.floor(float(z * sd / abs(delta)) ** 2))  # the normal n never exceeds the t one
     if n > MAX_QUESTIONS:
         return None

@@ -115,22 +115,16 @@ def table(name: str, doc: str, key: tuple[str, ...], *columns: Column, kept: Kep
     return TABLES.add(name, TableSpec(name, doc, tuple(columns), key, kept, carried, record))
 
 
-def _kernel_tables() -> None:
-    import rulegauge.store.tables  # noqa: F401 - deferred: that module imports this one
-
-
 def load_tables() -> None:
-    """Register every table: the kernel's and the ``rulegauge.tables`` group's (idempotent)."""
+    """Register every table: the kernel's (registered with the package ``rulegauge.store``)
+    and the ``rulegauge.tables`` group's (idempotent)."""
     from rulegauge.core import plugins
 
-    _kernel_tables()
     plugins.load("rulegauge.tables")
 
 
 def known_table(name: str) -> bool:
     """Whether ``name`` is a declared table: the kernel's, else the table group is loaded."""
-    if name not in TABLES:
-        _kernel_tables()
     if name not in TABLES:
         load_tables()
     return name in TABLES

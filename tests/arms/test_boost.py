@@ -61,8 +61,9 @@ def test_rankings_match_the_first_boost_arm(generated, tmp_path, params):
 def sparse_product_scores(corpus, questions) -> list[dict[str, float]]:
     """Every chunk's overlap by the sparse product the arm computed before its postings
     (``queries @ weights``, scipy adding in the query row's ascending term order)."""
-    from rulegauge.arms.termdoc import batch_scores, build, query_matrix
+    from rulegauge.arms.termdoc import build
     from rulegauge.core.text import tokenize
+    from tests.helpers.sparse_reference import batch_scores, query_matrix
 
     tdm = build([list(dict.fromkeys(tokenize(c.text))) for c in corpus.chunks])
     uniq, inverse = np.unique(tdm.df, return_inverse=True)

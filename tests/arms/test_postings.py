@@ -12,6 +12,7 @@ import pytest
 from scipy import sparse
 
 from rulegauge.arms.postings import Postings, build_postings
+from rulegauge.arms.termdoc import Csr
 from rulegauge.core.ordering import order
 
 
@@ -39,6 +40,10 @@ def _corpus(seed: int, n_docs: int = 400, n_terms: int = 40):
     return rng, weights, ids
 
 
+def _csr(weights: sparse.csr_matrix) -> Csr:
+    return Csr(weights.indptr.astype(np.int64), weights.indices.astype(np.int64), weights.data, weights.shape)
+
+
 def _reference(weights: sparse.csr_matrix, terms: list[int]) -> np.ndarray:
     rows = weights.toarray()
     out = [0.0] * weights.shape[1]
@@ -51,7 +56,7 @@ def _reference(weights: sparse.csr_matrix, terms: list[int]) -> np.ndarray:
 @pytest.mark.parametrize("dense_share", [0.0, 0.2, 1.1])
 def test_scores_and_top_equal_the_oracles(dense_share: float) -> None:
     rng, weights, ids = _corpus(3)
-    postings, row_of_number = build_postings(weights, ids, dense_share=dense_share)
+    postings, row_of_number = build_postings(_csr(weights), ids, dense_share=dense_share)
     by_number = np.asarray(ids, dtype=object)[row_of_number]
     assert by_number.tolist() == sorted(ids)
     assert postings.n_dense == (0 if dense_share > 1 else int((np.diff(weights.indptr) >= dense_share * 400).sum()))
@@ -72,14 +77,14 @@ def test_scores_and_top_equal_the_oracles(dense_share: float) -> None:
 
 def test_top_without_terms_or_depth_is_empty() -> None:
     _, weights, ids = _corpus(5)
-    postings, _ = build_postings(weights, ids)
+    postings, _ = build_postings(_csr(weights), ids)
     buf = postings.accumulate(np.empty(postings.n_docs), [0])
     assert len(postings.top(buf, [], 10)[0]) == 0 and len(postings.top(buf, [0], 0)[0]) == 0
 
 
 def test_postings_ascend_in_chunk_id_order() -> None:
     _, weights, ids = _corpus(6)
-    postings, row_of_number = build_postings(weights, ids)
+    postings, row_of_number = build_postings(_csr(weights), ids)
     by_number = np.asarray(ids, dtype=object)[row_of_number]
     for t in range(weights.shape[0]):
         docs = postings.docs[postings.indptr[t]:postings.indptr[t + 1]]

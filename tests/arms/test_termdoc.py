@@ -1,9 +1,11 @@
-"""Term-document matrices: counts, first-occurrence ids, and the summation order."""
+"""Term-document matrices: counts, first-occurrence ids, and the summation order; the own CSR
+build equals scipy's (scipy is a development dependency, the reference here)."""
 
 import numpy as np
 from scipy import sparse
 
-from rulegauge.arms.termdoc import batch_scores, build, query_matrix
+from rulegauge.arms.termdoc import build
+from tests.helpers.sparse_reference import batch_scores, query_matrix, to_scipy
 
 
 def test_counts_ids_and_lengths():
@@ -56,4 +58,9 @@ def test_build_equals_the_dict_loop_on_seeded_tokens():
         vocab, counts, lengths = build_reference(lists)
         assert tdm.vocab == vocab and list(tdm.vocab) == list(vocab)
         assert tdm.doc_len.tolist() == lengths
-        assert (tdm.counts != counts).nnz == 0 and tdm.counts.shape == counts.shape
+        ours = to_scipy(tdm.counts)
+        assert (ours != counts).nnz == 0 and tdm.counts.shape == counts.shape
+        counts.sort_indices()  # scipy's canonical CSR: the same three arrays, entry for entry
+        assert tdm.counts.indptr.tolist() == counts.indptr.tolist()
+        assert tdm.counts.indices.tolist() == counts.indices.tolist()
+        assert tdm.counts.data.tolist() == counts.data.tolist()

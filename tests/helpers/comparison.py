@@ -12,7 +12,7 @@ import pyarrow as pa
 from rulegauge.goldset.records import PageJudgment, PageRef, Question
 from rulegauge.metrics.ranking import score_ranking
 from rulegauge.store.rundir import RunWriter
-from rulegauge.store.tables import TABLES
+from rulegauge.store.schema import spec
 
 ARMS = ("bm25", "dense", "boost")
 METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "first_rel_rank", "top_score_ratio")
@@ -127,7 +127,7 @@ def answer_tables(values: Mapping[str, Mapping[str, float]],
 
     qs = sorted({q for per_q in values.values() for q in per_q})
     # every column of the registered schema gets a neutral value; the ones read here are set
-    schema = TABLES.get("answers").schema()
+    schema = spec("answers").schema()
     neutral = {pa.string(): "x", pa.int32(): 0, pa.float64(): 1.0, pa.bool_(): True}
     rows = []
     for a in answerers:
