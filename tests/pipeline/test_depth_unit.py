@@ -142,9 +142,15 @@ def test_unit_options_are_checked(imported):
     bad = runner.invoke(app, [*base, "--run-id", "bad", "--title", "all"])
     assert bad.exit_code == 2 and "unknown title handling 'all'" in bad.output
     assert not (imported / "runs" / "bad").exists()
-    again = runner.invoke(app, [*base, "--from", str(imported / "runs" / "pages"), "--depth-unit", "page",
-                                "--run-id", "bad"])
-    assert again.exit_code == 2 and "take" in again.output
+    done, _ = run(imported, "resumed", "--depth-unit", "page", depth=3)
+    again = runner.invoke(app, [*base, "--from", str(done.path), "--depth-unit", "page", "--run-id", "bad"])
+    assert again.exit_code == 2 and "takes its source run's" in again.output
+    # a resumed run counts depth as it began: another unit is refused, the run left as it was
+    before = done.path.joinpath("manifest.json").read_bytes()
+    other = runner.invoke(app, ["run", "-g", str(imported / "gold" / "goldset.yaml"), "-c", str(imported / "grid3.toml"),
+                                "-o", str(imported / "runs"), "--run-id", "resumed", "--chunking", "size"])
+    assert other.exit_code == 2 and "depth unit: run has page, options give chunk" in other.output
+    assert done.manifest["status"] == "complete" and done.path.joinpath("manifest.json").read_bytes() == before
 
 
 def test_best_per_page_and_chunk_depth_by_formula():
