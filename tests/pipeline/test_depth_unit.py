@@ -147,8 +147,9 @@ def test_unit_options_are_checked(imported):
     assert again.exit_code == 2 and "takes its source run's" in again.output
     # a resumed run counts depth as it began: another unit is refused, the run left as it was
     before = done.path.joinpath("manifest.json").read_bytes()
-    other = runner.invoke(app, ["run", "-g", str(imported / "gold" / "goldset.yaml"), "-c", str(imported / "grid3.toml"),
-                                "-o", str(imported / "runs"), "--run-id", "resumed", "--chunking", "size"])
+    other = runner.invoke(app, ["run", "-g", str(imported / "gold" / "goldset.yaml"), "-c",
+                                str(imported / "grid3.toml"), "-o", str(imported / "runs"), "--run-id", "resumed",
+                                "--chunking", "size"])
     assert other.exit_code == 2 and "depth unit: run has page, options give chunk" in other.output
     assert done.manifest["status"] == "complete" and done.path.joinpath("manifest.json").read_bytes() == before
 
