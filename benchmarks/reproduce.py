@@ -5,8 +5,8 @@
 DIR holds ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv`` (BEIR's layout; the
 collection stays where the user put it: nothing of it enters the project). The script
 imports it (``rulegauge.goldset.beir``, into a temporary folder), runs ``rulegauge``'s
-ordinary run lifecycle on whole documents (chunking ``page``: one chunk per document, so
-the arms' depth 100 is 100 documents) with
+ordinary run lifecycle on whole documents (chunking ``page``: one chunk per document, and
+depth unit ``page``: the arms' depth 100 is 100 documents) with
 
 * ``bm25`` with ``preset = "lucene"`` (Lucene's BM25, English analysis, k1 0.9, b 0.4:
   the setting of Anserini's "BM25 flat" regressions, title and text in one field),
@@ -100,7 +100,8 @@ def measure(source: Path, split: str, arms: list[str], work: Path) -> dict[tuple
         (work / "grid.toml").write_text(grid_text(arms), encoding="utf-8")
         result = run_from(RunOptions(goldset=imported.goldset, config=work / "grid.toml",
                                      runs_dir=work / "runs", run_id="reproduce", cache_dir=None,
-                                     metrics=METRICS, chunking=ChunkingOptions(method="page")), progress)
+                                     metrics=METRICS, chunking=ChunkingOptions(method="page"),
+                                     depth_unit="page"), progress)
     m = result.metrics
     m = m[m["answerable"]]
     means = m.groupby(["config_id", "metric"])["value"].mean()

@@ -3,9 +3,10 @@
 The commands are read from the section (never copied here) and run one after another in a
 fresh folder, each in a fresh process; repository paths in them (``tests/``, ``docs/``,
 ``benchmarks/``) are taken from this checkout, ``rulegauge`` is the installed console
-script and ``python`` this interpreter. Slow: the dense arm embeds the collection.
+script and ``python`` this interpreter. Lexical arms only: three fresh processes.
 """
 
+import json
 import os
 import re
 import shlex
@@ -13,8 +14,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 from tests.helpers.common import REPO
 
@@ -41,7 +40,6 @@ def test_the_section_has_the_three_commands():
                                                                   "tests/fixtures/beir/tidepool"]]
 
 
-@pytest.mark.slow
 def test_the_commands_run_as_written(tmp_path):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     out = []
@@ -51,8 +49,9 @@ def test_the_commands_run_as_written(tmp_path):
         out.append(res.stdout)
     assert "16 questions" in out[0] and (tmp_path / "tidepool-gold" / "goldset.yaml").is_file()
     assert "run tidepool: 16 questions" in out[1] and (tmp_path / "runs" / "tidepool" / "manifest.json").is_file()
-    for config in ("arm-bm25", "arm-dense", "rrf_k60_bm25+dense"):
-        assert config in out[1] and config in out[2]
+    assert "arm-bm25" in out[1] and "arm-bm25" in out[2] and "recall@100" in out[1]
+    manifest = json.loads((tmp_path / "runs" / "tidepool" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["depth_unit"] == "page" and manifest["corpus"]["chunking"]["method"] == "page"
     # the figures the section states for bm25 are the ones the commands give
     text = DOC.read_text(encoding="utf-8")
     bm25 = {m: line.split()[2] for line in out[2].splitlines() for m in ("nDCG@10", "recall@100")

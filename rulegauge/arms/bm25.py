@@ -124,7 +124,7 @@ class BM25Arm:
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
         lang = {d.doc_id: d.language for d in corpus.documents}
         empty = [] if self._analyzer is not None else [EMPTY_DOC]  # bm25s: an empty chunk has length 0
-        docs = [self._tokenizer(lang[c.doc_id])(c.text) or empty for c in corpus.chunks]
+        docs = [self._tokenizer(lang[c.doc_id])(c.search_text) or empty for c in corpus.chunks]
         self._postings, self._vocab = None, {}
         if not docs:
             return

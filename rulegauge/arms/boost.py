@@ -79,7 +79,7 @@ class BoostArm:
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
         self._corpus = corpus
         # presence only: each chunk's distinct terms, in first-occurrence order
-        tdm = build([list(dict.fromkeys(tokenize(c.text))) for c in corpus.chunks])
+        tdm = build([list(dict.fromkeys(tokenize(c.search_text))) for c in corpus.chunks])
         self._vocab = tdm.vocab
         n = max(tdm.n_docs, 1)
         uniq, inverse = np.unique(tdm.df, return_inverse=True)

@@ -96,7 +96,7 @@ class DenseArm:
         # the engine decides where the batches are embedded, never which (same vectors)
         self._runner = runner_for(context.engine, partial(load_model, self.model_name, root,
                                                           self.resolved_backend))
-        vectors = embed(self._model, [c.text for c in corpus.chunks], "passage", self._cache,
+        vectors = embed(self._model, [c.search_text for c in corpus.chunks], "passage", self._cache,
                         self.batch_size, context.progress, runner=self._runner)
         self._ids = [c.chunk_id for c in corpus.chunks]
         matrix = np.asarray(vectors, dtype=np.float32).reshape(len(self._ids), self._model.dimension)

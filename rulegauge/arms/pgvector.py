@@ -100,7 +100,7 @@ class PgVectorArm(PgArmBase):
         self._model = load_model(self.model_name, root, resolve_backend(AUTO).name)
         self._cache = EmbeddingCache(root, self._model.model_id)
         if self.table is None:
-            vectors = embed(self._model, [c.text for c in corpus.chunks], "passage", self._cache, BATCH,
+            vectors = embed(self._model, [c.search_text for c in corpus.chunks], "passage", self._cache, BATCH,
                             context.progress)
             self._load(conn, corpus, vectors)
         if self.index == "hnsw":

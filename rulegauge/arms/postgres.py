@@ -113,7 +113,7 @@ class PostgresArm(PgArmBase):
             for c in corpus.chunks:
                 cfg = self._cfg(lang[c.doc_id])
                 self.configs_used[lang[c.doc_id] or ""] = cfg
-                copy.write_row((c.chunk_id, cfg, c.text.replace("\x00", "")))
+                copy.write_row((c.chunk_id, cfg, c.search_text.replace("\x00", "")))
         conn.execute(f"UPDATE {TEMP_TABLE} SET tsv = to_tsvector(cfg, body)")
         conn.execute(f"CREATE INDEX ON {TEMP_TABLE} USING gin (tsv)")
         conn.execute(f"ANALYZE {TEMP_TABLE}")

@@ -82,7 +82,7 @@ class SqliteFts5Arm:
         db = self._connect()
         with db:
             db.executemany("INSERT INTO chunks (chunk_id, body) VALUES (?, ?)",
-                           [(c.chunk_id, c.text) for c in corpus.chunks])
+                           [(c.chunk_id, c.search_text) for c in corpus.chunks])
         self._db = db
 
     def search(self, questions: Sequence[Question], depth: int) -> list[ArmResult]:

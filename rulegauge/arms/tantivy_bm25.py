@@ -95,7 +95,7 @@ class TantivyArm:
         index.register_tokenizer("rulegauge", self._analyzer)
         writer = index.writer(HEAP, 1)
         for i, c in enumerate(corpus.chunks):
-            writer.add_document(t.Document(ord=i, body=c.text))
+            writer.add_document(t.Document(ord=i, body=c.search_text))
         writer.commit()
         writer.wait_merging_threads()
         index.reload()

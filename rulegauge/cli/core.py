@@ -56,6 +56,8 @@ def run_cmd(
     summary_rows: int = typer.Option(SUMMARY_ROWS, "--summary-rows", min=0, help="Configs in the printed summary: the single-arm ones and the best others (0 = every config; --json has all)."),
     fmt: str = typer.Option("table", "--format", help=FORMAT_HELP + " json is --json."),
     chunking: str = typer.Option(None, "--chunking", help="How pages become chunks: heading (default), page (one chunk per page: the whole documents of an imported collection), size."),
+    title: str = typer.Option(None, "--title", help="Where a document's title is searched: first (default: only where its text has it, the first chunk of an imported collection's document) or every (prepended to every chunk's searched text)."),
+    depth_unit: str = typer.Option("chunk", "--depth-unit", help="What an arm's depth counts: chunk (default) or page (distinct pages, an imported collection's documents, at the best chunk of each: depth 100 and R@100 mean 100 documents)."),
 ) -> None:
     """Run a gold set through every arm and fusion config; write runs/<run_id>/.
 
@@ -66,6 +68,7 @@ def run_cmd(
 
     Example: rulegauge run --goldset ../shared/goldsets/secret-hitler.yaml --answerer extractive -m recall@3 -m nDCG@20
     Example: rulegauge run --engine ray --address 10.0.0.5:6379
+    Example: rulegauge run -g tidepool-gold/goldset.yaml --chunking page --depth-unit page
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.corpus.chunking import ChunkingOptions
@@ -78,6 +81,9 @@ def run_cmd(
     with bad_input_exits_2():
         TABLE_FORMATS.get(fmt)  # an unknown --format fails before the run starts
         params = _parse_params(param)
+        if source and (chunking or title or depth_unit != "chunk"):  # they shaped the stored ranks
+            raise ConfigError("--chunking, --title and --depth-unit shape the arm ranks; a run --from "
+                              "takes its source run's (leave them out)")
         stages: tuple[tuple[str, object], ...] = ()
         labels: frozenset[str] = frozenset()
         if answerer:  # the answering stage (a product, loaded by name): -p keyed by an answerer's label are its
@@ -90,7 +96,9 @@ def run_cmd(
                           store=StorePolicy(tuple(fused_config) or None, fused_depth, max_fused_rows),
                           source_run=Path(source) if source else None,
                           engine=EngineChoice(engine, address),
-                          chunking=ChunkingOptions(method=chunking) if chunking else None)
+                          chunking=ChunkingOptions(method=chunking or "heading", title=title or "first")
+                          if chunking or title else None,
+                          depth_unit=depth_unit)
         opts.engine.check()
         with rich_progress(quiet=quiet or as_json) as progress:
             result = run_from(opts, progress=progress)  # --from: no corpus, arm or model code loaded

@@ -14,6 +14,7 @@ from rulegauge.cli.outputs import check_output
 from rulegauge.core.errors import Problem, ValidationError
 
 if TYPE_CHECKING:
+    from rulegauge.goldset.collection_import import Imported
     from rulegauge.goldset.derive import Derivation
 
 goldset_app = typer.Typer(help="Build gold sets from judgements or document structure.",
@@ -82,10 +83,43 @@ def import_beir_cmd(
     with bad_input_exits_2(), rich_progress() as progress:
         check_output(out, (source,))
         r = import_beir(BeirImport(source, out, split, shard_size, language, name), progress)
+    _wrote(r)
+
+
+def _wrote(r: Imported) -> None:
     Console(markup=False, highlight=False, soft_wrap=True).print(
         f"wrote {r.goldset}: {r.questions} questions ({r.unanswerable} without a relevant document), "
         f"{r.relevant} relevant and {r.judged_zero} judged-0 documents; {r.documents} documents in "
         f"{len(r.shards)} corpus file(s)")
+
+
+@goldset_app.command("import-trec")
+def import_trec_cmd(
+    topics: Annotated[Path, typer.Argument(help="TREC topics (<top> ... </top>) or a qid<TAB>query TSV.")],
+    qrels: Annotated[Path, typer.Argument(help="TREC qrels: qid iteration docid relevance.")],
+    corpus: Annotated[Path, typer.Option("--corpus", help="Corpus: JSONL (_id, title, text) or TSV "
+                                         "(id<TAB>text or id<TAB>title<TAB>text).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (must not exist): "
+                                      "goldset.yaml and the corpus files.")],
+    language: Annotated[str, typer.Option("--language", help="Language of documents and queries.")] = "en",
+    shard_size: Annotated[int, typer.Option("--shard-size", help="Documents per corpus file.")] = 50_000,
+    name: Annotated[str | None, typer.Option(
+        "--name", help="Gold set name (default: the corpus's folder name).")] = None,
+) -> None:
+    """Import TREC topics and graded qrels with a JSONL or TSV corpus: a gold set with graded
+    requirements and the corpus as a few JSONL files (one page per document), streamed with
+    progress on stderr, as import-beir.
+
+    Example: rulegauge goldset import-trec tests/fixtures/trec/tidepool/topics.txt tests/fixtures/trec/tidepool/qrels.txt --corpus tests/fixtures/trec/tidepool/corpus.tsv -o tidepool-trec
+    """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.cli.progress import rich_progress
+    from rulegauge.goldset.trec import TrecImport, import_trec
+
+    with bad_input_exits_2(), rich_progress() as progress:
+        check_output(out, (topics, qrels, corpus))
+        r = import_trec(TrecImport(topics, qrels, corpus, out, shard_size, language, name), progress)
+    _wrote(r)
 
 
 @goldset_app.command("merge")

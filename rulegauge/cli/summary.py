@@ -17,6 +17,7 @@ from rulegauge.analysis.summary import best_rows, legend, metric_names, summary_
 from rulegauge.arms.base import empty_warning
 from rulegauge.cli.output import make_console
 from rulegauge.metrics.info import resolve
+from rulegauge.pipeline.depth_unit import short_warning
 from rulegauge.regression.service import service_config
 from rulegauge.store.rundir import Run
 
@@ -101,7 +102,9 @@ def print_summary(run_path: Path, console: Console | None = None, *, metrics: pa
 
 def print_empty_arms(manifest: dict[str, Any], console: Console, err: Console | None = None) -> None:
     """One line of per-arm empty-result counts; a warning on stderr for each arm
-    empty for more than half the questions (:func:`rulegauge.arms.base.empty_warning`)."""
+    empty for more than half the questions (:func:`rulegauge.arms.base.empty_warning`),
+    for what an arm says of itself, and for short lists
+    (:func:`rulegauge.pipeline.depth_unit.short_warning`)."""
     arms = {name: info for name, info in manifest.get("arms", {}).items() if "empty_questions" in info}
     if not arms:
         return
@@ -115,3 +118,6 @@ def print_empty_arms(manifest: dict[str, Any], console: Console, err: Console | 
             err.print(f"warning: {warning}", markup=False, highlight=False)
         if info.get("warning"):  # a fact the arm states about itself on this corpus
             err.print(f"warning: arm {name}: {info['warning']}", markup=False, highlight=False)
+        short = short_warning(name, info)  # lists that hold fewer pages than a metric counts
+        if short:
+            err.print(f"warning: {short}", markup=False, highlight=False)

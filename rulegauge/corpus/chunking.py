@@ -20,6 +20,21 @@ Methods (:data:`CHUNKERS`, chosen by ``ChunkingOptions.method``)
     preference, at a paragraph break, a sentence end, a line break or a space
     (a hard cut only inside a single over-long word).
 
+Titles (``ChunkingOptions.title``)
+----------------------------------
+``first`` (default)
+    A title is searched where the text has it: a collection record's title opens its
+    page (:mod:`rulegauge.corpus.collection`), so it is in that document's first chunk
+    only; a PDF's or text file's title is in its text, if anywhere.
+``every``
+    Each chunk's ``context`` (what the arms search before its text,
+    :attr:`rulegauge.corpus.records.Chunk.search_text`) is the title of its document: a
+    collection page's own title (``Page.title``), else the gold set's document title; a
+    chunk whose text already begins with that title gets none (the first chunk of a
+    collection record). The chunk's ``text`` and span are unchanged, so the chunk still
+    quotes its page exactly. This is the passage protocol of published runs that
+    prepend the title to every passage of a document.
+
 Heading paths
 -------------
 Per document, from the loader's ``Page.outline_headings`` (PDF outline,
@@ -66,9 +81,12 @@ class ChunkingOptions:
     overlap_chars: int = 150
     min_chars: int = 80
     detect: bool = True
+    title: str = "first"
 
     def __post_init__(self) -> None:
         problems = []
+        if self.title not in TITLES:
+            problems.append(f"unknown title handling {self.title!r}; choose one of: {', '.join(TITLES)}")
         if self.method not in CHUNKERS:
             problems.append(f"unknown chunking method {self.method!r}; choose one of: "
                             f"{', '.join(CHUNKERS.names())}")
@@ -82,7 +100,16 @@ class ChunkingOptions:
             raise ConfigError("invalid chunking options: " + "; ".join(problems))
 
     def describe(self) -> dict[str, object]:
-        return asdict(self)
+        """The options as recorded; ``title`` only when not the default (so corpora
+        chunked as before keep their content hash)."""
+        out = asdict(self)
+        if self.title == "first":
+            del out["title"]
+        return out
+
+
+TITLES = ("first", "every")
+"""Title handling choices (module docstring, "Titles")."""
 
 
 Chunker = Callable[[str, Sequence[Boundary], ChunkingOptions], list[Span]]
@@ -213,10 +240,12 @@ def chunk_pages(document: Document, pages: Sequence[Page],
     _, bounds = page_boundaries(pages, detect=opt.detect)
     out: list[Chunk] = []
     for page, page_bounds in zip(pages, bounds, strict=True):
+        title = (page.title or document.title).strip() if opt.title == "every" else ""
         for i, (s, e) in enumerate(chunker(page.text, page_bounds, opt)):
+            text = page.text[s:e]
             out.append(Chunk(chunk_key(document.doc_id, page.page, i), document.doc_id,
-                             page.page, dominant_path(page_bounds, s, e), page.text[s:e],
-                             s, e, page.label))
+                             page.page, dominant_path(page_bounds, s, e), text,
+                             s, e, page.label, "" if text.startswith(title) else title))
     return out
 
 

@@ -8,7 +8,9 @@ physical page *i*, its label is the ``_id`` and its text is the title, a blank l
 the text (the title alone, or the text alone, when the other is empty), as Anserini's
 BEIR "flat" indexes contents = title + text. So a collection of any size is a few
 files, not one file per document, and a page of a run is a document of the collection.
-A page has no heading (a title is never inherited by the next document).
+A page has no heading (a title is never inherited by the next document); its title is
+the page's own (``Page.title``, normalised; None when empty), which chunking
+``title = "every"`` prepends to each of its chunks (:mod:`rulegauge.corpus.chunking`).
 
 Problems (invalid JSON, a missing or non-string ``_id``/``text``, a repeated ``_id``,
 more than :data:`rulegauge.corpus.formats.MAX_PAGES` records) raise one
@@ -96,7 +98,7 @@ class CollectionLoader:
     def load(self, path: Path) -> Loaded:
         docs = self._docs(path)
         return Loaded(tuple(normalise(d.page_text()) for d in docs), tuple(d.doc_id for d in docs),
-                      tuple(() for _ in docs))
+                      tuple(() for _ in docs), page_titles=tuple(normalise(d.title) or None for d in docs))
 
     def count_pages(self, path: Path) -> int:
         return len(self._docs(path))

@@ -39,6 +39,8 @@ class Loaded:
     labels: tuple[str | None, ...]
     headings: tuple[Headings, ...]
     title: str | None = None
+    page_titles: tuple[str | None, ...] = ()
+    """Each page's own title where a page is a document of a collection; () for none."""
 
 
 class Loader(Protocol):

@@ -237,9 +237,10 @@ def load_document(spec: DocumentSpec, pages: Any = None) -> tuple[Document, list
         pages_done(len(loaded.texts))
     doc = Document(spec.doc_id, spec.kind, spec.game, spec.edition, spec.language,
                    spec.title or loaded.title or path.stem, spec.path, sha)
-    pages = [Page(spec.doc_id, i, text, label, headings)
-             for i, (text, label, headings) in
-             enumerate(zip(loaded.texts, loaded.labels, loaded.headings, strict=True), start=1)]
+    titles = loaded.page_titles or (None,) * len(loaded.texts)
+    pages = [Page(spec.doc_id, i, text, label, headings, title)
+             for i, (text, label, headings, title) in
+             enumerate(zip(loaded.texts, loaded.labels, loaded.headings, titles, strict=True), start=1)]
     return doc, pages
 
 

@@ -1,14 +1,15 @@
 """On-disk cache of loaded page texts, so a repeated run does not re-extract its PDFs.
 
 A loader's output (:class:`rulegauge.corpus.formats.Loaded`: page texts, labels,
-heading paths, title) is stored as one JSON file
+heading paths, title, page titles) is stored as one JSON file
 ``<cache>/pages/<key>.json``. The key is the SHA-256 of:
 
 * the source file's SHA-256 (its bytes, not its path or modification time),
 * the loader name and the document's loader options (sorted),
 * :data:`PAGE_CACHE_VERSION` and the *loader version*: a SHA-256 of the source code
   of the modules that turn a file into pages (``rulegauge.corpus.loaders``,
-  ``rulegauge.corpus.formats``, ``rulegauge.corpus.outline``, ``rulegauge.core.text``) and
+  ``rulegauge.corpus.formats``, ``rulegauge.corpus.outline``, ``rulegauge.corpus.collection``,
+  ``rulegauge.core.text``) and
   the pypdf version.
 
 So editing the file, choosing another format or options, changing the loader code or
@@ -38,11 +39,11 @@ from typing import Any
 from rulegauge.core.atomic import write_text
 from rulegauge.corpus.formats import Loaded
 
-PAGE_CACHE_VERSION = 1
+PAGE_CACHE_VERSION = 2
 """Bump when the entry format changes."""
 
 LOADER_MODULES = ("rulegauge.corpus.loaders", "rulegauge.corpus.formats", "rulegauge.corpus.outline",
-                  "rulegauge.core.text")
+                  "rulegauge.corpus.collection", "rulegauge.core.text")
 
 
 @functools.lru_cache(maxsize=1)
@@ -96,7 +97,8 @@ class PageCache:
         loaded = compute()
         write_text(entry, json.dumps({"version": PAGE_CACHE_VERSION, "source": str(path),
                                       "texts": loaded.texts, "labels": loaded.labels,
-                                      "headings": loaded.headings, "title": loaded.title},
+                                      "headings": loaded.headings, "title": loaded.title,
+                                      "page_titles": loaded.page_titles},
                                      ensure_ascii=False))
         self.stats.writes += 1
         return loaded
@@ -118,6 +120,7 @@ def _read(entry: Path) -> Loaded | None:
                       tuple(None if lab is None else str(lab) for lab in labels),
                       tuple(tuple(tuple(str(h) for h in path) for path in page)
                             for page in headings),
-                      None if obj["title"] is None else str(obj["title"]))
+                      None if obj["title"] is None else str(obj["title"]),
+                      tuple(None if t is None else str(t) for t in obj["page_titles"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -79,6 +79,9 @@ class Page:
     # (top, *starts): heading path in force at the top of the page, then the paths of headings
     # starting on it (PDF outline / Markdown # / JSONL "heading"); () without any
     outline_headings: tuple[tuple[str, ...], ...] = ()
+    # the page's own title when the page is a document of a collection (its record's title,
+    # already at the head of ``text``); None: the page's title is its document's
+    title: str | None = None
 
     @property
     def page_id(self) -> str:
@@ -87,7 +90,10 @@ class Page:
 
 @dataclass(frozen=True)
 class Chunk:
-    """A passage inside one page; ``char_start``/``char_end`` index ``Page.text``."""
+    """A passage inside one page; ``char_start``/``char_end`` index ``Page.text`` and
+    ``text`` is that slice. ``context`` is what the arms search before it: the title of its
+    document under chunking ``title = "every"`` (:mod:`rulegauge.corpus.chunking`), else
+    empty; :attr:`search_text` is what every arm indexes."""
 
     chunk_id: str
     doc_id: str
@@ -97,10 +103,17 @@ class Chunk:
     char_start: int
     char_end: int
     page_label: str | None = None
+    context: str = ""
 
     @property
     def page_id(self) -> str:
         return page_key(self.doc_id, self.page)
+
+    @property
+    def search_text(self) -> str:
+        """The text an arm indexes: ``context``, a blank line and ``text`` (``text`` alone
+        without context)."""
+        return f"{self.context}\n\n{self.text}" if self.context else self.text
 
     @property
     def heading(self) -> str:
@@ -128,6 +141,8 @@ class Corpus:
             h.update(json.dumps([c.chunk_id, c.char_start, c.char_end, list(c.heading_path),
                                  c.page_label], ensure_ascii=False).encode())
             h.update(c.text.encode("utf-8"))
+            if c.context:  # only then: a corpus without context keeps the hash it had
+                h.update(b"\0context\0" + c.context.encode("utf-8"))
         h.update(json.dumps(self.chunking, sort_keys=True, default=str).encode())
         return h.hexdigest()
 

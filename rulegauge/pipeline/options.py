@@ -38,6 +38,7 @@ class RunOptions:
     metrics: tuple[str, ...] | None = None  # None: the grid's `metrics = [...]`, else DEFAULT_METRICS
     cache_dir: Path | None = None
     chunking: Any = None  # rulegauge.corpus.chunking.ChunkingOptions; None = defaults
+    depth_unit: str = "chunk"  # what an arm's depth counts: chunk or page (pipeline.depth_unit)
     # (stage name, that stage's own options record), in order: the products a run adds
     # (rulegauge.pipeline.stages; answering's record is rulegauge.answering.stage.AnswerStage)
     stages: tuple[tuple[str, object], ...] = ()

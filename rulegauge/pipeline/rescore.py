@@ -8,7 +8,9 @@ new grid is fused and scored from ``arm_ranks``. Each config's arms must be arms
 the source run, searched at least as deep as the config's depth for that arm (the
 largest depth of the source configs); arm parameters cannot change (they shaped
 the stored ranks). The manifest records the source run, its path and the hashes
-of the tables taken from it; the gold-set and corpus sections are the source's.
+of the tables taken from it; the gold-set and corpus sections are the source's, and so
+is the depth unit (``depth_unit``: the stored ranks count chunks or pages,
+:mod:`rulegauge.pipeline.depth_unit`; a new grid's depths count the same unit).
 """
 
 from __future__ import annotations
@@ -113,6 +115,7 @@ class StoredRunSource:
         return {
             **base_manifest(run_id), "goldset": m.get("goldset"), "corpus": m.get("corpus"),
             "arms": m.get("arms", {}), "metrics": [s.name for s in specs],
+            "depth_unit": m.get("depth_unit", "chunk"),  # the stored ranks count it
             "config": {"path": cfg.path, "sha256": cfg.sha256, "configs": [c.config_id for c in cfg.configs]},
             "source_run": {"run_id": self.src.run_id, "path": str(self.src.path.resolve()),
                            "tables": {t: m["tables"][t]["sha256"] for t in self.copied}},

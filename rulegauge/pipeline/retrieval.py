@@ -32,7 +32,7 @@ from rulegauge.arms.contract import check_results, order_rule
 from rulegauge.core.atomic import atomic_path
 from rulegauge.core.cachedir import cache_root
 from rulegauge.core.engines import EngineInfo
-from rulegauge.core.errors import ConfigError, Problem, RulegaugeError, ValidationError
+from rulegauge.core.errors import ConfigError, Problem, ProvenanceError, RulegaugeError, ValidationError
 from rulegauge.core.names import check_name
 from rulegauge.core.redact import redact_params
 from rulegauge.corpus.chunking import ChunkingOptions, build_corpus
@@ -45,9 +45,11 @@ from rulegauge.goldset.records import GoldSet
 from rulegauge.metrics.family import Metric
 from rulegauge.metrics.gold import make_gold
 from rulegauge.pipeline.arm_frame import arm_frame
+from rulegauge.pipeline.depth_unit import DEFAULT_PLAN, DepthPlan, best_per_page, chunk_depth, page_codes, short_lists
 from rulegauge.pipeline.grid_tables import check_grid_size
 from rulegauge.pipeline.lifecycle import RankInputs, execute
 from rulegauge.pipeline.options import Progress, RunOptions, RunResult
+from rulegauge.pipeline.run_checks import metric_specs
 from rulegauge.pipeline.stages import parameter_checks
 from rulegauge.store.provenance import base_manifest, check_inputs, inputs_section
 from rulegauge.store.rundir import RunWriter
@@ -164,13 +166,17 @@ def chunks_frame(corpus: Corpus) -> pd.DataFrame:
 
 
 def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, context: ArmContext,
-             progress: Progress | None) -> tuple[pd.DataFrame, dict[str, Any]]:
+             progress: Progress | None, plan: DepthPlan = DEFAULT_PLAN) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Run every arm once over every question, resumable per arm: an arm whose ranks
     are in ``.partial/`` and whose manifest entry was written is not searched again.
+    Depth counts ``plan.unit`` (:mod:`rulegauge.pipeline.depth_unit`); each arm's entry
+    says its depth, unit, the chunks asked for and its short lists against ``plan.cutoff``.
     Returns the ranks and the manifest's ``arms`` entries of the arms searched now."""
     writer.folder(".partial")  # never through a planted link
     done = writer.read_manifest().get("arms", {})
     frames, described = [], {}
+    chunks = corpus.chunk_columns
+    codes = page_codes(chunks)
     for name in cfg.arm_names:
         out = writer.file(f".partial/arm_ranks-{check_name('arm name', name)}.parquet")
         if out.exists() and name in done:
@@ -179,23 +185,30 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, con
         params = cfg.arm_params.get(name, {})
         kind = str(params.get("kind", name))  # [arms.prod_fulltext] kind = "external"
         arm = make_arm(name, params)
+        depth = cfg.depth_for(name)
+        asked = chunk_depth(codes, depth) if plan.unit == "page" else depth
         try:
             with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
                 # the arm's name: its journal; its own stages (embedding) print as "arm NAME: ..."
                 arm.prepare(corpus, replace(context, name=name, progress=_prefixed(progress, name)))
                 # results carry the config's arm name, so one kind can serve several arms
-                results = [replace(r, arm=name) for r in arm.search(gs.questions, cfg.depth_for(name))]
+                results = [replace(r, arm=name) for r in arm.search(gs.questions, asked)]
                 if bar is not None:
                     bar(len(gs.questions))
             # where results enter the run: a broken one (rank 0, a gap, an id not in the corpus...) is
             # exit 2 naming the arm and the question, never stored (arms/contract)
-            check_results(name, results, [q.question_id for q in gs.questions], corpus.chunk_columns,
-                          cfg.depth_for(name), order_rule(arm))
+            check_results(name, results, [q.question_id for q in gs.questions], chunks,
+                          asked, order_rule(arm))
+            short = short_lists(results, chunks, codes, plan.cutoff, asked)
+            if plan.unit == "page":  # ranks count pages: each page at its best chunk
+                results = [best_per_page(r, chunks, codes, depth) for r in results]
             df = arm_frame(results, corpus)
             with atomic_path(out, within=writer.path) as tmp:
                 df.to_parquet(tmp, index=False)
             # per-arm count of empty result lists (and known reasons): the run summary reads it
-            described[name] = {"kind": kind, **redact_params(arm.describe()), **empty_counts(results)}
+            described[name] = {"kind": kind, **redact_params(arm.describe()), **empty_counts(results),
+                               "depth": depth, "depth_unit": plan.unit, "chunk_depth": asked,
+                               **({"short_lists": short} if short else {})}
         finally:
             close = getattr(arm, "close", None)  # engine arms stop their server or connection
             if callable(close):
@@ -216,13 +229,16 @@ class GoldsetSource:
     cfg: RunConfig
     cache_dir: Path
     resumable: bool = True
+    plan: DepthPlan = DEFAULT_PLAN
 
     @classmethod
     def load(cls, options: RunOptions, progress: Progress | None = None) -> GoldsetSource:
         if options.source_run is not None:
             raise ConfigError("a run --from stored arm ranks is rulegauge.pipeline.rescore.rescore(options)")
+        plan = DepthPlan(options.depth_unit)  # an unknown unit: before the corpus is built
         gs, corpus, cfg = load_inputs(options, progress)
-        return cls(gs, corpus, cfg, _cache_dir(options))
+        cutoffs = [s.cutoff for s in metric_specs(options, cfg) if s.cutoff is not None]
+        return cls(gs, corpus, cfg, _cache_dir(options), plan=replace(plan, cutoff=max(cutoffs, default=None)))
 
     def sizes(self) -> tuple[int, int]:
         return len(self.goldset.questions), len(self.corpus.chunks)
@@ -235,10 +251,14 @@ class GoldsetSource:
     def begin(self, writer: RunWriter, run_id: str, specs: list[Metric]) -> dict[str, Any]:
         inputs = inputs_section(self.goldset, self.corpus, self.cfg)
         existing = writer.read_manifest()
-        if existing:  # a resumed run: its inputs must hash the same
+        if existing:  # a resumed run: its inputs must hash the same, its arms count depth alike
             check_inputs(existing, inputs)
+            if existing.get("depth_unit", "chunk") != self.plan.unit:
+                raise ProvenanceError(f"run does not match its inputs: depth unit: run has "
+                                      f"{existing.get('depth_unit', 'chunk')}, options give {self.plan.unit}")
             return {}
-        return {**base_manifest(run_id), **inputs, "metrics": [s.name for s in specs]}
+        return {**base_manifest(run_id), **inputs, "metrics": [s.name for s in specs],
+                "depth_unit": self.plan.unit}
 
     def inputs(self, writer: RunWriter, engine: EngineInfo, progress: Progress | None) -> RankInputs:
         gs, corpus, cfg = self.goldset, self.corpus, self.cfg
@@ -253,7 +273,7 @@ class GoldsetSource:
                 writer.write_table(name, make())
         context = ArmContext(cache_dir=self.cache_dir, progress=progress, engine=engine.name,
                              run_dir=writer.path, arm_params=cfg.arm_params)
-        arm_ranks, arms = run_arms(writer, gs, corpus, cfg, context, progress)
+        arm_ranks, arms = run_arms(writer, gs, corpus, cfg, context, progress, self.plan)
         if not writer.has_table("arm_ranks"):
             writer.write_table("arm_ranks", arm_ranks)
         matrix = RankMatrix.from_arm_ranks(arm_ranks, [q.question_id for q in gs.questions],

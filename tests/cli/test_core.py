@@ -107,10 +107,12 @@ def test_run_chunking_page_scores_whole_documents_of_an_imported_collection(tmp_
     long_doc = '{"_id": "long", "title": "A long one", "text": "' + "Tide pools hold life. " * 120 + '"}\n'
     with imported.shards[0].open("a", encoding="utf-8") as fh:  # a document of several default chunks
         fh.write(long_doc)
-    base = ["run", "-g", str(imported.goldset), "-c", str(LEXICAL), "-o", str(tmp_path / "runs"), "-q"]
+    base = ["run", "-g", str(imported.goldset), "-c", str(LEXICAL), "-o", str(tmp_path / "runs")]
     for method, run_id in (("page", "whole"), (None, "chunks")):
         res = runner.invoke(app, [*base, "--run-id", run_id, *(["--chunking", method] if method else [])])
         assert res.exit_code == 0, res.output
+        # one game, only rulebooks: the boost arm of the grid says it acts as a lexical arm (issue 35 item 5)
+        assert "warning: arm boost: every chunk is in a rulebook of the corpus's one game" in res.output
     whole, chunks = (Run(tmp_path / "runs" / r) for r in ("whole", "chunks"))
     assert whole.manifest["corpus"]["chunking"]["method"] == "page"
     assert len(whole.table("chunks")) == 43 < len(chunks.table("chunks"))

@@ -286,3 +286,23 @@ def test_srd_chunks_carry_outline_paths(shared_dir: Path) -> None:
     page3 = [c.heading_path for c in built.chunks if c.page == 3]
     assert ("Races", "Racial Traits", "Age") in page3
     assert ("Races", "Dwarf", "Dwarf Traits") in page3
+
+
+def test_title_every_gives_each_chunk_its_documents_title_as_context() -> None:
+    """``title = "every"``: the searched text is the title (the page's own, else the
+    document's), a blank line and the chunk's text; a chunk that begins with the title,
+    and every chunk under the default, has no context; spans and texts are unchanged."""
+    pages = [*pages_of("Setup. " * 40, "Scoring. " * 40),
+             Page("d", 3, "Own title\n\nBody of a record. " + "More words. " * 200, None, (), "Own title")]
+    opt = ChunkingOptions(method="size", max_chars=400, overlap_chars=0)
+    plain = chunk_pages(DOC, pages, opt)
+    every = chunk_pages(DOC, pages, ChunkingOptions(method="size", max_chars=400, overlap_chars=0, title="every"))
+    assert [(c.chunk_id, c.text, c.char_start) for c in every] == [(c.chunk_id, c.text, c.char_start) for c in plain]
+    check_spans(every, pages)
+    assert all(c.context == "" and c.search_text == c.text for c in plain)
+    want = ["T" if c.page < 3 else ("" if c.text.startswith("Own title") else "Own title") for c in every]
+    assert [c.context for c in every] == want and want.count("") == 1
+    assert all(c.search_text == (f"{c.context}\n\n{c.text}" if c.context else c.text) for c in every)
+    assert "title" not in opt.describe() and ChunkingOptions(title="every").describe()["title"] == "every"
+    with pytest.raises(ConfigError, match="unknown title handling 'all'; choose one of: first, every"):
+        ChunkingOptions(title="all")

@@ -46,3 +46,14 @@ def test_bad_lines_are_all_named_with_file_and_line(tmp_path):
     assert f"{path}:3: '_id' must be a non-empty string" in msg
     assert f"{path}:4: invalid JSON" in msg
     assert f"{path}:5: 'text' must be a string" in msg and "'title' must be a string" in msg
+
+
+def test_each_page_keeps_its_records_title_through_the_page_cache(tmp_path):
+    from rulegauge.corpus.page_cache import PageCache
+
+    records = [json.loads(line) for line in TIDEPOOL.read_text(encoding="utf-8").splitlines()]
+    cache = PageCache(tmp_path)
+    for _ in range(2):  # a miss, then a hit: the same titles
+        _, pages = load_document(spec(TIDEPOOL), cache)
+        assert [p.title for p in pages] == [r["title"] for r in records]
+    assert (cache.stats.misses, cache.stats.hits) == (1, 1)
