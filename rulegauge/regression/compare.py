@@ -300,6 +300,22 @@ def _changes(pair: ConfigPair, answerer: str, metric: str, j: pd.DataFrame,
     return out
 
 
+def comparable(base: Side, candidate: Side, *, force: bool = False
+               ) -> tuple[tuple[str, ...], MigratedPair | None]:
+    """(what differs, forced; the migrated pair) of two sides; raises :class:`RulegaugeError`
+    naming the differences when the gold sets or corpora differ, no migrated gold set pairs
+    them (:func:`rulegauge.regression.pairing.migrated_pair`) and ``force`` is false."""
+    diffs = provenance_differences(base, candidate)
+    migrated = None
+    if diffs:  # different gold sets and corpora: comparable only through a migrated gold set
+        migrated, why = migrated_pair(base, candidate)
+        diffs = () if migrated is not None else diffs + why
+    if diffs and not force:
+        raise RulegaugeError("runs are not comparable (use force to compare anyway): "
+                             + "; ".join(diffs) + edition_hint(base, candidate))
+    return diffs, migrated
+
+
 def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] | None = None,
                  metrics: Sequence[str] | None = None, *, force: bool = False, seed: int = 0,
                  n_resamples: int = 10_000, confidence: float = 0.95,
@@ -316,14 +332,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     ``adjustment``/``alpha``: the multiplicity rule over the call's family
     (:mod:`rulegauge.metrics.multiplicity`); ``scope`` says in words what the family is.
     """
-    diffs = provenance_differences(base, candidate)
-    migrated = None
-    if diffs:  # different gold sets and corpora: comparable only through a migrated gold set
-        migrated, why = migrated_pair(base, candidate)
-        diffs = () if migrated is not None else diffs + why
-    if diffs and not force:
-        raise RulegaugeError("runs are not comparable (use force to compare anyway): "
-                           + "; ".join(diffs) + edition_hint(base, candidate))
+    diffs, migrated = comparable(base, candidate, force=force)
     pairs = resolve_config_pairs(base, candidate, configs)
     lb, lc = _long_metrics(base), _long_metrics(candidate)
     rel = relevant_pages(base, candidate)

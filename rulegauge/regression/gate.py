@@ -47,7 +47,7 @@ from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry
 from rulegauge.metrics.multiplicity import flagged
 from rulegauge.metrics.ranking import parse
-from rulegauge.regression.compare import Comparison, MetricComparison, compare_runs
+from rulegauge.regression.compare import Comparison, MetricComparison, comparable, compare_runs
 from rulegauge.regression.completeness import check_gateable
 from rulegauge.regression.gate_power import gate_power
 from rulegauge.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
@@ -55,7 +55,6 @@ from rulegauge.regression.pairing import (
     ConfigPair,
     against_reference,
     grid_pair,
-    migrated_pair,
     resolve_config_pairs,
 )
 from rulegauge.regression.policy import MetricPolicy, Policy
@@ -312,7 +311,7 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
     policy. Raises :class:`RulegaugeError` on bad input (exit code 2)."""
     selector = gate_pair(policy, base, candidate, config, candidate_config)
     ids = resolve_config_pairs(base, candidate, [selector])[0]
-    migrated, _ = migrated_pair(base, candidate)
+    _, migrated = comparable(base, candidate, force=force)  # refused before anything else
     held = migrated.held_out if migrated is not None else ()
     check_gateable(base, candidate, ids.base, ids.candidate, held)  # both complete, same questions
     pair = policy.answerer_pair
