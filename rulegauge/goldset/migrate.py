@@ -41,10 +41,8 @@ records of it, and what ``compare`` and ``gate`` check a baseline against
 from __future__ import annotations
 
 import os
-import re
-import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -53,53 +51,26 @@ import yaml
 
 from rulegauge.core import atomic
 from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
-from rulegauge.core.text import Tokenizer, tokenize
-from rulegauge.corpus import loaders
+from rulegauge.core.text import Tokenizer
 from rulegauge.corpus.records import DocumentSpec, page_key, split_page_key
 from rulegauge.goldset import align as al
-from rulegauge.goldset.judgments import read_judgments
 from rulegauge.goldset.parse import load_goldset
-from rulegauge.goldset.records import GoldSet, Question
+from rulegauge.goldset.records import GoldSet
+from rulegauge.goldset.relabel import (
+    DEFAULT_MIN_CONFIDENCE,
+    MIN_TERMS,
+    STOPWORDS,
+    DocumentMigration,
+    LabelMove,
+    Locator,
+    apply_review,
+    move_label,
+    quotes,
+    read_review,
+    texts,
+)
 
 MIGRATED_BY = "rulegauge goldset migrate"
-MIN_TERMS = 2
-DEFAULT_MIN_CONFIDENCE = al.WHOLE
-REVIEW_GRADE = 2
-_STOP = frozenset(("the", "and", "of", "to", "is", "in", "you", "your", "a", "an", "are", "that",
-                   "with", "for", "on", "each", "it", "do", "does", "i", "my", "can", "what",
-                   "how", "when", "who", "which", "there", "be", "or", "if", "at", "by", "as",
-                   "this", "from", "may", "get", "me", "we", "us"))
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)")
-
-
-@dataclass(frozen=True)
-class LabelMove:
-    """Where one label of one question went: ``new`` when carried, ``flag`` when not."""
-
-    question_id: str
-    old: str
-    new: tuple[str, ...]
-    confidence: Fraction | None
-    how: str
-    flag: str = ""
-    candidates: tuple[str, ...] = ()
-    anchor: str = ""
-
-    @property
-    def carried(self) -> bool:
-        return not self.flag
-
-
-@dataclass(frozen=True)
-class DocumentMigration:
-    doc_id: str
-    old_path: str
-    new_path: str
-    old_sha256: str
-    new_sha256: str
-    old_texts: tuple[str, ...] = field(repr=False)
-    new_texts: tuple[str, ...] = field(repr=False)
-    alignment: al.Alignment = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -135,145 +106,6 @@ def parse_documents(values: Sequence[str]) -> dict[str, Path]:
     return out
 
 
-def _page_text(text: str, headings: tuple[tuple[str, ...], ...]) -> str:
-    """A page as aligned: its outline headings, then its text."""
-    heads = [h for path in headings for h in path]
-    return "\n".join([*dict.fromkeys(heads), text])
-
-
-def _texts(spec: DocumentSpec) -> tuple[tuple[str, ...], str]:
-    doc, pages = loaders.load_document(spec)
-    return tuple(_page_text(p.text, p.outline_headings) for p in pages), doc.source_sha256 or ""
-
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for line in text.splitlines() for s in _SENTENCE.split(line) if s.strip()]
-
-
-class _Locator:
-    """Shingle sets of the new edition's pages, per shingle size (short sentences)."""
-
-    def __init__(self, texts: Sequence[str]) -> None:
-        self.texts = texts
-        self.cache: dict[int, list[al.Shingles]] = {}
-
-    def share(self, sentence: str, page: int) -> Fraction:
-        toks = tokenize(sentence)
-        size = min(al.SHINGLE, len(toks)) or 1
-        if size not in self.cache:
-            self.cache[size] = [al.shingles(t, size) for t in self.texts]
-        return al.share(al.shingles(sentence, size), self.cache[size][page - 1])
-
-
-def _anchors(q: Question, old_text: str, quotes: Mapping[tuple[str, str], str], label: str,
-             stem: Tokenizer) -> tuple[list[str], list[str]]:
-    """(the answering sentences, the runners-up within one term) of ``q`` on its old page."""
-    quote = quotes.get((q.question_id, label))
-    if quote:
-        return [quote], []
-    terms = set(stem(" ".join([q.question, *(p for f in q.facts for p in f)])))
-    scored = [(len(set(stem(s)) & terms), s) for s in _sentences(old_text)]
-    top = max((n for n, _ in scored), default=0)
-    if top < MIN_TERMS:
-        return [], []
-    return [s for n, s in scored if n == top], [s for n, s in scored if n == top - 1]
-
-
-def _locate(sentence: str, parts: Sequence[int], where: _Locator) -> list[tuple[int, Fraction]]:
-    """The parts holding ``sentence`` whole (share >= WHOLE), best first."""
-    found = [(j, where.share(sentence, j)) for j in parts]
-    return sorted([(j, c) for j, c in found if c >= al.WHOLE], key=lambda x: (-x[1], x[0]))
-
-
-def _move_label(q: Question, label: str, dm: DocumentMigration, quotes: Mapping[tuple[str, str], str],
-                stem: Tokenizer, where: _Locator, min_conf: Fraction) -> LabelMove:
-    doc, page = split_page_key(label)
-    pa = dm.alignment.of(page)
-    keys = [page_key(doc, j) for j, _ in pa.parts]
-    best, tied = _anchors(q, dm.old_texts[page - 1], quotes, label, stem)
-    anchor = " | ".join(best)
-
-    def flag(why: str, cands: Sequence[str] = keys) -> LabelMove:
-        return LabelMove(q.question_id, label, (), None, pa.kind, why, tuple(cands), anchor)
-
-    if pa.kind in ("duplicated", "removed"):
-        return flag(f"page {pa.kind} in the new edition" + ("" if pa.kind == "removed" else
-                    f" (pages {', '.join(map(str, pa.whole))} each hold it)"))
-    if pa.kind in ("kept", "moved"):
-        target, conf = pa.whole[0], dict(pa.parts)[pa.whole[0]]
-        changed = [s for s in best if where.share(s, target) < al.WHOLE]
-        if changed:
-            return flag("its answering sentence changed in the new edition: "
-                        f"{changed[0][:120]!r}", [page_key(doc, target)])
-        how = pa.kind
-    else:
-        if not best:
-            return flag(f"page {pa.kind} across pages {', '.join(map(str, (j for j, _ in pa.parts)))} "
-                        "and no answering sentence tells which part holds the answer")
-        parts = [j for j, _ in pa.parts]
-        homes = {s: _locate(s, parts, where) for s in best}
-        lost = [s for s, h in homes.items() if not h]
-        if lost:
-            return flag(f"its answering sentence is on no page of the new edition whole "
-                        f"(changed, or broken across pages): {lost[0][:120]!r}")
-        pages = {h[0][0] for h in homes.values()} | {h[0][0] for s in tied
-                                                      if (h := _locate(s, parts, where))}
-        if len(pages) > 1:
-            return flag("the sentences that best answer it lie on different pages "
-                        f"({', '.join(map(str, sorted(pages)))})")
-        target = pages.pop()
-        conf = min(dict(h)[target] for h in homes.values())
-        how = f"{pa.kind}: answering sentence"
-    if conf < min_conf:
-        return flag(f"confidence {float(conf):.3f} below {float(min_conf):.3f}", [page_key(doc, target)])
-    return LabelMove(q.question_id, label, (page_key(doc, target),), conf, how, "", (), anchor)
-
-
-def _quotes(goldset: GoldSet) -> dict[tuple[str, str], str]:
-    """(question, page) -> the answering sentence the gold set records (goldset accept)."""
-    prov = goldset.extra.get("provenance")
-    qs = prov.get("questions") if isinstance(prov, dict) else None
-    out = {}
-    for qid, rec in (qs or {}).items() if isinstance(qs, dict) else ():
-        if isinstance(rec, dict) and isinstance(rec.get("answer"), str) and isinstance(rec.get("page"), str):
-            out[(str(qid), rec["page"])] = rec["answer"]
-    return out
-
-
-def _review(path: Path, goldset: GoldSet) -> dict[tuple[str, str], tuple[int, str]]:
-    """(question, page) -> (grade, judges) of a review of the flagged labels' candidates:
-    people's grades when any, else the models'; lower median of several."""
-    found = read_judgments(path)
-    bad = [Problem(str(path), f"question {j.question_id}: judged against another gold set "
-                   f"({j.goldset_sha256[:12]}) than {goldset.name} ({goldset.sha256[:12]})")
-           for j in found if j.goldset_sha256 and j.goldset_sha256 != goldset.sha256]
-    if bad:
-        raise ValidationError(bad[:20], f"{path}: a review of another gold set's migration")
-    by: dict[tuple[str, str], list[Any]] = {}
-    for j in found:
-        by.setdefault((j.question_id, j.page), []).append(j.judgment)
-    out = {}
-    for key, js in by.items():
-        human = [j for j in js if j.judge_kind == "human"]
-        use = human or js
-        out[key] = (int(statistics.median_low([j.grade for j in use])),
-                    ", ".join(sorted({j.judge_id for j in use})))
-    return out
-
-
-def _apply_review(m: LabelMove, review: Mapping[tuple[str, str], tuple[int, str]]) -> LabelMove:
-    seen = [(c, review[(m.question_id, c)]) for c in m.candidates if (m.question_id, c) in review]
-    if not seen:
-        return m
-    good = tuple(c for c, (g, _) in seen if g >= REVIEW_GRADE)
-    who = ", ".join(sorted({w for _, (_, w) in seen}))
-    if not good:
-        return LabelMove(m.question_id, m.old, (), None, m.how, f"reviewed by {who}: no candidate "
-                         f"page graded {REVIEW_GRADE} or more ({m.flag})", m.candidates, m.anchor)
-    return LabelMove(m.question_id, m.old, good, None, f"reviewed by {who}", "", m.candidates,
-                     m.anchor)
-
-
 def _ref_data(ref: Any, new: str) -> Any:
     return {**ref, "ref": new} if isinstance(ref, dict) else new
 
@@ -304,9 +136,23 @@ def _f(x: Fraction | None) -> float | None:
     return None if x is None else round(float(x), 3)
 
 
-def _provenance(gold: Path, out: Path, goldset: GoldSet, docs: Sequence[DocumentMigration],
-                labels: Sequence[LabelMove], held: Sequence[tuple[str, str]], min_conf: Fraction,
-                review: Path | None, raw: Mapping[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Written:
+    """What the provenance of a migration says: its inputs and its outcome."""
+
+    gold: Path
+    out: Path
+    goldset: GoldSet
+    docs: Sequence[DocumentMigration]
+    labels: Sequence[LabelMove]
+    held: Sequence[tuple[str, str]]
+    min_conf: Fraction
+    review: Path | None
+
+
+def _provenance(w: _Written, raw: Mapping[str, Any]) -> dict[str, Any]:
+    gold, out, goldset, docs, labels, held, min_conf, review = (
+        w.gold, w.out, w.goldset, w.docs, w.labels, w.held, w.min_conf, w.review)
     def rel(p: Path | str) -> str:
         return os.path.relpath(Path(p).resolve(), out.parent.resolve())
 
@@ -362,19 +208,19 @@ def migrate(gold: Path | str, documents: Mapping[str, Path], out: Path | str, *,
     docs: dict[str, DocumentMigration] = {}
     for d, new_path in documents.items():
         spec = specs[d]
-        old_texts, old_sha = _texts(spec)
+        old_texts, old_sha = texts(spec)
         new_spec = DocumentSpec(d, str(new_path.resolve()), spec.kind, spec.game, spec.edition,
                                 spec.language, spec.title, spec.options)
-        new_texts, new_sha = _texts(new_spec)
+        new_texts, new_sha = texts(new_spec)
         if old_sha == new_sha:
             raise ValidationError([Problem("--document", f"{d}: {new_path} is the same file as "
                                            "the gold set's (same SHA-256): nothing to migrate")])
         docs[d] = DocumentMigration(d, spec.path, str(new_path), old_sha, new_sha, old_texts,
                                     new_texts, al.align(old_texts, new_texts))
-    quotes = _quotes(goldset)
-    stems = {d: Tokenizer(stem_language=specs[d].language, min_len=2, stopwords=_STOP) for d in docs}
-    where = {d: _Locator(dm.new_texts) for d, dm in docs.items()}
-    read_review = _review(review, goldset) if review is not None else {}
+    quoted = quotes(goldset)
+    stems = {d: Tokenizer(stem_language=specs[d].language, min_len=2, stopwords=STOPWORDS) for d in docs}
+    where = {d: Locator(dm.new_texts) for d, dm in docs.items()}
+    reviewed = read_review(review, goldset) if review is not None else {}
     moves: dict[tuple[str, str], LabelMove] = {}
     for q in goldset.questions:
         for ref in dict.fromkeys(str(r) for req in q.requirements for r in req):
@@ -382,9 +228,9 @@ def migrate(gold: Path | str, documents: Mapping[str, Path], out: Path | str, *,
             if doc not in docs:
                 m = LabelMove(q.question_id, ref, (ref,), Fraction(1), "document unchanged")
             else:
-                m = _move_label(q, ref, docs[doc], quotes, stems[doc], where[doc], min_confidence)
-                if m.flag and read_review:
-                    m = _apply_review(m, read_review)
+                m = move_label(q, ref, docs[doc], quoted, stems[doc], where[doc], min_confidence)
+                if m.flag and reviewed:
+                    m = apply_review(m, reviewed)
             moves[(q.question_id, ref)] = m
     raw = yaml.safe_load(gold.read_text(encoding="utf-8-sig"))  # validated above: safe to load
     for d in raw["documents"]:
@@ -428,8 +274,8 @@ def migrate(gold: Path | str, documents: Mapping[str, Path], out: Path | str, *,
                              + (" ..." if len(held) > 5 else "") + ")")
     raw["questions"] = kept_questions
     labels = list(moves.values())
-    raw["provenance"] = _provenance(gold, out, goldset, list(docs.values()), labels, held,
-                                    min_confidence, review, raw)
+    raw["provenance"] = _provenance(_Written(gold, out, goldset, list(docs.values()), labels, held,
+                                             min_confidence, review), raw)
     if dropped_judged:
         raw["provenance"]["judged_dropped"] = dropped_judged
     text = yaml.safe_dump(raw, allow_unicode=True, sort_keys=False, width=100)
@@ -442,9 +288,9 @@ def migrate(gold: Path | str, documents: Mapping[str, Path], out: Path | str, *,
     except ValidationError:
         out.unlink(missing_ok=True)
         raise
-    reviewed = sum(1 for m in labels if m.how.startswith("reviewed by") and m.carried)
+    by_review = sum(1 for m in labels if m.how.startswith("reviewed by") and m.carried)
     return Migration(out, goldset, tuple(docs.values()), tuple(labels), tuple(held),
-                     len(kept_questions), reviewed)
+                     len(kept_questions), by_review)
 
 
 def migration_summary(goldset: Any) -> dict[str, Any] | None:
