@@ -302,14 +302,15 @@ def migration_summary(goldset: Any) -> dict[str, Any] | None:
     if not isinstance(prov, dict) or prov.get("migrated_by") != MIGRATED_BY:
         return None
     src, method = prov.get("source") or {}, prov.get("method") or {}
+    held = {str(h.get("question")) for h in prov.get("held_out") or [] if isinstance(h, dict)}
     return {"source": src.get("goldset"), "source_sha256": src.get("sha256"),
             "method": method.get("name"), "method_version": method.get("version"),
             "documents": {str(d.get("id")): {"old_sha256": (d.get("old") or {}).get("sha256"),
                                              "new_sha256": (d.get("new") or {}).get("sha256")}
                           for d in prov.get("documents") or [] if isinstance(d, dict)},
-            "held_out": sorted(str(h.get("question")) for h in prov.get("held_out") or []
-                               if isinstance(h, dict)),
+            "held_out": sorted(held),
             # question + old page -> new page, where a label was carried to another page
             "labels": {f"{x.get('question')} {x.get('old')}": " ".join(x.get("new") or [])
                        for x in prov.get("labels") or [] if isinstance(x, dict)
+                       and str(x.get("question")) not in held
                        and not x.get("flag") and list(x.get("new") or []) != [x.get("old")]}}

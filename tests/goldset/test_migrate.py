@@ -81,6 +81,7 @@ def test_the_new_version_and_its_provenance(migrated):
     assert summary["documents"] == {"bw-rules": {"old_sha256": file_sha256(OLD), "new_sha256": file_sha256(NEW)}}
     assert summary["held_out"] == sorted(held)
     assert summary["labels"]["bw-32 bw-rules#10"] == "bw-rules#5"
+    assert "bw-10 bw-rules#6" not in summary["labels"]  # its question is held out
     assert migration_summary(migrated.source) is None
 
 

@@ -14,7 +14,8 @@ from rulegauge.goldset.parse import load_goldset
 from tests.helpers.common import SHARED
 
 GOLD = SHARED / "goldsets" / "secret-hitler.yaml"
-pytestmark = [pytest.mark.shared,
+# slow: the PDF's text is extracted twice (here and by migrate), about 4 s each on a loaded machine
+pytestmark = [pytest.mark.shared, pytest.mark.slow,
               pytest.mark.skipif(not GOLD.is_file(), reason=f"{GOLD} is absent (this test reads ../shared)")]
 
 INSERTED = ("A NOTE ON THIS PRINTING\nThe pages of this copy were set again for a test of the "
