@@ -159,6 +159,65 @@ def merge_cmd(
         print_note(f"listed page judged not relevant (check the gold set): {line}")
 
 
+@goldset_app.command("migrate")
+def migrate_cmd(
+    gold: Annotated[Path, typer.Argument(help="Gold set YAML of the old edition.")],
+    document: Annotated[list[str], typer.Option(
+        "--document", "-d", help="ID=NEW_FILE: the new edition of document ID (repeat).")],
+    out: Out,
+    min_confidence: Annotated[float, typer.Option(
+        "--min-confidence", min=0.0, max=1.0, help="Carry a label only at this containment or more.")] = 0.8,
+    review: Annotated[Path | None, typer.Option(
+        "--review", help="Judgments of the review file (rulegauge judge OUT.review.jsonl): "
+                         "carries the flagged labels reviewers placed.")] = None,
+    allow_outside: Annotated[bool, typer.Option(
+        "--allow-outside", help="Accept GOLD's documents outside its folder.")] = False,
+) -> None:
+    """Carry a gold set to a new edition of its documents: pages aligned by content (word
+    shingles), each label mapped to the new page holding it with a confidence, with
+    provenance. Unmatched or ambiguous labels are listed, never guessed: their questions
+    are held out and their candidates written to OUT.review.jsonl (rulegauge judge serves
+    it). Exit 0 all carried, 1 written with labels flagged, 2 bad input.
+
+    Example: rulegauge goldset migrate goldsets/sample.yaml --document bw-rules=goldsets/sample/brackwater-rulebook-en2.txt -o sample-en2.yaml
+    """
+    # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from fractions import Fraction
+
+    from rulegauge.cli.errors import plain_console, print_note
+    from rulegauge.goldset.migrate import migrate, parse_documents
+    from rulegauge.judging.migration_review import review_pool
+    from rulegauge.judging.poolfile import write_pool
+
+    side = out.with_name(out.stem + ".review.jsonl")
+    with bad_input_exits_2():
+        docs = parse_documents(document)
+        check_output(out, (gold, *docs.values(), review))
+        check_output(side, (gold, *docs.values(), review, out))
+        m = migrate(gold, docs, out, allow_outside=allow_outside, review=review,
+                    min_confidence=Fraction(str(min_confidence)).limit_denominator(1000))
+        if m.flagged:
+            write_pool(review_pool(m), side)
+        else:
+            side.unlink(missing_ok=True)  # a review file of an earlier migration is stale
+    c = plain_console(soft_wrap=True)
+    moved = [x for x in m.labels if x.how != "document unchanged"]
+    kinds = ", ".join(f"{d.doc_id}: {d.alignment.old_pages} -> {d.alignment.new_pages} pages, "
+                      f"inserted {list(d.alignment.inserted) or 'none'}" for d in m.documents)
+    c.print(f"wrote {m.path}: {m.carried} of {len(m.source.questions)} questions carried ({kinds}); "
+            f"labels on the new edition: {len(moved) - len(m.flagged)} carried"
+            + (f" ({m.reviewed} by review)" if m.reviewed else "")
+            + f", {len(m.flagged)} flagged")
+    for x in m.flagged:
+        c.print(f"flagged {x.question_id} {x.old}: {x.flag}"
+                + (f" (candidates: {', '.join(x.candidates)})" if x.candidates else ""))
+    if m.flagged:
+        print_note(f"{len(m.held_out)} question(s) held out of {m.path.name}; review their candidates "
+                   f"with: rulegauge judge {side}, then rerun with --review "
+                   f"{side.with_name(side.stem + '.judgments.jsonl')}")
+        raise typer.Exit(1)
+
+
 def _by_language(values: list[str], option: str) -> dict[str, Path]:
     """Parse repeated ``LANG=PATH`` options; malformed ones raise (exit 2)."""
     out: dict[str, Path] = {}

@@ -24,4 +24,5 @@ Modules:
 * ``review``     reviewing proposals: accept / edit / reject, decisions appended as made
 * ``review_page`` the review page (HTML; keys a e r s)
 * ``accept``     ``rulegauge goldset accept``: accepted proposals -> a gold set with provenance
+* ``migration_review`` the review file of ``goldset migrate``: flagged labels as a pool
 """

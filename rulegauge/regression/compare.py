@@ -28,7 +28,10 @@ Per question: the changes named by :data:`CHANGE_RULES` (lost hit@k, first
 relevant page moved down, citation lost, fence failed) with the question's
 relevant pages and each arm's rank of them before and after (from the ``fused``
 table; a side without one shows no ranks). Runs over different gold sets or
-corpora are refused, naming what differs, unless ``force=True``.
+corpora are refused, naming what differs, unless ``force=True``, or unless the
+candidate's gold set was migrated from the base's to a new edition of its documents
+(:func:`rulegauge.regression.pairing.migrated_pair`; ``Comparison.migrated`` says so and
+every report prints it): the questions the migration held out are left out.
 """
 
 from __future__ import annotations
@@ -57,7 +60,10 @@ from rulegauge.regression.evidence import PageMove, SideEvidence, evidence_notes
 from rulegauge.regression.pairing import (
     ConfigPair,
     ConfigSelector,
+    MigratedPair,
     SideSummary,
+    edition_hint,
+    migrated_pair,
     provenance_differences,
     resolve_config_pairs,
     summarise_side,
@@ -163,6 +169,7 @@ class Comparison:
     notes: tuple[str, ...] = ()  # what the "why" cannot show (fused rows not stored, or cut)
     stability: tuple[Stability, ...] = ()  # per metric: the best candidate config's stability
     unpaired: tuple[str, ...] = ()  # metrics not on both sides, not compared: "recall@5 (base only)"
+    migrated: MigratedPair | None = None  # old edition vs new, through the candidate's migrated gold set
 
     def unpaired_note(self) -> str:
         """What the comparison could not compare: metrics not on both sides (runs scored
@@ -293,6 +300,22 @@ def _changes(pair: ConfigPair, answerer: str, metric: str, j: pd.DataFrame,
     return out
 
 
+def comparable(base: Side, candidate: Side, *, force: bool = False
+               ) -> tuple[tuple[str, ...], MigratedPair | None]:
+    """(what differs, forced; the migrated pair) of two sides; raises :class:`RulegaugeError`
+    naming the differences when the gold sets or corpora differ, no migrated gold set pairs
+    them (:func:`rulegauge.regression.pairing.migrated_pair`) and ``force`` is false."""
+    diffs = provenance_differences(base, candidate)
+    migrated = None
+    if diffs:  # different gold sets and corpora: comparable only through a migrated gold set
+        migrated, why = migrated_pair(base, candidate)
+        diffs = () if migrated is not None else diffs + why
+    if diffs and not force:
+        raise RulegaugeError("runs are not comparable (use force to compare anyway): "
+                             + "; ".join(diffs) + edition_hint(base, candidate))
+    return diffs, migrated
+
+
 def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] | None = None,
                  metrics: Sequence[str] | None = None, *, force: bool = False, seed: int = 0,
                  n_resamples: int = 10_000, confidence: float = 0.95,
@@ -309,10 +332,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     ``adjustment``/``alpha``: the multiplicity rule over the call's family
     (:mod:`rulegauge.metrics.multiplicity`); ``scope`` says in words what the family is.
     """
-    diffs = provenance_differences(base, candidate)
-    if diffs and not force:
-        raise RulegaugeError("runs are not comparable (use force to compare anyway): "
-                           + "; ".join(diffs))
+    diffs, migrated = comparable(base, candidate, force=force)
     pairs = resolve_config_pairs(base, candidate, configs)
     lb, lc = _long_metrics(base), _long_metrics(candidate)
     rel = relevant_pages(base, candidate)
@@ -329,7 +349,8 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
         def moves(qid: str, p: ConfigPair = pair,
                   cache: dict[str, tuple[PageMove, ...]] = cache) -> tuple[PageMove, ...]:
             if qid not in cache:
-                cache[qid] = page_moves(qid, rel.get(qid, ()), ev_b, p.base, ev_c, p.candidate)
+                cache[qid] = page_moves(qid, rel.get(qid, ()), ev_b, p.base, ev_c, p.candidate,
+                                        migrated.renamed(qid) if migrated else None)
             return cache[qid]
 
         gb = lb[lb["config_id"] == pair.base]
@@ -374,4 +395,4 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
                       tuple(changes), diffs, bool(diffs), seed, n_resamples, confidence,
                       tuple(sorted(skipped)), family,
                       tuple(n for ev in (ev_b, ev_c) for n in evidence_notes(ev)) if changes else (),
-                      unpaired=tuple(sorted(unpaired)))
+                      unpaired=tuple(sorted(unpaired)), migrated=migrated)

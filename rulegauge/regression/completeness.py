@@ -11,7 +11,8 @@ raises :class:`~rulegauge.core.errors.RulegaugeError` (exit 2, never 0 or 1) whe
   its own ``questions`` table.
 
 Questions only the candidate has are allowed (a gold set grew) and counted in the
-message of the caller's choosing via :func:`extra_questions`.
+message of the caller's choosing via :func:`extra_questions`; so are the questions of the
+base a migrated gold set held out (``held_out``: flagged labels, never guessed).
 """
 
 from __future__ import annotations
@@ -47,14 +48,16 @@ def _status_problem(side: Side, which: str) -> str | None:
     return None
 
 
-def check_gateable(base: Side, candidate: Side, base_config: str, candidate_config: str) -> None:
-    """Raise when the two sides cannot be gated (module docstring)."""
+def check_gateable(base: Side, candidate: Side, base_config: str, candidate_config: str,
+                   held_out: tuple[str, ...] = ()) -> None:
+    """Raise when the two sides cannot be gated (module docstring); ``held_out``: the
+    questions a migrated gold set left out (the candidate may lack exactly those)."""
     problems = [p for p in (_status_problem(base, "base"),
                             _status_problem(candidate, "candidate")) if p]
     if problems:
         raise RulegaugeError("; ".join(problems))
     have_b, have_c = _questions(base, base_config), _questions(candidate, candidate_config)
-    missing = sorted(have_b - have_c)
+    missing = sorted(have_b - have_c - set(held_out))
     if missing:
         problems.append(f"the candidate {candidate.run_id} ({candidate_config}) lacks "
                         f"{len(missing)} of the base's {len(have_b)} questions: {_named(missing)}")

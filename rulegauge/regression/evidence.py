@@ -9,7 +9,7 @@ show (configs without stored fused rows, lists cut to a depth).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,19 +116,24 @@ def evidence_notes(ev: SideEvidence) -> list[str]:
 
 
 def page_moves(question_id: str, pages: Sequence[str], base: SideEvidence, base_config: str,
-               candidate: SideEvidence, candidate_config: str) -> tuple[PageMove, ...]:
+               candidate: SideEvidence, candidate_config: str,
+               renamed: Mapping[str, str] | None = None) -> tuple[PageMove, ...]:
     """Every listed page's move, best-ranked first (by the better of before/after; never
     retrieved last), ties by page id. Arms shown: those that ranked any chunk of the
-    question on either side (a baseline keeps relevant rows only, so there: any relevant page)."""
+    question on either side (a baseline keeps relevant rows only, so there: any relevant page).
+    ``renamed``: the base's page id -> the candidate's, where a migrated gold set carried
+    the label to another page (shown ``old -> new``)."""
     rb, vb = base.ranks(question_id, base_config)
     rc, vc = candidate.ranks(question_id, candidate_config)
     voting = vb | vc
     arm_names = [a for a in dict.fromkeys(base.arms + candidate.arms) if a in voting]
     moves = []
     for pid in pages:
-        b, c = rb.get(pid), rc.get(pid)
+        new = (renamed or {}).get(pid, pid)
+        b, c = rb.get(pid), rc.get(new)
         arms = tuple(ArmRank(a, b[1].get(a) if b else None, c[1].get(a) if c else None)
                      for a in arm_names)
-        moves.append(PageMove(pid, b[0] if b else None, c[0] if c else None, arms))
+        moves.append(PageMove(pid if new == pid else f"{pid} -> {new}", b[0] if b else None,
+                              c[0] if c else None, arms))
     best = [min([r for r in (m.before, m.after) if r is not None], default=np.nan) for m in moves]
     return tuple(moves[i] for i in order(-np.asarray(best, float), [m.page for m in moves]))

@@ -47,11 +47,16 @@ from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry
 from rulegauge.metrics.multiplicity import flagged
 from rulegauge.metrics.ranking import parse
-from rulegauge.regression.compare import Comparison, MetricComparison, compare_runs
+from rulegauge.regression.compare import Comparison, MetricComparison, comparable, compare_runs
 from rulegauge.regression.completeness import check_gateable
 from rulegauge.regression.gate_power import gate_power
 from rulegauge.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
-from rulegauge.regression.pairing import ConfigPair, against_reference, grid_pair, resolve_config_pairs
+from rulegauge.regression.pairing import (
+    ConfigPair,
+    against_reference,
+    grid_pair,
+    resolve_config_pairs,
+)
 from rulegauge.regression.policy import MetricPolicy, Policy
 from rulegauge.regression.power import MetricPower
 from rulegauge.regression.unjudged import unjudged_notes
@@ -306,7 +311,9 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
     policy. Raises :class:`RulegaugeError` on bad input (exit code 2)."""
     selector = gate_pair(policy, base, candidate, config, candidate_config)
     ids = resolve_config_pairs(base, candidate, [selector])[0]
-    check_gateable(base, candidate, ids.base, ids.candidate)  # both complete, same questions
+    _, migrated = comparable(base, candidate, force=force)  # refused before anything else
+    held = migrated.held_out if migrated is not None else ()
+    check_gateable(base, candidate, ids.base, ids.candidate, held)  # both complete, same questions
     pair = policy.answerer_pair
     if pair is None and policy.answerer and _has_answer_metric(policy):
         pair = (policy.answerer, policy.answerer)
@@ -357,7 +364,10 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
                       + unjudged_notes(*sides, result.pair, failed)
                       + llm_notes(sides[1].manifest, policy.min_llm_kappa)
                       + ((f"policy metric(s) {comparison.unpaired_note()}; their checks were not made",)
-                         if comparison.unpaired else ()), powers)
+                         if comparison.unpaired else ())
+                      + ((f"old edition against new {comparison.migrated.describe()}: "
+                          + (", ".join(comparison.migrated.held_out) or "none") + " left out",)
+                         if comparison.migrated else ()), powers)
 
 
 def llm_checks(policy: Policy, candidate: Side) -> tuple[Check, ...]:

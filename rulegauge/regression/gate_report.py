@@ -22,6 +22,7 @@ from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
+from rich.text import Text
 
 from rulegauge.core.registry import Registry
 from rulegauge.regression.compare import Comparison, MetricComparison, QuestionChange
@@ -127,6 +128,8 @@ def _md_header(c: Comparison) -> list[str]:
     out = [f"base: `{c.base.label}` · candidate: `{c.candidate.label}`"]
     if c.differences:
         out.append("**forced comparison**: " + _md("; ".join(c.differences)))
+    if c.migrated:
+        out.append("**old edition against new**, " + _md(c.migrated.describe()))
     return out
 
 
@@ -191,7 +194,6 @@ def _rich_metrics(c: Comparison) -> Table:
 
 def _rich_notes(c: Comparison) -> list[RenderableType]:
     """The correction family, then each metric's note (plain text: ids are not markup)."""
-    from rich.text import Text
 
     out: list[RenderableType] = [Text(family_line(c))]
     out += [Text(f"  {m.config.label} {m.label}: {m.note}") for m in c.metrics if m.note]
@@ -206,6 +208,8 @@ def comparison_renderables(c: Comparison) -> list[RenderableType]:
     out: list[RenderableType] = [_rich_metrics(c), *_rich_notes(c)]
     if c.differences:
         out.insert(0, "[yellow]forced comparison:[/yellow] " + "; ".join(c.differences))
+    if c.migrated:
+        out.insert(0, Text("old edition against new, " + c.migrated.describe()))
     out += [t for d in ("regression", "improvement") if (t := _rich_changes(c, d)) is not None]
     return out
 
@@ -220,7 +224,6 @@ def gate_renderables(r: GateResult) -> list[RenderableType]:
                   k.message)
     verdict = "[bold green]PASS[/]" if r.passed else "[bold red]FAIL[/]"
     out: list[RenderableType] = [t]
-    from rich.text import Text
 
     out.append(Text(family_line(r.comparison)))
     if r.power:

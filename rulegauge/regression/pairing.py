@@ -1,7 +1,12 @@
 """Which sides and configs a comparison pairs: side identities, provenance checks, config pairs.
 
 :func:`provenance_differences` names every identity field (gold set hash, corpus hash)
-that differs, so runs over different gold sets or corpora are refused;
+that differs, so runs over different gold sets or corpora are refused, but for one pair:
+a base on the old edition of a document and a candidate on the new one whose gold set
+``rulegauge goldset migrate`` carried from the base's (:func:`migrated_pair`: the
+candidate's ``manifest.goldset.migration`` names the base's gold set hash and each
+migrated document's old and new hashes, every other document and the chunking are the
+same);
 :func:`resolve_config_pairs` pairs configs by id, by the selectors given (an id or a name
 on each side), or the sole grid config of each side when their ids differ.
 """
@@ -10,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -58,6 +64,84 @@ def provenance_differences(base: Side, candidate: Side) -> tuple[str, ...]:
         if b is None or c is None or b != c:
             out.append(f"{label}: base {b or '(missing)'} vs candidate {c or '(missing)'}")
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class MigratedPair:
+    """A base on an old edition and a candidate on the new one, paired through the
+    candidate's migrated gold set (module docstring); ``held_out``: the questions the
+    migration left out (flagged labels), which the candidate may lack."""
+
+    source: str
+    source_sha256: str
+    goldset: str
+    goldset_sha256: str
+    documents: tuple[tuple[str, str, str], ...]
+    """(document id, old SHA-256, new SHA-256) of each migrated document."""
+    held_out: tuple[str, ...]
+    method: str
+    labels: tuple[tuple[str, str, str], ...] = ()
+    """(question, old page, new page) of every label the migration carried to another page."""
+
+    def renamed(self, question_id: str) -> dict[str, str]:
+        """The question's old page id -> its new one (pages carried elsewhere only)."""
+        return {o: n for q, o, n in self.labels if q == question_id}
+
+    def describe(self) -> str:
+        docs = ", ".join(f"{d} {o[:12]} -> {n[:12]}" for d, o, n in self.documents)
+        return (f"through the migrated gold set {self.goldset} ({self.goldset_sha256[:12]}) of "
+                f"{self.source} ({self.source_sha256[:12]}), {self.method}: {docs}; "
+                f"{len(self.held_out)} question(s) held out by the migration")
+
+
+def migrated_pair(base: Side, candidate: Side) -> tuple[MigratedPair | None, tuple[str, ...]]:
+    """(the pair, ()) when the candidate's gold set was migrated from the base's over the
+    base's documents; (None, why not) when it was migrated but does not match the base;
+    (None, ()) when the candidate's gold set is not a migrated one."""
+    mig = (candidate.manifest.get("goldset") or {}).get("migration")
+    if not isinstance(mig, dict):
+        return None, ()
+    why = []
+    bg, cg = base.manifest.get("goldset") or {}, candidate.manifest.get("goldset") or {}
+    if bg.get("sha256") != mig.get("source_sha256"):
+        why.append(f"the candidate's gold set was migrated from gold set {mig.get('source')} "
+                   f"{str(mig.get('source_sha256'))[:12]}, the base's is {bg.get('name')} "
+                   f"{str(bg.get('sha256'))[:12]}")
+    bc, cc = base.manifest.get("corpus") or {}, candidate.manifest.get("corpus") or {}
+    bd, cd = bc.get("documents") or {}, cc.get("documents") or {}
+    moved: dict[str, Any] = mig.get("documents") or {}
+    if set(bd) != set(cd):
+        why.append(f"documents differ: base {', '.join(sorted(bd))}; candidate {', '.join(sorted(cd))}")
+    for doc in sorted(set(bd) & set(cd)):
+        old, new = ((moved[doc].get("old_sha256"), moved[doc].get("new_sha256")) if doc in moved
+                    else (cd[doc], bd[doc]))
+        if bd[doc] != old or cd[doc] != new:
+            why.append(f"document {doc}: base {str(bd[doc])[:12]}, candidate {str(cd[doc])[:12]}; "
+                       + (f"the migration went from {str(old)[:12]} to {str(new)[:12]}" if doc in moved
+                          else "not migrated, so it must be the same file"))
+    if bc.get("chunking") != cc.get("chunking"):
+        why.append("the corpora were chunked differently")
+    if why:
+        return None, tuple(f"migrated gold set: {w}" for w in why)
+    return MigratedPair(str(mig.get("source")), str(mig.get("source_sha256")), str(cg.get("name")),
+                        str(cg.get("sha256")),
+                        tuple((d, str(moved[d].get("old_sha256")), str(moved[d].get("new_sha256")))
+                              for d in sorted(moved)),
+                        tuple(str(q) for q in mig.get("held_out") or ()),
+                        f"{mig.get('method')} v{mig.get('method_version')}",
+                        tuple((str(k).split(" ", 1)[0], str(k).split(" ", 1)[-1], str(v))
+                              for k, v in sorted((mig.get("labels") or {}).items()))), ()
+
+
+def edition_hint(base: Side, candidate: Side) -> str:
+    """A hint when the sides hold a document of one id with different bytes (a new edition)."""
+    bd = (base.manifest.get("corpus") or {}).get("documents") or {}
+    cd = (candidate.manifest.get("corpus") or {}).get("documents") or {}
+    changed = sorted(d for d in set(bd) & set(cd) if bd[d] != cd[d])
+    if not changed:
+        return ""
+    return (f" (a new edition of {', '.join(changed)}? Carry the base's gold set to it with "
+            "rulegauge goldset migrate and run on the migrated gold set: docs/judging.md)")
 
 
 @dataclass(frozen=True)

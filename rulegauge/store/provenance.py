@@ -60,11 +60,17 @@ def base_manifest(run_id: str) -> dict[str, Any]:
 
 
 def inputs_section(goldset: Any, corpus: Any, config: Any) -> dict[str, Any]:
-    """The hashes that identify a run's inputs (gold set, corpus, config)."""
+    """The hashes that identify a run's inputs (gold set, corpus, config); a gold set
+    ``goldset migrate`` wrote adds ``goldset.migration`` (its source gold set's and
+    documents' hashes: :func:`rulegauge.goldset.migrate.migration_summary`)."""
+    from rulegauge.goldset.migrate import migration_summary
+
+    migration = migration_summary(goldset)
     return {
         "goldset": {"name": goldset.name, "path": goldset.path, "sha256": goldset.sha256,
                     "questions": len(goldset.questions), "derived": goldset.derived,
-                    "page_basis": goldset.page_basis},
+                    "page_basis": goldset.page_basis,
+                    **({"migration": migration} if migration is not None else {})},
         "corpus": {"content_hash": corpus.content_hash, "chunks": len(corpus.chunks),
                    "chunking": corpus.chunking,
                    "documents": {d.doc_id: d.source_sha256 for d in corpus.documents}},

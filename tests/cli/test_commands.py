@@ -417,6 +417,14 @@ def _generate(fx: Fixture, tmp: Path) -> None:
     assert "OK" in _ok(rulegauge("validate", tmp / "gen.yaml", "--allow-outside"))
 
 
+def _migrate(fx: Fixture, tmp: Path) -> None:
+    new = REPO / "goldsets" / "sample" / "brackwater-rulebook-en2.txt"
+    out = _ok(rulegauge("goldset", "migrate", SAMPLE, "--document", f"bw-rules={new}", "-o",
+                        tmp / "en2.yaml"), code=1)  # written, labels flagged
+    assert "49 of 57 questions carried" in out and (tmp / "en2.review.jsonl").is_file()
+    assert "OK" in _ok(rulegauge("validate", tmp / "en2.yaml", "--allow-outside"))
+
+
 CASES: dict[tuple[str, ...], Case] = {
     ("run",): _run, ("list",): _list, ("validate",): _validate, ("ingest",): _ingest,
     ("goldset", "from-qrels"): _from_qrels, ("goldset", "from-outline"): _from_outline,
@@ -431,7 +439,7 @@ CASES: dict[tuple[str, ...], Case] = {
     ("pool",): _pool, ("judge",): _judge, ("judges", "agreement"): _judges, ("judges", "export"): _judges,
     ("judges", "import"): _judges, ("goldset", "merge"): _judges, ("serve-search",): _serve_search,
     ("judges", "llm"): _judges_llm, ("goldset", "generate"): _generate,
-    ("goldset", "accept"): _generate,
+    ("goldset", "accept"): _generate, ("goldset", "migrate"): _migrate,
 }
 
 
