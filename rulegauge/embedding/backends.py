@@ -113,10 +113,10 @@ def has_amx() -> bool:
 
 AUTO_RULES: tuple[tuple[str, str, str], ...] = (
     ("avx512_vnni", "onnx-int8", "AVX-512 VNNI, with or without AMX: Intel Xeon with AMX (2026-12-03, "
-     "load average 12-16 on 2 cores): 3.42x fp32 passages/s by wall time, 3.51x per CPU-second, torch-bf16 "
-     "2.09x / 2.00x in the same rotation; AMD EPYC Zen 4 without AMX (2026-12-01, load 3-4): 6.18x fp32 "
-     "passages/s by wall time, 5.70x per CPU-second (load 8-12: int8 5.97x, torch-bf16 2.29x beside it); "
-     "min cosine 0.9949"),
+     "load average 6-16 on 2 cores, two runs): 3.42-3.69x fp32 passages/s by wall time, 3.51-3.62x per "
+     "CPU-second, torch-bf16 2.09-2.18x / 1.96-2.00x in the same rotations; AMD EPYC Zen 4 without AMX "
+     "(2026-12-01, load 3-4): 6.18x fp32 passages/s by wall time, 5.70x per CPU-second (load 8-12: int8 "
+     "5.97x, torch-bf16 2.29x beside it); min cosine 0.9949"),
     ("amx_bf16", "torch-bf16", "AMX tiles where VNNI is not listed (e.g. a VM hiding the flag): torch-bf16 "
      "3.06x fp32 passages/s (Intel AMX, 2026-11-30)"),
     ("avx512_bf16", "torch-bf16", "AVX-512 BF16 without AMX or VNNI: 1.6x fp32 passages/s (torch-bf16 "
