@@ -19,7 +19,7 @@ Each run is a fresh Python process (so peak memory is that run's own):
   seconds (less sensitive than wall time to other jobs on a shared machine); peak RSS:
   ``ru_maxrss`` of the process.
 
-``--backend`` sets the dense arm's backend (default ``auto``: bf16 on AMX CPUs; the
+``--backend`` sets the dense arm's backend (default ``auto``: int8 on AVX-512 VNNI CPUs; the
 resolved name is printed from the manifest). Page texts go through the page-text cache
 in the same temporary cache folder, so the cold run extracts the PDF with pypdf and
 the warm runs read the cached pages. After the warm runs, one more warm run goes

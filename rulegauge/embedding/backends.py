@@ -24,12 +24,19 @@ Backends
     the fused float32 graph, or int8 weights quantised per output channel with
     activations quantised per call, one text per call (VNNI's u8 x s8 dot products).
 ``auto`` (the dense arm's default)
-    The first rule of :data:`AUTO_RULES` whose CPU feature ``/proc/cpuinfo`` lists:
-    ``amx_bf16`` -> ``torch-bf16``, ``avx512_vnni`` -> ``onnx-int8``, ``avx512_bf16``
-    -> ``torch-bf16``; otherwise (``avx2`` or less) ``torch-fp32``: there no backend
-    here was measured faster at the quality guard. The resolved name,
-    the rule that chose it and the features seen go into the manifest, so two machines
-    that resolved differently are visible there (and use different cache folders).
+    The first rule of :data:`AUTO_RULES` whose CPU feature ``/proc/cpuinfo`` lists
+    (:func:`rule_for`): ``avx512_vnni`` -> ``onnx-int8`` (AMX Xeons list it too: int8 was
+    measured fastest there as well as on AMD Zen 4), ``amx_bf16`` -> ``torch-bf16`` (AMX
+    without the VNNI flag, e.g. a VM hiding it), ``avx512_bf16`` -> ``torch-bf16``; otherwise
+    (``avx2`` or less) ``torch-fp32``: there no backend here was measured faster at the
+    quality guard. The resolved name, the rule that chose it and the features seen go into
+    the manifest, so two machines that resolved differently are visible there (and use
+    different cache folders).
+
+Threads: :func:`embedding_threads`, the CPUs this process may run on
+(``os.sched_getaffinity``: taskset, cgroup cpusets), capped by ``OMP_NUM_THREADS`` when it
+is set (Ray sets it to an actor's CPUs): torch gets that many threads, ONNX Runtime that many
+one-thread calls side by side.
 
 Edge cases: on systems without ``/proc/cpuinfo`` no flag is found and ``auto``
 resolves to ``torch-fp32``. Detection reads the flags only (no torch import), so a
@@ -44,6 +51,8 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,9 +87,9 @@ BACKENDS.add("torch-bf16", Backend("torch-bf16", "torch, bfloat16 weights (fast 
                                    "bfloat16"))
 BACKENDS.add("onnx-fp32", Backend("onnx-fp32", "ONNX Runtime, optimised float32 graph", "float32", "onnx"))
 BACKENDS.add("onnx-int8", Backend("onnx-int8", "ONNX Runtime, int8 weights per channel (VNNI)", "int8", "onnx"))
-BACKENDS.add(AUTO, Backend(AUTO, "by the CPU's features (AUTO_RULES): torch-bf16 with AMX, onnx-int8 with "
-                           "AVX-512 VNNI, torch-bf16 with AVX-512 BF16, else torch-fp32",
-                           None))
+BACKENDS.add(AUTO, Backend(AUTO, "by the CPU's features (AUTO_RULES): onnx-int8 with AVX-512 VNNI "
+                           "(AMX Xeons and AMD Zen 4), torch-bf16 with AMX or AVX-512 BF16 but no "
+                           "VNNI, else torch-fp32", None))
 
 
 @functools.lru_cache(maxsize=1)
@@ -103,23 +112,50 @@ def has_amx() -> bool:
 
 
 AUTO_RULES: tuple[tuple[str, str, str], ...] = (
-    ("amx_bf16", "torch-bf16", "AMX tiles: 3.06x fp32 passages/s (Intel, 2026-11-30)"),
-    ("avx512_vnni", "onnx-int8", "AVX-512 VNNI without AMX: 6.18x fp32 passages/s by wall time, 5.70x per "
-     "CPU-second (AMD EPYC Zen 4, 2026-12-01, load average 3-4 on 2 cores; torch-bf16 2.29x / 2.14x "
-     "beside int8 at load 8-12); min cosine 0.9949"),
+    ("avx512_vnni", "onnx-int8", "AVX-512 VNNI, with or without AMX: Intel Xeon with AMX (2026-12-03, "
+     "load average 6-16 on 2 cores, two runs): 3.42-3.69x fp32 passages/s by wall time, 3.51-3.62x per "
+     "CPU-second, torch-bf16 2.09-2.18x / 1.96-2.00x in the same rotations; AMD EPYC Zen 4 without AMX "
+     "(2026-12-01, load 3-4): 6.18x fp32 passages/s by wall time, 5.70x per CPU-second (load 8-12: int8 "
+     "5.97x, torch-bf16 2.29x beside it); min cosine 0.9949"),
+    ("amx_bf16", "torch-bf16", "AMX tiles where VNNI is not listed (e.g. a VM hiding the flag): torch-bf16 "
+     "3.06x fp32 passages/s (Intel AMX, 2026-11-30)"),
     ("avx512_bf16", "torch-bf16", "AVX-512 BF16 without AMX or VNNI: 1.6x fp32 passages/s (torch-bf16 "
      "measured on AMD Zen 4)"),
 )
 """``auto``: (CPU feature, backend, the measurement behind the rule); the first rule whose
-feature the CPU lists names the backend; none: ``torch-fp32`` (:data:`DEFAULT_RULE`)."""
+feature the CPU lists names the backend; none: ``torch-fp32`` (:data:`DEFAULT_RULE`).
+The figures and the reasons are in docs/dense.md ("Rules")."""
 
 DEFAULT_RULE = ("none", "torch-fp32", "no faster backend measured at the quality guard")
 
 
+def rule_for(flags: Iterable[str]) -> tuple[str, str, str]:
+    """The rule of :data:`AUTO_RULES` that ``auto`` follows on a CPU listing ``flags``
+    (:data:`DEFAULT_RULE` when none matches, e.g. no flags at all)."""
+    listed = frozenset(flags)
+    return next((rule for rule in AUTO_RULES if rule[0] in listed), DEFAULT_RULE)
+
+
 def auto_rule() -> tuple[str, str, str]:
     """The rule of :data:`AUTO_RULES` that ``auto`` follows on this CPU."""
-    flags = cpu_flags()
-    return next((rule for rule in AUTO_RULES if rule[0] in flags), DEFAULT_RULE)
+    return rule_for(cpu_flags())
+
+
+def usable_cores() -> int:
+    """CPUs this process may run on: ``os.sched_getaffinity`` (which taskset, cgroup
+    cpusets and container limits on the CPU set narrow), else ``os.cpu_count()``, at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def embedding_threads() -> int:
+    """Threads the embedding runs on: :func:`usable_cores`, capped by ``OMP_NUM_THREADS``
+    when that is a positive integer (the OpenMP convention; Ray sets it to an actor's CPUs)."""
+    cores = usable_cores()
+    omp = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return min(cores, int(omp)) if omp.isdigit() and int(omp) > 0 else cores
 
 
 def resolve_backend(name: str) -> Backend:
@@ -148,4 +184,5 @@ def describe(backend: Backend) -> dict[str, Any]:
     return {"backend": backend.name, "dtype": backend.dtype, "engine": backend.engine,
             "torch": importlib.metadata.version("torch"), "cpu_amx_bf16": has_amx(),
             "cpu_features": {f: f in flags for f in FEATURES},
-            "auto_rule": {"feature": feature, "backend": target, "measured": why}}
+            "auto_rule": {"feature": feature, "backend": target, "measured": why},
+            "threads": embedding_threads()}

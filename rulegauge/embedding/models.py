@@ -24,7 +24,10 @@ also the exporter version) is part of ``model_id``.
 
 The cache root is the ``cache_dir`` argument, else ``$RULEGAUGE_CACHE``, else
 ``~/.cache/rulegauge``. Every load runs with ``HF_HUB_OFFLINE=1`` and
-``local_files_only``; torch uses at most two threads. The network loads on the first
+``local_files_only``; the embedding runs on every core the process may use
+(:func:`rulegauge.embedding.backends.embedding_threads`: ``os.sched_getaffinity``, capped by
+``OMP_NUM_THREADS`` when set): torch gets that many threads, ONNX Runtime that many
+one-thread calls side by side. The network loads on the first
 ``encode_*`` call, so a run whose embeddings are all cached never loads it. The
 folder's files are re-hashed when the network loads (so a fully cached run reads only
 the build record). ``model_id`` is the name
@@ -59,7 +62,9 @@ from rulegauge.embedding import convert as e5_convert
 from rulegauge.embedding import onnx_export
 
 MAX_THREADS = 2
-"""torch threads: the reference machine has two cores."""
+"""CPUs each Ray actor asks for (:mod:`rulegauge.embedding.ray_fanout`; Ray sets the actor's
+``OMP_NUM_THREADS`` to it, which :func:`rulegauge.embedding.backends.embedding_threads` honours).
+A local run uses every usable core instead."""
 
 
 @runtime_checkable
@@ -158,7 +163,7 @@ class LoadedModel:
             import torch  # deferred: heavy import
             from sentence_transformers import SentenceTransformer
 
-            torch.set_num_threads(min(MAX_THREADS, os.cpu_count() or 1))
+            torch.set_num_threads(be.embedding_threads())
             st = SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
             st.max_seq_length = self.packaged.max_seq_length
             be.apply(self.backend, st)
@@ -182,7 +187,7 @@ class LoadedModel:
             if file_sha256(model_file) != record["file_sha256"]:
                 raise RulegaugeError(f"{model_file} does not match its recorded SHA-256; delete {target} to rebuild it")
             self._onnx = OnnxEncoder(model_file, self.folder / "tokenizer.json", self.packaged.max_seq_length,
-                                     min(MAX_THREADS, os.cpu_count() or 1))
+                                     be.embedding_threads())
             self.onnx_record = {"folder": str(target), **record}
         return self._onnx
 

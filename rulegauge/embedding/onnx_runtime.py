@@ -6,7 +6,8 @@ sequence length), pads each batch to its longest member, runs the graph (whose o
 is already mean-pooled over the attention mask) on the CPU execution provider with
 every graph optimisation enabled, and L2-normalises the rows in float32.
 
-Threads: ``threads`` calls run side by side (rulegauge uses at most two, like torch),
+Threads: ``threads`` calls run side by side (rulegauge passes
+:func:`rulegauge.embedding.backends.embedding_threads`, every core the process may use),
 each on one ONNX Runtime thread, idle threads not spinning. Rows come back in input order; within
 one call texts are run longest first (as sentence-transformers' ``encode`` does), in
 runs of at most ``batch_size`` and :data:`MICRO_BATCH` texts.
