@@ -157,11 +157,11 @@ def read_pool(path: Path | str) -> Pool:
         else:
             problems.append(Problem(where, f"unknown line type {rec.get('type')!r} "
                                     "(question or page)"))
-    for key, found in (("questions", len(questions)), ("pages", len(pages))):
+    for key, present in (("questions", len(questions)), ("pages", len(pages))):
         said = head.get(key)
-        if isinstance(said, int) and not isinstance(said, bool) and said != found:
-            problems.append(Problem(records[0].where, f"the header says {said} {key}, {found} "
-                                    f"{'is' if found == 1 else 'are'} present: the file was cut "
+        if isinstance(said, int) and not isinstance(said, bool) and said != present:
+            problems.append(Problem(records[0].where, f"the header says {said} {key}, {present} "
+                                    f"{'is' if present == 1 else 'are'} present: the file was cut "
                                     "short or edited; write it again with rulegauge pool"))
     if problems:
         raise ValidationError(problems, f"{path}: invalid pool")
