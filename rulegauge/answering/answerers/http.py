@@ -196,7 +196,8 @@ class HttpAnswerer:
             return AnswerResponse(text="", outcome="error", model_id=self.model,
                                   latency_ms=latency,
                                   error=self.secrets().clean(f"{self.name}: {error}"))
-        return AnswerResponse(text=reply.text, outcome=parse_outcome(reply.text),
+        text = self.secrets().scrub(reply.text)  # an echoing server never puts its key in a table
+        return AnswerResponse(text=text, outcome=parse_outcome(text),
                               model_id=self.model, latency_ms=latency,
                               tokens_in=reply.tokens_in, tokens_out=reply.tokens_out)
 
