@@ -31,6 +31,7 @@ import pandas as pd
 from rulegauge.answering.breaker import DEFAULT_AFTER, Breaker, guarded_chat
 from rulegauge.answering.prompt_file import PromptFile
 from rulegauge.core.errors import ConfigError
+from rulegauge.core.redact import Secrets
 from rulegauge.core.tablerows import rows as table_rows
 from rulegauge.goldset.records import Question
 
@@ -115,6 +116,8 @@ def judge_answers(judge: Any, label: str, answers: pd.DataFrame,
     ``breaker_after`` consecutive connection failures the judge is not asked again
     (:mod:`rulegauge.answering.breaker`): the rest are missing verdicts saying why."""
     chat = guarded_chat(chat_function(judge), Breaker(f"judge {label}", breaker_after))
+    own = getattr(judge, "secrets", None)  # what its calls carry: never kept in a verdict row
+    secrets = own() if callable(own) else Secrets()
     model = str(judge.describe().get("model_id", ""))
     phash = judge_prompt_hash()
     todo = [r for r in table_rows(answers)
@@ -128,9 +131,10 @@ def judge_answers(judge: Any, label: str, answers: pd.DataFrame,
             for i, fact in enumerate(q.facts, start=1):
                 reply, error = chat(messages(q.question, r.text, fact),
                                     f"judge|{r.question_id}|{r.config_id}|{r.answerer}|{i}")
+                reply = secrets.scrub(reply)
                 stated = verdict(reply) if error is None else None
                 if error is None and stated is None:
-                    error = f"reply is not YES or NO: {reply[:80]!r}"
+                    error = f"reply is not YES or NO: {secrets.excerpt(reply, 80)!r}"
                 rows.append({"question_id": r.question_id, "config_id": r.config_id,
                              "answerer": r.answerer, "fact": i, "judge": label,
                              "judge_model": model, "judge_prompt_hash": phash, "stated": stated,

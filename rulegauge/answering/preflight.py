@@ -39,6 +39,7 @@ from rulegauge.core.httpcall import (
     snippet,
     status_problem,
 )
+from rulegauge.core.redact import Secrets
 
 DEFAULT_TIMEOUT_S = 20.0
 TINY_MESSAGES = [{"role": "user", "content": "Reply with the single word OK."}]
@@ -56,9 +57,20 @@ def probe(*, models_url: str, model: str, list_models: Callable[[Any], list[str]
           chat_url: str, chat_body: dict[str, Any], read_reply: Callable[[Any], Any],
           headers: Mapping[str, str] | None = None,
           timeout_s: float = DEFAULT_TIMEOUT_S) -> str | None:
-    """The two checks of the module docstring; None when both pass."""
-    where, chat_where = redact_url(models_url), redact_url(chat_url)
+    """The two checks of the module docstring; None when both pass. A problem is
+    cleaned of every secret the calls carry (URL credentials, header values) and of
+    every credential pattern: a server may echo them in its error."""
     hdrs = dict(headers or {})
+    problem = _probe(models_url, model, list_models, chat_url, chat_body, read_reply, hdrs,
+                     timeout_s)
+    carried = Secrets.of_request(models_url, hdrs, hdrs.values()) + Secrets.of_request(chat_url)
+    return None if problem is None else carried.clean(problem)
+
+
+def _probe(models_url: str, model: str, list_models: Callable[[Any], list[str]],
+           chat_url: str, chat_body: dict[str, Any], read_reply: Callable[[Any], Any],
+           hdrs: dict[str, str], timeout_s: float) -> str | None:
+    where, chat_where = redact_url(models_url), redact_url(chat_url)
 
     def call(method: str, url: str, body: dict[str, Any] | None = None) -> HttpReply:
         data = None if body is None else json.dumps(body).encode("utf-8")

@@ -42,11 +42,12 @@ from rulegauge.arms.http_calls import (
     request_key,
     valid_name,
 )
-from rulegauge.arms.http_reply import ReplyError, ReplyHit, ReplyShape, first_chunks, ranked, read_hits
+from rulegauge.arms.http_reply import ReplyError, ReplyHit, ReplyShape, first_chunks, match, ranked
 from rulegauge.arms.http_template import check_template, question_values, render, secrets
 from rulegauge.arms.results import ArmResult, Hit
 from rulegauge.core.errors import ConfigError, Problem, RulegaugeError, ValidationError
 from rulegauge.core.httpcall import RetryPolicy, redact_headers, redact_url
+from rulegauge.core.redact import MASK, is_secret_key, mask_url
 from rulegauge.corpus.records import Corpus
 from rulegauge.goldset.records import Question
 
@@ -143,6 +144,7 @@ class HttpArm:
         password = urlsplit(self.url or env_url).password
         if password:
             hidden.append(password)
+        hidden += _literal_secrets(self.body) + _literal_secrets(self.query)
         return CallLimits(self.timeout_s, self.max_body_bytes, self.retry, self.seed,
                           self.concurrency, tuple(hidden))
 
@@ -154,9 +156,10 @@ class HttpArm:
                   **render(self.query, values)}
         shown_fields = {**(render(self.body, values, masked=True) if self.method == "GET" else {}),
                         **render(self.query, values, masked=True)}
-        shown = {"method": self.method, "url": render(shown_base, values, masked=True),
-                 "query": shown_fields,
-                 "body": render(self.body, values, masked=True) if self.method == "POST" else None}
+        shown = {"method": self.method, "url": mask_url(render(shown_base, values, masked=True)),
+                 "query": _masked(shown_fields),
+                 "body": _masked(render(self.body, values, masked=True))
+                 if self.method == "POST" else None}
         url = _with_query(render(base, values) if self.url is not None else base, fields)
         headers = {str(k): str(v) for k, v in render(self.headers, values).items()}
         body = None
@@ -177,7 +180,7 @@ class HttpArm:
         if not questions:
             return None
         q = questions[0]
-        rec = call(self.prepare_request(q, 10), self.limits(), retries=False)
+        rec = call(self.prepare_request(q, 10), self.limits(), self.shape, retries=False)
         try:
             hits = self._hits(rec, corpus)
         except ReplyError as exc:
@@ -195,7 +198,7 @@ class HttpArm:
     def _hits(self, rec: Record, corpus: Corpus) -> list[ReplyHit]:
         if rec.get("error") is not None:
             raise ReplyError(str(rec["error"]))
-        return read_hits(rec["reply"], self.shape, corpus.chunk_by_id, first_chunks(corpus))
+        return match(rec.get("hits") or [], self.shape, corpus.chunk_by_id, first_chunks(corpus))
 
     def hits_of(self, rec: Record) -> list[ReplyHit]:
         """The hits of one call's record, in reply order; :class:`ReplyError` if it failed."""
@@ -222,7 +225,7 @@ class HttpArm:
         if self.replay is not None:
             replay = {k[0]: r for k, r in journal(Path(self.replay), self._context.name).load().items()}
         path = journal_path(self._context.run_dir, self._context.name)
-        recs = ask_all(reqs, self.limits(), journal(path, self._context.name), replay)
+        recs = ask_all(reqs, self.limits(), self.shape, journal(path, self._context.name), replay)
         return {r.question_id: recs[r.key] for r in reqs}
 
     def search(self, questions: Sequence[Question], depth: int) -> list[ArmResult]:
@@ -273,6 +276,27 @@ class HttpArm:
                 "timeout_s": self.timeout_s, "retries": self.retries, "concurrency": self.concurrency,
                 "max_body_bytes": self.max_body_bytes, "on_unmatched": self.on_unmatched,
                 "max_error_rate": self.max_error_rate, "replay": self.replay, **self.stats}
+
+
+def _literal_secrets(value: Any) -> list[str]:
+    """String values of secret-named keys of a template (``api_key = "..."``)."""
+    if isinstance(value, Mapping):
+        return [x for k, v in value.items() for x in (
+            [v] if is_secret_key(str(k)) and isinstance(v, str) else _literal_secrets(v))]
+    if isinstance(value, list):
+        return [x for v in value for x in _literal_secrets(v)]
+    return []
+
+
+def _masked(value: Any) -> Any:
+    """A template rendering as a record shows it: values of secret-named keys masked
+    (a literal ``api_key = "..."`` never reaches the journal)."""
+    if isinstance(value, Mapping):
+        return {k: MASK if is_secret_key(str(k)) and isinstance(v, str) else _masked(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    return value
 
 
 def _with_query(url: str, fields: Mapping[str, Any]) -> str:

@@ -8,9 +8,18 @@ method, URL, query and body as the config writes them, question values filled an
 the same run id asks only the requests without a successful record; a run with
 ``replay`` set serves every request from a recorded journal and asks nothing.
 
-A record holds the request as shown (URL without credentials or query, body with
-``{env:...}`` unexpanded), the status, the reply's JSON (or an error), attempts and
-wall time. Error texts are scrubbed of every secret value the templates read.
+A record holds what a replay needs and nothing more: the request as shown (URL with
+``user:password`` and secret-named query values masked, body and query with
+``{env:...}`` unexpanded and secret-named keys masked:
+:func:`rulegauge.core.redact.mask_url`), the status, the hits read out of the reply
+(``hits``: each hit's id, score and per-arm ranks, :func:`rulegauge.arms.http_reply.extract`,
+and ``fields``: the reply fields they were read with), or an error, attempts and wall
+time. The reply body itself is never stored: a service may echo the request's
+credentials anywhere in it. Ids and error texts are scrubbed of every secret the
+request carried (:class:`rulegauge.core.redact.Secrets`: URL credentials, secret query
+values, credential headers and cookies, every environment value the templates read),
+before any cut. A journal recorded before (``reply`` bodies) is read through
+:func:`kept` and its bodies are never shown.
 """
 
 from __future__ import annotations
@@ -25,18 +34,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rulegauge.arms.http_reply import ReplyError, parse_body
+from rulegauge.arms.http_reply import ReplyError, ReplyShape, extract, fields_of, parse_body
 from rulegauge.core.httpcall import (
     HttpReply,
     RetryPolicy,
     call_rng,
     call_with_retries,
     request,
-    scrub,
     status_problem,
 )
 from rulegauge.core.journal import KeyedJournal
-from rulegauge.core.redact import redact_text
+from rulegauge.core.redact import Secrets
 
 JOURNAL_DIR = "arms-journal"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -87,19 +95,28 @@ class CallLimits:
     secrets: tuple[str, ...] = ()
 
 
-def call(req: Prepared, limits: CallLimits, *, retries: bool = True,
+def carried(req: Prepared, limits: CallLimits) -> Secrets:
+    """Every secret ``req`` carries: its URL's, its headers', the configured ones."""
+    return Secrets.of_request(req.url, req.headers, limits.secrets)
+
+
+def call(req: Prepared, limits: CallLimits, shape: ReplyShape, *, retries: bool = True,
          sleep: Callable[[float], None] = time.sleep) -> Record:
-    """Make one request (retrying per ``limits`` unless ``retries`` is False); a record."""
+    """Make one request (retrying per ``limits`` unless ``retries`` is False); a record
+    (module docstring) holding the hits read with ``shape``, never the body."""
     start = time.perf_counter()
     policy = limits.retry if retries else RetryPolicy(retries=0)
+    secrets = carried(req, limits)
 
     def once() -> HttpReply:
         return request(req.method, req.url, headers=req.headers, body=req.body,
-                       deadline_s=limits.deadline_s, max_body_bytes=limits.max_body_bytes)
+                       deadline_s=limits.deadline_s, max_body_bytes=limits.max_body_bytes,
+                       secrets=limits.secrets)
 
     out = call_with_retries(once, policy, call_rng(limits.seed, req.key), sleep)
     rec: Record = {"key": req.key, "question_id": req.question_id, "request": dict(req.shown),
-                   "status": None, "reply": None, "error": out.error, "attempts": out.attempts}
+                   "status": None, "fields": fields_of(shape), "hits": None, "error": out.error,
+                   "attempts": out.attempts}
     if out.reply is not None:
         rec["status"] = out.reply.status
         ctype = out.reply.headers.get("content-type", "")
@@ -108,38 +125,65 @@ def call(req: Prepared, limits: CallLimits, *, retries: bool = True,
             rec["error"] = problem
         else:
             try:
-                rec["reply"] = parse_body(out.reply.body, ctype)
+                rec["hits"] = extract(parse_body(out.reply.body, ctype, secrets), shape, secrets)
             except ReplyError as exc:
                 rec["error"] = str(exc)
     if rec["error"] is not None:
-        rec["error"] = redact_text(scrub(str(rec["error"]), limits.secrets))
+        rec["error"] = secrets.clean(str(rec["error"]))
     rec["elapsed_ms"] = (time.perf_counter() - start) * 1000.0
     return rec
 
 
-def ask_all(requests: Sequence[Prepared], limits: CallLimits, journal_file: KeyedJournal,
-            replay: Mapping[str, Record] | None = None) -> dict[str, Record]:
-    """A record per request key: from the journal when it holds a successful one, from
-    ``replay`` when given (a missing request is an error record, nothing is asked),
-    else asked (at most ``limits.concurrency`` in flight) and journaled as it ends."""
+def kept(rec: Record, shape: ReplyShape, secrets: Secrets) -> Record | None:
+    """``rec`` as this arm reads it: as it is when its hits were read with ``shape``'s
+    fields; a record of an earlier journal (its ``reply`` body) with the hits read out
+    now and the body dropped; None when its hits were read with other fields."""
+    if "hits" in rec:
+        return rec if rec.get("error") is not None or rec.get("fields") == fields_of(shape) \
+            else None
+    out = {k: v for k, v in rec.items() if k != "reply"}
+    out.update(fields=fields_of(shape), hits=None)
+    if out.get("error") is None:
+        try:
+            out["hits"] = extract(rec.get("reply"), shape, secrets)
+        except ReplyError as exc:
+            out["error"] = secrets.clean(str(exc))
+    else:
+        out["error"] = secrets.clean(str(out["error"]))
+    return out
+
+
+def ask_all(requests: Sequence[Prepared], limits: CallLimits, shape: ReplyShape,
+            journal_file: KeyedJournal, replay: Mapping[str, Record] | None = None
+            ) -> dict[str, Record]:
+    """A record per request key: from the journal when it holds a successful one read
+    with ``shape``'s fields, from ``replay`` when given (a missing request, or one
+    recorded with other fields, is an error record; nothing is asked), else asked (at
+    most ``limits.concurrency`` in flight) and journaled as it ends."""
     have = journal_file.load()
     out: dict[str, Record] = {}
     todo: dict[str, Prepared] = {}
     for r in requests:
         old = have.get((r.key,))
+        secrets = carried(r, limits)
+        old = None if old is None else kept(old, shape, secrets)
         if old is not None and old.get("error") is None:
             out[r.key] = old
         elif replay is not None:
-            out[r.key] = replay.get(r.key) or {
+            given = replay.get(r.key)
+            done = None if given is None else kept(given, shape, secrets)
+            out[r.key] = done or {
                 "key": r.key, "question_id": r.question_id, "request": dict(r.shown),
-                "status": None, "reply": None, "attempts": 0, "elapsed_ms": 0.0,
-                "error": "not in the replayed record"}
+                "status": None, "fields": fields_of(shape), "hits": None, "attempts": 0,
+                "elapsed_ms": 0.0, "error": "not in the replayed record" if given is None else
+                f"recorded with other reply fields ({given.get('fields')}); the arm reads "
+                f"{fields_of(shape)}"}
         else:
             todo.setdefault(r.key, r)
     if not todo:
         return out
     with journal_file as jf, ThreadPoolExecutor(max_workers=limits.concurrency) as pool:
-        futures = [pool.submit(call, r, limits) for r in todo.values()]
+        futures = [pool.submit(call, r, limits, shape) for r in todo.values()]
         for fut in as_completed(futures):
             rec = fut.result()
             jf.append(rec)

@@ -12,6 +12,11 @@
   again later in the list is left out, and so is one that matches no chunk of the
   corpus (returned in ``unmatched``).
 
+Two steps: :func:`extract` reads what a replay needs out of a reply (each hit's id,
+score and per-arm ranks: :func:`kept_hits`, the journal's ``hits``, never the body) with
+every secret the request carried removed from the ids; :func:`match` matches those ids
+to the corpus. :func:`read_hits` is both.
+
 Reference: the ``external`` arm's matching (:mod:`rulegauge.arms.external`).
 """
 
@@ -23,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulegauge.core.httpcall import parse_json
-from rulegauge.core.redact import redact_text
+from rulegauge.core.redact import Secrets
 from rulegauge.corpus.records import Corpus, page_key
 
 
@@ -53,12 +58,13 @@ class ReplyHit:
     arm_ranks: Mapping[str, int | None]
 
 
-def parse_body(body: bytes, content_type: str) -> Any:
-    """The JSON value of a reply body; :class:`ReplyError` quoting it when it is not JSON."""
+def parse_body(body: bytes, content_type: str, secrets: Secrets | None = None) -> Any:
+    """The JSON value of a reply body; :class:`ReplyError` quoting its start (``secrets``
+    and credential patterns removed before the cut) when it is not JSON."""
     try:
         return parse_json(body)
     except ValueError as exc:
-        start = redact_text(body[:120].decode("utf-8", "replace"))
+        start = (secrets or Secrets()).excerpt(body, 120)
         kind = (content_type or "no content type").split(";")[0]
         raise ReplyError(f"reply is not JSON ({kind}; {exc}): {start!r}") from None
 
@@ -96,9 +102,20 @@ def _rank(value: Any, where: str) -> int | None:
     return value
 
 
-def read_hits(reply: Any, shape: ReplyShape, chunk_ids: Mapping[str, Any],
-              pages: Mapping[str, str]) -> list[ReplyHit]:
-    """Every hit of ``reply`` in list order (module docstring)."""
+def fields_of(shape: ReplyShape) -> dict[str, str]:
+    """The reply fields a journal's ``hits`` were read with (a record read with other
+    fields is not reused)."""
+    return {k: v for k, v in (("results", shape.results), ("chunk", shape.chunk),
+                              ("doc", shape.doc), ("page", shape.page), ("score", shape.score),
+                              ("arm_ranks", shape.arm_ranks)) if v is not None}
+
+
+def extract(reply: Any, shape: ReplyShape, secrets: Secrets | None = None) -> list[dict[str, Any]]:
+    """Every hit of ``reply`` in list order as ``{"id", "score", "ranks"}`` (the id a chunk
+    id, or ``doc#page`` when the arm reads ``doc`` and ``page``), checked as the module
+    docstring says; the known ``secrets`` removed from ids and arm names (an endpoint may
+    echo a header as an id). :class:`ReplyError` naming the first bad hit."""
+    clean = secrets or Secrets()
     listed = dig(reply, shape.results, "results path")
     if not isinstance(listed, list):
         raise ReplyError(f"results path {shape.results!r} is {type(listed).__name__}, not a list")
@@ -109,7 +126,6 @@ def read_hits(reply: Any, shape: ReplyShape, chunk_ids: Mapping[str, Any],
             raise ReplyError(f"{where} is {type(hit).__name__}, not an object")
         if shape.chunk is not None:
             rid = str(dig(hit, shape.chunk, f"{where}: chunk field"))
-            cid = rid if rid in chunk_ids else None
         else:
             doc = str(dig(hit, shape.doc or "", f"{where}: doc field"))
             page = dig(hit, shape.page or "", f"{where}: page field")
@@ -117,7 +133,6 @@ def read_hits(reply: Any, shape: ReplyShape, chunk_ids: Mapping[str, Any],
                 rid = page_key(doc, page)
             except (TypeError, ValueError):
                 raise ReplyError(f"{where}: page must be a page number, got {page!r}") from None
-            cid = pages.get(rid)
         score = None
         if shape.score is not None:
             raw = dig(hit, shape.score, f"{where}: score field")
@@ -129,9 +144,30 @@ def read_hits(reply: Any, shape: ReplyShape, chunk_ids: Mapping[str, Any],
             given = dig(hit, shape.arm_ranks, f"{where}: arm_ranks field")
             if not isinstance(given, Mapping):
                 raise ReplyError(f"{where}: arm_ranks must be an object of arm -> rank")
-            ranks = {str(a): _rank(r, f"{where}.{shape.arm_ranks}.{a}") for a, r in given.items()}
-        out.append(ReplyHit(rid, cid, score, ranks))
+            ranks = {clean.scrub(str(a)): _rank(r, f"{where}.{shape.arm_ranks}.{a}")
+                     for a, r in given.items()}
+        out.append({"id": clean.scrub(rid), "score": score, "ranks": ranks})
     return out
+
+
+def match(kept: Sequence[Mapping[str, Any]], shape: ReplyShape, chunk_ids: Mapping[str, Any],
+          pages: Mapping[str, str]) -> list[ReplyHit]:
+    """The hits :func:`extract` kept, each matched to its chunk (None: unmatched)."""
+    out = []
+    for h in kept:
+        rid = str(h["id"])
+        cid = (rid if rid in chunk_ids else None) if shape.chunk is not None else pages.get(rid)
+        score = h.get("score")
+        ranks = h.get("ranks") or {}
+        out.append(ReplyHit(rid, cid, None if score is None else float(score),
+                            {str(a): None if r is None else int(r) for a, r in ranks.items()}))
+    return out
+
+
+def read_hits(reply: Any, shape: ReplyShape, chunk_ids: Mapping[str, Any],
+              pages: Mapping[str, str]) -> list[ReplyHit]:
+    """Every hit of ``reply`` in list order (module docstring): :func:`extract`, :func:`match`."""
+    return match(extract(reply, shape), shape, chunk_ids, pages)
 
 
 def ranked(hits: Sequence[ReplyHit], depth: int) -> list[tuple[str, int, float]]:

@@ -36,7 +36,7 @@ def _generator(answerer: str, suite: Path | None, param: list[str], seed: int,
     """(generator, answerer to close or None, what the header says of it)."""
     from rulegauge.answering.specs import parse_specs, split_label
     from rulegauge.cli.answer import parse_answerer_params
-    from rulegauge.judging.endpoint import model_of, open_chat, seeded_chat, suite_answerer
+    from rulegauge.judging.endpoint import model_of, open_chat, secrets_of, seeded_chat, suite_answerer
     from rulegauge.judging.generate import ChatGenerator, RuleGenerator
     from rulegauge.judging.llm import ReplyCache
     from rulegauge.judging.llmgen import LlmGenerator
@@ -50,7 +50,7 @@ def _generator(answerer: str, suite: Path | None, param: list[str], seed: int,
     if spec.name in RULE_BASED:
         return RuleGenerator(), None, about
     chat = open_chat(spec, timeout, "generator preflight failed; nothing was asked")
-    return ChatGenerator(LlmGenerator(seeded_chat(chat), model_of(chat), ReplyCache(cache),
+    return ChatGenerator(LlmGenerator(seeded_chat(chat), model_of(chat), ReplyCache(cache, secrets_of(chat)),
                                       seed)), chat, about
 
 

@@ -41,8 +41,8 @@ def llm_cmd(
     from rulegauge.cli.progress import rich_progress
     from rulegauge.core import atomic
     from rulegauge.goldset.judgments import write_judgments
-    from rulegauge.judging.endpoint import model_of, open_judge, seeded_chat
-    from rulegauge.judging.llm import JudgeRequest, ReplyCache, judge_pool
+    from rulegauge.judging.endpoint import model_of, open_judge, secrets_of, seeded_chat
+    from rulegauge.judging.llm import JudgeRequest, VerdictCache, judge_pool
     from rulegauge.judging.poolfile import read_pool
 
     with bad_input_exits_2():
@@ -52,8 +52,10 @@ def llm_cmd(
         label, answerer = open_judge(suite, judge, timeout)
     try:
         model = model_of(answerer)
+        out.parent.mkdir(parents=True, exist_ok=True)  # the cache is appended there first
         req = JudgeRequest(read, seeded_chat(answerer), model, samples, seed)
-        replies = ReplyCache(cache or out.with_name(out.name + ".cache.jsonl"))
+        replies = VerdictCache(cache or out.with_name(out.name + ".cache.jsonl"),
+                             secrets_of(answerer))
         with rich_progress() as stage:
             bars = cast(AbstractContextManager[Callable[[int], None]],
                         stage(f"judging with {label}", len(read.pages)))

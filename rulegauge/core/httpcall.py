@@ -28,6 +28,10 @@ Redaction: :func:`redact_url` (from :mod:`rulegauge.core.redact`, the one home o
 rule) drops user:password, query and fragment;
 :func:`redact_headers` masks the values of credential-bearing headers;
 :func:`scrub` removes known secret values from any text (a server may echo them).
+Every reply carries the secrets its request carried (:attr:`HttpReply.secrets`:
+:meth:`rulegauge.core.redact.Secrets.of_request` of its URL and headers, plus the
+caller's ``secrets``), so :func:`snippet` and :func:`status_problem` remove them, and
+the patterns of :func:`rulegauge.core.redact.redact_text`, before cutting.
 
 References: RFC 9110 (section 15.4 redirects, 10.2.3 ``Retry-After``); "Exponential
 Backoff And Jitter", AWS Architecture Blog (2015).
@@ -45,7 +49,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
@@ -53,7 +57,7 @@ import numpy as np
 
 from rulegauge.core.errors import ConfigError
 from rulegauge.core.limits import COUNTS
-from rulegauge.core.redact import MASK, is_secret_key, redact_text
+from rulegauge.core.redact import MASK, Secrets, is_secret_key, redact_text
 from rulegauge.core.redact import redact_url as redact_url
 
 REDACTED = MASK
@@ -63,12 +67,14 @@ _CHUNK = 65536
 
 @dataclass(frozen=True)
 class HttpReply:
-    """A completed call: status, headers (names lower-cased), body, the final URL."""
+    """A completed call: status, headers (names lower-cased), body, the final URL, and
+    the secrets its request carried (to remove from whatever of the body is shown)."""
 
     status: int
     headers: Mapping[str, str]
     body: bytes
     url: str
+    secrets: Secrets = field(default_factory=Secrets, repr=False)
 
 
 class CallError(Exception):
@@ -136,10 +142,9 @@ def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret value (4 characters or longer) replaced by :data:`REDACTED`."""
-    for s in sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True):
-        text = text.replace(s, REDACTED)
-    return text
+    """``text`` with every secret value (4 characters or longer, also URL-encoded or
+    JSON-escaped) replaced by :data:`REDACTED` (:meth:`rulegauge.core.redact.Secrets.scrub`)."""
+    return Secrets(tuple(secrets)).scrub(text)
 
 
 def _origin(url: str) -> tuple[str, str, int]:
@@ -148,7 +153,7 @@ def _origin(url: str) -> tuple[str, str, int]:
 
 
 def _once(method: str, url: str, headers: Mapping[str, str], body: bytes | None,
-          deadline: float, max_body_bytes: int, total_s: float) -> HttpReply:
+          deadline: float, max_body_bytes: int, total_s: float, secrets: Secrets) -> HttpReply:
     p = urlsplit(url)
     if p.scheme not in ("http", "https") or not p.hostname:
         raise CallError(f"{redact_url(url)!r} is not an http(s) URL", retryable=False)
@@ -196,7 +201,8 @@ def _once(method: str, url: str, headers: Mapping[str, str], body: bytes | None,
                                 retryable=False)
         if fired.is_set():
             raise OSError("deadline")
-        return HttpReply(resp.status, {k.lower(): v for k, v in resp.getheaders()}, bytes(data), url)
+        return HttpReply(resp.status, {k.lower(): v for k, v in resp.getheaders()}, bytes(data),
+                         url, secrets)
     except (OSError, http.client.HTTPException) as exc:
         # the socket's own timeout is the time that was left: it and the watchdog race
         if fired.is_set() or isinstance(exc, TimeoutError):
@@ -213,12 +219,15 @@ def _once(method: str, url: str, headers: Mapping[str, str], body: bytes | None,
 
 def request(method: str, url: str, *, headers: Mapping[str, str] | None = None,
             body: bytes | None = None, deadline_s: float, max_body_bytes: int,
-            max_redirects: int = 3) -> HttpReply:
-    """One call within ``deadline_s`` in total (module docstring); raises :class:`CallError`."""
+            max_redirects: int = 3, secrets: Iterable[str] = ()) -> HttpReply:
+    """One call within ``deadline_s`` in total (module docstring); raises :class:`CallError`.
+    ``secrets``: values the request carries elsewhere (a key in the body), removed from
+    the reply's excerpts with those of its URL and headers."""
     deadline = time.monotonic() + deadline_s
     hdrs = dict(headers or {})
+    carried = Secrets.of_request(url, hdrs, secrets)
     for _hop in range(max_redirects + 1):
-        reply = _once(method, url, hdrs, body, deadline, max_body_bytes, deadline_s)
+        reply = _once(method, url, hdrs, body, deadline, max_body_bytes, deadline_s, carried)
         location = reply.headers.get("location")
         if reply.status not in REDIRECTS or not location:
             return reply
@@ -232,14 +241,11 @@ def request(method: str, url: str, *, headers: Mapping[str, str] | None = None,
     raise CallError(f"more than {max_redirects} redirects", retryable=False)
 
 
-SCRUB_WINDOW = 4096  # bytes past the cut scrubbed with it: a secret straddling the cut is found whole
-
-
 def snippet(reply: HttpReply, n: int = 200) -> str:
-    """The start of a reply's body as text (``n`` characters), credentials redacted
-    *before* it is cut: a secret straddling the cut would otherwise survive in part."""
-    text = reply.body[:n + SCRUB_WINDOW].decode("utf-8", errors="replace")
-    return redact_text(text)[:n]
+    """The start of a reply's body as text (``n`` characters), the request's secrets and
+    every credential pattern removed *before* it is cut: a secret straddling the cut
+    would otherwise survive in part (:meth:`rulegauge.core.redact.Secrets.excerpt`)."""
+    return reply.secrets.excerpt(reply.body, n)
 
 
 def status_problem(reply: HttpReply) -> str | None:

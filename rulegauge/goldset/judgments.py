@@ -198,18 +198,31 @@ def read_judgments(path: Path | str, *, missing_ok: bool = False, qrels_judge: s
     path = Path(path)
     if missing_ok and not path.exists():
         return []
+    out, problems = parse_judgments_file(path, qrels_judge=qrels_judge, qrels_kind=qrels_kind)
+    if problems:
+        raise ValidationError(problems, f"{path}: invalid judgments file")
+    return out
+
+
+def parse_judgments_file(path: Path | str, *, qrels_judge: str | None = None,
+                         qrels_kind: str = "human") -> tuple[list[Judgment], list[Problem]]:
+    """:func:`read_judgments` without raising on bad lines: the judgments of the good lines
+    and the problems of the others, so a caller checks the good ones too and reports
+    every problem of the file at once (CONTRIBUTING rule 12)."""
+    path = Path(path)
     try:
         if path.is_file() and is_qrels(path):
-            return qrels_judgments(path, qrels_judge, qrels_kind)
+            try:
+                return parse_qrels_judgments(path, qrels_judge, qrels_kind)
+            except ValidationError as exc:
+                return [], list(exc.problems)
     except (OSError, UnicodeDecodeError) as exc:
-        raise ValidationError([Problem(str(path), f"cannot read judgments: {exc}")],
-                              f"{path}: unreadable judgments file") from None
+        return [], [Problem(str(path), f"cannot read judgments: {exc}")]
     problems: list[Problem] = []
     try:
         records = read_records(path, problems)
     except (OSError, UnicodeDecodeError) as exc:
-        raise ValidationError([Problem(str(path), f"cannot read judgments: {exc}")],
-                              f"{path}: unreadable judgments file") from None
+        return [], [Problem(str(path), f"cannot read judgments: {exc}")]
     out: list[Judgment] = []
     first: dict[tuple[str, str, str], str] = {}
     for r in records:
@@ -224,9 +237,13 @@ def read_judgments(path: Path | str, *, missing_ok: bool = False, qrels_judge: s
             continue
         first[key] = r.where
         out.append(j)
-    if problems:
-        raise ValidationError(problems, f"{path}: invalid judgments file")
-    return out
+    return out, problems
+
+
+def line_order(p: Problem) -> tuple[str, int, str]:
+    """Problems of ``file:line`` in file order, then line order (others by place)."""
+    place, _, line = p.where.rpartition(":")
+    return (place, int(line), p.message) if line.isdigit() else (p.where, 0, p.message)
 
 
 def check_judgments(judgments: Sequence[Judgment], goldset: GoldSet, *,
@@ -263,13 +280,25 @@ def load_judgments(paths: Iterable[Path | str], goldset: GoldSet, *, qrels_judge
     """Read several judgments files (JSON lines or qrels: :func:`read_judgments`) and check
     them against ``goldset``; one :class:`ValidationError` with every problem of every
     file. The same judge judging one pair in two files is an error too."""
+    out, problems = collect_judgments(paths, goldset, qrels_judge=qrels_judge,
+                                      qrels_kind=qrels_kind)
+    if problems:
+        raise ValidationError(problems, "invalid judgments")
+    return out
+
+
+def collect_judgments(paths: Iterable[Path | str], goldset: GoldSet, *,
+                      qrels_judge: str | None = None, qrels_kind: str = "human"
+                      ) -> tuple[list[Judgment], list[Problem]]:
+    """:func:`load_judgments` without raising: the good judgments, and every problem of
+    every file (bad lines, and the good lines checked against ``goldset`` too) in file
+    and line order."""
     out: list[Judgment] = []
     problems: list[Problem] = []
     for path in paths:
-        try:
-            out += read_judgments(path, qrels_judge=qrels_judge, qrels_kind=qrels_kind)
-        except ValidationError as exc:
-            problems += exc.problems
+        found, bad = parse_judgments_file(path, qrels_judge=qrels_judge, qrels_kind=qrels_kind)
+        out += found
+        problems += bad
     first: dict[tuple[str, str, str], str] = {}
     for j in out:
         key = (*j.pair, j.judgment.judge_id)
@@ -278,9 +307,7 @@ def load_judgments(paths: Iterable[Path | str], goldset: GoldSet, *, qrels_judge
                                     f"by {j.judgment.judge_id} (first at {first[key]})"))
         first.setdefault(key, j.where)
     problems += check_judgments(out, goldset)
-    if problems:
-        raise ValidationError(problems, "invalid judgments")
-    return out
+    return out, sorted(problems, key=line_order)
 
 
 def append_judgment(path: Path | str, judgment: Judgment) -> None:

@@ -32,7 +32,7 @@ from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import Problem, ValidationError
 from rulegauge.corpus import loaders
 from rulegauge.goldset.judged import judged_entries
-from rulegauge.goldset.judgments import Judgment, load_judgments
+from rulegauge.goldset.judgments import Judgment, collect_judgments, line_order
 from rulegauge.goldset.parse import load_goldset
 from rulegauge.goldset.records import GoldSet, PageJudgment
 
@@ -96,8 +96,10 @@ def merge_judgments(gold: Path | str, judgment_files: list[Path], out: Path | st
     Raises one :class:`ValidationError` with every problem before anything is written."""
     gold, out = Path(gold), Path(out)
     goldset = load_goldset(gold, allow_outside=allow_outside)
-    judgments = load_judgments(judgment_files, goldset, qrels_judge=qrels_judge, qrels_kind=qrels_kind)
-    new, present, problems = _new_judgments(goldset, judgments)
+    judgments, problems = collect_judgments(judgment_files, goldset, qrels_judge=qrels_judge,
+                                            qrels_kind=qrels_kind)
+    new, present, conflicts = _new_judgments(goldset, judgments)
+    problems = sorted(problems + conflicts, key=line_order)  # every line's problems at once
     if out.resolve() == gold.resolve():
         problems.append(Problem(str(out), "the new version must be a new file (-o), not GOLD"))
     if problems:

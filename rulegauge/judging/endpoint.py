@@ -19,6 +19,7 @@ from rulegauge.answering.preflight import DEFAULT_TIMEOUT_S, preflight_all
 from rulegauge.answering.specs import AnswererSpec, close, instantiate, suite_specs
 from rulegauge.answering.suite import load_suite
 from rulegauge.core.errors import RulegaugeError, ValidationError
+from rulegauge.core.redact import Secrets
 
 
 def suite_answerer(suite_path: Path, label: str) -> AnswererSpec:
@@ -78,3 +79,11 @@ def seeded_chat(answerer: Any) -> Callable[[list[dict[str, str]], str, int],
 def model_of(answerer: Any) -> str:
     """The model id the answerer describes (its registered name when it names none)."""
     return str(answerer.describe().get("model_id") or getattr(answerer, "name", "model"))
+
+
+def secrets_of(answerer: Any) -> Secrets:
+    """The secrets an answerer's calls carry (its ``secrets()``; none when it has no
+    server), to clean whatever of its replies is kept or shown."""
+    own = getattr(answerer, "secrets", None)
+    found = own() if callable(own) else None
+    return found if isinstance(found, Secrets) else Secrets()

@@ -281,7 +281,7 @@ def generate(req: GenerateRequest, generator: Generator,
                 if out.pairs is None:
                     c.unparseable_replies += 1
                     man["unparseable"].append({"page": pid, "language": lang,
-                                               "reply": out.reply[:500]})
+                                               "reply": out.reply[:500]})  # scrubbed by the cache
                     continue
                 replied = True
                 for question, answer, rule in out.pairs:

@@ -12,9 +12,14 @@ conservative choice); a pair none of whose samples parsed gets no judgment. The
 *disagreement rate* is the share of pairs with two or more parsed samples whose samples
 are not unanimous.
 
-Replies are cached (JSON lines, appended as they come) on model, prompt hash, SHA-256
+Verdicts are cached (JSON lines, appended as they come) on model, prompt hash, SHA-256
 of the page text, question and seed: rerunning a judging asks nothing twice. A failed
-call is not cached.
+call is not cached. The cache keeps what a replay needs, the parsed grade, never the
+reply: only an unparseable reply keeps an excerpt (:data:`EXCERPT_CHARS`), and that
+excerpt, like the summary's, is cleaned of every secret the judge's calls carry and
+of every credential pattern before it is cut (:class:`rulegauge.core.redact.Secrets`: a
+server may echo the API key). A cache written before (``reply`` lines) is read by
+parsing its replies.
 
 Judgments are the judgments-file format (:mod:`rulegauge.goldset.judgments`) with
 ``judge_kind`` ``llm`` and ``judge_id`` ``MODEL@PROMPTHASH12``; each note holds the
@@ -36,11 +41,14 @@ from typing import Any
 
 from rulegauge.answering.prompt_file import PromptFile
 from rulegauge.core.jsonl import append_line, split_lines
+from rulegauge.core.redact import Secrets
 from rulegauge.goldset.judgments import Judgment
 from rulegauge.goldset.records import PageJudgment
 from rulegauge.judging.poolfile import Pool
 
 PROMPT_VERSION = "relevance-v1"
+EXCERPT_CHARS = 200
+"""Characters of an unparseable reply kept (cleaned first) in the cache and the summary."""
 MAX_PAGE_CHARS = 3000
 """Page text beyond this many characters is cut (a 2048-token context holds the prompt)."""
 _GRADE = re.compile(r"^[\s*_`>#\"']*(?:(?:final\s+)?(?:grade|score|o)\s*[:=]?\s*[*_]*\s*)?"
@@ -91,11 +99,29 @@ def cache_key(model: str, question: str, page_text: str, seed: int) -> str:
                                      ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
-class ReplyCache:
-    """Replies by :func:`cache_key`, kept in a JSON-lines file appended one line per reply."""
+@dataclass(frozen=True)
+class Verdict:
+    """What one reply said: its grade (None: unparseable) and, only when unparseable,
+    a cleaned excerpt of it."""
 
-    def __init__(self, path: Path | None) -> None:
+    grade: int | None
+    excerpt: str = ""
+
+
+def verdict_of(reply: str, secrets: Secrets) -> Verdict:
+    """The :class:`Verdict` of a reply; the excerpt cleaned before the cut."""
+    grade = parse_grade(reply)
+    return Verdict(grade, "" if grade is not None else secrets.excerpt(reply, EXCERPT_CHARS))
+
+
+class ReplyCache:
+    """Replies by :func:`cache_key`, kept in a JSON-lines file appended one line per reply:
+    the question generator's (:mod:`rulegauge.judging.llmgen`), whose replies are its
+    product (proposed questions); stored with ``secrets`` scrubbed."""
+
+    def __init__(self, path: Path | None, secrets: Secrets | None = None) -> None:
         self.path = path
+        self.secrets = secrets or Secrets()
         self.replies: dict[str, str] = {}
         if path is not None and path.exists():
             for line in split_lines(path.read_text(encoding="utf-8")):
@@ -108,11 +134,49 @@ class ReplyCache:
     def get(self, key: str) -> str | None:
         return self.replies.get(key)
 
-    def put(self, key: str, reply: str) -> None:
-        self.replies[key] = reply
-        if self.path is None:
-            return
-        append_line(self.path, {"key": key, "reply": reply})  # fsynced, never through a link
+    def put(self, key: str, reply: str) -> str:
+        """Cache ``reply`` scrubbed of the secrets; return what was cached."""
+        reply = self.replies[key] = self.secrets.scrub(reply)
+        if self.path is not None:
+            append_line(self.path, {"key": key, "reply": reply})  # fsynced, never through a link
+        return reply
+
+
+class VerdictCache:
+    """Verdicts by :func:`cache_key`, kept in a JSON-lines file appended one line per reply
+    (module docstring: grades, never replies). ``secrets``: what the judge's calls carry."""
+
+    def __init__(self, path: Path | None, secrets: Secrets | None = None) -> None:
+        self.path = path
+        self.secrets = secrets or Secrets()
+        self.verdicts: dict[str, Verdict] = {}
+        if path is not None and path.exists():
+            for line in split_lines(path.read_text(encoding="utf-8")):
+                try:
+                    rec = json.loads(line)
+                    key = str(rec["key"])
+                    if "reply" in rec:  # a cache of an earlier rulegauge: parsed now
+                        self.verdicts[key] = verdict_of(str(rec["reply"]), self.secrets)
+                        continue
+                    grade = rec["grade"]
+                    if grade is not None and (not isinstance(grade, int) or not 0 <= grade <= 3):
+                        continue  # not a verdict this judge gives: asked again
+                    self.verdicts[key] = Verdict(grade, self.secrets.clean(str(rec.get("excerpt", ""))))
+                except (ValueError, KeyError, TypeError):
+                    continue  # a torn last line from a killed run: asked again
+
+    def get(self, key: str) -> Verdict | None:
+        return self.verdicts.get(key)
+
+    def put(self, key: str, reply: str) -> Verdict:
+        """Cache the verdict of ``reply`` (never the reply) and return it."""
+        v = self.verdicts[key] = verdict_of(reply, self.secrets)
+        if self.path is not None:
+            row: dict[str, Any] = {"key": key, "grade": v.grade}
+            if v.grade is None:
+                row["excerpt"] = v.excerpt
+            append_line(self.path, row)  # fsynced, never through a link
+        return v
 
 
 @dataclass
@@ -158,15 +222,15 @@ class JudgeRequest:
     seed: int = 0
 
 
-def _ask(req: JudgeRequest, cache: ReplyCache, question: str, page: Any,
+def _ask(req: JudgeRequest, cache: VerdictCache, question: str, page: Any,
          s: JudgingSummary) -> list[int | None]:
     """The grade of every sample of one page (None: unparseable or failed)."""
     out: list[int | None] = []
     for i in range(req.samples):
         seed = req.seed + i
         key = cache_key(req.model, question, page.text, seed)
-        reply = cache.get(key)
-        if reply is None:
+        got = cache.get(key)
+        if got is None:
             reply, error = req.chat(messages(question, page.text),
                                     f"relevance|{page.question_id}|{page.page}|{i}", seed)
             s.calls += 1
@@ -174,19 +238,18 @@ def _ask(req: JudgeRequest, cache: ReplyCache, question: str, page: Any,
                 s.failed_samples += 1
                 out.append(None)
                 continue
-            cache.put(key, reply)
+            got = cache.put(key, reply)
         else:
             s.cached += 1
-        grade = parse_grade(reply)
-        if grade is None:
+        if got.grade is None:
             s.unparseable_samples += 1
             s.unparseable.append({"question_id": page.question_id, "page": page.page,
-                                  "sample": i, "reply": reply[:200]})
-        out.append(grade)
+                                  "sample": i, "reply": got.excerpt})
+        out.append(got.grade)
     return out
 
 
-def judge_pool(req: JudgeRequest, cache: ReplyCache,
+def judge_pool(req: JudgeRequest, cache: VerdictCache,
                progress: Callable[[int], None] | None = None
                ) -> tuple[list[Judgment], JudgingSummary]:
     """Judge every page of ``req.pool`` (module docstring); pool order is kept."""

@@ -117,5 +117,5 @@ class LlmGenerator:
                                      f"questions|{page_id}|{language}", self.seed)
             if error is not None:
                 return Reply(None, "", error, False)
-            self.cache.put(key, reply)
+            reply = self.cache.put(key, reply)  # scrubbed of the calls' secrets
         return Reply(parse_reply(reply), reply, None, cached)

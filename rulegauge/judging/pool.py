@@ -32,6 +32,7 @@ import pandas as pd
 
 from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
+from rulegauge.core.limits import count_problem
 from rulegauge.corpus.records import page_key, page_keys
 from rulegauge.goldset.judgments import load_judgments
 from rulegauge.goldset.parse import load_goldset
@@ -139,8 +140,9 @@ def _arm_pages(run: Run, depth: int) -> pd.DataFrame:
 
 def build_pool(request: PoolRequest) -> Pool:
     """The pool of ``request`` (module docstring); raises with every problem found."""
-    if request.depth < 1:
-        raise RulegaugeError("--depth must be at least 1")
+    problem = count_problem("depth", request.depth)
+    if problem:  # the bound of every depth (core/limits): each list is read this deep
+        raise RulegaugeError(f"--depth: {problem}")
     goldset = _goldset(request.runs)
     covered = {(q.question_id, p) for q in goldset.questions for p in q.judged_pages()}
     covered |= {j.pair for j in load_judgments(request.judgments, goldset)}

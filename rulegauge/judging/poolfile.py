@@ -13,7 +13,9 @@ Line 1 is the header, then each question followed by its pooled pages::
 The gold set's SHA-256 travels with the pool so that a judging session and a merge
 can check they judge the gold set the pool was made from. Reading reports every
 problem with ``file:line`` (bad JSON, a missing header, unknown keys or types, pages
-of questions the pool does not hold, a page pooled twice for one question).
+of questions the pool does not hold, a page pooled twice for one question), and a
+pool whose header counts (``questions``, ``pages``) are not what the file holds: a pool
+cut short is never judged without a word.
 """
 
 from __future__ import annotations
@@ -155,6 +157,12 @@ def read_pool(path: Path | str) -> Pool:
         else:
             problems.append(Problem(where, f"unknown line type {rec.get('type')!r} "
                                     "(question or page)"))
+    for key, present in (("questions", len(questions)), ("pages", len(pages))):
+        said = head.get(key)
+        if isinstance(said, int) and not isinstance(said, bool) and said != present:
+            problems.append(Problem(records[0].where, f"the header says {said} {key}, {present} "
+                                    f"{'is' if present == 1 else 'are'} present: the file was cut "
+                                    "short or edited; write it again with rulegauge pool"))
     if problems:
         raise ValidationError(problems, f"{path}: invalid pool")
     return Pool(head["goldset"], head["goldset_path"], head["goldset_sha256"],

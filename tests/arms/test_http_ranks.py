@@ -81,7 +81,7 @@ def test_decoded_ranks_equal_in_process_ranks_where_unique(ranks_run):
     d1, d2 = _by_arm(df, "dec1"), _by_arm(df, "dec2")
     info = json.loads((res.path / "manifest.json").read_text())["arms"]
     journal = (res.path / "arms-journal" / "live.jsonl").read_text().splitlines()
-    listed = sum(len(json.loads(line)["reply"]["hits"]) for line in journal)
+    listed = sum(len(json.loads(line)["hits"]) for line in journal)
     assert info["dec1"]["mode"] == "decoded" and info["dec1"]["hits"] == listed
     # at k=60 some sums are equal exactly (1/61 = 1/122 + 1/122: ranks (1, -) and (62, 62)),
     # so some hits stay ambiguous at any precision; they are counted, never guessed

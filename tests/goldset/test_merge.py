@@ -77,8 +77,10 @@ def test_a_conflicting_grade_and_a_foreign_gold_set_are_refused(tmp_path: Path) 
     with pytest.raises(ValidationError) as err:
         merge_judgments(v2, [bad], out)
     found = [str(p) for p in err.value.problems]
-    assert found[0].startswith(f"{bad}:2: judged against another gold set")
-    assert len(found) == 1  # the hash check comes first; then the conflict
+    # every problem at once, in line order (house rule 12): line 1's conflict, line 2's hash
+    assert found[0].startswith(f"{bad}:1: question bw-01: ann graded bw-rules#3 3 here")
+    assert found[1].startswith(f"{bad}:2: judged against another gold set")
+    assert len(found) == 2
     write_judgments(bad, [Judgment("bw-01", PageJudgment("bw-rules", 3, 3, "human", "ann"))])
     with pytest.raises(ValidationError) as err:
         merge_judgments(v2, [bad], out)
@@ -142,3 +144,17 @@ def test_merge_takes_a_graded_qrels_file_with_the_judge_from_the_flag(tmp_path: 
     for fragment in (f"{bad}:2", "is not a page id", f"{bad}:3", "relevance 7 outside 0-3"):
         assert fragment in res.output, fragment
     assert not (tmp_path / "x.yaml").exists()
+
+
+def test_every_problem_of_every_line_at_once_in_line_order(tmp_path: Path) -> None:
+    # issue 33 (9): bad lines, unknown questions and pages out of range reported together
+    gold = sample_copy(tmp_path)
+    bad = tmp_path / "bad.jsonl"
+    row = '{{"question_id": "{q}", "page": "{p}", "grade": {g}, "judge_kind": "human", "judge_id": "ann"}}\n'
+    bad.write_text(row.format(q="bw-01", p="bw-rules#3", g=7) + "[1]\n"
+                   + row.format(q="zz-99", p="bw-rules#3", g=1)
+                   + row.format(q="bw-01", p="bw-rules#999", g=1), encoding="utf-8")
+    with pytest.raises(ValidationError) as err:
+        merge_judgments(gold, [bad], tmp_path / "v2.yaml")
+    assert [p.where for p in err.value.problems] == [f"{bad}:{n}" for n in (1, 2, 3, 4)]
+    assert "unknown question 'zz-99'" in str(err.value) and "page 999 out of range" in str(err.value)

@@ -223,8 +223,9 @@ BASE_CASES: tuple[Case, ...] = (
           "{root}/j.jsonl"), 2, "q.qrels:1: relevance 7 outside 0-3"),
 )
 
+from tests.helpers.fault_cases_cred import CRED  # noqa: E402
 from tests.helpers.fault_cases_issue25 import ISSUE25  # noqa: E402 (the tables build on RUN etc.)
 from tests.helpers.fault_cases_outputs import JSONL, OUTPUTS  # noqa: E402
 from tests.helpers.fault_cases_round2 import ROUND2  # noqa: E402
 
-CASES: tuple[Case, ...] = BASE_CASES + ISSUE25 + ROUND2 + OUTPUTS + JSONL
+CASES: tuple[Case, ...] = BASE_CASES + ISSUE25 + ROUND2 + OUTPUTS + JSONL + CRED

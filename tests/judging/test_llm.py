@@ -17,7 +17,7 @@ from rulegauge.judging.llm import (
     MAX_PAGE_CHARS,
     Chat,
     JudgeRequest,
-    ReplyCache,
+    VerdictCache,
     judge_id,
     judge_pool,
     majority,
@@ -83,7 +83,7 @@ def test_majority_disagreement_unparseable_and_failures(tmp_path: Path) -> None:
                ("rb#2", 5): "nonsense", ("rb#2", 6): "maybe", ("rb#2", 7): "no idea",
                ("rb#3", 5): "FAIL", ("rb#3", 6): "FAIL", ("rb#3", 7): "FAIL"}
     req = JudgeRequest(tiny_pool(), scripted(replies, calls), "m", samples=3, seed=5)
-    found, s = judge_pool(req, ReplyCache(tmp_path / "c.jsonl"))
+    found, s = judge_pool(req, VerdictCache(tmp_path / "c.jsonl"))
     assert [(j.page, j.judgment.grade) for j in found] == [("rb#1", 3)]
     j = found[0].judgment
     assert (j.judge_kind, j.judge_id, j.note) == ("llm", judge_id("m"), "llm samples 3 3 1")
@@ -98,17 +98,17 @@ def test_cache_asks_nothing_twice_and_keys_on_page_text(tmp_path: Path) -> None:
     cache = tmp_path / "c.jsonl"
     calls: list[tuple[str, int]] = []
     pool = tiny_pool()
-    first, s1 = judge_pool(JudgeRequest(pool, scripted({}, calls), "m", 2), ReplyCache(cache))
+    first, s1 = judge_pool(JudgeRequest(pool, scripted({}, calls), "m", 2), VerdictCache(cache))
     assert s1.calls == 6 and s1.disagreement_rate == 0.0
-    again, s2 = judge_pool(JudgeRequest(pool, scripted({}, calls), "m", 2), ReplyCache(cache))
+    again, s2 = judge_pool(JudgeRequest(pool, scripted({}, calls), "m", 2), VerdictCache(cache))
     assert s2.calls == 0 and s2.cached == 6
     assert [j.judgment.grade for j in again] == [j.judgment.grade for j in first]
     edited = replace(pool, pages=(pool.pages[0], PoolPage("q1", "rb#2", FOUND, "Edited text."),
                                   pool.pages[2]))
-    _, s3 = judge_pool(JudgeRequest(edited, scripted({}, calls), "m", 2), ReplyCache(cache))
+    _, s3 = judge_pool(JudgeRequest(edited, scripted({}, calls), "m", 2), VerdictCache(cache))
     assert s3.calls == 2  # only the page whose text changed
     _, s4 = judge_pool(JudgeRequest(pool, scripted({}, calls), "other-model", 2),
-                       ReplyCache(cache))
+                       VerdictCache(cache))
     assert s4.calls == 6
 
 

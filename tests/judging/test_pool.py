@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rulegauge.core.errors import ValidationError
+from rulegauge.core.errors import RulegaugeError, ValidationError
 from rulegauge.corpus.records import page_keys
 from rulegauge.goldset.judgments import Judgment, write_judgments
 from rulegauge.goldset.parse import load_goldset
@@ -184,3 +184,23 @@ def test_pool_files_are_identical_across_hash_seeds(sample_run: Run, tmp_path: P
         assert res.returncode == 0, res.stderr
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
+
+
+def test_a_pool_cut_short_is_refused_naming_both_counts(sample_run: Run, tmp_path: Path) -> None:
+    # issue 33 (9): the header's counts are checked against what the file holds
+    path = write_pool(build_pool(PoolRequest((sample_run,), 3, (LEXICAL_CONFIG,))),
+                      tmp_path / "pool.jsonl")
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    said = json.loads(lines[0])["pages"]
+    path.write_text("".join(lines[:-2]), encoding="utf-8")
+    with pytest.raises(ValidationError) as err:
+        read_pool(path)
+    assert str(err.value.problems[0]) == (
+        f"{path}:1: the header says {said} pages, {said - 2} are present: the file was cut "
+        "short or edited; write it again with rulegauge pool")
+
+
+def test_pool_depth_is_bounded_like_every_depth(sample_run: Run) -> None:
+    with pytest.raises(RulegaugeError, match="--depth: depth must be between 1 and 10,000, "
+                                             "got 1,000,000,000"):
+        build_pool(PoolRequest((sample_run,), 10**9, (LEXICAL_CONFIG,)))

@@ -24,7 +24,9 @@ Conventions
   asked for uncompressed, so a gzip bomb is never inflated; a 10^5-deep JSON body
   is "nested too deeply" (:func:`rulegauge.core.httpcall.parse_json`); a redirect to
   another origin is reported as one, never followed.
-* Error messages carry the server's body with credentials redacted.
+* Error messages carry the server's body with credentials redacted: every secret the
+  request carries (:meth:`HttpAnswerer.secrets`: URL credentials, the bearer key) and
+  every credential pattern, removed before any cut (:class:`rulegauge.core.redact.Secrets`).
 * ``latency_ms`` is the wall time of the whole :meth:`HttpAnswerer.answer` call,
   retries and waits included (``time.perf_counter``).
 * Thread-safe: every call opens its own connection; no other mutable state. Bounded concurrency is the caller's job.
@@ -52,11 +54,11 @@ from rulegauge.core.httpcall import (
     parse_json,
     redact_url,
     request,
-    scrub,
     snippet,
     status_problem,
 )
 from rulegauge.core.limits import MAX_HTTP_BODY
+from rulegauge.core.redact import Secrets
 
 
 def check_base_url(url: str, source: str) -> str:
@@ -110,17 +112,23 @@ class JsonPoster:
                            deadline_s=self.timeout_s, max_body_bytes=self.max_body_bytes)
 
         out = call_with_retries(once, self.retry, call_rng(self.seed, key), self.sleep)
-        secrets = [v for v in self.headers.values() if v != "application/json"]
+        secrets = self.secrets()
         if out.reply is None:
-            return PostResult(None, scrub(out.error or "no reply", secrets), out.attempts)
+            return PostResult(None, secrets.clean(out.error or "no reply"), out.attempts)
         problem = status_problem(out.reply)
         if problem is not None:
-            return PostResult(None, scrub(problem, secrets), out.attempts)
+            return PostResult(None, secrets.clean(problem), out.attempts)
         try:
             return PostResult(parse_json(out.reply.body), None, out.attempts)
         except ValueError as exc:
             return PostResult(None, f"malformed JSON body ({exc}): {snippet(out.reply)!r}",
                               out.attempts)
+
+    def secrets(self) -> Secrets:
+        """What every call carries that is secret: URL credentials, header values other
+        than the content type (a key may sit in any header a team configures)."""
+        return Secrets.of_request(self.url, self.headers, [
+            v for k, v in self.headers.items() if k.lower() != "content-type"])
 
     def close(self) -> None:
         """Nothing to release: every call opens and closes its own connection."""
@@ -186,10 +194,16 @@ class HttpAnswerer:
         latency = (time.perf_counter() - start) * 1000.0
         if error is not None or reply is None:
             return AnswerResponse(text="", outcome="error", model_id=self.model,
-                                  latency_ms=latency, error=f"{self.name}: {error}")
-        return AnswerResponse(text=reply.text, outcome=parse_outcome(reply.text),
+                                  latency_ms=latency,
+                                  error=self.secrets().clean(f"{self.name}: {error}"))
+        text = self.secrets().scrub(reply.text)  # an echoing server never puts its key in a table
+        return AnswerResponse(text=text, outcome=parse_outcome(text),
                               model_id=self.model, latency_ms=latency,
                               tokens_in=reply.tokens_in, tokens_out=reply.tokens_out)
+
+    def secrets(self) -> Secrets:
+        """Every secret a call to the server carries (:meth:`JsonPoster.secrets`)."""
+        return self.poster.secrets()
 
     def describe_http(self) -> dict[str, Any]:
         """Endpoint (redacted), timeout and retry settings, for describe()."""
