@@ -41,6 +41,7 @@ from typing import Any, Protocol
 from rulegauge.answering.answerers.extractive import question_stopwords
 from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import Problem, ValidationError
+from rulegauge.core.redact import redact_text
 from rulegauge.core.text import Tokenizer, guess_language
 from rulegauge.corpus.chunking import BuiltDocument, build_document
 from rulegauge.corpus.records import DocumentSpec, split_page_key
@@ -281,7 +282,9 @@ def generate(req: GenerateRequest, generator: Generator,
                 if out.pairs is None:
                     c.unparseable_replies += 1
                     man["unparseable"].append({"page": pid, "language": lang,
-                                               "reply": out.reply[:500]})  # scrubbed by the cache
+                                               "reply": redact_text(out.reply)[:500]})
+                    # the call's own secrets are scrubbed by the cache; the generic patterns
+                    # (keys, tokens) here, before the cut, so no secret is stored in part
                     continue
                 replied = True
                 for question, answer, rule in out.pairs:
