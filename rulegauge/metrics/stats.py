@@ -155,6 +155,9 @@ def bootstrap_ci(diffs: Sequence[float] | np.ndarray, confidence: float = 0.95,
         # a near-degenerate resample distribution (e.g. one non-zero difference in many)
         # makes BCa warn and return NaN; the percentile interval is then reported instead
         warnings.simplefilter("ignore", scipy.stats.DegenerateDataWarning)
+        # and its acceleration divides 0 by 0 when the jackknife means are all equal (few
+        # differing questions): NaN again, handled the same way
+        warnings.filterwarnings("ignore", "invalid value encountered", RuntimeWarning)
         res = scipy.stats.bootstrap((d,), _mean, vectorized=True, confidence_level=confidence,
                                     n_resamples=int(n_resamples), method="BCa", batch=_BATCH,
                                     rng=np.random.default_rng(seed))
