@@ -80,7 +80,9 @@ def main() -> None:
              f"{'target':>6} {'delta':>8} {'predicted':>9} {'gate (sims)':>16} {'SE':>6} {'gap':>7} "
              f"{'t same':>7} {'controlled':>11} {'SE':>6} {'gap':>7}"]
     for r in results:
-        ok = "within 5 points" if abs(r.gap) <= 0.05 else "MISSED by more than 5 points"
+        ok = ("within 5 points" if abs(r.gap) <= 0.05 else
+              "outside 5 points by less than 2 SE: too few --sims to tell" if abs(r.gap) - 0.05 < 2 * r.se
+              else "MISSED by more than 5 points")
         lines.append(f"{r.target:>6.2f} {r.delta:>8.4f} {r.predicted:>9.3f} "
                      f"{r.observed:>8.3f} ({r.n_sims:>5}) {r.se:>6.3f} {r.gap:>+7.3f} "
                      f"{r.t_same / r.n_sims:>7.3f} {r.controlled:>11.3f} {r.controlled_se:>6.3f} "
