@@ -13,8 +13,15 @@ against the *baseline* answerer (default: the first answerer of the run): the
 mean of ``value(answerer) - value(baseline)`` over the compared questions in
 the metric's scope with a value on both sides, with a percentile bootstrap
 confidence interval (:func:`rulegauge.metrics.stats.bootstrap_ci`, seeded
-local generator). A metric with no question left has mean NaN (printed ``-``)
-and no difference. :func:`to_records` / :func:`to_markdown` give the same
+local generator) and the paired sign-flip permutation p-value
+(:func:`rulegauge.metrics.stats.permutation_test`, the gate's test). The p-values of
+every (config, answerer, metric) difference form ONE family adjusted by the
+multiplicity rule of report, compare, tune and gate
+(:mod:`rulegauge.metrics.multiplicity`: Holm by default, Benjamini-Hochberg with
+``adjustment="bh"``); ``significant`` is adjusted p < alpha, and every format prints the
+family line. Metrics without a better direction (``abstained``) and differences with no
+pair are untested and do not count. A metric with no question left has mean NaN
+(printed ``-``) and no difference. :func:`to_records` / :func:`to_markdown` give the same
 figures as JSON-ready records and a Markdown table (``--format``;
 :mod:`rulegauge.answering.sidebyside_print`).
 
@@ -26,15 +33,22 @@ Information Retrieval?" (SIGIR Forum 2014) for paired per-topic comparisons.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from rulegauge.answering.answer_rows import answer_metric_frame
 from rulegauge.core.errors import RulegaugeError
-from rulegauge.metrics.info import scope_mask
-from rulegauge.metrics.stats import bootstrap_ci
+from rulegauge.metrics.info import metric_info, scope_mask
+from rulegauge.metrics.multiplicity import (
+    DEFAULT_ADJUSTMENT,
+    DEFAULT_ALPHA,
+    NO_FAMILY,
+    CorrectionFamily,
+    family_of,
+)
+from rulegauge.metrics.stats import bootstrap_ci, permutation_test
 from rulegauge.store.rundir import Run
 
 SHOWN = ("fence_pass", "citation_precision", "abstained", "abstention_correct", "citation_recall",
@@ -73,6 +87,14 @@ class PairedDiff:
     mean_diff: float
     ci_low: float
     ci_high: float
+    p_value: float = math.nan  # paired permutation test; NaN: untested (no direction, no pair)
+    p_adjusted: float = math.nan  # over the call's family (SideBySide.family)
+    significant: bool = False
+
+    @property
+    def member(self) -> tuple[str, str]:
+        """The difference's name in the family: (``config: answerer -> baseline``, metric)."""
+        return f"{self.config_id}: {self.baseline} -> {self.answerer}", self.metric
 
 
 @dataclass(frozen=True)
@@ -92,6 +114,7 @@ class SideBySide:
     rows: tuple[AnswererRow, ...]
     diffs: tuple[PairedDiff, ...]
     exclusions: tuple[Exclusion, ...] = ()
+    family: CorrectionFamily = NO_FAMILY  # the family of the diffs' p_adjusted
 
     def exclusion(self, config_id: str) -> Exclusion:
         return next(e for e in self.exclusions if e.config_id == config_id)
@@ -121,9 +144,11 @@ def answerer_order(run: Run, present: set[str], only: list[str] | None = None) -
 
 def side_by_side(run: Run, config_id: str | None = None, baseline: str | None = None,
                  seed: int = 0, n_resamples: int = 2000, confidence: float = 0.95,
-                 answerers: list[str] | None = None) -> SideBySide:
+                 answerers: list[str] | None = None, adjustment: str = DEFAULT_ADJUSTMENT,
+                 alpha: float = DEFAULT_ALPHA) -> SideBySide:
     """Per-answerer means and paired differences against ``baseline``, over the
-    questions every compared answerer (``answerers``, default all) answered."""
+    questions every compared answerer (``answerers``, default all) answered; the
+    differences' p-values adjusted as one family by ``adjustment`` at ``alpha``."""
     if not run.has_table("answer_metrics"):
         raise RulegaugeError(f"run {run.run_id} has no answers yet; run `rulegauge answer` first")
     df = _scoped(run)
@@ -164,7 +189,12 @@ def side_by_side(run: Run, config_id: str | None = None, baseline: str | None = 
             if label != baseline:
                 diffs += [_paired(dc, cid, label, baseline, m, seed, n_resamples, confidence)
                           for m in SHOWN]
-    return SideBySide(baseline, tuple(rows), tuple(diffs), tuple(exclusions))
+    adjusted, family = family_of([d.member for d in diffs], [d.p_value for d in diffs], adjustment,
+                                 alpha, f"every answerer against {baseline}, every config and metric")
+    flags = set(family.flagged)
+    diffs = [replace(d, p_adjusted=float(a), significant=d.member in flags)
+             for d, a in zip(diffs, adjusted, strict=True)]
+    return SideBySide(baseline, tuple(rows), tuple(diffs), tuple(exclusions), family)
 
 
 def _mean(values: pd.Series) -> float:
@@ -182,4 +212,7 @@ def _paired(dc: pd.DataFrame, cid: str, label: str, baseline: str, metric: str, 
         return PairedDiff(cid, label, baseline, metric, 0, math.nan, math.nan, math.nan)
     d = b.loc[shared].to_numpy(np.float64) - a.loc[shared].to_numpy(np.float64)
     low, high = bootstrap_ci(d, confidence=confidence, n_resamples=n_resamples, seed=seed)
-    return PairedDiff(cid, label, baseline, metric, len(shared), float(d.mean()), low, high)
+    # the gate's test, for metrics a gate could judge (a direction); the rest untested
+    p = (permutation_test(d, n_resamples, seed).p_value if metric_info(metric) is not None
+         else math.nan)
+    return PairedDiff(cid, label, baseline, metric, len(shared), float(d.mean()), low, high, p)

@@ -2,7 +2,9 @@
 
 The figures are :func:`rulegauge.answering.sidebyside.side_by_side`'s; this module only
 formats them (``rulegauge answerers RUN --format table|markdown|json``). A NaN prints
-``-``; a paired difference prints as ``+d [lo, hi] n=N``.
+``-``; a paired difference prints as ``+d [lo, hi] n=N p (holm) P``, with `` *`` when
+significant; every format gives the family line of the one multiplicity rule
+(:meth:`rulegauge.metrics.multiplicity.CorrectionFamily.line`) under its tables.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def render(sbs: SideBySide) -> list[Any]:
         title = f"answerers on config {cid}"
         if others:
             title += (f" (differences: paired vs {sbs.baseline}, mean [95% bootstrap CI] "
-                      "over shared questions)")
+                      f"over shared questions, {_p_label(sbs)}; * significant)")
         ex = sbs.exclusion(cid)
         t = Table(title=title, caption=_caption(ex))
         header, body = _grid(sbs, cid)
@@ -47,6 +49,10 @@ def render(sbs: SideBySide) -> list[Any]:
             t.add_row(*line)
         out.append(t)
     return out
+
+
+def _p_label(sbs: SideBySide) -> str:
+    return f"p ({sbs.family.method}) adjusted over the family below"
 
 
 def _caption(ex: Exclusion) -> str:
@@ -70,7 +76,7 @@ def _grid(sbs: SideBySide, cid: str) -> tuple[list[str], list[list[str]]]:
             continue  # not judged: no row
         digits = 1 if m == "latency_ms" else 3
         body.append([LABELS[m], *[_fmt(r.mean(m), digits) for r in rows],
-                     *[_diff_cell(diffs[(label, m)], digits) for label in others]])
+                     *[_diff_cell(diffs[(label, m)], digits, sbs.family.method) for label in others]])
     body.append(["latency p50 ms", *[_fmt(r.latency_p50, 1) for r in rows], *pad])
     body.append(["latency p95 ms", *[_fmt(r.latency_p95, 1) for r in rows], *pad])
     return header, body
@@ -86,7 +92,9 @@ def to_markdown(sbs: SideBySide) -> str:
         out.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
         out += ["| " + " | ".join(c.replace("|", "\\|") for c in line) + " |" for line in body]
         out.append(f"\n{_caption(sbs.exclusion(cid))}; differences: paired vs {sbs.baseline}, "
-                   "mean [95% bootstrap CI] n=pairs\n")
+                   f"mean [95% bootstrap CI] n=pairs, {_p_label(sbs)}; * significant\n")
+    if out:
+        out.append(sbs.family.line().replace("|", "\\|") + "\n")
     return "\n".join(out)
 
 
@@ -106,19 +114,30 @@ def to_records(sbs: SideBySide) -> dict[str, Any]:
         "differences": [{"config_id": d.config_id, "answerer": d.answerer,
                          "baseline": d.baseline, "metric": d.metric, "pairs": d.shared,
                          "mean": _num(d.mean_diff), "ci_low": _num(d.ci_low),
-                         "ci_high": _num(d.ci_high)} for d in sbs.diffs]}
+                         "ci_high": _num(d.ci_high), "p_value": _num(d.p_value),
+                         "p_adjusted": _num(d.p_adjusted), "significant": d.significant}
+                        for d in sbs.diffs],
+        "family": {"method": sbs.family.method, "alpha": sbs.family.alpha,
+                   "scope": sbs.family.scope, "size": sbs.family.size,
+                   "members": [list(m) for m in sbs.family.members],
+                   "untested": [list(m) for m in sbs.family.untested],
+                   "flagged": [list(m) for m in sbs.family.flagged],
+                   "line": sbs.family.line()}}
 
 
-def _diff_cell(d: PairedDiff, digits: int) -> str:
+def _diff_cell(d: PairedDiff, digits: int, method: str) -> str:
     if d.shared == 0:
         return "-"
+    p = "" if math.isnan(d.p_adjusted) else (f" p ({method}) {d.p_adjusted:.3g}"
+                                             + (" *" if d.significant else ""))
     return (f"{_fmt(d.mean_diff, digits, sign=True)} [{_fmt(d.ci_low, digits, sign=True)}, "
-            f"{_fmt(d.ci_high, digits, sign=True)}] n={d.shared}")
+            f"{_fmt(d.ci_high, digits, sign=True)}] n={d.shared}{p}")
 
 
 def print_side_by_side(run: Run, console: Any = None, config_id: str | None = None,
                        baseline: str | None = None, seed: int = 0, fmt: str = "table",
-                       answerers: list[str] | None = None) -> SideBySide:
+                       answerers: list[str] | None = None, adjustment: str = "holm",
+                       alpha: float = 0.05) -> SideBySide:
     """Print :func:`side_by_side` to ``console`` (a rich Console) as ``fmt``."""
     import json
 
@@ -126,10 +145,11 @@ def print_side_by_side(run: Run, console: Any = None, config_id: str | None = No
         raise RulegaugeError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     console = console or Console()
     sbs = side_by_side(run, config_id=config_id, baseline=baseline, seed=seed,
-                       answerers=answerers)
+                       answerers=answerers, adjustment=adjustment, alpha=alpha)
     if fmt == "table":
         for t in render(sbs):
             console.print(t)
+        console.print(sbs.family.line(), markup=False, highlight=False, soft_wrap=True)
     elif fmt == "markdown":
         console.print(to_markdown(sbs), markup=False, highlight=False, soft_wrap=True)
     else:

@@ -172,8 +172,12 @@ def answerers_cmd(
     baseline: Annotated[str | None, typer.Option(
         "--baseline", "-b", help="Answerer the others are compared with (default: the first).")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap resampling.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap and permutation resampling.")] = 0,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, tsv, markdown or json.")] = "table",
+    adjustment: Annotated[str, typer.Option(
+        "--adjustment", help="Multiplicity adjustment over the family: holm or bh.")] = "holm",
+    alpha: Annotated[float, typer.Option(
+        "--alpha", help="Level of the significant flag (adjusted p < alpha).")] = 0.05,
     only: Annotated[list[str] | None, typer.Option(
         "--answerer", "-a", help="Compare only these answerer labels (repeatable).")] = None,
     answers: Annotated[bool, typer.Option(
@@ -188,7 +192,9 @@ def answerers_cmd(
     """Side-by-side figures of a run's answerers with paired differences against the first.
 
     Statistics are taken over the questions every compared answerer answered without
-    error; the excluded count is shown.
+    error; the excluded count is shown. Each difference's paired permutation p-value is
+    adjusted over one family (every answerer, config and metric; Holm, or --adjustment bh),
+    the rule of report, compare, tune and gate; the family line is printed under the tables.
 
     Example: rulegauge answerers latest --format markdown
     Example: rulegauge answerers latest --answers --disagreement
@@ -209,4 +215,5 @@ def answerers_cmd(
             return
         with format_console("tsv" if fmt == "tsv" else "table") as console:
             print_side_by_side(r, console, config_id=config, baseline=baseline, seed=seed,
-                               fmt="table" if fmt == "tsv" else fmt, answerers=only or None)
+                               fmt="table" if fmt == "tsv" else fmt, answerers=only or None,
+                               adjustment=adjustment, alpha=alpha)

@@ -55,6 +55,15 @@ from rulegauge.core.errors import RulegaugeError
 from rulegauge.regression.tdist import bisect, nct_sf, norm_isf, t_isf
 
 MAX_QUESTIONS = 10_000_000  # sample sizes beyond this are reported as unreachable
+FEW_DIFFERING = 10
+KURTOSIS_LIMIT = 6.0
+"""The t-test's power is normal theory. It is flagged as unreliable when the SD estimate
+rests on fewer than :data:`FEW_DIFFERING` non-zero paired differences (the permutation
+test's discreteness) or their pooled excess kurtosis exceeds :data:`KURTOSIS_LIMIT` (heavy
+tails flatten the power curve: more power than predicted at 0.5, less at 0.95). Calibrated
+by the simulation check (``benchmarks/bench_power.py``, docs/gate.md): within 5 points on
+the sample (recall@5: 20 of 153 non-zero, kurtosis 5.4); 7-12 points off on Secret Hitler
+(recall@5: 2 of 72, kurtosis 31; MRR@10: kurtosis 7.1)."""
 SOURCES = ("grid", "comparison", "stated")
 
 
@@ -140,13 +149,28 @@ class SdEstimate:
     source: str
     detail: str
     sds: tuple[tuple[str, float], ...] = ()
+    differing: int = -1  # paired differences that are not 0 (-1: not counted, e.g. stated)
+    pairs: int = 0  # paired differences the SD was estimated from
+    kurtosis: float = math.nan  # their pooled excess kurtosis (centred per source)
+
+    @property
+    def reliable(self) -> bool:
+        """False when the t-test's power is flagged (:data:`KURTOSIS_LIMIT`): few non-zero
+        differences or heavy tails; True when unknown (a stated SD)."""
+        return not (0 <= self.differing < FEW_DIFFERING or self.kurtosis > KURTOSIS_LIMIT)
 
     def describe(self) -> str:
+        few = (f", {self.differing} of {self.pairs} paired differences non-zero, excess "
+               f"kurtosis {self.kurtosis:.3g}" if self.differing >= 0 else "")
+        if not self.reliable:
+            few += (f"; fewer than {FEW_DIFFERING} non-zero or kurtosis above "
+                    f"{KURTOSIS_LIMIT:g}: the t-test's power is unreliable here, "
+                    "see docs/gate.md (the simulation check)")
         if self.source == "grid" and self.sds:
             lo, hi = min(s for _, s in self.sds), max(s for _, s in self.sds)
             return (f"sd {self.sd:.3g} (grid: pooled over {len(self.sds)} neighbour(s) of "
-                    f"{self.detail}, range {lo:.3g}-{hi:.3g})")
-        return f"sd {self.sd:.3g} ({self.source}: {self.detail})"
+                    f"{self.detail}, range {lo:.3g}-{hi:.3g}{few})")
+        return f"sd {self.sd:.3g} ({self.source}: {self.detail}{few})"
 
 
 def _flat(params: str) -> dict[str, object]:
@@ -212,7 +236,8 @@ def grid_sd(metrics: pd.DataFrame, configs: pd.DataFrame, config_id: str, metric
     wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
     if config_id not in wide:
         return None
-    sds, squares, dof = [], 0.0, 0
+    sds, squares, dof, differing, pairs = [], 0.0, 0, 0, 0
+    centred: list[np.ndarray] = []
     for c in near:
         if c not in wide:
             continue
@@ -223,9 +248,13 @@ def grid_sd(metrics: pd.DataFrame, configs: pd.DataFrame, config_id: str, metric
             if sd > 0:  # an identical neighbour says nothing about how a change varies
                 squares += float(np.sum((d - d.mean()) ** 2))
                 dof += len(d) - 1
+                differing += int(np.count_nonzero(d))
+                pairs += len(d)
+                centred.append(d - d.mean())
     if dof == 0:
         return None
-    return SdEstimate(math.sqrt(squares / dof), "grid", config_id, tuple(sds))
+    return SdEstimate(math.sqrt(squares / dof), "grid", config_id, tuple(sds), differing, pairs,
+                      _kurtosis(np.concatenate(centred)))
 
 
 def differences_sd(differences: np.ndarray, detail: str) -> SdEstimate | None:
@@ -235,7 +264,15 @@ def differences_sd(differences: np.ndarray, detail: str) -> SdEstimate | None:
     if d.size < 2 or not np.all(np.isfinite(d)):
         return None
     sd = float(np.std(d, ddof=1))
-    return SdEstimate(sd, "comparison", detail) if sd > 0 else None
+    return (SdEstimate(sd, "comparison", detail, (), int(np.count_nonzero(d)), int(d.size),
+                       _kurtosis(d - d.mean())) if sd > 0 else None)
+
+
+def _kurtosis(centred: np.ndarray) -> float:
+    """Excess kurtosis ``m4 / m2**2 - 3`` of centred values (0 for a normal sample;
+    ``scipy.stats.kurtosis`` without bias correction); NaN when all are 0."""
+    m2 = float(np.mean(centred ** 2))
+    return float(np.mean(centred ** 4)) / m2 ** 2 - 3.0 if m2 > 0 else math.nan
 
 
 @dataclass(frozen=True)

@@ -167,3 +167,23 @@ def test_cli_tune_chooses_among_the_configs_given(tmp_path: Path):
     assert out["n_configs"] == 2 and {f["chosen"] for f in out["folds"]} <= set(pick)
     bad = CliRunner().invoke(_cli(), ["tune", str(run), "-c", "no-such"])
     assert bad.exit_code == 2 and "no-such" in bad.output
+
+
+def test_tune_gives_the_best_configs_stability_and_its_statistical_ties():
+    """tune's stability: the in-sample best's share of bootstrap resamples at the top and the
+    configs its permutation tests (one family, Holm) cannot separate from it; an identical
+    twin always ties, a config that loses on every question does not."""
+    from rulegauge.regression.stability import stability
+
+    n = 24
+    good = [1.0] * 18 + [0.0] * 6
+    metrics, questions = _frames({"good": good, "twin": list(good), "bad": [0.0] * n},
+                                 ["en"] * 12 + ["de"] * 12)
+    r = tune_frame(metrics, questions, "recall@5", n_folds=3, seed=2)
+    assert r.stability is not None and r.stability.chosen == r.best_in_sample == "good"
+    values = {"good": np.array(good), "twin": np.array(good), "bad": np.zeros(n)}
+    assert r.stability.tied == ("twin",) == stability(values, "good", higher_is_better=True,
+                                                      n_resamples=1000, seed=2).tied
+    assert r.stability.stays_best == 1.0 and r.stability.sole_best == 0.0  # the twin is always there
+    assert "stays best in 100% of 1000" in r.stability.describe()
+    assert "tied with 1 other(s): twin" in r.stability.describe()

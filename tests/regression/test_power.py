@@ -1,5 +1,6 @@
 """Power and MDE of the paired test: statsmodels' solver, grid neighbours, the gate's
-MDE, ``rulegauge power``, and (slow) the simulated detection rate of the real test."""
+MDE, ``rulegauge power``; the simulated detection rate of the real gate is in
+test_power_simulation.py (and benchmarks/bench_power.py)."""
 
 from __future__ import annotations
 
@@ -65,38 +66,6 @@ def test_neighbours_differ_in_one_parameter_nearest_value_only() -> None:
     pooled = math.sqrt((np.sum((d1 - d1.mean()) ** 2) + np.sum((d2 - d2.mean()) ** 2)) / 14)
     assert est.sd == pytest.approx(pooled)  # k30_ab is identical: left out of the pool
     assert "pooled over 3 neighbour(s)" in est.describe()
-
-
-@pytest.mark.slow
-def test_simulated_detection_rate_of_the_permutation_test_matches_the_prediction(tmp_path: Path) -> None:
-    """Plant a drop of delta in resampled questions (differences drawn from the service
-    config's grid neighbours, centred), run the gate's permutation test 400 times per
-    target power: the detection rate is within 5 points of the t-test's prediction."""
-    from typer.testing import CliRunner
-
-    from rulegauge.cli import app
-    from rulegauge.metrics.info import scored_rows
-    from rulegauge.metrics.stats import permutation_test
-    from rulegauge.store.rundir import open_run
-
-    r = CliRunner().invoke(app, ["run", "-c", "docs/grids/grid-200.toml", "--out", str(tmp_path),
-                                 "--run-id", "g", "--fused-depth", "1"])
-    assert r.exit_code == 0, r.output
-    run = open_run(tmp_path / "g")
-    cfg = "rrf_k60_bm25+dense+boost"
-    _, rows = scored_rows(run.table("metrics"), "recall@5")
-    w = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
-    diffs = [(w[c] - w[cfg]).to_numpy() for c in P.neighbours(run.table("configs"), cfg)]
-    pool = np.concatenate([d - d.mean() for d in diffs if d.std() > 0])
-    n, sd = len(w), float(pool.std())
-    rng = np.random.default_rng(0)
-    for target in (0.5, 0.8, 0.95):
-        delta = P.mde(sd, n, target, 0.05)
-        hits = 0
-        for s in range(400):
-            x = pool[rng.integers(0, len(pool), n)] - delta
-            hits += permutation_test(x, 2000, s).p_value < 0.05 and x.mean() < 0
-        assert abs(hits / 400 - target) <= 0.05, (target, hits / 400)
 
 
 @pytest.mark.slow
