@@ -297,7 +297,8 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
         "multiplicity rule of compare and gate (docs/gate.md), family "
         f"{esc(family.describe() if family is not None else '(none)')}. The chart "
         "shows the charted configs; the table every config (click a header to sort).</p>",
-        img(comparison_figure(comparison[comparison["config_id"].isin(set(chosen))], metric),
+        # the charted configs and the reference they are compared with (-c may leave it out)
+        img(comparison_figure(comparison[comparison["config_id"].isin(set(chosen)) | comparison["reference"]], metric),
             f"{metric} differences"),
         table_html(table, tall=len(table) > 40),
         *trend_html(run, metric, tuple(c for c in chosen if c in trend_set), service or top_line.best),

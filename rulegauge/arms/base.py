@@ -32,7 +32,7 @@ from rulegauge.core import plugins
 from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
 from rulegauge.core.extras import require
 from rulegauge.core.ordering import grouped_order, order
-from rulegauge.core.registry import Registry
+from rulegauge.core.registry import Registry, kind_check
 from rulegauge.corpus.records import Corpus
 from rulegauge.goldset.records import Question
 
@@ -66,7 +66,8 @@ class Arm(Protocol):
         ...
 
 
-ARMS: Registry[type] = Registry("arm", group="rulegauge.arms", loader=plugins.load)
+ARMS: Registry[type] = Registry("arm", group="rulegauge.arms", loader=plugins.load, accepts=kind_check(
+    "an arm class", methods=("prepare", "search", "describe"), classes=True, ref="docs/plugins.md"))
 
 
 def make_arm(name: str, params: Mapping[str, Any]) -> Any:
@@ -102,8 +103,9 @@ def preflight_arms(arms: Sequence[str], corpus: Corpus, questions: Sequence[Ques
     found: dict[str, list[str]] = {}  # message -> arms, in config order
     for name in arms:
         params = context.arm_params.get(name, {})
-        try:
-            message = _preflight_one(name, params, corpus, questions, replace(context, name=name))
+        try:  # a plug-in's own exception is a message naming it (core/plugins.guarded), as a RulegaugeError is
+            with plugins.guarded("rulegauge.arms", str(params.get("kind", name)), f"as arm {name} (preflight)"):
+                message = _preflight_one(name, params, corpus, questions, replace(context, name=name))
         except RulegaugeError as exc:
             message = str(exc)
         if message:

@@ -9,6 +9,11 @@ per question asked (none for a question it was not asked), and each result's hit
 * at most ``depth`` of them (the depth asked);
 * distinct chunk ids of the corpus searched;
 * finite scores;
+* of the declared types: ``search`` returns a list (or tuple) of :class:`ArmResult`, each
+  result's hits a tuple of :class:`~rulegauge.arms.results.Hit` (a ``str`` chunk id, an
+  integer rank, a real score) or a :class:`~rulegauge.arms.results.HitColumns` of aligned
+  integer rows and ranks and real scores (:func:`shape_problems`, checked first: the other
+  checks read those types);
 * in the arm's declared order rule, :data:`ORDER_RULES`: ``score`` (the default, what
   :func:`rulegauge.arms.base.hits_from_scores` gives) is scores non-increasing along the
   ranks, equal scores in chunk-id order (:mod:`rulegauge.core.ordering`); ``given`` is the
@@ -30,8 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from rulegauge.arms.results import ArmResult, HitColumns
+from rulegauge.arms.results import ArmResult, Hit, HitColumns
 from rulegauge.core.errors import RulegaugeError
+from rulegauge.core.registry import shown
 from rulegauge.corpus.chunk_columns import ChunkColumns
 
 ORDER_RULES = ("score", "given", "observed")
@@ -71,8 +77,51 @@ def _arrays(result: ArmResult, chunks: ChunkColumns) -> tuple[np.ndarray, np.nda
             np.fromiter((h.score for h in f), np.float64, len(f)), problems)
 
 
+_REAL = (int, float, np.integer, np.floating)
+
+
+def _hit_problem(i: int, h: Any) -> str | None:
+    if not isinstance(h, Hit):
+        return f"hit {i} is {shown(h)}, not a Hit"
+    if not isinstance(h.chunk_id, str):
+        return f"hit {i} has chunk id {shown(h.chunk_id)}, not a str"
+    if isinstance(h.rank, bool) or not isinstance(h.rank, (int, np.integer)):
+        return f"hit {i} has rank {shown(h.rank)}, not an integer"
+    if isinstance(h.score, bool) or not isinstance(h.score, _REAL):
+        return f"hit {i} has score {shown(h.score)}, not a number"
+    return None
+
+
+def shape_problems(result: Any) -> list[str]:
+    """What is wrong with the types of one returned result (module docstring), [] when nothing is."""
+    if not isinstance(result, ArmResult):
+        return [f"a result is {shown(result)}, not an ArmResult"]
+    f = result.found
+    if isinstance(f, HitColumns):
+        arrays = {"rows": f.rows, "ranks": f.ranks, "scores": f.scores}
+        if not all(isinstance(a, np.ndarray) and a.ndim == 1 for a in arrays.values()):
+            return ["HitColumns rows, ranks and scores must be 1-d numpy arrays"]
+        if not len(f.rows) == len(f.ranks) == len(f.scores):
+            return [f"HitColumns of {len(f.rows)} rows, {len(f.ranks)} ranks and {len(f.scores)} scores"]
+        kinds = {n: a.dtype.kind for n, a in arrays.items()}
+        if kinds["rows"] not in "iu" or kinds["ranks"] not in "iu" or kinds["scores"] not in "iuf":
+            return [f"HitColumns dtypes {', '.join(f'{n} {a.dtype}' for n, a in arrays.items())}: rows and "
+                    "ranks must be integers, scores real"]
+        return []
+    if not isinstance(f, (tuple, list)):
+        return [f"hits are {shown(f)}, not a tuple of Hit"]
+    for i, h in enumerate(f, start=1):
+        why = _hit_problem(i, h)
+        if why is not None:
+            return [why]
+    return []
+
+
 def result_problems(result: ArmResult, chunks: ChunkColumns, depth: int, rule: str = "score") -> list[str]:
     """What is wrong with one result (module docstring), [] when nothing is."""
+    shape = shape_problems(result)
+    if shape:
+        return shape
     rows, ranks, scores, problems = _arrays(result, chunks)
     n = len(rows)
     if n > depth:
@@ -90,7 +139,7 @@ def result_problems(result: ArmResult, chunks: ChunkColumns, depth: int, rule: s
         problems.append(f"chunk {str(chunks.ids[uniq[counts > 1][0]])!r} is ranked more than once")
     if not np.isfinite(scores).all():
         at = int(np.flatnonzero(~np.isfinite(scores))[0])
-        problems.append(f"hit {at + 1} has a score that is not finite ({scores[at]!r})")
+        problems.append(f"hit {at + 1} has a score that is not finite ({float(scores[at])!r})")
     elif rule == "score" and n > 1 and not problems:
         ids = chunks.ids[rows].astype(str)
         up = scores[1:] > scores[:-1]
@@ -104,10 +153,17 @@ def result_problems(result: ArmResult, chunks: ChunkColumns, depth: int, rule: s
 
 def results_problems(results: Sequence[ArmResult], question_ids: Sequence[str], chunks: ChunkColumns,
                      depth: int, rule: str = "score") -> list[tuple[str, str]]:
-    """``(question id, problem)`` of every broken result, in result order."""
+    """``(question id, problem)`` of every broken result, in result order (``?``: a returned
+    value that is not a result, or not a list of them, names no question)."""
+    if not isinstance(results, (list, tuple)):
+        return [("?", f"search returned {shown(results)}, not a list of ArmResult")]
     asked, seen = set(question_ids), set()
-    out = []
+    out: list[tuple[str, str]] = []
     for r in results:
+        if not isinstance(r, ArmResult) or not isinstance(r.question_id, str):
+            why = shape_problems(r) or [f"its question id is {shown(r.question_id)}, not a str"]
+            out.append(("?", why[0]))
+            continue
         if r.question_id not in asked:
             out.append((r.question_id, "a result for a question the arm was not asked"))
         elif r.question_id in seen:
@@ -123,6 +179,6 @@ def check_results(arm: str, results: Sequence[ArmResult], question_ids: Sequence
     break the contract (module docstring); nothing when every result keeps it."""
     found = results_problems(results, question_ids, chunks, depth, rule)
     if found:
-        shown = "; ".join(f"question {q}: {p}" for q, p in found[:_SHOWN])
+        named = "; ".join(p if q == "?" else f"question {q}: {p}" for q, p in found[:_SHOWN])
         more = f" (and {len(found) - _SHOWN} more problems)" if len(found) > _SHOWN else ""
-        raise ArmContractError(f"arm {arm} broke the arm contract (docs/plugins.md): {shown}{more}")
+        raise ArmContractError(f"arm {arm} broke the arm contract (docs/plugins.md): {named}{more}")

@@ -12,6 +12,7 @@ Command groups are the entry points of ``rulegauge.commands`` (rulegauge's own i
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 import typer
 
@@ -52,9 +53,10 @@ def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progr
 
 
 # command groups are entry points (``rulegauge.commands``, pyproject.toml): a team's package adds its own
-# `core` (run, list, validate: the everyday commands) heads --help; the others follow in name order
+# `core` (run, list, validate: the everyday commands) heads --help; the others follow in name order; a
+# package's register that raises is recorded as broken (`rulegauge list`), never the end of every command
 for _name, _register in sorted(plugins.entry_objects("rulegauge.commands"), key=lambda e: e[0] != "core"):
-    _register(app)
+    plugins.contained("rulegauge.commands", _name, partial(_register, app))
 
 
 def main() -> None:

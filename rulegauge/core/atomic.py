@@ -9,9 +9,9 @@ The name carries the process id and a random token, so concurrent writers (two
 processes, or two threads of one) never share a temporary.
 
 Edge cases: :func:`atomic_path` replaces an existing file; :func:`atomic_dir`
-replaces an existing folder only with ``replace=True`` (the old one is moved aside
-first and deleted after), otherwise a folder that appeared meanwhile (another
-process finished first) is kept and the new one discarded.
+replaces an existing folder only with ``replace=True`` (the two folders are exchanged in
+one step, :func:`exchange`, and the old one is deleted after), otherwise a folder that
+appeared meanwhile (another process finished first) is kept and the new one discarded.
 
 Links: nothing rulegauge writes under a run folder goes through a symbolic
 link. :func:`check_no_links` refuses a path when it, or any folder between a
@@ -24,11 +24,14 @@ the check before writing. Reference: open(2) ``O_NOFOLLOW``.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import fcntl
+import functools
 import os
 import secrets
 import shutil
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -139,13 +142,67 @@ def write_text(target: Path | str, text: str, encoding: str = "utf-8") -> Path:
     return write_bytes(target, text.encode(encoding))
 
 
+AT_FDCWD = -100  # <fcntl.h>: paths relative to the working directory
+RENAME_EXCHANGE = 2  # <linux/fs.h>: swap the two names atomically
+
+
+@functools.cache
+def _renameat2() -> Any:
+    """libc's ``renameat2`` (glibc 2.28+, Linux), or None where there is none."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap the names ``a`` and ``b`` in one atomic step (Linux ``renameat2(2)`` with
+    ``RENAME_EXCHANGE``, through ctypes): at every moment each name holds one of the two
+    trees, whole. False, nothing changed, where the kernel, the C library or the file system
+    has no such exchange (``ENOSYS``, ``EINVAL``, ``EOPNOTSUPP``, not Linux); another error
+    raises ``OSError``. Reference: renameat2(2), "RENAME_EXCHANGE"."""
+    fn = _renameat2()
+    if fn is None:
+        return False
+    if fn(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(a), None, str(b))
+
+
+def _swap_in(tmp: Path, target: Path) -> None:
+    """Put the folder ``tmp`` at ``target``, which exists, and delete the old tree.
+
+    Where :func:`exchange` works, ``target`` names the old tree and then the new one, with no
+    moment in between. The fallback gives that up: two renames (the old tree moved aside,
+    then the new one in), so for the moment between them ``target`` does not exist, and a
+    reader then (or a crash, which leaves the old tree under its ``.old-`` name) finds no
+    folder there, never a half-written one."""
+    if exchange(tmp, target):
+        _remove(tmp)  # tmp now holds the old tree
+        return
+    old = temp_name(target, "old")
+    os.replace(target, old)
+    os.replace(tmp, target)
+    _remove(old)
+
+
 @contextmanager
 def atomic_dir(target: Path | str, *, replace: bool = False) -> Iterator[Path]:
     """Yield a temporary folder to fill; on success it becomes ``target``.
 
-    ``replace=True``: an existing ``target`` is moved aside and deleted after the
-    swap. ``replace=False``: if ``target`` exists by then, it is kept (another
-    process finished first) and the new folder is discarded.
+    ``replace=True``: an existing ``target`` is exchanged with the new folder in one step
+    and the old tree deleted after (:func:`_swap_in`; where the kernel has no exchange, two
+    renames with a moment without ``target``). ``replace=False``: if ``target`` exists by
+    then, it is kept (another process finished first) and the new folder is discarded.
+    The folder holding ``target`` is ``fsync``-ed after the rename.
     """
     t = Path(target)
     t.parent.mkdir(parents=True, exist_ok=True)
@@ -154,13 +211,12 @@ def atomic_dir(target: Path | str, *, replace: bool = False) -> Iterator[Path]:
         tmp.mkdir()
         yield tmp
         if replace and t.exists():
-            old = temp_name(t, "old")
-            os.replace(t, old)
-            os.replace(tmp, t)
-            _remove(old)
+            _swap_in(tmp, t)
+            fsync_path(t.parent)
         elif not t.exists():
             try:
                 os.rename(tmp, t)
+                fsync_path(t.parent)
             except OSError:  # another process renamed its folder first
                 if not t.exists():
                     raise

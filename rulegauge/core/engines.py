@@ -31,7 +31,7 @@ from typing import Any
 
 from rulegauge.core import plugins
 from rulegauge.core.errors import ConfigError
-from rulegauge.core.registry import Registry
+from rulegauge.core.registry import Registry, kind_check
 
 LOCAL = "local"
 
@@ -88,7 +88,7 @@ def _local(address: str | None) -> Iterator[EngineInfo]:
     yield EngineInfo(LOCAL, 1, os.cpu_count() or 1)
 
 
-ENGINES: Registry[Engine] = Registry("engine")
+ENGINES: Registry[Engine] = Registry("engine", accepts=kind_check("an Engine", base=Engine))
 ENGINES.add(LOCAL, Engine(LOCAL, "everything in this process (default; no extra needed)", _local))
 GROUP = "rulegauge.engines"
 """The plug-in group of the other engines (``ray``: :mod:`rulegauge.core.cluster`, a product)."""

@@ -45,11 +45,14 @@ import importlib
 import importlib.metadata as md
 import sys
 import tomllib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rulegauge.core.registry import Registry, add_unknown_hint
+from rulegauge.core.errors import RegistryError, RulegaugeError
+from rulegauge.core.registry import Registry, add_unknown_hint, shown
 
 DISTRIBUTION = "rulegauge"
 BUILTIN = "builtin"
@@ -153,6 +156,25 @@ def _record(group: str, name: str, pkg: str, error: str) -> None:
     _broken[(group, name)] = BrokenPlugin(group, name, pkg, error)
 
 
+def _import(group: str, ep: md.EntryPoint, pkg: str) -> tuple[bool, Any]:
+    """``(True, object)`` of ``ep``, or ``(False, None)`` with ``ep`` recorded as broken: whatever
+    its import raised, ``SystemExit`` and other ``BaseException`` subclasses included (a plug-in
+    calling ``sys.exit()`` at import must not end the program), but ``KeyboardInterrupt``, which
+    is the user's. A built-in's error raises (a bug of rulegauge's own) unless it is a module
+    not found (an optional dependency not installed)."""
+    try:
+        return True, ep.load()
+    except KeyboardInterrupt:
+        raise
+    except ModuleNotFoundError as exc:
+        _record(group, ep.name, pkg, _last_line(exc))
+    except BaseException as exc:  # nothing a plug-in raises ends the program (docstring)
+        if pkg == BUILTIN:
+            raise
+        _record(group, ep.name, pkg, _last_line(exc) + (" (sys.exit at import)" if isinstance(exc, SystemExit) else ""))
+    return False, None
+
+
 def _load_entry_point(group: str, ep: md.EntryPoint, reg: Registry[Any]) -> None:
     pkg = _package(ep)
     if ep.name in reg and _origins.get((group, ep.name), BUILTIN) != pkg:
@@ -161,24 +183,45 @@ def _load_entry_point(group: str, ep: md.EntryPoint, reg: Registry[Any]) -> None
         return
     before = set(reg.names())
     fresh = ep.module not in sys.modules
-    try:
-        obj = ep.load()
-        if ep.name not in reg and not _is_module(obj):
-            reg.add(ep.name, obj() if GROUPS[group].instances and isinstance(obj, type) else obj)
-    except ModuleNotFoundError as exc:
-        _record(group, ep.name, pkg, _last_line(exc))
-        return
-    except Exception as exc:
-        if pkg == BUILTIN:
-            raise  # a bug of rulegauge's own, not a missing optional dependency
-        _record(group, ep.name, pkg, _last_line(exc))
-        return
+    ok, obj = _import(group, ep, pkg)
     added = set(reg.names()) - before
+    for name in added:  # what an import registered before failing is still named by its origin
+        _origins.setdefault((group, name), pkg)
+    if not ok:
+        return
+    if ep.name not in reg and not _is_module(obj):
+        why = reg.refusal(obj)  # the registry's owner says what it holds: an arm class, a FusionMethod...
+        if why is not None:
+            if pkg == BUILTIN:
+                raise RegistryError(f"{group} entry point {ep.name!r}: {why}")
+            _record(group, ep.name, pkg, f"refused: {why}")
+            return
+        made = _instantiate(group, ep, pkg, obj)
+        if made is None:
+            return
+        reg.add(ep.name, made[0])
+        added.add(ep.name)
     if ep.name not in reg and ((fresh and not added) or not _is_module(obj)):
         _record(group, ep.name, pkg, f"loading it registered no {ep.name!r}"
                 + (f" (it registered {', '.join(sorted(added))})" if added else ""))
     for name in added | ({ep.name} & set(reg.names())):
         _origins.setdefault((group, name), pkg)
+
+
+def _instantiate(group: str, ep: md.EntryPoint, pkg: str, obj: Any) -> tuple[Any] | None:
+    """``(what the registry holds,)``: ``obj``, or an instance of it for a registry of
+    instances; None when building it raised (recorded as broken, as :func:`_import` does)."""
+    if not (GROUPS[group].instances and isinstance(obj, type)):
+        return (obj,)
+    try:
+        return (obj(),)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # as in _import
+        if pkg == BUILTIN:
+            raise
+        _record(group, ep.name, pkg, f"building it raised {_last_line(exc)}")
+        return None
 
 
 def _is_module(obj: Any) -> bool:
@@ -212,19 +255,54 @@ def entry_objects(group: str) -> list[tuple[str, Any]]:
     out = []
     for ep in entry_points(group):
         pkg = _package(ep)
-        try:
-            obj = ep.load()
-        except ModuleNotFoundError as exc:
-            _record(group, ep.name, pkg, _last_line(exc))
-            continue
-        except Exception as exc:
+        ok, obj = _import(group, ep, pkg)
+        if ok and not callable(obj):
             if pkg == BUILTIN:
-                raise
-            _record(group, ep.name, pkg, _last_line(exc))
+                raise RegistryError(f"{group} entry point {ep.name!r}: {shown(obj)} is not callable")
+            _record(group, ep.name, pkg, f"refused: {shown(obj)} is not a register(app) function")
             continue
-        _origins[(group, ep.name)] = pkg
-        out.append((ep.name, obj))
+        if ok:
+            _origins[(group, ep.name)] = pkg
+            out.append((ep.name, obj))
     return out
+
+
+def contained(group: str, name: str, call: Callable[[], None]) -> bool:
+    """Call a plug-in's ``call()`` (a command group's ``register(app)``); what it raises, but
+    ``KeyboardInterrupt``, records ``name`` as broken instead (False). A built-in's raises."""
+    pkg = origin(group, name)
+    try:
+        call()
+        return True
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # as in _import
+        if pkg == BUILTIN:
+            raise
+        _record(group, name, pkg, f"{_last_line(exc)} (raised by register)")
+        return False
+
+
+class PluginFailed(RulegaugeError):
+    """A plug-in's code raised while rulegauge ran it (:func:`guarded`); names the plug-in."""
+
+
+@contextmanager
+def guarded(group: str, name: str, doing: str) -> Iterator[None]:
+    """Run a component's code (an arm's search, a fusion method's fuse): what a plug-in's code
+    raises, but a :class:`RulegaugeError` (already a message) and ``KeyboardInterrupt`` (the
+    user's), becomes :class:`PluginFailed` naming it, its package and ``doing`` (exit 2, no
+    traceback; ``SystemExit`` included: a plug-in does not end a run). A built-in's error
+    raises as it is, a bug of rulegauge's own."""
+    try:
+        yield
+    except (RulegaugeError, KeyboardInterrupt):
+        raise
+    except BaseException as exc:  # as in _import
+        pkg = origin(group, name)
+        if pkg == BUILTIN:
+            raise
+        raise PluginFailed(f"plug-in {name!r} ({group}, from {pkg}) failed {doing}: {_last_line(exc)}") from None
 
 
 def origin(group: str, name: str) -> str:

@@ -24,7 +24,7 @@ import numpy as np
 
 from rulegauge.fusion.exact import rrf_order, rrf_scores
 from rulegauge.fusion.matrix import RankMatrix
-from rulegauge.fusion.method import FUSION_METHODS
+from rulegauge.fusion.method import FUSION_METHODS, fused_scores
 from rulegauge.fusion.records import FusionConfig
 
 __all__ = ["FUSION_METHODS", "Fused", "RankMatrix", "fuse", "rrf"]
@@ -78,7 +78,7 @@ def fuse(matrix: RankMatrix, config: FusionConfig) -> Fused:
 
     method = FUSION_METHODS.get(config.method)
     planes, col = planes_of(matrix)
-    plane = method.fuse(planes, config)
+    plane = fused_scores(method, planes, config)
     key = order_keys(method, config, planes, plane, planes.votes(config))
     keep = np.flatnonzero(voted > 0)
     qk, ck = matrix.question_index[keep], col[keep]

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from rulegauge.core import plugins
 from rulegauge.fusion.grid_check import Checker
 from rulegauge.fusion.method import FUSION_METHODS, FusionMethod
 
@@ -44,7 +45,9 @@ def _method(ck: Checker, name: Any, at: str, known: list[str] | None) -> FusionM
         return None
     choices = known if known is not None else FUSION_METHODS.names()
     if name not in choices or name not in FUSION_METHODS.names():
-        ck.add(at, f"unknown fusion method {name!r}; choose one of: " + ", ".join(choices))
+        broken = plugins.describe_unknown("rulegauge.fusion", name)  # a plug-in that failed to load says why
+        ck.add(at, f"unknown fusion method {name!r}; choose one of: " + ", ".join(choices)
+               + (f"; {broken}" if broken else ""))
         return None
     return FUSION_METHODS.get(name)
 

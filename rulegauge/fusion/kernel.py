@@ -31,7 +31,7 @@ import numpy as np
 
 from rulegauge.fusion.exact import clusters_are_ties, float_tolerance, rrf_order
 from rulegauge.fusion.matrix import RankMatrix
-from rulegauge.fusion.method import FUSION_METHODS
+from rulegauge.fusion.method import FUSION_METHODS, fused_scores
 from rulegauge.fusion.order import relative_error, resolve_row
 from rulegauge.fusion.planes import Planes
 from rulegauge.fusion.records import FusionConfig
@@ -53,7 +53,7 @@ def planes_of(matrix: RankMatrix) -> tuple[Planes, np.ndarray]:
             scores[a, matrix.question_index, col] = np.where(matrix.ranks[:, a] > 0,
                                                              np.nan_to_num(matrix.scores[:, a]), 0.0)
     max_rank = tuple(int(ranks[a].max(initial=0)) for a in range(n_arms))
-    return Planes(matrix.arms, ranks, scores, max_rank), col.astype(np.int64)
+    return Planes(matrix.arms, ranks, scores, max_rank, tuple(matrix.question_ids)), col.astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def config_scores(planes: Planes, c: FusionConfig) -> Scored:
     """One config's fused scores and order keys (module docstring; the exactness rule per
     method, docs/fusion.md "Exact order, per method")."""
     method = FUSION_METHODS.get(c.method)
-    score = method.fuse(planes, c)
+    score = fused_scores(method, planes, c)  # checked where the scores enter (a plug-in's wrong shape, NaN)
     if c.method == "rrf":  # the key is the score: 0.0 exactly where no arm voted
         smax = float(score.max(initial=0.0))
         return Scored(score, score, float_tolerance(len(c.arms), smax),
@@ -159,7 +159,7 @@ def exact_rows(planes: Planes, c: FusionConfig, rows: np.ndarray, s: np.ndarray,
         cand, cs = along(cand, by_id), along(keys, by_id)
     method = FUSION_METHODS.get(c.method)
     if not method.rank_based:  # the key only selects; the order is the float fused score's
-        f = method.fuse(planes, c) if fused is None else fused
+        f = fused_scores(method, planes, c) if fused is None else fused
         fc = np.where(cs > 0, f[rows[:, None], cand], -np.inf)  # not listed: last
         return along(cand, np.argsort(-fc, axis=1, kind="stable"))
     o = np.argsort(-cs, axis=1, kind="stable")

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rulegauge.core import plugins
-from rulegauge.core.registry import Registry
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.core.registry import Registry, shown
 from rulegauge.fusion.planes import Planes
 
 if TYPE_CHECKING:
@@ -125,8 +126,49 @@ class FusionMethod:
         raise KeyError(f"{self.name} has no parameter {name!r}")
 
 
-FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method", group="rulegauge.fusion", loader=plugins.load)
-__all__ = ["FUSION_METHODS", "FusionMethod", "Param", "Planes", "config_ceiling", "method_of", "register", "weights_of"]
+def _fusion_method(obj: Any) -> str | None:
+    """A :class:`FusionMethod` instance, or subclass (what an entry point names), that
+    implements :meth:`~FusionMethod.fuse`; else why not (``core/registry`` ``accepts``)."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    if not issubclass(cls, FusionMethod):
+        return f"{shown(obj)} is not a FusionMethod (docs/fusion.md)"
+    if cls.fuse is FusionMethod.fuse:
+        return f"{shown(obj)} does not implement fuse (docs/fusion.md)"
+    return None
+
+
+FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method", group="rulegauge.fusion", loader=plugins.load,
+                                                  accepts=_fusion_method)
+__all__ = ["FUSION_METHODS", "FusionContractError", "FusionMethod", "Param", "Planes", "config_ceiling", "fused_scores",
+           "method_of", "register", "weights_of"]
+
+
+class FusionContractError(RulegaugeError):
+    """A fusion method's scores break the contract (:func:`fused_scores`); names method, config, question."""
+
+
+def fused_scores(method: FusionMethod, planes: Planes, config: FusionConfig) -> np.ndarray:
+    """``method.fuse(planes, config)``, checked where the scores enter a run: a (Q, U) array of
+    real numbers (``planes.shape``, read as float64), finite wherever an arm of the config
+    voted (values elsewhere are ignored, so anything goes there). A plug-in's exception is a
+    :class:`~rulegauge.core.plugins.PluginFailed`, a broken result a :class:`FusionContractError`
+    naming the method, the config and the first question (exit 2, never stored)."""
+    with plugins.guarded("rulegauge.fusion", config.method, f"fusing config {config.name}"):
+        out = method.fuse(planes, config)
+    head = f"fusion method {config.method} broke the fusion contract (docs/plugins.md): config {config.name}"
+    want = f"a {planes.shape} array of real numbers (questions, candidates)"
+    if not isinstance(out, np.ndarray) or out.dtype.kind not in "iuf":
+        raise FusionContractError(f"{head}: fuse returned {shown(out)}, not {want}")
+    if out.shape != planes.shape:
+        raise FusionContractError(f"{head}: fuse returned shape {out.shape}, not {want}")
+    out = out.astype(np.float64, copy=False)
+    if not np.isfinite(out).all():
+        bad = ~np.isfinite(out) & planes.votes(config)
+        if bad.any():
+            q, u = (int(i[0]) for i in np.nonzero(bad))
+            raise FusionContractError(f"{head}, question {planes.question(q)}: fused score {float(out[q, u])!r} "
+                                      f"for a candidate an arm voted for (column {u}); scores must be finite")
+    return out
 
 
 def register(cls: type[FusionMethod]) -> type[FusionMethod]:

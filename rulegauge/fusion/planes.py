@@ -106,6 +106,11 @@ class Planes:
     ranks: np.ndarray  # (A, Q, U) int32; 0 = unranked or padding
     scores: np.ndarray  # (A, Q, U) float64; 0.0 where unranked
     max_rank: tuple[int, ...]  # per arm, the largest stored rank
+    question_ids: tuple[str, ...] = ()  # of the rows, to name a question in errors (may be empty)
+
+    def question(self, q: int) -> str:
+        """Row ``q``'s question id (``#q`` where the planes carry none)."""
+        return self.question_ids[q] if q < len(self.question_ids) else f"#{q}"
 
     @property
     def shape(self) -> tuple[int, int]:

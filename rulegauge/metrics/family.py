@@ -46,7 +46,7 @@ import pandas as pd
 
 from rulegauge.core import plugins
 from rulegauge.core.errors import RegistryError, RulegaugeError
-from rulegauge.core.registry import Registry
+from rulegauge.core.registry import Registry, kind_check
 
 KINDS = ("ranking", "score", "answer")
 DIRECTIONS = ("higher", "lower", "none")
@@ -297,8 +297,10 @@ class Metric:
         fam = METRICS.get(entry.family) if entry is not None else None
         if m is None or fam is None or fam.kind not in kinds:
             known = [f.label for _, f in METRICS.items() if f.kind in kinds]
+            broken = plugins.describe_unknown("rulegauge.metrics", name.strip().partition("@")[0].partition("(")[0])
             raise RegistryError(f"unknown metric {name!r}; families: {', '.join(known)} "
-                                "(ranx / ir_measures names are accepted too: see docs/metrics.md)")
+                                "(ranx / ir_measures names are accepted too: see docs/metrics.md)"
+                                + (f"; {broken}" if broken else ""))
         cutoff = int(m.group(3)) if m.group(3) else None
         if fam.takes_cutoff and (cutoff is None or cutoff < 1):
             raise RegistryError(f"metric {name!r} needs a cutoff >= 1, e.g. {fam.name}@10")
@@ -324,7 +326,9 @@ def _params(name: str, fam: MetricFamily, text: str | None) -> dict[str, Any]:
     return out
 
 
-METRICS: Registry[MetricFamily] = Registry("metric", group="rulegauge.metrics", loader=plugins.load)
+METRICS: Registry[MetricFamily] = Registry("metric", group="rulegauge.metrics", loader=plugins.load,
+                                           accepts=kind_check("a metric family", base=MetricFamily,
+                                                              ref="declare(...): docs/metrics.md"))
 """Every metric family: ranking, score and answer metrics alike."""
 ALIASES: dict[str, Alias] = {}
 """Lower-cased family name or alias -> :class:`Alias` (canonical names included)."""

@@ -53,7 +53,7 @@ from rulegauge.pipeline.options import Progress, RunOptions, RunResult
 from rulegauge.pipeline.run_checks import metric_specs
 from rulegauge.pipeline.stages import requested
 from rulegauge.store.provenance import now_iso
-from rulegauge.store.rundir import MANIFEST, RunWriter, check_run_id, new_run_id, run_path
+from rulegauge.store.rundir import MANIFEST, RunWriter, check_run_id, failure_reason, new_run_id, run_path
 
 KERNEL_GROUPS = ("rulegauge.arms", "rulegauge.metrics", "rulegauge.fusion")
 """The plug-in groups every run loads (:mod:`rulegauge.core.plugins`); a stage loads the
@@ -149,10 +149,10 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
                     writer.update_manifest(added)
             writer.update_manifest({"status": "complete", "finished": now_iso()})
             return source.result(writer.path, metrics)
-        except RulegaugeError as exc:  # the manifest says the run failed, and why
+        except BaseException as exc:  # whatever ended it (an interrupt too), the manifest says failed, and why
             # the disk may be what failed: then the first error is the one to show
-            with contextlib.suppress(RulegaugeError):
-                writer.mark_failed(str(exc))  # a complete run refused again stays complete
+            with contextlib.suppress(Exception):
+                writer.mark_failed(failure_reason(exc))  # a complete run refused again stays complete
             raise
         finally:
             writer.close()

@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 from rulegauge.arms import ARMS, ArmContext, load_builtin_arms
 from rulegauge.arms.base import empty_counts, make_arm, preflight_arms
 from rulegauge.arms.contract import check_results, order_rule
+from rulegauge.core import plugins
 from rulegauge.core.atomic import atomic_path
 from rulegauge.core.cachedir import cache_root
 from rulegauge.core.engines import EngineInfo
@@ -175,48 +176,59 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, con
     writer.folder(".partial")  # never through a planted link
     done = writer.read_manifest().get("arms", {})
     frames, described = [], {}
-    chunks = corpus.chunk_columns
-    codes = page_codes(chunks)
     for name in cfg.arm_names:
         out = writer.file(f".partial/arm_ranks-{check_name('arm name', name)}.parquet")
         if out.exists() and name in done:
             frames.append(pq.read_table(out).to_pandas())
             continue
-        params = cfg.arm_params.get(name, {})
-        kind = str(params.get("kind", name))  # [arms.prod_fulltext] kind = "external"
-        arm = make_arm(name, params)
-        depth = cfg.depth_for(name)
-        asked = chunk_depth(codes, depth) if plan.unit == "page" else depth
-        try:
-            with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
-                # the arm's name: its journal; its own stages (embedding) print as "arm NAME: ..."
-                arm.prepare(corpus, replace(context, name=name, progress=_prefixed(progress, name)))
-                # results carry the config's arm name, so one kind can serve several arms
-                results = [replace(r, arm=name) for r in arm.search(gs.questions, asked)]
-                if bar is not None:
-                    bar(len(gs.questions))
-            # where results enter the run: a broken one (rank 0, a gap, an id not in the corpus...) is
-            # exit 2 naming the arm and the question, never stored (arms/contract)
-            check_results(name, results, [q.question_id for q in gs.questions], chunks,
-                          asked, order_rule(arm))
-            short = short_lists(results, chunks, codes, plan.cutoff, asked)
-            if plan.unit == "page":  # ranks count pages: each page at its best chunk
-                results = [best_per_page(r, chunks, codes, depth) for r in results]
-            df = arm_frame(results, corpus)
-            with atomic_path(out, within=writer.path) as tmp:
-                df.to_parquet(tmp, index=False)
-            # per-arm count of empty result lists (and known reasons): the run summary reads it
-            described[name] = {"kind": kind, **redact_params(arm.describe()), **empty_counts(results),
-                               "depth": depth, "depth_unit": plan.unit, "chunk_depth": asked,
-                               **({"short_lists": short} if short else {})}
-        finally:
-            close = getattr(arm, "close", None)  # engine arms stop their server or connection
-            if callable(close):
-                close()
+        kind = _kind(cfg, name)
+        # a plug-in arm's own exception (SystemExit too) is exit 2 naming it, never a traceback (core/plugins)
+        with plugins.guarded("rulegauge.arms", kind, f"as arm {name}"):
+            df, described[name] = _search_one(writer, name, gs, corpus, cfg, context, progress, plan)
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     ranks = pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
     return ranks, described
+
+
+def _kind(cfg: RunConfig, name: str) -> str:
+    return str(cfg.arm_params.get(name, {}).get("kind", name))  # [arms.prod_fulltext] kind = "external"
+
+
+def _search_one(writer: RunWriter, name: str, gs: GoldSet, corpus: Corpus, cfg: RunConfig, context: ArmContext,
+                progress: Progress | None, plan: DepthPlan) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One arm's ranks (written to ``.partial/``) and its manifest entry (:func:`run_arms`)."""
+    out = writer.file(f".partial/arm_ranks-{name}.parquet")
+    arm = make_arm(name, cfg.arm_params.get(name, {}))
+    chunks = corpus.chunk_columns
+    codes = page_codes(chunks)
+    depth = cfg.depth_for(name)
+    asked = chunk_depth(codes, depth) if plan.unit == "page" else depth
+    try:
+        with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
+            # the arm's name: its journal; its own stages (embedding) print as "arm NAME: ..."
+            arm.prepare(corpus, replace(context, name=name, progress=_prefixed(progress, name)))
+            returned = arm.search(gs.questions, asked)
+            if bar is not None:
+                bar(len(gs.questions))
+        # where results enter the run: a broken one (not an ArmResult, rank 0, a gap, NaN, a chunk twice,
+        # an id not in the corpus...) is exit 2 naming the arm and the question, never stored (arms/contract)
+        check_results(name, returned, [q.question_id for q in gs.questions], chunks, asked, order_rule(arm))
+        results = [replace(r, arm=name) for r in returned]  # the config's arm name: one kind serves several arms
+        short = short_lists(results, chunks, codes, plan.cutoff, asked)
+        if plan.unit == "page":  # ranks count pages: each page at its best chunk
+            results = [best_per_page(r, chunks, codes, depth) for r in results]
+        df = arm_frame(results, corpus)
+        with atomic_path(out, within=writer.path) as tmp:
+            df.to_parquet(tmp, index=False)
+        # per-arm count of empty result lists (and known reasons): the run summary reads it
+        return df, {"kind": _kind(cfg, name), **redact_params(arm.describe()), **empty_counts(results),
+                    "depth": depth, "depth_unit": plan.unit, "chunk_depth": asked,
+                    **({"short_lists": short} if short else {})}
+    finally:
+        close = getattr(arm, "close", None)  # engine arms stop their server or connection
+        if callable(close):
+            close()
 
 
 @dataclass(frozen=True)

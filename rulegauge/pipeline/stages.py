@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from rulegauge.core import plugins
 from rulegauge.core.engines import EngineChoice
 from rulegauge.core.errors import Problem
-from rulegauge.core.registry import Registry
+from rulegauge.core.registry import Registry, kind_check
 from rulegauge.fusion.configs import FusionConfig, RunConfig
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ class Stage:
     at_status: Callable[[object, Path], dict[str, Any]] = _no_status
 
 
-STAGES: Registry[Stage] = Registry("stage")
+STAGES: Registry[Stage] = Registry("stage", accepts=kind_check("a Stage", base=Stage))
 
 
 def stage(name: str) -> Stage:

@@ -12,6 +12,7 @@ the ruling id.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from rulegauge.rulings.joint import RowDecoding
 from rulegauge.rulings.parse import parse_bytes, ruling_id
 from rulegauge.rulings.records import ParseFailure, Ruling
 from rulegauge.store.provenance import base_manifest, now_iso
-from rulegauge.store.rundir import RunWriter, new_run_id, run_path
+from rulegauge.store.rundir import RunWriter, failure_reason, new_run_id, run_path
 
 
 @dataclass(frozen=True)
@@ -93,12 +94,17 @@ def import_rulings(paths: Sequence[Path], runs_dir: Path = Path("runs"), run_id:
     manifest = base_manifest(rid)
     manifest.update(kind="rulings", rulings=_manifest_section(rulings, failures, depth, rounding))
     writer.update_manifest(manifest)
-    writer.write_table("rulings", frames.rulings_frame(rulings, decoded))
-    writer.write_table("ruling_refs", frames.refs_frame(rulings))
-    writer.write_table("ruling_reads", frames.reads_frame(rulings))
-    writer.write_table("ruling_citations", frames.citations_frame(rulings))
-    dec = [frames.decodes_frame(r, decoded[r.question_id]) for r in rulings]
-    writer.write_table("ruling_decodes", pd.concat(dec, ignore_index=True))
+    try:
+        writer.write_table("rulings", frames.rulings_frame(rulings, decoded))
+        writer.write_table("ruling_refs", frames.refs_frame(rulings))
+        writer.write_table("ruling_reads", frames.reads_frame(rulings))
+        writer.write_table("ruling_citations", frames.citations_frame(rulings))
+        dec = [frames.decodes_frame(r, decoded[r.question_id]) for r in rulings]
+        writer.write_table("ruling_decodes", pd.concat(dec, ignore_index=True))
+    except BaseException as exc:  # never left running: the manifest says failed, and why
+        with contextlib.suppress(Exception):
+            writer.mark_failed(failure_reason(exc))
+        raise
     writer.update_manifest({"status": "complete", "finished": now_iso()})
     return ImportResult(path, tuple(rulings), tuple(failures),
                         tuple((q, d) for q, d in decoded.items()))

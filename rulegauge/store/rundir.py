@@ -82,6 +82,17 @@ def run_path(runs_dir: Path, run_id: str) -> Path:
     return path
 
 
+def failure_reason(exc: BaseException) -> str:
+    """What a failed run's manifest says ended it: a :class:`RulegaugeError`'s message; for an
+    interrupt or another exception (a bug, a plug-in's), its type and last line."""
+    if isinstance(exc, RulegaugeError):
+        return str(exc)
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted (KeyboardInterrupt)"
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[-1] if lines else ''}".rstrip(": ")
+
+
 class RunWriter:
     """Writes tables and the manifest of one run directory (holding its lock until
     :meth:`close` or until the writer is garbage-collected)."""

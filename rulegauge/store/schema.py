@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from rulegauge.core.registry import Registry
+from rulegauge.core.registry import Registry, kind_check
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ def _field(name: str, type_: pa.DataType, doc: str, *, nullable: bool) -> pa.Fie
     return pa.field(name, type_, nullable=nullable, metadata={b"description": doc.encode()})
 
 
-TABLES: Registry[TableSpec] = Registry("table")
+TABLES: Registry[TableSpec] = Registry("table", accepts=kind_check("a TableSpec", base=TableSpec))
 
 
 def table(name: str, doc: str, key: tuple[str, ...], *columns: Column, kept: Kept | None = None,

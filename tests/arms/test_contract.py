@@ -26,6 +26,18 @@ def _r(*hits: tuple[str, int, float], q: str = "q1") -> ArmResult:
     (_r(("c1", 1, 1.0), ("c2", 2, 1.0), ("c3", 3, 1.0), ("c4", 4, 1.0)), "score", "more than the depth asked (3)"),
     (_r(("c1", 2, 1.0), ("c2", 1, 1.0)), "observed", "never go down"),
     (_r(("c1", 0, 1.0)), "observed", "hit 1 has rank 0"),
+    (_r(("c1", -1, 1.0)), "observed", "hit 1 has rank -1"),
+    (_r(("c1", 1, "high")), "score", "hit 1 has score 'high' (a str), not a number"),  # type: ignore[arg-type]
+    (_r(("c1", 1, True)), "given", "hit 1 has score True (a bool), not a number"),  # type: ignore[arg-type]
+    (_r(("c1", "1", 1.0)), "score", "hit 1 has rank '1' (a str), not an integer"),  # type: ignore[arg-type]
+    (_r((3, 1, 1.0)), "score", "hit 1 has chunk id 3 (an int), not a str"),  # type: ignore[arg-type]
+    (ArmResult("q1", "a", (("c1", 1, 1.0),)), "score", "hit 1 is ('c1', 1, 1.0) (a tuple), not a Hit"),  # type: ignore[arg-type]
+    (ArmResult("q1", "a", "c1"), "score", "hits are 'c1' (a str), not a tuple of Hit"),  # type: ignore[arg-type]
+    (ArmResult("q1", "a", HitColumns(CHUNKS, np.array([0, 1]), np.array([1], np.int32), np.array([2.0, 1.0]))),
+     "score", "HitColumns of 2 rows, 1 ranks and 2 scores"),
+    (ArmResult("q1", "a", HitColumns(CHUNKS, np.array([0]), np.array([1.0]), np.array([2.0]))),
+     "score", "rows and ranks must be integers, scores real"),
+    ({"question_id": "q1"}, "score", "a result is {'question_id': 'q1'} (a dict), not an ArmResult"),
 ])
 def test_each_broken_result_is_named(result, rule, why):
     problems = result_problems(result, CHUNKS, 3, rule)
@@ -53,6 +65,11 @@ def test_check_results_names_the_arm_and_the_question_and_extra_results():
         check_results("mine", [_r(q="q9")], ["q1"], CHUNKS, 5)
     with pytest.raises(ArmContractError, match="question q1: a second result"):
         check_results("mine", [good, good], ["q1"], CHUNKS, 5)
+    with pytest.raises(ArmContractError, match=r"arm mine broke the arm contract \(docs/plugins.md\): search returned "
+                       r"None \(a NoneType\), not a list of ArmResult$"):
+        check_results("mine", None, ["q1"], CHUNKS, 5)  # type: ignore[arg-type]
+    with pytest.raises(ArmContractError, match=r"contract \(docs/plugins.md\): a result is 7 \(an int\)"):
+        check_results("mine", [good, 7], ["q1"], CHUNKS, 5)  # type: ignore[list-item]
 
 
 def test_order_rule_is_declared_or_score():

@@ -1,6 +1,9 @@
 """Atomic writes: complete content or nothing, unique temporaries, folders swapped whole."""
 
+import ctypes
+import errno
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -67,3 +70,68 @@ def test_an_atomic_write_fsyncs_the_file_then_its_folder(tmp_path, monkeypatch) 
     atomic.write_text(tmp_path / "sub" / "x.txt", "hello")
     assert synced == ["file", "dir"]
     assert (tmp_path / "sub" / "x.txt").read_text() == "hello"
+
+
+def _replace_many(target: Path, n: int) -> None:
+    for i in range(n):
+        with atomic_dir(target, replace=True) as tmp:
+            (tmp / "v").write_text(str(i))
+
+
+def _watch(target: Path, stop: threading.Event, missing: list[int]) -> None:
+    while not stop.is_set():
+        if not os.path.lexists(target):
+            missing.append(1)
+
+
+def test_atomic_dir_replace_exchanges_so_the_target_never_goes_missing(tmp_path: Path) -> None:
+    """renameat2(RENAME_EXCHANGE): a reader looking the whole time never finds no target (a
+    property, not a timing: with the exchange there is no instant without one)."""
+    from rulegauge.core import atomic
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "x").write_text("a")
+    if not atomic.exchange(a, b):
+        pytest.skip("this kernel or file system has no renameat2 RENAME_EXCHANGE")
+    assert (b / "x").read_text() == "a" and not (a / "x").exists()  # the names swapped
+    with pytest.raises(FileNotFoundError):
+        atomic.exchange(tmp_path / "gone", b)  # an error other than "not supported" raises
+    target = tmp_path / "model"
+    _replace_many(target, 1)
+    stop, missing = threading.Event(), []
+    watcher = threading.Thread(target=_watch, args=(target, stop, missing))
+    watcher.start()
+    try:
+        _replace_many(target, 200)
+    finally:
+        stop.set()
+        watcher.join()
+    assert missing == []
+    assert (target / "v").read_text() == "199"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "model"]  # old trees deleted
+
+
+def test_atomic_dir_replace_falls_back_to_two_renames(tmp_path: Path, monkeypatch) -> None:
+    """Where the kernel answers ENOSYS or EINVAL (or there is no renameat2), the swap is two
+    renames: the same result, old tree deleted, only the moment without a target comes back."""
+    from rulegauge.core import atomic
+
+    calls: list[int] = []
+
+    def unsupported(*args: object) -> int:
+        calls.append(1)
+        ctypes.set_errno(errno.ENOSYS if len(calls) % 2 else errno.EINVAL)
+        return -1
+
+    monkeypatch.setattr(atomic, "_renameat2", lambda: unsupported)
+    target = tmp_path / "model"
+    _replace_many(target, 3)
+    assert calls == [1, 1]  # the first write had no target to exchange with
+    assert (target / "v").read_text() == "2"
+    assert [p.name for p in tmp_path.iterdir()] == ["model"]
+    monkeypatch.setattr(atomic, "_renameat2", lambda: None)  # not Linux, or a C library without it
+    assert atomic.exchange(target, tmp_path / "other") is False
+    _replace_many(target, 1)
+    assert (target / "v").read_text() == "0" and [p.name for p in tmp_path.iterdir()] == ["model"]

@@ -206,3 +206,71 @@ def test_command_groups_are_entry_points_in_help_order():
     names = [name for g, name, _ in plugins.declared() if g == "rulegauge.commands"]
     assert names == sorted(names) and len(names) == len(set(names)) >= 12
     assert {c.name for c in app.registered_commands} >= {"run", "list", "validate", "compare", "gate"}
+
+
+def test_a_registry_holds_only_what_its_owner_accepts():
+    from rulegauge.arms.base import ARMS
+    from rulegauge.core.errors import RegistryError
+    from rulegauge.core.registry import kind_check, shown
+    from rulegauge.fusion.method import FUSION_METHODS
+
+    assert ARMS.refusal(42) == "42 (an int) is not an arm class (docs/plugins.md)"
+    assert ARMS.refusal(Thing) == (f"{Thing!r} (a class) is not an arm class: it lacks prepare, search, describe "
+                                   "(docs/plugins.md)")
+    assert ARMS.refusal(ARMS.get("bm25")) is None
+    assert FUSION_METHODS.refusal(FUSION_METHODS.get("rrf")) is None and FUSION_METHODS.refusal(Thing) is not None
+    reg: Registry[object] = Registry("thing", accepts=kind_check("a Thing", base=Thing, ref="here"))
+    with pytest.raises(RegistryError, match=r"thing 'x': 'a' \(a str\) is not a Thing \(here\)"):
+        reg.add("x", "a")
+    assert reg.add("y", Thing()) is not None and "y" in reg and "x" not in reg
+    assert shown("z" * 100).startswith("'" + "z" * 56 + "...")
+
+
+CONSUMERS = """
+import json, sys
+from typer.testing import CliRunner
+from rulegauge.cli import app
+out = {}
+for argv in json.loads(sys.argv[1]):
+    r = CliRunner().invoke(app, argv)
+    out[argv[0]] = [r.exit_code, r.output[-600:]]
+print(json.dumps(out))
+"""
+
+
+def test_every_consumer_takes_a_plugin_fusion_method_from_the_registry(site, tmp_path):
+    """A run whose config uses the plug-in method ``acme-max`` is read by every command that
+    reads runs (each looks methods up in the registry: ceilings, score axes, config names), and
+    without the plug-in installed, a command that needs the method says which one is missing."""
+    cfg = tmp_path / "acme.toml"
+    cfg.write_text('[arms.bm25]\n[arms.boost]\n[grid]\narms = [["bm25", "boost"]]\n'
+                   '[[configs]]\nname = "acme"\nmethod = "acme-max"\narms = ["bm25", "boost"]\n', encoding="utf-8")
+    runs = str(tmp_path / "runs")
+    for rid in ("p", "p2"):
+        res = rulegauge(site, "run", "-c", str(cfg), "--out", runs, "--run-id", rid, cwd=tmp_path)
+        assert res.returncode == 0, res.stderr
+    configs = pd.read_parquet(tmp_path / "runs" / "p" / "configs.parquet").set_index("name")
+    acme = str(configs.loc["acme", "config_id"])
+    argvs = [["bands", "p", "--runs-dir", runs, "-c", acme, "--json"],
+             ["report", "p", "--runs-dir", runs, "-o", str(tmp_path / "r.html"), "-c", acme],
+             ["tune", "p", "--runs-dir", runs, "--json"],
+             ["compare", "p", "p2", "--runs-dir", runs, "-c", acme, "--json"],
+             ["export", "p", "--runs-dir", runs, "-o", str(tmp_path / "trec"), "-c", acme],
+             ["pool", "p", "--runs-dir", runs, "-c", acme, "-o", str(tmp_path / "pool.jsonl")],
+             ["trend", "--runs-dir", runs, "--min-history", "1", "--json"]]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(site)]), "COLUMNS": "250"}
+    res = subprocess.run([sys.executable, "-c", CONSUMERS, json.dumps(argvs)], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=600, env=env)
+    assert res.returncode == 0, res.stderr
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    for name, (code, output) in got.items():
+        assert code == 0 and "Traceback" not in output, (name, output)
+    assert f" {acme}\n" in (tmp_path / "trec" / f"{acme}.trec").read_text(encoding="utf-8")  # its run tag
+    assert "acme-max" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert acme in (tmp_path / "pool.jsonl").read_text(encoding="utf-8")
+    # the same run read where the plug-in is not installed: exit 2 naming the method, no traceback
+    bare = subprocess.run([sys.executable, "-c", "from rulegauge.cli import main; main()", "bands", "p",
+                           "--runs-dir", runs], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "250"})
+    assert bare.returncode == 2 and "unknown fusion method 'acme-max'" in bare.stderr, bare.stderr
+    assert "Traceback" not in bare.stderr

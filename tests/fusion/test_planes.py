@@ -68,3 +68,39 @@ def test_memo_is_bounded_read_only_and_computes_a_key_once():
     assert memo.size <= memo.budget and "a" not in memo.items  # least recently used left first
     memo.get("a", make("a"))
     assert calls.count("a") == 2
+
+
+def test_fused_scores_are_checked_where_they_enter():
+    """A method's fuse must give (Q, U) real numbers, finite wherever an arm of the config voted:
+    a wrong shape, a non-array or a NaN on a voted candidate names the method, config and
+    question (exit 2 in a run); a NaN where nothing voted is ignored, as the planes say."""
+    from rulegauge.fusion.method import FUSION_METHODS, FusionContractError, fused_scores
+
+    m = RankMatrix.from_arm_ranks(arm_ranks(3, False), [f"q{i:02d}" for i in range(15)], ARMS)
+    planes, _ = planes_of(m)
+    c = cfg("combsum", ())
+    real = FUSION_METHODS.get("combsum")
+    good = fused_scores(real, planes, c)
+    assert good.shape == planes.shape and planes.question(2) == "q02"
+
+    class Gives:
+        def __init__(self, out: object) -> None:
+            self.out = out
+
+        def fuse(self, planes: object, config: object) -> object:
+            return self.out
+
+    votes = planes.votes(c)
+    q, u = (int(i[0]) for i in np.nonzero(votes[4:]))
+    voted_nan, unvoted_nan = good.copy(), good.copy()
+    voted_nan[4 + q, u] = np.nan
+    unvoted_nan[~votes] = np.nan
+    np.testing.assert_array_equal(fused_scores(Gives(unvoted_nan), planes, c), unvoted_nan)  # type: ignore[arg-type]
+    assert fused_scores(Gives(good.astype(np.float32)), planes, c).dtype == np.float64  # type: ignore[arg-type]
+    for out, why in ((good[:, :1], rf"fuse returned shape \(15, 1\), not a \(15, {planes.shape[1]}\) array"),
+                     (good.tolist(), "fuse returned .* \\(a list\\), not a"),
+                     (good.astype(str), "fuse returned .*, not a"),
+                     (voted_nan, f"config {c.name}, question q{4 + q:02d}: fused score nan for a candidate an arm "
+                                 f"voted for \\(column {u}\\)")):
+        with pytest.raises(FusionContractError, match=f"fusion method combsum broke the fusion contract .*{why}"):
+            fused_scores(Gives(out), planes, c)  # type: ignore[arg-type]

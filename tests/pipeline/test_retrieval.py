@@ -121,7 +121,9 @@ def test_interrupted_run_resumes_without_redoing_arms(tmp_path, monkeypatch):
             run(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="r"))
     assert calls == [1]
     partial = Run(tmp_path / "r", verify=True)
-    assert partial.manifest["status"] == "running" and partial.has_table("arm_ranks")
+    # never left running: the manifest says failed, and why; the finished arms are kept for the resume
+    assert partial.manifest["status"] == "failed" and partial.manifest["error"] == "interrupted (KeyboardInterrupt)"
+    assert partial.has_table("arm_ranks")
     done = run(RunOptions(config=LEXICAL, runs_dir=tmp_path, run_id="r"))
     assert calls == [1]  # bm25 was not prepared again
     assert Run(done.path).manifest["status"] == "complete"

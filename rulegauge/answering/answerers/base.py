@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from rulegauge.answering.requests import AnswerRequest, AnswerResponse
 from rulegauge.core import plugins
-from rulegauge.core.registry import Registry
+from rulegauge.core.registry import Registry, kind_check
 
 
 @runtime_checkable
@@ -27,7 +27,9 @@ class Answerer(Protocol):
         ...
 
 
-ANSWERERS: Registry[type] = Registry("answerer", group="rulegauge.answerers", loader=plugins.load)
+ANSWERERS: Registry[type] = Registry("answerer", group="rulegauge.answerers", loader=plugins.load,
+                                     accepts=kind_check("an answerer class", methods=("answer", "describe"),
+                                                        classes=True, ref="docs/plugins.md"))
 """Optional answerer methods the runner uses when present: ``covers(request) -> bool``
 (False: the answerer has nothing for this question and is not asked; no row is
 written), ``preflight(timeout_s) -> str | None`` (:mod:`rulegauge.answering.preflight`),
