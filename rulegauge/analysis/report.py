@@ -5,7 +5,8 @@ paired difference with its interval, :mod:`rulegauge.analysis.headline`); config
 metric with bootstrap intervals; the config comparison against the service config
 (forest plot and table); score bands per number of arms against the arms/(k+1)
 anchors; a per-language heat map; the answers side by side when the run has answers;
-the per-config summary; per-question details folded away. Figures come from
+the search time per arm and charted config (p50, p95); the per-config summary;
+per-question details folded away. Figures come from
 :mod:`rulegauge.analysis.figures`.
 
 The file embeds every figure as a base64 PNG (Agg renderer, no pyplot state), inline
@@ -64,7 +65,7 @@ from rulegauge.analysis.report_html import (
     png_base64,
     table_html,
 )
-from rulegauge.analysis.report_sections import bands_html, sweeps_html
+from rulegauge.analysis.report_sections import bands_html, latency_html, sweeps_html
 from rulegauge.analysis.selection import (
     DEFAULT_TOP,
     check_config_ids,
@@ -312,6 +313,8 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
                       img(language_figure(lang, metric), f"{metric} per language")]
     if run.has_table("answers"):
         parts += _answers_html(run)
+    parts += latency_html(run.table("search_latency") if run.has_table("search_latency") else None,
+                          configs, chosen)
     parts += [
         "<h2>Summary per config</h2>",
         "<p class='note'>Ranking metrics: mean over answerable questions (median for "

@@ -9,8 +9,11 @@ the same run id asks only the requests without a successful record; a run with
 ``replay`` set serves every request from a recorded journal and asks nothing.
 
 A record holds the request as shown (URL without credentials or query, body with
-``{env:...}`` unexpanded), the status, the reply's JSON (or an error), attempts and
-wall time. Error texts are scrubbed of every secret value the templates read.
+``{env:...}`` unexpanded), the status, the reply's JSON (or an error), attempts,
+wall time (``elapsed_ms``: every attempt and backoff sleep) and the search latency
+(``latency_ms``: a monotonic clock around the request of the attempt that brought the
+reply, null when none did; :mod:`rulegauge.metrics.latency`). Error texts are scrubbed
+of every secret value the templates read.
 """
 
 from __future__ import annotations
@@ -93,9 +96,15 @@ def call(req: Prepared, limits: CallLimits, *, retries: bool = True,
     start = time.perf_counter()
     policy = limits.retry if retries else RetryPolicy(retries=0)
 
+    last = [float("nan")]  # the latest attempt's request time
+
     def once() -> HttpReply:
-        return request(req.method, req.url, headers=req.headers, body=req.body,
-                       deadline_s=limits.deadline_s, max_body_bytes=limits.max_body_bytes)
+        t0 = time.perf_counter()  # monotonic: a clock step cannot bend a latency
+        try:
+            return request(req.method, req.url, headers=req.headers, body=req.body,
+                           deadline_s=limits.deadline_s, max_body_bytes=limits.max_body_bytes)
+        finally:
+            last[0] = (time.perf_counter() - t0) * 1000.0
 
     out = call_with_retries(once, policy, call_rng(limits.seed, req.key), sleep)
     rec: Record = {"key": req.key, "question_id": req.question_id, "request": dict(req.shown),
@@ -114,7 +123,15 @@ def call(req: Prepared, limits: CallLimits, *, retries: bool = True,
     if rec["error"] is not None:
         rec["error"] = redact_text(scrub(str(rec["error"]), limits.secrets))
     rec["elapsed_ms"] = (time.perf_counter() - start) * 1000.0
+    rec["latency_ms"] = last[0] if rec["error"] is None else None
     return rec
+
+
+def call_latency(rec: Record) -> float:
+    """The search latency of a call's record in ms (NaN: the call failed, or the record is
+    from before latencies were kept)."""
+    v = rec.get("latency_ms")
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else float("nan")
 
 
 def ask_all(requests: Sequence[Prepared], limits: CallLimits, journal_file: KeyedJournal,
@@ -133,7 +150,7 @@ def ask_all(requests: Sequence[Prepared], limits: CallLimits, journal_file: Keye
             out[r.key] = replay.get(r.key) or {
                 "key": r.key, "question_id": r.question_id, "request": dict(r.shown),
                 "status": None, "reply": None, "attempts": 0, "elapsed_ms": 0.0,
-                "error": "not in the replayed record"}
+                "latency_ms": None, "error": "not in the replayed record"}
         else:
             todo.setdefault(r.key, r)
     if not todo:

@@ -15,7 +15,9 @@ set, corpus and config hashes still match the manifest.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import math
+import time
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
@@ -163,18 +165,43 @@ def chunks_frame(corpus: Corpus) -> pd.DataFrame:
     } for c in corpus.chunks])
 
 
+LATENCY_COLUMNS = ["question_id", "arm", "timing", "latency_ms"]
+
+
+def arm_latency_frame(arm: Any, name: str, questions: Sequence[str], seconds: float) -> pd.DataFrame:
+    """An arm's rows of ``search_latency``: its own per-call times when it keeps them
+    (``call_latencies``, arms/base), else its search time shared evenly by the questions
+    (:mod:`rulegauge.metrics.latency`)."""
+    calls = getattr(arm, "call_latencies", None)
+    if callable(calls):
+        got = calls()
+        ms = [float(got.get(q, math.nan)) for q in questions]
+        timing = "call"
+    else:
+        ms = [seconds * 1000.0 / len(questions)] * len(questions) if questions else []
+        timing = "batch"
+    return pd.DataFrame({"question_id": list(questions), "arm": name, "timing": timing,
+                         "latency_ms": pd.Series(ms, dtype="float64")})[LATENCY_COLUMNS]
+
+
 def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, context: ArmContext,
-             progress: Progress | None) -> tuple[pd.DataFrame, dict[str, Any]]:
+             progress: Progress | None) -> tuple[pd.DataFrame, dict[str, Any], pd.DataFrame]:
     """Run every arm once over every question, resumable per arm: an arm whose ranks
     are in ``.partial/`` and whose manifest entry was written is not searched again.
-    Returns the ranks and the manifest's ``arms`` entries of the arms searched now."""
+    Returns the ranks, the manifest's ``arms`` entries of the arms searched now and the
+    arms' search times (``search_latency``; an arm resumed from a partial written before
+    they were kept has none)."""
     writer.folder(".partial")  # never through a planted link
     done = writer.read_manifest().get("arms", {})
-    frames, described = [], {}
+    frames, described, timings = [], {}, []
+    qids = [q.question_id for q in gs.questions]
     for name in cfg.arm_names:
         out = writer.file(f".partial/arm_ranks-{check_name('arm name', name)}.parquet")
+        timed = writer.file(f".partial/search_latency-{check_name('arm name', name)}.parquet")
         if out.exists() and name in done:
             frames.append(pq.read_table(out).to_pandas())
+            if timed.exists():
+                timings.append(pq.read_table(timed).to_pandas()[LATENCY_COLUMNS])
             continue
         params = cfg.arm_params.get(name, {})
         kind = str(params.get("kind", name))  # [arms.prod_fulltext] kind = "external"
@@ -184,7 +211,10 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, con
                 # the arm's name: its journal; its own stages (embedding) print as "arm NAME: ..."
                 arm.prepare(corpus, replace(context, name=name, progress=_prefixed(progress, name)))
                 # results carry the config's arm name, so one kind can serve several arms
-                results = [replace(r, arm=name) for r in arm.search(gs.questions, cfg.depth_for(name))]
+                start = time.perf_counter()  # the search alone: prepare (index, model) excluded
+                found = arm.search(gs.questions, cfg.depth_for(name))
+                seconds = time.perf_counter() - start
+                results = [replace(r, arm=name) for r in found]
                 if bar is not None:
                     bar(len(gs.questions))
             # where results enter the run: a broken one (rank 0, a gap, an id not in the corpus...) is
@@ -192,8 +222,12 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, con
             check_results(name, results, [q.question_id for q in gs.questions], corpus.chunk_columns,
                           cfg.depth_for(name), order_rule(arm))
             df = arm_frame(results, corpus)
+            lat = arm_latency_frame(arm, name, qids, seconds)
+            with atomic_path(timed, within=writer.path) as tmp:
+                lat.to_parquet(tmp, index=False)
             with atomic_path(out, within=writer.path) as tmp:
                 df.to_parquet(tmp, index=False)
+            timings.append(lat)
             # per-arm count of empty result lists (and known reasons): the run summary reads it
             described[name] = {"kind": kind, **redact_params(arm.describe()), **empty_counts(results)}
         finally:
@@ -203,7 +237,9 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, con
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     ranks = pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
-    return ranks, described
+    latency = (pd.concat(timings, ignore_index=True)[LATENCY_COLUMNS] if timings
+               else pd.DataFrame(columns=LATENCY_COLUMNS))
+    return ranks, described, latency
 
 
 @dataclass(frozen=True)
@@ -253,7 +289,9 @@ class GoldsetSource:
                 writer.write_table(name, make())
         context = ArmContext(cache_dir=self.cache_dir, progress=progress, engine=engine.name,
                              run_dir=writer.path, arm_params=cfg.arm_params)
-        arm_ranks, arms = run_arms(writer, gs, corpus, cfg, context, progress)
+        arm_ranks, arms, latency = run_arms(writer, gs, corpus, cfg, context, progress)
+        if not writer.has_table("search_latency") and len(latency):
+            writer.write_table("search_latency", latency)
         if not writer.has_table("arm_ranks"):
             writer.write_table("arm_ranks", arm_ranks)
         matrix = RankMatrix.from_arm_ranks(arm_ranks, [q.question_id for q in gs.questions],
