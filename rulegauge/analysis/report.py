@@ -170,11 +170,14 @@ def cells_frame(tables: tuple[BandTable, ...]) -> pd.DataFrame:
 
 
 def heatmap_figure(metrics: pd.DataFrame, metric: str = DEFAULT_METRIC) -> Figure:
-    """Questions (rows) by configs (columns) of one metric's per-question values
-    (the questions in the metric's scope)."""
+    """Questions (rows) by configs (columns, in numeric config order:
+    :mod:`rulegauge.core.config_order`) of one metric's per-question values (the
+    questions in the metric's scope)."""
+    from rulegauge.core.config_order import sort_configs
+
     _, rows = scored_rows(metrics, metric)
     wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
-    return question_figure(wide, metric)
+    return question_figure(wide[sort_configs(str(c) for c in wide.columns)], metric)
 
 
 def _answers_html(run: Run) -> list[str]:
