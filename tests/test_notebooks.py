@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import nbformat
@@ -98,6 +99,13 @@ def test_notebook_runs_and_draws(name: str, runs: dict[str, Path],
         if name == "score_bands" and label != "no_answers":
             # identical ROC curves share a legend entry instead of hiding each other
             assert "distinct curves" in text
+            assert re.search(r"\d+ panels \(arm count x arms voted\), 0 empty", text), text[:2000]
+        if name == "compare_configs" and label == "with_answers":
+            from rulegauge.regression.service import service_config
+            from rulegauge.store.rundir import Run
+
+            service = service_config(Run(run).table("configs"))
+            assert service and f"Reference config: `{service}`" in text  # not the best config
 
 
 @pytest.mark.slow
@@ -122,3 +130,31 @@ def test_commands_on_a_fresh_sample_run(sample_runs_dir: Path, tmp_path: Path) -
     q = runner.invoke(app, ["query", sql, *where, "-f", "csv"])
     assert q.exit_code == 0, q.output
     assert "rrf" in q.output and "arm-bm25" in q.output
+
+
+def test_heat_map_columns_are_in_numeric_config_order(tmp_path: Path) -> None:
+    from rulegauge.analysis.report import heatmap_figure
+    from rulegauge.core.config_order import sort_configs
+    from rulegauge.store.rundir import open_run
+    from tests.helpers.analysis import grid_configs
+
+    run = open_run(write_synthetic_run(tmp_path / "run", seed=2, configs=grid_configs(ks=(6.0, 10.0, 60.0))))
+    metrics = run.table("metrics")
+    fig = heatmap_figure(metrics, "recall@5")
+    shown = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    ids = sorted(set(metrics["config_id"]))
+    assert shown == sort_configs(ids) and shown != ids  # text order differs (k10 before k6, arm-* first)
+
+
+def test_cell_labels_contrast_with_their_cells() -> None:
+    from matplotlib import colormaps
+
+    from rulegauge.analysis.figures import _luminance, text_colour
+
+    def contrast(a: float, b: float) -> float:
+        return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+    for v in [i / 50 for i in range(51)]:
+        cell = colormaps["viridis"](v)
+        ink = 1.0 if text_colour(cell) == "white" else 0.0  # white's luminance is 1, black's 0
+        assert contrast(_luminance(cell), ink) >= 4.5, (v, text_colour(cell))

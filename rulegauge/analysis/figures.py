@@ -142,6 +142,19 @@ def _rect(x: float, y: float, w: float, h: float):  # type: ignore[no-untyped-de
     return Rectangle((x, y), w, h, color=REL, alpha=0.25, lw=0)
 
 
+def _luminance(rgb: tuple[float, ...]) -> float:
+    """WCAG 2 relative luminance of an sRGB colour (components in [0, 1])."""
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb[:3]]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def text_colour(background: tuple[float, ...]) -> str:
+    """Black or white, whichever contrasts more with ``background`` (WCAG 2 contrast
+    ratio; the better of the two is at least 4.58:1): no dark label on a dark cell."""
+    lum = _luminance(background)
+    return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
+
+
 @plain_text
 def language_figure(table: pd.DataFrame, metric: str) -> Figure:
     """Configs (rows) by question language (columns) of ``metric`` from
@@ -158,7 +171,7 @@ def language_figure(table: pd.DataFrame, metric: str) -> Figure:
     for (i, j), v in np.ndenumerate(values):
         if math.isfinite(v):
             ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9,
-                    color="white" if v < 0.6 else "black")
+                    color=text_colour(tuple(float(c) for c in np.ravel(im.cmap(im.norm(v))))))
     ax.set_xticks(range(wide.shape[1]), [f"{c} (n={counts[c]})" for c in wide.columns],
                   fontsize=10)
     ax.xaxis.tick_top()

@@ -5,7 +5,8 @@ paired difference with its interval, :mod:`rulegauge.analysis.headline`); config
 metric with bootstrap intervals; the config comparison against the service config
 (forest plot and table); score bands per number of arms against the arms/(k+1)
 anchors; a per-language heat map; the answers side by side when the run has answers;
-the per-config summary; per-question details folded away. Figures come from
+the search time per arm and charted config (p50, p95); the per-config summary;
+per-question details folded away. Figures come from
 :mod:`rulegauge.analysis.figures`.
 
 The file embeds every figure as a base64 PNG (Agg renderer, no pyplot state), inline
@@ -64,7 +65,7 @@ from rulegauge.analysis.report_html import (
     png_base64,
     table_html,
 )
-from rulegauge.analysis.report_sections import bands_html, sweeps_html
+from rulegauge.analysis.report_sections import bands_html, latency_html, sweeps_html
 from rulegauge.analysis.selection import (
     DEFAULT_TOP,
     check_config_ids,
@@ -169,11 +170,14 @@ def cells_frame(tables: tuple[BandTable, ...]) -> pd.DataFrame:
 
 
 def heatmap_figure(metrics: pd.DataFrame, metric: str = DEFAULT_METRIC) -> Figure:
-    """Questions (rows) by configs (columns) of one metric's per-question values
-    (the questions in the metric's scope)."""
+    """Questions (rows) by configs (columns, in numeric config order:
+    :mod:`rulegauge.core.config_order`) of one metric's per-question values (the
+    questions in the metric's scope)."""
+    from rulegauge.core.config_order import sort_configs
+
     _, rows = scored_rows(metrics, metric)
     wide = rows.pivot(index="question_id", columns="config_id", values="value").sort_index()
-    return question_figure(wide, metric)
+    return question_figure(wide[sort_configs(str(c) for c in wide.columns)], metric)
 
 
 def _answers_html(run: Run) -> list[str]:
@@ -313,6 +317,8 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
                       img(language_figure(lang, metric), f"{metric} per language")]
     if run.has_table("answers"):
         parts += _answers_html(run)
+    parts += latency_html(run.table("search_latency") if run.has_table("search_latency") else None,
+                          configs, chosen)
     parts += [
         "<h2>Summary per config</h2>",
         "<p class='note'>Ranking metrics: mean over answerable questions (median for "

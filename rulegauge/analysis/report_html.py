@@ -3,7 +3,10 @@
 The page is responsive: one column whose figures are at most their natural size and
 never wider than the window (``max-width: 100%``), small multiples in a grid that
 puts them side by side at 1400 px and one per row at 390 px, wide tables scrolling
-inside their own box, long ids allowed to wrap. The one inline script sorts a
+inside their own box, long ids allowed to wrap. Chart text stays readable on a phone: a
+figure never shrinks below the width at which its smallest label is :data:`READABLE_PX`
+(its ``min-width``; :func:`label_px` measures the label at natural size, kept in
+``data-label-px``), and a figure wider than the window scrolls inside its own box. The one inline script sorts a
 table by the clicked header: numbers numerically, text in natural order (``k6``
 before ``k10``), blanks last.
 
@@ -29,8 +32,8 @@ from matplotlib.figure import Figure
 
 from rulegauge.analysis.headline import Headline
 
-__all__ = ["CSS", "JS", "figure_grid", "headline_html", "img", "is_significant", "num",
-           "png_base64", "table_html"]
+__all__ = ["CSS", "JS", "READABLE_PX", "figure_grid", "headline_html", "img", "is_significant",
+           "label_px", "num", "png_base64", "shown_label_px", "table_html"]
 
 CSS = """*{box-sizing:border-box}body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;
 max-width:1360px;padding:12px 16px;color:#222;overflow-wrap:anywhere}h1{font-size:22px}
@@ -40,7 +43,8 @@ margin:.4em 0 1.2em}th,td{border:1px solid #ccc;padding:2px 6px;text-align:right
 white-space:nowrap;overflow-wrap:normal}th{background:#f2f2f2;cursor:pointer;user-select:none;
 position:sticky;top:0}th[data-dir=asc]::after{content:" ▲"}th[data-dir=desc]::after{content:" ▼"}
 td:first-child,th:first-child{text-align:left}img,svg{max-width:100%;height:auto;display:block;
-margin:.4em 0}.note{color:#555;max-width:70em}.cards{display:flex;flex-wrap:wrap;gap:12px}
+margin:.4em 0}.fig{overflow-x:auto;max-width:100%;min-width:0}
+.note{color:#555;max-width:70em}.cards{display:flex;flex-wrap:wrap;gap:12px}
 .card{border:1px solid #ddd;border-radius:6px;padding:8px 14px;flex:1 1 15em;max-width:32em}
 .card b{font-size:20px;display:block}.card b.ns{font-weight:normal}.ns-tag{color:#8a6d00}
 .svc{color:#d1495b}details{margin:.5em 0}summary{cursor:pointer;color:#264653}
@@ -74,11 +78,39 @@ def png_base64(fig: Figure) -> str:
     return base64.b64encode(out.getvalue()).decode("ascii")
 
 
+READABLE_PX = 9.0
+"""The smallest label size (CSS px) a figure may be shown at: the report's table text is 12 px."""
+
+
+def label_px(fig: Figure) -> float:
+    """The smallest font size of the figure's visible text, in px at natural size (100 dpi;
+    the figure drawn first, so tick labels are set); 0.0 when it has no text."""
+    from matplotlib.text import Text
+
+    sizes = [float(t.get_fontsize()) for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip() and t.figure is fig]
+    return min(sizes) * 100.0 / 72.0 if sizes else 0.0
+
+
+def shown_label_px(natural_px: float, width: int, min_width: int, room: float) -> float:
+    """The smallest label's size when a figure ``width`` px wide (CSS ``min-width``
+    ``min_width``) is shown in ``room`` px: ``max-width: 100%``, but never below its
+    ``min-width`` (CSS: min-width wins)."""
+    shown = max(float(min_width), min(float(width), room))
+    return natural_px * shown / width
+
+
 def img(fig: Figure, alt: str) -> str:
-    """An ``<img>`` with the figure inline as a PNG data URL, at its natural size."""
+    """An ``<img>`` with the figure inline as a PNG data URL, at its natural size at most,
+    never below the width where its smallest label is :data:`READABLE_PX` (in a box that
+    scrolls sideways when the window is narrower: module docstring)."""
     w, h = (round(x * 100) for x in fig.get_size_inches())
-    return (f'<img alt="{html.escape(alt)}" width="{w}" height="{h}" '
-            f'src="data:image/png;base64,{png_base64(fig)}">')
+    data = png_base64(fig)  # draws the figure: tick labels exist from here on
+    px = label_px(fig)
+    min_w = w if px <= 0 else min(w, math.ceil(w * READABLE_PX / px))
+    return (f'<div class="fig"><img alt="{html.escape(alt)}" width="{w}" height="{h}" '
+            f'style="min-width:{min_w}px" data-label-px="{px:.2f}" '
+            f'src="data:image/png;base64,{data}"></div>')
 
 
 def figure_grid(images: Sequence[str], min_px: int = 330) -> str:

@@ -1,5 +1,6 @@
-"""Report sections for real grids: metric against k / weight, and score bands as small
-multiples of the chosen configs (:mod:`rulegauge.analysis.report`)."""
+"""Report sections for real grids: metric against k / weight, score bands as small
+multiples of the chosen configs, and the search time per arm and config
+(:mod:`rulegauge.analysis.report`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,25 @@ from rulegauge.analysis.bands import BandTable
 from rulegauge.analysis.report_html import figure_grid, img, table_html
 from rulegauge.analysis.sweeps import sweep_figure, sweep_frame, sweep_params
 
-__all__ = ["bands_html", "sweeps_html"]
+__all__ = ["bands_html", "latency_html", "sweeps_html"]
+
+
+def latency_html(latency: pd.DataFrame | None, configs: pd.DataFrame, chosen: Sequence[str]) -> list[str]:
+    """The search time p50 / p95 per arm and per charted config (:mod:`rulegauge.metrics.latency`);
+    nothing for a run without the ``search_latency`` table (``latency`` None)."""
+    from rulegauge.metrics.latency import latency_rows
+
+    if latency is None:
+        return []
+    rows = latency_rows(latency, configs, chosen)
+    frame = pd.DataFrame([{"arm / config": f"{r.what} {r.name}", "timing": r.timing, "questions": r.n,
+                           "p50 ms": r.p50, "p95 ms": r.p95} for r in rows])
+    return ["<h2>Search time</h2>",
+            "<p class='note'>Per question, in ms: the <code>http</code> arm's calls timed one by one "
+            "(the preflight's warm-up call excluded), an in-process arm's batch search shared evenly "
+            "by its questions (p50 = p95); a config's is the sum of its arms'. Gate it with "
+            "<code>[metrics.search_p50_ms] max_increase = 50</code> (percent; docs/gate.md). "
+            "Method: docs/metrics.md.</p>", table_html(frame)] if len(frame) else []
 
 
 def sweeps_html(configs: pd.DataFrame, comparison: pd.DataFrame, metric: str,

@@ -16,6 +16,11 @@ run folder exists; every problem is reported together (exit 2), naming the arm.
 Arms without the method (``bm25``, ``dense``, ``boost``) are ready by construction, once the
 extra an arm class declares (``extra = "dense"``: :mod:`rulegauge.core.extras`) is installed:
 that is checked first, so a missing extra is exit 2 with its ``pip install`` before any folder.
+
+Search time. The run times each arm's ``search`` (the ``search_latency`` table,
+:mod:`rulegauge.metrics.latency`) and shares it evenly by the questions; an arm that times
+each question's own call (``http``) says so with ``call_latencies() -> {question id: ms}``
+after ``search`` (NaN: unknown), and those figures are kept instead.
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ call), ``retries`` / ``backoff_s`` / ``backoff_max_s``, ``max_body_bytes``,
 ``on_unmatched`` (``error`` | ``warn``), ``max_error_rate`` and ``replay`` (a recorded
 journal to serve every request from). Calls: :mod:`rulegauge.arms.http_calls`.
 
+Search time: each call's latency (the request of the attempt that brought the reply, on a
+monotonic clock) is the arm's search time for its question (``call_latencies``, the
+``search_latency`` table); the preflight's call is the warm-up and is never recorded.
+
 Failure rules. The preflight asks the first question once, without retries, and
 requires a readable ranked list whose ids match the corpus: a dead, slow, HTML,
 redirecting, oversized or mis-shaped endpoint is exit 2 before any folder exists.
@@ -37,6 +41,7 @@ from rulegauge.arms.http_calls import (
     Record,
     ask_all,
     call,
+    call_latency,
     journal,
     journal_path,
     request_key,
@@ -86,6 +91,7 @@ class HttpArm:
     _corpus: Corpus | None = field(default=None, init=False, repr=False)
     _context: ArmContext | None = field(default=None, init=False, repr=False)
     stats: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+    _latency: dict[str, float] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         problems = self._problems()
@@ -230,6 +236,8 @@ class HttpArm:
 
     def search(self, questions: Sequence[Question], depth: int) -> list[ArmResult]:
         recs = self.replies(questions, depth)
+        # each call's own request time (the preflight's warm-up call is not among them)
+        self._latency = {q.question_id: call_latency(recs[q.question_id]) for q in questions}
         corpus = self.corpus
         out, errors, unmatched = [], [], []
         for q in questions:
@@ -247,6 +255,10 @@ class HttpArm:
                                  None if top else "the endpoint returned no matched hit"))
         self._check(questions, out, errors, unmatched)
         return out
+
+    def call_latencies(self) -> dict[str, float]:
+        """Question id -> the search latency of its call in ms, NaN when unknown (arms/base)."""
+        return dict(self._latency)
 
     def _check(self, questions: Sequence[Question], out: list[ArmResult], errors: list[Problem],
                unmatched: list[Problem]) -> None:

@@ -13,9 +13,11 @@ A record holds what a replay needs and nothing more: the request as shown (URL w
 ``{env:...}`` unexpanded and secret-named keys masked:
 :func:`rulegauge.core.redact.mask_url`), the status, the hits read out of the reply
 (``hits``: each hit's id, score and per-arm ranks, :func:`rulegauge.arms.http_reply.extract`,
-and ``fields``: the reply fields they were read with), or an error, attempts and wall
-time. The reply body itself is never stored: a service may echo the request's
-credentials anywhere in it. Ids and error texts are scrubbed of every secret the
+and ``fields``: the reply fields they were read with), or an error, attempts, wall
+time (``elapsed_ms``: every attempt and backoff sleep) and the search latency
+(``latency_ms``: a monotonic clock around the request of the attempt that brought the
+reply, null when none did; :mod:`rulegauge.metrics.latency`). The reply body itself is
+never stored: a service may echo the request's credentials anywhere in it. Ids and error texts are scrubbed of every secret the
 request carried (:class:`rulegauge.core.redact.Secrets`: URL credentials, secret query
 values, credential headers and cookies, every environment value the templates read),
 before any cut. A journal recorded before (``reply`` bodies) is read through
@@ -108,10 +110,16 @@ def call(req: Prepared, limits: CallLimits, shape: ReplyShape, *, retries: bool 
     policy = limits.retry if retries else RetryPolicy(retries=0)
     secrets = carried(req, limits)
 
+    last = [float("nan")]  # the latest attempt's request time
+
     def once() -> HttpReply:
-        return request(req.method, req.url, headers=req.headers, body=req.body,
-                       deadline_s=limits.deadline_s, max_body_bytes=limits.max_body_bytes,
-                       secrets=limits.secrets)
+        t0 = time.perf_counter()  # monotonic: a clock step cannot bend a latency
+        try:
+            return request(req.method, req.url, headers=req.headers, body=req.body,
+                           deadline_s=limits.deadline_s, max_body_bytes=limits.max_body_bytes,
+                           secrets=limits.secrets)
+        finally:
+            last[0] = (time.perf_counter() - t0) * 1000.0
 
     out = call_with_retries(once, policy, call_rng(limits.seed, req.key), sleep)
     rec: Record = {"key": req.key, "question_id": req.question_id, "request": dict(req.shown),
@@ -131,7 +139,15 @@ def call(req: Prepared, limits: CallLimits, shape: ReplyShape, *, retries: bool 
     if rec["error"] is not None:
         rec["error"] = secrets.clean(str(rec["error"]))
     rec["elapsed_ms"] = (time.perf_counter() - start) * 1000.0
+    rec["latency_ms"] = last[0] if rec["error"] is None else None
     return rec
+
+
+def call_latency(rec: Record) -> float:
+    """The search latency of a call's record in ms (NaN: the call failed, or the record is
+    from before latencies were kept)."""
+    v = rec.get("latency_ms")
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else float("nan")
 
 
 def kept(rec: Record, shape: ReplyShape, secrets: Secrets) -> Record | None:
@@ -175,7 +191,7 @@ def ask_all(requests: Sequence[Prepared], limits: CallLimits, shape: ReplyShape,
             out[r.key] = done or {
                 "key": r.key, "question_id": r.question_id, "request": dict(r.shown),
                 "status": None, "fields": fields_of(shape), "hits": None, "attempts": 0,
-                "elapsed_ms": 0.0, "error": "not in the replayed record" if given is None else
+                "elapsed_ms": 0.0, "latency_ms": None, "error": "not in the replayed record" if given is None else
                 f"recorded with other reply fields ({given.get('fields')}); the arm reads "
                 f"{fields_of(shape)}"}
         else:

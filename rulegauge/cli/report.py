@@ -38,7 +38,7 @@ def report_cmd(
     config: Annotated[list[str] | None, typer.Option(
         "--config", "-c", help="Config id to chart (repeatable; replaces --top).")] = None,
     serve: Annotated[bool, typer.Option("--serve", help="Serve the report on 127.0.0.1 and "
-                                        "re-render it when a run lands in --runs-dir.")] = False,
+                                        "re-render it when a run completes in --runs-dir (the page reloads itself).")] = False,
     port: Annotated[int, typer.Option("--port", help="Port for --serve (0: any free port).")] = 8765,
     poll: Annotated[float, typer.Option("--poll", min=0.1, help="Seconds between checks of --runs-dir "
                                         "for --serve.")] = 2.0,
@@ -81,17 +81,19 @@ def report_cmd(
     typer.echo(f"wrote {path}")
     if not serve:
         return
-    from rulegauge.analysis.serve_report import make_report_server, serve_report
+    from rulegauge.analysis.serve_report import PageVersion, make_report_server, serve_report
 
     with bad_input_exits_2():
-        server = make_report_server(path, port)
+        version = PageVersion()
+        server = make_report_server(path, port, version)
         stop = threading.Event()
         previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
         host, bound = str(server.server_address[0]), int(server.server_address[1])
-        _say(f"serving http://{host}:{bound}/ ; re-rendering when a run lands in {runs_dir} "
-             f"(checked every {poll:g} s); Ctrl-C stops")
+        _say(f"serving http://{host}:{bound}/ ; re-rendering when a run completes in {runs_dir} "
+             f"(checked every {poll:g} s; the page reloads itself); Ctrl-C stops")
         try:
-            serve_report(server, render, runs_dir, stop, poll_s=poll, say=_say, since=since)
+            serve_report(server, render, runs_dir, stop, poll_s=poll, say=_say, since=since,
+                         version=version)
         except KeyboardInterrupt:
             stop.set()
         finally:

@@ -23,9 +23,10 @@ from rulegauge.store.rundir import Run
 
 
 def summary_json(run_path: Path) -> str:
-    """The summary as strict JSON: run id and directory, question counts, and one
+    """The summary as strict JSON: run id and directory, question counts, one
     record per config (the columns of :func:`summary_frame`, NaN as null, full
-    precision)."""
+    precision) and the search time p50 / p95 per arm and config (``search_latency``,
+    empty for a run without the table)."""
     import json
     import math
 
@@ -36,9 +37,16 @@ def summary_json(run_path: Path) -> str:
     q = run.table("questions")
     records = [{k: (None if isinstance(v, float) and math.isnan(v) else v)
                 for k, v in row.items()} for row in df.to_dict(orient="records")]
+    from rulegauge.metrics.latency import TABLE, latency_rows
+
+    latency = [] if not run.has_table(TABLE) else [
+        {"what": r.what, "name": r.name, "timing": r.timing, "questions": r.n,
+         "p50_ms": None if math.isnan(r.p50) else r.p50, "p95_ms": None if math.isnan(r.p95) else r.p95}
+        for r in latency_rows(run.table(TABLE), run.table("configs"), [str(c) for c in df["config_id"]])]
     return json.dumps({"run_id": run.run_id, "path": str(run.path),
                        "questions": len(q), "unanswerable": int((~q["answerable"]).sum()),
-                       "legend": legend(list(df.columns)), "configs": records}, indent=2, allow_nan=False)
+                       "legend": legend(list(df.columns)), "configs": records,
+                       "search_latency": latency}, indent=2, allow_nan=False)
 
 
 """Configs printed after a run at most (every single-arm config, then the best others):
@@ -83,6 +91,7 @@ def print_summary(run_path: Path, console: Console | None = None, *, metrics: pa
         console.print(f"showing {len(df)} of {len(full)} configs: the best by {by}, the service config and the "
                       "single-arm ones; all of them: --summary-rows 0, --json, rulegauge report or rulegauge query")
     print_empty_arms(run.manifest, console)
+    print_search_latency(run, [str(c) for c in df["config_id"]], console)
     names = metric_names(metrics)
     lang_metric = "recall@5" if "recall@5" in names else next(
         (n for n in names if resolve(n).scope == "answerable"), None)
@@ -98,6 +107,25 @@ def print_summary(run_path: Path, console: Console | None = None, *, metrics: pa
 
         print_side_by_side(run, console)
     console.print(f"run directory: {run.path}")
+
+
+def print_search_latency(run: Run, config_ids: list[str], console: Console) -> None:
+    """The search time p50 / p95 per arm and per config shown (:mod:`rulegauge.metrics.latency`);
+    nothing for a run without the ``search_latency`` table."""
+    from rulegauge.metrics.latency import TABLE, latency_rows
+
+    if not run.has_table(TABLE):
+        return
+    rows = latency_rows(run.table(TABLE), run.table("configs"), config_ids)
+    if not rows:
+        return
+    table = Table(title="search time per question, ms (warm-up call excluded; docs/metrics.md)")
+    for col in ("arm / config", "timing", "questions", "p50", "p95"):
+        table.add_column(col, justify="left" if col in ("arm / config", "timing") else "right")
+    for r in rows:
+        table.add_row(f"{r.what} {r.name}", r.timing, str(r.n),
+                      *("-" if pd.isna(v) else f"{v:.1f}" if v >= 10 else f"{v:.3f}" for v in (r.p50, r.p95)))
+    console.print(table)
 
 
 def print_empty_arms(manifest: dict[str, Any], console: Console, err: Console | None = None) -> None:

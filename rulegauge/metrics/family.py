@@ -20,14 +20,17 @@ computed on rather than the computation: ``judged_only`` (every family declared
 Every other parameter is passed to the computation as a keyword: ``compute(lists, k, p=0.9)``.
 
 Facts of a family: ``kind`` (``ranking``: a property of the ranked page list; ``score``:
-the fused score itself; ``answer``: one answer of an answerer), ``direction``
+the fused score itself; ``answer``: one answer of an answerer; ``search``: a measurement of
+the search itself, its latency: :mod:`rulegauge.metrics.latency`), ``direction``
 (``higher``/``lower`` is better, ``none``: shown, never gated), ``scope`` (the rows a
 mean counts, :data:`SCOPES`), ``aggregate`` (:data:`AGGREGATES`), ``takes_cutoff``,
 ``default`` (the value where the metric is undefined), ``description``, ``reference``,
 ``measured`` (a measurement of the machine, such as wall time, not a function of the
-run's inputs: its values are the ``answers`` table's column of the same name, never rows
-of ``answer_metrics``, so that a rerun's tables are equal; readers take both with
-:func:`rulegauge.answering.answer_rows.answer_metric_frame`).
+run's inputs: its values are a column of the table where the measurement is kept, never
+rows of a scored metrics table, so that a rerun's tables are equal: answer latency is the
+``answers`` table's ``latency_ms``, read with
+:func:`rulegauge.answering.answer_rows.answer_metric_frame`; search latency the
+``search_latency`` table's, read with :func:`rulegauge.metrics.latency.latency_frame`).
 Needs (:data:`NEEDS`): ``whole_list`` (the rank of a page beyond every cutoff),
 ``grades`` (graded gains), ``judgments`` (which pages the gold set judged). Names are
 matched without regard to case; other tools' names are aliases (:data:`ALIASES`).
@@ -48,7 +51,7 @@ from rulegauge.core import plugins
 from rulegauge.core.errors import RegistryError, RulegaugeError
 from rulegauge.core.registry import Registry, kind_check
 
-KINDS = ("ranking", "score", "answer")
+KINDS = ("ranking", "score", "answer", "search")
 DIRECTIONS = ("higher", "lower", "none")
 NEEDS = ("whole_list", "grades", "judgments")
 """Inputs a computation may need beyond the top-k page list."""
@@ -63,6 +66,7 @@ def _outcomes(d: pd.DataFrame) -> pd.Series:
 AGGREGATES: Registry[Callable[[np.ndarray], float]] = Registry("aggregate")
 AGGREGATES.add("mean", lambda v: float(np.mean(v)))
 AGGREGATES.add("median", lambda v: float(np.median(v)))
+AGGREGATES.add("p95", lambda v: float(np.quantile(v, 0.95)))  # numpy's linear quantile
 
 # scope -> the rows of a metrics frame that count; frames carry ``answerable`` and,
 # for the answer scopes, each answer's ``outcome``.
@@ -159,7 +163,7 @@ class MetricFamily:
     bounds: tuple[float, float] = (-math.inf, math.inf)
     """Every value lies in ``[low, high]`` (NaN aside); ranking families default to [0, 1]."""
     measured: bool = False
-    """A wall-time measurement: stored as the ``answers`` column of its name (module docstring)."""
+    """A wall-time measurement: a column of the table that keeps it (module docstring)."""
 
     @property
     def condensable(self) -> bool:
@@ -309,7 +313,7 @@ class Metric:
         return cls(fam, cutoff).with_params(**_params(name, fam, m.group(2)))
 
 
-_NAME = re.compile(r"^([A-Za-z_]+)(?:\(([^()]*)\))?(?:@(\d+))?$")
+_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\(([^()]*)\))?(?:@(\d+))?$")
 
 
 def _params(name: str, fam: MetricFamily, text: str | None) -> dict[str, Any]:

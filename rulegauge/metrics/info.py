@@ -2,7 +2,8 @@
 
 Every metric rulegauge stores is a :class:`~rulegauge.metrics.family.MetricFamily` in
 one registry (:data:`rulegauge.metrics.family.METRICS`): ranking and score metrics are
-declared on their computations in :mod:`rulegauge.metrics.ranking`; a product's metrics
+declared on their computations in :mod:`rulegauge.metrics.ranking`, the search-latency
+ones in :mod:`rulegauge.metrics.latency`; a product's metrics
 by the product (answer metrics: :mod:`rulegauge.answering.metric_facts`, light to import),
 loaded through the plug-in group ``rulegauge.stages`` the first time a name is not known
 (:func:`resolve`, :func:`known_metric_names`), so the comparison, gate and reports know
@@ -22,7 +23,7 @@ import pandas as pd
 
 from rulegauge.core import plugins
 from rulegauge.core.errors import RegistryError, RulegaugeError
-from rulegauge.metrics import ranking  # noqa: F401 - declares the ranking and score families
+from rulegauge.metrics import latency, ranking  # noqa: F401 - declare the ranking, score and search families
 from rulegauge.metrics.family import AGGREGATES, KINDS, METRICS, SCOPES, Metric
 
 PRODUCT_METRICS = "rulegauge.stages"

@@ -15,7 +15,9 @@ set, corpus and config hashes still match the manifest.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import math
+import time
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
@@ -166,29 +168,57 @@ def chunks_frame(corpus: Corpus) -> pd.DataFrame:
     } for c in corpus.chunks])
 
 
+LATENCY_COLUMNS = ["question_id", "arm", "timing", "latency_ms"]
+
+
+def arm_latency_frame(arm: Any, name: str, questions: Sequence[str], seconds: float) -> pd.DataFrame:
+    """An arm's rows of ``search_latency``: its own per-call times when it keeps them
+    (``call_latencies``, arms/base), else its search time shared evenly by the questions
+    (:mod:`rulegauge.metrics.latency`)."""
+    calls = getattr(arm, "call_latencies", None)
+    if callable(calls):
+        got = calls()
+        ms = [float(got.get(q, math.nan)) for q in questions]
+        timing = "call"
+    else:
+        ms = [seconds * 1000.0 / len(questions)] * len(questions) if questions else []
+        timing = "batch"
+    return pd.DataFrame({"question_id": list(questions), "arm": name, "timing": timing,
+                         "latency_ms": pd.Series(ms, dtype="float64")})[LATENCY_COLUMNS]
+
+
 def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, context: ArmContext,
-             progress: Progress | None, plan: DepthPlan = DEFAULT_PLAN) -> tuple[pd.DataFrame, dict[str, Any]]:
+             progress: Progress | None, plan: DepthPlan = DEFAULT_PLAN
+             ) -> tuple[pd.DataFrame, dict[str, Any], pd.DataFrame]:
     """Run every arm once over every question, resumable per arm: an arm whose ranks
     are in ``.partial/`` and whose manifest entry was written is not searched again.
     Depth counts ``plan.unit`` (:mod:`rulegauge.pipeline.depth_unit`); each arm's entry
     says its depth, unit, the chunks asked for and its short lists against ``plan.cutoff``.
-    Returns the ranks and the manifest's ``arms`` entries of the arms searched now."""
+    Returns the ranks, the manifest's ``arms`` entries of the arms searched now and the
+    arms' search times (``search_latency``; an arm resumed from a partial written before
+    they were kept has none)."""
     writer.folder(".partial")  # never through a planted link
     done = writer.read_manifest().get("arms", {})
-    frames, described = [], {}
+    frames, described, timings = [], {}, []
     for name in cfg.arm_names:
         out = writer.file(f".partial/arm_ranks-{check_name('arm name', name)}.parquet")
+        timed = writer.file(f".partial/search_latency-{check_name('arm name', name)}.parquet")
         if out.exists() and name in done:
             frames.append(pq.read_table(out).to_pandas())
+            if timed.exists():
+                timings.append(pq.read_table(timed).to_pandas()[LATENCY_COLUMNS])
             continue
         kind = _kind(cfg, name)
         # a plug-in arm's own exception (SystemExit too) is exit 2 naming it, never a traceback (core/plugins)
         with plugins.guarded("rulegauge.arms", kind, f"as arm {name}"):
-            df, described[name] = _search_one(writer, name, gs, corpus, cfg, context, progress, plan)
+            df, described[name], lat = _search_one(writer, name, gs, corpus, cfg, context, progress, plan)
+        timings.append(lat)
         frames.append(df)
     cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
     ranks = pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
-    return ranks, described
+    latency = (pd.concat(timings, ignore_index=True)[LATENCY_COLUMNS] if timings
+               else pd.DataFrame(columns=LATENCY_COLUMNS))
+    return ranks, described, latency
 
 
 def _kind(cfg: RunConfig, name: str) -> str:
@@ -196,9 +226,12 @@ def _kind(cfg: RunConfig, name: str) -> str:
 
 
 def _search_one(writer: RunWriter, name: str, gs: GoldSet, corpus: Corpus, cfg: RunConfig, context: ArmContext,
-                progress: Progress | None, plan: DepthPlan) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """One arm's ranks (written to ``.partial/``) and its manifest entry (:func:`run_arms`)."""
+                progress: Progress | None, plan: DepthPlan
+                ) -> tuple[pd.DataFrame, dict[str, Any], pd.DataFrame]:
+    """One arm's ranks (written to ``.partial/``), its manifest entry and its search times
+    (written beside the ranks: :func:`arm_latency_frame`) (:func:`run_arms`)."""
     out = writer.file(f".partial/arm_ranks-{name}.parquet")
+    timed = writer.file(f".partial/search_latency-{name}.parquet")
     arm = make_arm(name, cfg.arm_params.get(name, {}))
     chunks = corpus.chunk_columns
     codes = page_codes(chunks)
@@ -208,7 +241,9 @@ def _search_one(writer: RunWriter, name: str, gs: GoldSet, corpus: Corpus, cfg: 
         with (progress(f"arm {name}: searching", len(gs.questions)) if progress else nullcontext()) as bar:
             # the arm's name: its journal; its own stages (embedding) print as "arm NAME: ..."
             arm.prepare(corpus, replace(context, name=name, progress=_prefixed(progress, name)))
+            start = time.perf_counter()  # the search alone: prepare (index, model) excluded
             returned = arm.search(gs.questions, asked)
+            seconds = time.perf_counter() - start
             if bar is not None:
                 bar(len(gs.questions))
         # where results enter the run: a broken one (not an ArmResult, rank 0, a gap, NaN, a chunk twice,
@@ -219,12 +254,15 @@ def _search_one(writer: RunWriter, name: str, gs: GoldSet, corpus: Corpus, cfg: 
         if plan.unit == "page":  # ranks count pages: each page at its best chunk
             results = [best_per_page(r, chunks, codes, depth) for r in results]
         df = arm_frame(results, corpus)
+        lat = arm_latency_frame(arm, name, [q.question_id for q in gs.questions], seconds)
+        with atomic_path(timed, within=writer.path) as tmp:
+            lat.to_parquet(tmp, index=False)
         with atomic_path(out, within=writer.path) as tmp:
             df.to_parquet(tmp, index=False)
         # per-arm count of empty result lists (and known reasons): the run summary reads it
         return df, {"kind": _kind(cfg, name), **redact_params(arm.describe()), **empty_counts(results),
                     "depth": depth, "depth_unit": plan.unit, "chunk_depth": asked,
-                    **({"short_lists": short} if short else {})}
+                    **({"short_lists": short} if short else {})}, lat
     finally:
         close = getattr(arm, "close", None)  # engine arms stop their server or connection
         if callable(close):
@@ -285,7 +323,9 @@ class GoldsetSource:
                 writer.write_table(name, make())
         context = ArmContext(cache_dir=self.cache_dir, progress=progress, engine=engine.name,
                              run_dir=writer.path, arm_params=cfg.arm_params)
-        arm_ranks, arms = run_arms(writer, gs, corpus, cfg, context, progress, self.plan)
+        arm_ranks, arms, latency = run_arms(writer, gs, corpus, cfg, context, progress, self.plan)
+        if not writer.has_table("search_latency") and len(latency):
+            writer.write_table("search_latency", latency)
         if not writer.has_table("arm_ranks"):
             writer.write_table("arm_ranks", arm_ranks)
         matrix = RankMatrix.from_arm_ranks(arm_ranks, [q.question_id for q in gs.questions],

@@ -22,7 +22,8 @@ Each metric counts the questions of its scope declared in :mod:`rulegauge.metric
 answer metrics their declared scope; NaN values of answer metrics count as not applicable.
 Besides ``metrics``, a side's metric tables are read through :data:`METRIC_FRAMES`, which
 the product that writes them fills (answering: ``answer_metrics``), so this module
-imports no product.
+imports no product; the kernel's own ``search_latency`` (search time, compared when named:
+:mod:`rulegauge.metrics.latency`) is registered here.
 
 Per question: the changes named by :data:`CHANGE_RULES` (lost hit@k, first
 relevant page moved down, citation lost, fence failed) with the question's
@@ -47,6 +48,8 @@ from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry
 from rulegauge.metrics.family import AGGREGATES, Metric
 from rulegauge.metrics.info import in_scope, metric_info
+from rulegauge.metrics.latency import TABLE as SEARCH_LATENCY
+from rulegauge.metrics.latency import latency_frame
 from rulegauge.metrics.multiplicity import (
     DEFAULT_ADJUSTMENT,
     DEFAULT_ALPHA,
@@ -199,6 +202,8 @@ METRIC_FRAMES: Registry[MetricFrame] = Registry("comparable metric table")
 beside ``metrics``, registered by the product that writes them (answering:
 ``answer_metrics``, in :mod:`rulegauge.answering.stage`; plug-in group ``rulegauge.stages``)."""
 
+METRIC_FRAMES.add(SEARCH_LATENCY, latency_frame)  # the kernel's own measured metrics (search time)
+
 PRODUCT_FRAMES = "rulegauge.stages"
 
 
@@ -221,6 +226,11 @@ def _long_metrics(side: Side) -> pd.DataFrame:
     if "outcome" not in out.columns:
         out["outcome"] = np.nan
     return out
+
+
+def _search_metric(name: str) -> bool:
+    info = metric_info(name)
+    return info is not None and info.kind == "search"
 
 
 def _pairs_for(b: pd.DataFrame, c: pd.DataFrame, info: Metric, where: str
@@ -324,7 +334,8 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     """Compare ``candidate`` against ``base`` (see the module docstring).
 
     ``metrics=None`` compares every metric both sides have (metrics of unknown
-    direction are skipped and listed in ``skipped_metrics``); named metrics are
+    direction are skipped and listed in ``skipped_metrics``) but the search-latency ones
+    (:mod:`rulegauge.metrics.latency`), compared only when named; named metrics are
     compared where both sides have them, at least one of them per config pair. A
     metric only one side has (runs scored with different ``-m``) is not compared and
     is listed in ``unpaired`` (``"recall@5 (base only)"``). Raises :class:`RulegaugeError` naming the
@@ -360,6 +371,10 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
         keys = sorted(keys_b & keys_c, key=lambda k: (k[0], k[1]))
         both = {k[1] for k in keys}
         only = {m: "base" for _, m in keys_b} | {m: "candidate" for _, m in keys_c}
+        if wanted is None:  # search time is compared when named (policy, --metric), never by default:
+            # a measurement of the machine that would join (and widen) the quality metrics' family
+            keys = [k for k in keys if not _search_metric(k[1])]
+            only = {m: s for m, s in only.items() if not _search_metric(m)}
         asked = wanted if wanted is not None else sorted(only)
         unpaired.update(f"{m} ({only[m]} only)" if m in only else f"{m} (neither side)"
                         for m in asked if m not in both)

@@ -6,6 +6,11 @@ Every key of a metric's policy is one check (:data:`CHECKS`, in this order):
 * ``max_drop`` / ``max_drop_relative``: worsening of the aggregate (metric units /
   fraction of ``|base|``): none -> OK, up to the limit -> WITHIN_TOLERANCE, beyond -> FAIL.
   A zero base with any worsening is an infinite relative drop.
+* ``max_increase`` (lower-is-better metrics: search and answer latency): the limit in
+  percent of the base (50 = +50%), checked as ``max_drop_relative`` is (the increase is
+  the worsening): none -> OK, up to the limit -> WITHIN_TOLERANCE, beyond -> FAIL.
+  Latency metrics aggregate by median and 95th percentile, so one slow call moves
+  neither (:mod:`rulegauge.metrics.latency`).
 * ``alpha`` (metric or ``[gate]``): a worsening whose adjusted p-value (the policy's
   ``adjustment``, Holm by default, over the policy's ``family``:
   :mod:`rulegauge.metrics.multiplicity`) is below alpha -> FAIL; a worsening that is not
@@ -166,15 +171,24 @@ def _max_drop(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list
     return _drop_check("max_drop", p.max_drop, m, m.worsening, "")
 
 
-def _max_drop_relative(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
+def _relative(m: MetricComparison) -> float:
+    """Worsening as a fraction of ``|base|`` (a zero base with any worsening: infinite)."""
     w = m.worsening
     if math.isnan(w) or w == 0:
-        rel = w
-    elif m.base_value == 0 or math.isinf(m.base_value):
-        rel = math.copysign(math.inf, w)
-    else:
-        rel = w / abs(m.base_value)
-    return _drop_check("max_drop_relative", p.max_drop_relative, m, rel, "%")
+        return w
+    if m.base_value == 0 or math.isinf(m.base_value):
+        return math.copysign(math.inf, w)
+    return w / abs(m.base_value)
+
+
+def _max_drop_relative(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
+    return _drop_check("max_drop_relative", p.max_drop_relative, m, _relative(m), "%")
+
+
+def _max_increase(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
+    # the increase of a lower-is-better metric is its worsening (the policy refuses others)
+    limit = None if p.max_increase is None else p.max_increase / 100.0
+    return _drop_check("max_increase", limit, m, _relative(m), "%")
 
 
 def _significance(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
@@ -222,6 +236,7 @@ CHECKS: Registry[CheckFn] = Registry("gate check")
 CHECKS.add("floor", _floor)
 CHECKS.add("max_drop", _max_drop)
 CHECKS.add("max_drop_relative", _max_drop_relative)
+CHECKS.add("max_increase", _max_increase)
 CHECKS.add("alpha", _significance)
 CHECKS.add("pinned", _pinned)
 

@@ -30,6 +30,10 @@ Format (every key is documented in ``docs/gate.md``)::
     pinned = ["q-03", "q-11"]     # questions that must not get worse (keep their hit)
     sd = 0.3                      # stated SD of the paired differences (overrides sd_source)
 
+    [metrics.search_p50_ms]
+    max_increase = 50             # largest allowed increase, percent of the base (lower-is-better
+                                  #   metrics only: search and answer latency, first_rel_rank...)
+
 "Worse" follows the metric's direction (``first_rel_rank``: higher is worse),
 and ``floor`` is the worst acceptable aggregate in that direction. The fence pass
 rate and citation precision are gated as ``[metrics.fence_pass]`` and
@@ -52,8 +56,8 @@ from rulegauge.metrics.multiplicity import ADJUSTMENTS
 GATE_KEYS = ("config", "candidate_config", "answerer", "base_answerer", "candidate_answerer",
              "alpha", "seed", "n_resamples", "confidence", "min_llm_kappa", "llm_agreement",
              "adjustment", "family", "power", "sd_source", "require_mde")
-METRIC_KEYS = ("floor", "max_drop", "max_drop_relative", "alpha", "pinned", "sd")
-CHECK_KEYS = ("floor", "max_drop", "max_drop_relative", "alpha", "pinned")  # sd is no check
+METRIC_KEYS = ("floor", "max_drop", "max_drop_relative", "max_increase", "alpha", "pinned", "sd")
+CHECK_KEYS = ("floor", "max_drop", "max_drop_relative", "max_increase", "alpha", "pinned")  # sd is no check
 FAMILIES = ("gated", "grid")
 SD_SOURCES = ("grid", "comparison")
 
@@ -74,6 +78,8 @@ class MetricPolicy:
     pinned: tuple[str, ...] = ()
     sd: float | None = None
     """A stated SD of the paired differences for the MDE (None: estimated)."""
+    max_increase: float | None = None
+    """Largest allowed increase of a lower-is-better metric's aggregate, in percent of the base."""
 
 
 @dataclass(frozen=True)
@@ -229,7 +235,12 @@ def _metric_policy(name: str, table: Any, r: _Reader) -> MetricPolicy | None:
         r.number(table, "max_drop", prefix, low=0.0),
         r.number(table, "max_drop_relative", prefix, low=0.0),
         r.number(table, "alpha", prefix, low=0.0, high=1.0, open_low=True),
-        tuple(dict.fromkeys(pinned)), r.number(table, "sd", prefix, low=0.0, open_low=True))
+        tuple(dict.fromkeys(pinned)), r.number(table, "sd", prefix, low=0.0, open_low=True),
+        r.number(table, "max_increase", prefix, low=0.0))
+    if canonical and "max_increase" in table and (info := metric_info(canonical)) is not None \
+            and info.higher_is_better:
+        r.bad(prefix + "max_increase", f"{canonical} is better higher: an increase is no worsening; "
+              "use max_drop_relative (a fraction of the base) for its drops")
     return mp if canonical else None
 
 

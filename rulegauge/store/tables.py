@@ -115,6 +115,22 @@ ARM_RANKS = table(
     carried=REQUIRED,
 )
 
+SEARCH_LATENCY = table(
+    "search_latency",
+    "Each arm's search time per question, in milliseconds: measured, so kept out of `metrics` (a rerun's "
+    "tables are equal but for this column); the `http` arm times every call, an in-process arm its whole "
+    "search, shared evenly by its questions; the preflight's warm-up call is never recorded. Read as the "
+    "metrics `search_p50_ms` and `search_p95_ms` per config (rulegauge.metrics.latency, docs/metrics.md).",
+    ("question_id", "arm"),
+    Column("question_id", S, "gold question id"),
+    Column("arm", S, "arm name"),
+    Column("timing", S, "call (this question's own request, timed) or batch (the arm's search time / "
+           "its questions)"),
+    Column("latency_ms", F64, "search time in milliseconds; null when unknown (the call failed, or a "
+           "journal record from before latencies were kept)", nullable=True),
+    kept=Kept(("arm", "question_id")), carried=IF_PRESENT,
+)
+
 FUSED = table(
     "fused", "Fused ranking per question and config: every chunk any of the config's arms ranked within its "
     "depth, in fused order. It grows as questions x configs x chunks, so it has a row budget: `rulegauge run` "

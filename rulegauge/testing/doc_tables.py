@@ -131,7 +131,7 @@ def ranking_metrics_table() -> str:
 
     rows = []
     for n, f in METRICS.items():
-        if f.kind == "answer" or plugins.origin("rulegauge.metrics", n) != plugins.BUILTIN:
+        if f.kind not in ("ranking", "score") or plugins.origin("rulegauge.metrics", n) != plugins.BUILTIN:
             continue
         params = ", ".join(f"`{p.name}` ({p.type.__name__}, default `{p.spell(p.default)}`)" for p in f.params)
         rows.append((f"`{f.label}`", f.direction, f.scope, f.aggregate, params or "none", _cell(f.description),

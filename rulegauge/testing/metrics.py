@@ -15,8 +15,8 @@
 * **a docs row**: a built-in family has its `` `label` `` row in docs/metrics.md (when
   rulegauge runs from its source tree; else ``skipped``); every family has a description.
 
-Answer metrics (kind ``answer``) are computed per answer, not on page lists: only the names
-and the docs row are checked.
+Answer metrics (kind ``answer``) are computed per answer and search metrics (kind
+``search``) per search call, not on page lists: only the names and the docs row are checked.
 """
 
 from __future__ import annotations
@@ -151,8 +151,9 @@ def check_metric(name: str | MetricFamily) -> MetricCheck:
     metrics = variants(family)
     problems = _round_trip(metrics)
     docs, skipped = docs_row(family)
-    if family.kind == "answer":
-        return MetricCheck(family.name, tuple(problems + docs), (*skipped, "paths: an answer metric"))
+    if family.kind in ("answer", "search"):  # computed per answer / per search call, not on page lists
+        what = "an answer metric" if family.kind == "answer" else "a search metric"
+        return MetricCheck(family.name, tuple(problems + docs), (*skipped, f"paths: {what}"))
     fast, ranges = _paths(metrics, family)
     return MetricCheck(family.name, tuple(itertools.chain(problems, ranges, fast, docs)), tuple(skipped))
 

@@ -172,6 +172,11 @@ def test_report_renders_in_chromium_at_1400_and_390px(tmp_path: Path) -> None:
         assert inner == width, f"viewport is {inner} px, asked for {width}"
         assert scroll <= inner, f"page is {scroll} px wide in a {width} px viewport"
         assert png.read_bytes().startswith(PNG_MAGIC) and png.stat().st_size > 20_000
+    from rulegauge.analysis.report_html import READABLE_PX
+    from tests.helpers.browser import shown_label_px
+
+    labels = shown_label_px(page, 390, tmp_path / "profile-labels")
+    assert labels and min(labels) >= READABLE_PX - 0.05, labels  # chart text readable on a phone
     ARTEFACTS.mkdir(exist_ok=True)
     (ARTEFACTS / "report.png").write_bytes((shots / "1400.png").read_bytes())
     (ARTEFACTS / "report-390.png").write_bytes((shots / "390.png").read_bytes())

@@ -120,3 +120,20 @@ def render_at(page: Path, width: int, shot: Path, profile: Path,
     finally:
         driver.quit()
     return int(scroll), int(inner)
+
+
+def shown_label_px(page: Path, width: int, profile: Path) -> list[float]:
+    """Each report chart's smallest label as rendered in a ``width`` px viewport: its
+    ``data-label-px`` (at natural size) times the width the browser gave the image over
+    its natural width (:mod:`rulegauge.analysis.report_html`)."""
+    driver = driven_chromium(profile)
+    try:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600})
+        driver.get(page.resolve().as_uri())
+        sizes = driver.execute_script(
+            "return [...document.querySelectorAll('img[data-label-px]')].map(i => "
+            "parseFloat(i.dataset.labelPx) * i.getBoundingClientRect().width / i.naturalWidth)")
+    finally:
+        driver.quit()
+    return [float(s) for s in sizes]

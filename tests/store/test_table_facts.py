@@ -12,7 +12,8 @@ from rulegauge.store.tables import TABLES
 
 def test_baselines_keep_the_declared_tables_with_their_sort_keys():
     kept = kept_tables()
-    assert set(kept) == {"metrics", "answer_metrics", "answers", "questions", "configs", "fused"}
+    assert set(kept) == {"metrics", "answer_metrics", "answers", "questions", "configs", "fused",
+                         "search_latency"}
     assert kept["fused"].only == "relevant" and kept["answers"].blank == ("text",)
     for name, k in kept.items():  # every sort column is a column of the table
         assert set(k.sort) <= {c.name for c in TABLES.get(name).columns}, name
@@ -21,7 +22,7 @@ def test_baselines_keep_the_declared_tables_with_their_sort_keys():
 def test_from_carries_the_declared_tables():
     assert carried_tables() == {"questions": REQUIRED, "documents": REQUIRED, "chunks": REQUIRED,
                                 "arm_ranks": REQUIRED, "question_facts": IF_PRESENT,
-                                "question_judgments": IF_PRESENT}
+                                "question_judgments": IF_PRESENT, "search_latency": IF_PRESENT}
 
 
 def test_tables_that_read_back_into_records_have_a_reader():
