@@ -19,8 +19,8 @@ time (``elapsed_ms``: every attempt and backoff sleep) and the search latency
 reply, null when none did; :mod:`rulegauge.metrics.latency`). The reply body itself is
 never stored: a service may echo the request's credentials anywhere in it. Ids and
 error texts are scrubbed of every secret the request carried
-(:class:`rulegauge.core.redact.Secrets`: URL credentials, secret query values, credential headers and cookies, every environment value the templates read),
-before any cut. A journal recorded before (``reply`` bodies) is read through
+(:class:`rulegauge.core.redact.Secrets`: URL credentials, secret query values, credential
+headers and cookies, every environment value the templates read), before any cut. A journal recorded before (``reply`` bodies) is read through
 :func:`kept` and its bodies are never shown.
 """
 
