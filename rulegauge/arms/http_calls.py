@@ -9,19 +9,19 @@ the same run id asks only the requests without a successful record; a run with
 ``replay`` set serves every request from a recorded journal and asks nothing.
 
 A record holds what a replay needs and nothing more: the request as shown (URL with
-``user:password`` and secret-named query values masked, body and query with
-``{env:...}`` unexpanded and secret-named keys masked:
-:func:`rulegauge.core.redact.mask_url`), the status, the hits read out of the reply
-(``hits``: each hit's id, score and per-arm ranks, :func:`rulegauge.arms.http_reply.extract`,
-and ``fields``: the reply fields they were read with), or an error, attempts, wall
-time (``elapsed_ms``: every attempt and backoff sleep) and the search latency
-(``latency_ms``: a monotonic clock around the request of the attempt that brought the
-reply, null when none did; :mod:`rulegauge.metrics.latency`). The reply body itself is
-never stored: a service may echo the request's credentials anywhere in it. Ids and
-error texts are scrubbed of every secret the request carried
+``user:password`` and secret-named query values masked, body and query with ``{env:...}``
+unexpanded and secret-named keys masked: :func:`rulegauge.core.redact.mask_url`), the
+status, the hits read out of the reply (``hits``: each hit's id, score and per-arm ranks,
+:func:`rulegauge.arms.http_reply.extract`, and ``fields``: the reply fields they were read
+with), or an error, attempts, wall time (``elapsed_ms``: every attempt and backoff sleep)
+and the search latency (``latency_ms``: a monotonic clock around the request of the attempt
+that brought the reply, null when none did; :mod:`rulegauge.metrics.latency`). The reply
+body itself is never stored: a service may echo the request's credentials anywhere in it.
+Ids and error texts are scrubbed of every secret the request carried
 (:class:`rulegauge.core.redact.Secrets`: URL credentials, secret query values, credential
-headers and cookies, every environment value the templates read), before any cut. A journal recorded before (``reply`` bodies) is read through
-:func:`kept` and its bodies are never shown.
+headers and cookies, every environment value the templates read), before any cut. A journal
+recorded before (``reply`` bodies) is read through :func:`kept` and its bodies are never
+shown.
 """
 
 from __future__ import annotations
