@@ -165,7 +165,11 @@ def parse_qrels_judgments(path: Path | str, judge_id: str | None = None, judge_k
     judge_id = judge_id or path.stem
     _, bad = judgment_fields({"grade": 0, "kind": judge_kind, "judge": judge_id, "time": time})
     if bad:
-        raise ValidationError([Problem(f"{path}: --judge/--kind", m) for m in bad],
+        # the hint goes into each problem: a caller that folds problems into its own message
+        # (parse_judgments_file) keeps it
+        raise ValidationError([Problem(f"{path}: --judge/--kind", f"{m}; give a valid judge id with "
+                                       "--judge (judges agreement: --judge-a, --judge-b)")
+                               for m in bad],
                               f"{path}: qrels carry no judge: give a valid judge id with --judge")
     problems: list[Problem] = []
     out: list[Judgment] = []

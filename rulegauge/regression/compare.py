@@ -65,9 +65,7 @@ from rulegauge.regression.pairing import (
     ConfigSelector,
     MigratedPair,
     SideSummary,
-    edition_hint,
-    migrated_pair,
-    provenance_differences,
+    comparable,
     resolve_config_pairs,
     summarise_side,
 )
@@ -308,22 +306,6 @@ def _changes(pair: ConfigPair, answerer: str, metric: str, j: pd.DataFrame,
                 out.append(QuestionChange(pair, str(qid), answerer or None, metric, name, hit[0],
                                           float(b), float(c), hit[1], moves(str(qid))))
     return out
-
-
-def comparable(base: Side, candidate: Side, *, force: bool = False
-               ) -> tuple[tuple[str, ...], MigratedPair | None]:
-    """(what differs, forced; the migrated pair) of two sides; raises :class:`RulegaugeError`
-    naming the differences when the gold sets or corpora differ, no migrated gold set pairs
-    them (:func:`rulegauge.regression.pairing.migrated_pair`) and ``force`` is false."""
-    diffs = provenance_differences(base, candidate)
-    migrated = None
-    if diffs:  # different gold sets and corpora: comparable only through a migrated gold set
-        migrated, why = migrated_pair(base, candidate)
-        diffs = () if migrated is not None else diffs + why
-    if diffs and not force:
-        raise RulegaugeError("runs are not comparable (use force to compare anyway): "
-                             + "; ".join(diffs) + edition_hint(base, candidate))
-    return diffs, migrated
 
 
 def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] | None = None,

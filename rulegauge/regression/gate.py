@@ -52,13 +52,14 @@ from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry
 from rulegauge.metrics.multiplicity import flagged
 from rulegauge.metrics.ranking import parse
-from rulegauge.regression.compare import Comparison, MetricComparison, comparable, compare_runs
+from rulegauge.regression.compare import Comparison, MetricComparison, compare_runs
 from rulegauge.regression.completeness import check_gateable
-from rulegauge.regression.gate_power import gate_power
+from rulegauge.regression.gate_power import gate_power, require_mde
 from rulegauge.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
 from rulegauge.regression.pairing import (
     ConfigPair,
     against_reference,
+    comparable,
     grid_pair,
     resolve_config_pairs,
 )
@@ -361,18 +362,7 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
         policy = replace(policy, answerer=shown)
     result = evaluate(policy, comparison)
     powers = gate_power(policy, result.comparison, result.pair, sides)
-    short = [f"{w.metric}: MDE {_f(w.mde)} > max_drop {_f(w.max_drop or 0.0)}" for w in powers
-             if w.mde_ok is False]
-    unknown = [f"{w.metric}: {w.note or 'no SD estimate'}" for w in powers
-               if w.max_drop is not None and w.mde_ok is None]
-    if policy.require_mde and (short or unknown):
-        detail = "; ".join(
-            [f"{s} ({w.estimate.describe() if w.estimate else ''}, n {w.n}, power {w.power:g}, "
-             f"alpha per test {_f(w.alpha_test)}; detecting max_drop needs "
-             f"{w.needed or 'more than 10^7'} questions)" for s, w in
-             zip(short, [w for w in powers if w.mde_ok is False], strict=True)] + unknown)
-        raise RulegaugeError(f"policy requires mde <= max_drop ([gate] require_mde): the gold set is "
-                             f"too small to see the drops the policy guards against: {detail}")
+    require_mde(policy, powers)
     failed = [(c.metric, c.questions) for c in result.failures() if c.questions]
     return GateResult(result.policy, result.pair, result.checks + llm_checks(policy, sides[1]),
                       result.comparison, pin_notes(policy, base)

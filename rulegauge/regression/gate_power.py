@@ -72,3 +72,21 @@ def gate_power(policy: Policy, comparison: Comparison, pair: ConfigPair,
                                 family_size=max(1, comparison.family.size), power=policy.power,
                                 max_drop=mp.max_drop, note=note))
     return tuple(out)
+
+
+def require_mde(policy: Policy, powers: tuple[MetricPower, ...]) -> None:
+    """With ``[gate] require_mde``, raise :class:`RulegaugeError` (exit 2) naming every gated
+    metric whose MDE exceeds its ``max_drop`` or that has no SD estimate, with the questions
+    detecting ``max_drop`` would need; without it, nothing."""
+    short = [w for w in powers if w.mde_ok is False]
+    unknown = [f"{w.metric}: {w.note or 'no SD estimate'}" for w in powers
+               if w.max_drop is not None and w.mde_ok is None]
+    if not policy.require_mde or not (short or unknown):
+        return
+    detail = "; ".join(
+        [f"{w.metric}: MDE {w.mde:.4g} > max_drop {w.max_drop or 0.0:.4g} "
+         f"({w.estimate.describe() if w.estimate else ''}, n {w.n}, power {w.power:g}, "
+         f"alpha per test {w.alpha_test:.4g}; detecting max_drop needs "
+         f"{w.needed or 'more than 10^7'} questions)" for w in short] + unknown)
+    raise RulegaugeError(f"policy requires mde <= max_drop ([gate] require_mde): the gold set is "
+                         f"too small to see the drops the policy guards against: {detail}")

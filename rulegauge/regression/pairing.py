@@ -203,3 +203,19 @@ def against_reference(base: Side, candidate: Side, reference: str,
     same = base.run_id == candidate.run_id
     ids = sort_configs(side_configs(candidate)["config_id"].astype(str))
     return [(reference, c) for c in ids if not (same and c == reference) and c not in exclude]
+
+
+def comparable(base: Side, candidate: Side, *, force: bool = False
+               ) -> tuple[tuple[str, ...], MigratedPair | None]:
+    """(what differs, forced; the migrated pair) of two sides; raises :class:`RulegaugeError`
+    naming the differences when the gold sets or corpora differ, no migrated gold set pairs
+    them (:func:`rulegauge.regression.pairing.migrated_pair`) and ``force`` is false."""
+    diffs = provenance_differences(base, candidate)
+    migrated = None
+    if diffs:  # different gold sets and corpora: comparable only through a migrated gold set
+        migrated, why = migrated_pair(base, candidate)
+        diffs = () if migrated is not None else diffs + why
+    if diffs and not force:
+        raise RulegaugeError("runs are not comparable (use force to compare anyway): "
+                             + "; ".join(diffs) + edition_hint(base, candidate))
+    return diffs, migrated

@@ -183,6 +183,14 @@ def _import_beir(fx: Fixture, tmp: Path) -> None:
     assert "importing corpus.jsonl" in res.stderr  # progress on stderr
 
 
+def _import_trec(fx: Fixture, tmp: Path) -> None:
+    trec = FIXTURES / "trec" / "tidepool"
+    res = rulegauge("goldset", "import-trec", trec / "topics.txt", trec / "qrels.txt", "--corpus",
+                    trec / "corpus.tsv", "-o", tmp / "tt")
+    assert "16 questions" in _ok(res) and (tmp / "tt" / "goldset.yaml").exists()
+    assert "OK" in _ok(rulegauge("validate", tmp / "tt" / "goldset.yaml"))
+
+
 def _from_outline(fx: Fixture, tmp: Path) -> None:
     pdf = make_pdf(tmp / "toy.pdf", [["Setup rules here"], ["Turn order rules"]],
                    outline=[(0, "Setup of the game", 0), (0, "Turn order", 1)])
@@ -428,7 +436,7 @@ def _migrate(fx: Fixture, tmp: Path) -> None:
 CASES: dict[tuple[str, ...], Case] = {
     ("run",): _run, ("list",): _list, ("validate",): _validate, ("ingest",): _ingest,
     ("goldset", "from-qrels"): _from_qrels, ("goldset", "from-outline"): _from_outline,
-    ("goldset", "import-beir"): _import_beir,
+    ("goldset", "import-beir"): _import_beir, ("goldset", "import-trec"): _import_trec,
     ("goldset", "parallel"): _parallel, ("answer",): _answer_and_answerers,
     ("answerers",): _answer_and_answerers, ("compare",): _compare, ("gate",): _gate,
     ("baseline", "save"): _baseline_save, ("bands",): _bands, ("report",): _report,

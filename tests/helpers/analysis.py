@@ -7,6 +7,7 @@ seeded local generator: the same seed writes the same tables.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -47,6 +48,10 @@ def grid_configs(ks: tuple[float, ...] = (10.0, 30.0, 60.0, 90.0),
 
 
 DOCS = (("g-rules", "rulebook", 24), ("g-errata", "errata", 2))
+
+
+def _digest(ids: pd.Series) -> str:
+    return hashlib.sha256("\n".join(map(str, ids)).encode()).hexdigest()
 
 
 def _chunks() -> pd.DataFrame:
@@ -185,7 +190,11 @@ def write_synthetic_run(path: Path, seed: int = 0, n_questions: int = 14, n_unan
     questions = _questions(rng, n_questions, n_unanswerable)
     fused = _fused(chunks, questions, _arm_ranks(rng, chunks, questions), configs)
     w = RunWriter(path)
-    w.update_manifest({"run_id": w.run_id, "created": created, "status": "running"})
+    # identity as a real run carries it (gold set and corpus hashes), so compare and gate pair
+    # synthetic runs over the same questions and chunks as they pair real ones
+    identity = {"goldset": {"sha256": _digest(questions["question_id"])},
+                "corpus": {"content_hash": _digest(chunks["chunk_id"])}}
+    w.update_manifest({"run_id": w.run_id, "created": created, "status": "running", **identity})
     w.write_table("questions", questions.drop(columns="_pages"))
     w.write_table("configs", pd.DataFrame([
         {"config_id": cid, "name": cid, "kind": kind, "method": "rrf", "k": k, "arms": list(arms),

@@ -1,5 +1,5 @@
-"""rulegauge.metrics.stats: sign-flip permutation test and BCa bootstrap CI (scipy underneath,
-checked against formulas computed here), Holm, agreement, wins/ties/losses."""
+"""rulegauge.metrics.stats: sign-flip permutation test and BCa bootstrap CI (checked against formulas computed here and
+scipy as an oracle where it is installed), Holm, agreement, wins/ties/losses."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-import scipy.stats
 
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.metrics.stats import agree, bootstrap_ci, holm, permutation_test, wins_ties_losses
@@ -60,9 +59,10 @@ def test_three_losses_no_win_is_p_one_quarter() -> None:
 
 
 def test_permutation_is_scipy_with_the_seeded_generator() -> None:
+    stats = pytest.importorskip("scipy.stats")  # the oracle: the [judge] extra, absent from the bare core
     base, cand = _paired_data()
     ours = permutation_test(cand - base, n_resamples=4_000, seed=11)
-    ref = scipy.stats.permutation_test(
+    ref = stats.permutation_test(
         (cand - base,), lambda x, axis: np.mean(x, axis=axis), vectorized=True,
         permutation_type="samples", n_resamples=4_000, alternative="two-sided",
         rng=np.random.default_rng(11))
@@ -81,10 +81,11 @@ def test_permutation_constant_differences_match_exact_probability() -> None:
 
 
 def test_permutation_agrees_with_scipy_oracle() -> None:
+    stats = pytest.importorskip("scipy.stats")  # the oracle: the [judge] extra, absent from the bare core
     base, cand = _paired_data()
     n_res = 20_000
     ours = permutation_test(cand - base, n_resamples=n_res, seed=1)
-    ref = scipy.stats.permutation_test(
+    ref = stats.permutation_test(
         (cand, base), lambda x, y, axis: np.mean(x - y, axis=axis), vectorized=True,
         permutation_type="samples", n_resamples=n_res, alternative="two-sided",
         rng=np.random.default_rng(2))
@@ -127,7 +128,8 @@ def test_bootstrap_constant_differences_give_zero_width_interval() -> None:
 
 def _bca_by_formula(d: np.ndarray, boot: np.ndarray, confidence: float) -> tuple[float, float]:
     """Efron & Tibshirani (1993) eq. 14.9-14.15 from a bootstrap distribution of the mean."""
-    norm = scipy.stats.norm
+    stats = pytest.importorskip("scipy.stats")  # the oracle: the [judge] extra, absent from the bare core
+    norm = stats.norm
     theta = d.mean()
     z0 = norm.ppf(np.mean(boot < theta))
     jack = np.array([np.delete(d, i).mean() for i in range(d.size)])
@@ -141,10 +143,11 @@ def _bca_by_formula(d: np.ndarray, boot: np.ndarray, confidence: float) -> tuple
 
 
 def test_bootstrap_is_bca_by_the_formula() -> None:
+    stats = pytest.importorskip("scipy.stats")  # the oracle: the [judge] extra, absent from the bare core
     base, cand = _paired_data(seed=9, n=40)
     d = cand - base
     lo, hi = bootstrap_ci(d, confidence=0.9, n_resamples=5_000, seed=4)
-    boot = scipy.stats.bootstrap((d,), np.mean, confidence_level=0.9, n_resamples=5_000,
+    boot = stats.bootstrap((d,), np.mean, confidence_level=0.9, n_resamples=5_000,
                                  method="BCa", rng=np.random.default_rng(4)).bootstrap_distribution
     ref_lo, ref_hi = _bca_by_formula(d, boot, 0.9)
     assert lo == pytest.approx(ref_lo, rel=1e-9) and hi == pytest.approx(ref_hi, rel=1e-9)
@@ -152,10 +155,11 @@ def test_bootstrap_is_bca_by_the_formula() -> None:
 
 
 def test_bootstrap_agrees_with_a_percentile_oracle_on_symmetric_data() -> None:
+    stats = pytest.importorskip("scipy.stats")  # the oracle: the [judge] extra, absent from the bare core
     # for a near-symmetric distribution BCa and the percentile interval nearly coincide
     d = np.random.default_rng(21).normal(0.1, 0.3, 200)
     lo, hi = bootstrap_ci(d, confidence=0.9, n_resamples=20_000, seed=4)
-    ref = scipy.stats.bootstrap((d,), np.mean, confidence_level=0.9, n_resamples=20_000,
+    ref = stats.bootstrap((d,), np.mean, confidence_level=0.9, n_resamples=20_000,
                                 method="percentile", rng=np.random.default_rng(5))
     tol = 0.1 * float(np.std(d)) / math.sqrt(len(d))
     assert lo == pytest.approx(ref.confidence_interval.low, abs=tol)
