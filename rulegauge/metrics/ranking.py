@@ -235,8 +235,37 @@ def score(metrics: Sequence[Metric], source: Fused | Ordering, gold: Gold) -> di
 
 
 def compute(metrics: Sequence[Metric], lists: PageLists) -> dict[str, np.ndarray]:
-    """Each metric's raw values on ``lists`` (no defaults): ``{canonical name: (G,)}``."""
-    return {m.name: m.family.compute(lists, m.cutoff or 0, **m.compute_params) for m in metrics}
+    """Each metric's raw values on ``lists`` (no defaults): ``{canonical name: (G,)}``.
+
+    The computation is checked where it plugs in: what a plug-in's computation raises (but a
+    :class:`RulegaugeError` or ``KeyboardInterrupt``) becomes
+    :class:`rulegauge.core.plugins.PluginFailed` naming the metric and its module (exit 2, no
+    traceback; a built-in's error raises as it is), and a result that is not G numbers is
+    refused the same way."""
+    return {m.name: _computed(m, lists) for m in metrics}
+
+
+def _computed(m: Metric, lists: PageLists) -> np.ndarray:
+    from rulegauge.core.errors import RulegaugeError
+    from rulegauge.core.plugins import PluginFailed
+
+    fn = m.family.compute
+    where = str(getattr(fn, "__module__", "") or "")
+    builtin = where.startswith("rulegauge.")
+    g = len(lists.rel)
+    try:
+        values = np.asarray(fn(lists, m.cutoff or 0, **m.compute_params), dtype=np.float64)
+    except (RulegaugeError, KeyboardInterrupt):
+        raise
+    except BaseException as exc:  # SystemExit too: a plug-in does not end a run (core/plugins)
+        if builtin:
+            raise
+        raise PluginFailed(f"metric {m.name} (computed by {where}) failed scoring {g} questions: "
+                           f"{type(exc).__name__}: {str(exc)[:200]}") from None
+    if values.shape != (g,):
+        raise PluginFailed(f"metric {m.name} (computed by {where}) returned shape "
+                           f"{values.shape} for {g} questions; the contract is one value per question")
+    return values
 
 
 def score_ranking(pages_in_order: Sequence[str], question: Question, metrics: Sequence[str],

@@ -90,6 +90,22 @@ def _run_fails(case_id: str, config: str, fragment: str) -> Case:
                 after=failed(fragment, ranks_stored=config.startswith("[arms.bm25]\n[arms.boost]")))
 
 
+def ended_failed(fragment: str) -> Callable[[Path], None]:
+    """After: run ``r1`` ended ``failed`` with ``fragment`` in its manifest's error, and holds no
+    ``metrics`` table (the scoring broke; what came before may be stored)."""
+    def check(root: Path) -> None:
+        run = root / "runs" / "r1"
+        manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+        assert manifest["status"] == "failed" and fragment in manifest["error"], manifest
+        assert not (run / "metrics.parquet").exists()
+    return check
+
+
+def _metric_fails(case_id: str, metric: str, fragment: str) -> Case:
+    return Case(case_id, plugged(), (*RUN[:-2], "-c", "{root}/lexical.toml", "-m", metric), 2, fragment,
+                after=ended_failed(fragment))
+
+
 PLUGIN_CASES: tuple[Case, ...] = (
     # --- loading: nothing an import raises ends the program; list names each broken plug-in ----------
     Case("plugin-sys-exit-at-import-list", plugged(), LIST, 0,
@@ -140,4 +156,8 @@ PLUGIN_CASES: tuple[Case, ...] = (
     _run_fails("plugin-fusion-nan", method("acme-nanfuse"), "config f, question q1: fused score nan"),
     _run_fails("plugin-fusion-raises", method("acme-raisefuse"), f"plug-in 'acme-raisefuse' (rulegauge.fusion, "
                f"from {HOSTILE}) failed fusing config f: ZeroDivisionError: planted"),
+    _metric_fails("plugin-metric-raises-mid-run", "acme_raisemetric@5", "metric acme_raisemetric@5 (computed by "
+                  "acme_rulegauge.hostile_metrics) failed scoring 1 questions: ZeroDivisionError: planted"),
+    _metric_fails("plugin-metric-wrong-shape", "acme_shortmetric@5", "metric acme_shortmetric@5 (computed by "
+                  "acme_rulegauge.hostile_metrics) returned shape (1, 2) for 1 questions"),
 )
