@@ -106,11 +106,15 @@ def _probe(models_url: str, model: str, list_models: Callable[[Any], list[str]],
 
 
 def unreachable(answerers: Mapping[str, Any], timeout_s: float = DEFAULT_TIMEOUT_S) -> dict[str, str]:
-    """label -> what its ``preflight`` found wrong, for every answerer whose check fails."""
+    """label -> what its ``preflight`` found wrong, for every answerer whose check fails.
+    Each check waits at most ``timeout_s``, or the answerer's own call deadline
+    (``call_timeout_s``) when that is shorter: an answerer told to give up after 2 s is not
+    probed for 20."""
     out = {}
     for label, answerer in answerers.items():
         check = getattr(answerer, "preflight", None)
-        message = check(timeout_s) if callable(check) else None
+        limit = min(timeout_s, float(getattr(answerer, "call_timeout_s", timeout_s)))
+        message = check(limit) if callable(check) else None
         if message:
             out[label] = str(message)
     return out

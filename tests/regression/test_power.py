@@ -68,10 +68,24 @@ def test_neighbours_differ_in_one_parameter_nearest_value_only() -> None:
     assert "pooled over 3 neighbour(s)" in est.describe()
 
 
+@pytest.fixture(scope="module")
+def grid_200(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample's 200-config grid run, made once for both adjustments."""
+    from typer.testing import CliRunner
+
+    from rulegauge.cli import app
+
+    out = tmp_path_factory.mktemp("grid-200")
+    res = CliRunner().invoke(app, ["run", "-c", "docs/grids/grid-200.toml", "--out", str(out),
+                                   "--run-id", "g", "--fused-depth", "1"])
+    assert res.exit_code == 0, res.output
+    return out
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("adjustment", ["holm", "bh"])
 def test_report_compare_and_gate_flag_the_same_configs_on_the_200_grid(
-        tmp_path: Path, adjustment: str) -> None:
+        grid_200: Path, tmp_path: Path, adjustment: str) -> None:
     """One multiplicity rule: on the sample's 200-config grid, the report's ``significant``,
     ``compare --reference`` and a ``family = "grid"`` gate flag the same configs."""
     import json
@@ -85,13 +99,11 @@ def test_report_compare_and_gate_flag_the_same_configs_on_the_200_grid(
     from rulegauge.store.rundir import open_run
 
     runner = CliRunner()
-    assert runner.invoke(app, ["run", "-c", "docs/grids/grid-200.toml", "--out", str(tmp_path),
-                               "--run-id", "g", "--fused-depth", "1"]).exit_code == 0
     svc = "rrf_k60_bm25+dense+boost"
-    run = open_run(tmp_path / "g")
+    run = open_run(grid_200 / "g")
     rep = config_comparison(run, "recall@5", reference=svc, n_resamples=500, adjustment=adjustment)
     from_report = set(rep.loc[rep["significant"], "config_id"])
-    r = runner.invoke(app, ["compare", str(tmp_path / "g"), str(tmp_path / "g"), "--reference", svc,
+    r = runner.invoke(app, ["compare", str(grid_200 / "g"), str(grid_200 / "g"), "--reference", svc,
                             "-m", "recall@5", "--n-resamples", "500", "--adjustment", adjustment,
                             "--json"])
     assert r.exit_code == 0, r.output

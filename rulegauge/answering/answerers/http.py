@@ -201,6 +201,12 @@ class HttpAnswerer:
                               model_id=self.model, latency_ms=latency,
                               tokens_in=reply.tokens_in, tokens_out=reply.tokens_out)
 
+    @property
+    def call_timeout_s(self) -> float:
+        """The deadline of one call (``timeout_s``); a preflight waits no longer
+        (:func:`rulegauge.answering.preflight.unreachable`)."""
+        return self.poster.timeout_s
+
     def secrets(self) -> Secrets:
         """Every secret a call to the server carries (:meth:`JsonPoster.secrets`)."""
         return self.poster.secrets()

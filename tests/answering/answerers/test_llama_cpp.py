@@ -92,7 +92,9 @@ def test_assemble_real_gguf(tmp_path: Path) -> None:
 @pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is not None,
                     reason="llama-cpp-python is installed")
 def test_missing_extra_is_named() -> None:
-    with pytest.raises(ConfigError, match=r"rulegauge\[llama\]"):
+    from rulegauge.core.extras import MissingExtra
+
+    with pytest.raises(MissingExtra, match=r"rulegauge\[llama\]"):
         LlamaCppAnswerer()
 
 
