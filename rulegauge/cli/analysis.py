@@ -125,7 +125,7 @@ def bands_cmd(
 
     with bad_input_exits_2():
         TABLE_FORMATS.get(fmt)
-        tables = run_band_tables(open_run(run, runs_dir), top_k=top_k)
+        tables = run_band_tables(open_run(run, runs_dir, needs="fused"), top_k=top_k)
         if config:
             check_config_ids(config, [t.config_id for t in tables])
             tables = tuple(t for t in tables if t.config_id in set(config))

@@ -313,6 +313,7 @@ def power_cmd(
 
     from rich.table import Table
 
+    from rulegauge.metrics.info import metric_info
     from rulegauge.regression.gate_report import to_jsonable
     from rulegauge.regression.power import power_report
     from rulegauge.regression.service import service_config
@@ -321,7 +322,8 @@ def power_cmd(
     fmt = "json" if as_json else fmt
     with bad_input_exits_2():
         TABLE_FORMATS.get(fmt)
-        opened = open_run(run, runs_dir)
+        info = metric_info(metric)  # `latest`: the newest run that scored the metric
+        opened = open_run(run, runs_dir, metrics=(info.name,) if info else ())
         chosen = config or service_config(opened.table("configs"))
         if chosen is None:
             raise RulegaugeError(f"run {opened.run_id} has no service config; name one with --config")

@@ -56,7 +56,7 @@ def pool_cmd(
     from rulegauge.store.rundir import open_run
 
     with bad_input_exits_2():
-        opened = tuple(open_run(r, runs_dir) for r in runs)
+        opened = tuple(open_run(r, runs_dir, needs="fused") for r in runs)  # latest: one with fused rows
         check_output(out, tuple(judgments or ()), runs=opened)
         pool = build_pool(PoolRequest(opened, depth, tuple(config) if config else None,
                                       tuple(judgments or ()), include_judged=include_judged))

@@ -119,7 +119,8 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
         raise RulegaugeError(f"run {run.run_id} is not complete (status "
                            f"{run.manifest.get('status')!r}); only complete runs make baselines")
     if path.exists() and not overwrite:
-        raise RulegaugeError(f"{path} already exists; pass overwrite to replace it")
+        raise RulegaugeError(f"{path} already exists; replace it with --overwrite "
+                             "(rulegauge baseline save) or overwrite=True")
     if not run.has_table("metrics"):
         raise RulegaugeError(f"run {run.run_id} has no metrics table")
     keep = None

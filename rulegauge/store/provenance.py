@@ -50,7 +50,9 @@ def git_state(repo: Path | None = None) -> dict[str, Any]:
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    """UTC now in ISO 8601 to the microsecond: ``latest`` orders runs by it, and runs made
+    within one second (a script, the docs tier) must not tie."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def base_manifest(run_id: str) -> dict[str, Any]:

@@ -333,6 +333,8 @@ def _lacks(path: Path, manifest: dict[str, Any], needs: str | None, metrics: Seq
         return f"status {manifest.get('status') or 'unknown'}, not complete"
     if needs is not None and needs not in (manifest.get("tables") or {}):
         return f"no {needs} table"
+    if needs is not None and ((manifest.get("tables") or {}).get(needs) or {}).get("rows") == 0:
+        return f"its {needs} table is empty"  # e.g. fused rows of a --fused-config none run
     missing = [m for m in dict.fromkeys(metrics) if m not in run_metrics(path, manifest)] if metrics else []
     return f"metric(s) {', '.join(missing)} not scored" if missing else ""
 
@@ -344,7 +346,7 @@ def open_run(ref: str | Path, runs_dir: Path = Path("runs"), *, verify: bool = T
 
     ``latest`` is the newest complete run *of the kind the caller reads*
     (``kind``; ``None`` for any kind) that has what the caller needs: with ``needs``,
-    that table (``answerers latest`` opens the newest run with answers, not a newer run
+    that table holding rows (``answerers latest`` opens the newest run with answers, not a newer run
     without); with ``metrics``, every one of those metrics scored (``gate --run latest``
     opens the newest run with the policy's metrics, not a newer ``-m recall@3`` run).
     Each newer run of the kind passed over is logged (a warning: which and why), so the
