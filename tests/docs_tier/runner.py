@@ -126,6 +126,8 @@ class PageRun:
     def _shell(self, text: str) -> tuple[int, str]:
         env = {**os.environ, **self.env,
                "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+        # the scratch copy has no .venv: the docs' .venv/bin/X is this interpreter's X
+        text = re.sub(r"(?<![\w/])\.venv/bin/", f"{Path(sys.executable).parent}/", text)
         proc = subprocess.run(["bash", "-c", text], cwd=self.root, env=env, capture_output=True,
                               text=True, timeout=600)
         return proc.returncode, proc.stdout + proc.stderr
