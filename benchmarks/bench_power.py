@@ -4,11 +4,14 @@ For a gold set, a grid and a metric, the script runs ``rulegauge run`` (or reads
 takes the paired differences of the config and its grid neighbours (centred), and for each
 target power (0.5, 0.8, 0.95) plants the MDE at that power in ``--sims`` resamples of the
 questions and runs the real gate (``rulegauge.regression.gate.run_gate``, its permutation
-test and multiplicity rule) on each: ``rulegauge.testing.power_simulation``. Printed per
-target: the planted drop, the predicted power (paired t-test), the gate's detection rate
-with the number of simulations and the binomial standard error, the paired t-test's rate on
-the same replicates, and the gate's rate by control variate over ``--control`` more
-t-test replicates (same expectation, smaller error). One seed (``--seed``) drives one local
+test and multiplicity rule) on each: ``rulegauge.testing.power_simulation``. The MDE is the
+one the gate prints (``--method resampled``, the default: the permutation test by resampling
+the same differences, with the gate's n_resamples and seed; ``--method t-test``: the paired
+t-test's). Printed per target: the planted drop, the predicted power, the paired t-test's
+power at that drop, the gate's detection rate with the number of simulations and the
+binomial standard error, the paired t-test's rate on the same replicates, and the gate's
+rate by control variate over ``--control`` more t-test replicates (same expectation,
+smaller error). One seed (``--seed``) drives one local
 generator. The shape of the differences (share of questions that differ, kurtosis) is
 printed too: the prediction is normal theory, and few differing questions bend it
 (docs/gate.md, "The simulation check"). Each run's lines are appended to
@@ -46,6 +49,7 @@ def _run(goldset: str | None, grid: Path, out: Path) -> Path:
 
 
 def main() -> None:
+    from rulegauge.regression.power import Resampling
     from rulegauge.store.rundir import open_run
     from rulegauge.testing.power_simulation import TARGETS, difference_pool, simulate
 
@@ -60,15 +64,19 @@ def main() -> None:
     ap.add_argument("--resamples", type=int, default=2000, help="the gate's n_resamples")
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--method", choices=("resampled", "t-test"), default="resampled",
+                    help="how the MDE is predicted (the gate's [gate] power_method)")
     ap.add_argument("--no-log", action="store_true", help="do not append to the history log")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-power-") as tmp:
         path = Path(args.run) if args.run else _run(args.goldset, args.grid, Path(tmp))
         run = open_run(path)
         pool = difference_pool(run, args.metric, args.config)
-        results = simulate(pool, TARGETS, n_sims=args.sims, n_resamples=args.resamples,
-                           alpha=args.alpha, seed=args.seed, n_control=args.control,
-                           manifest={k: run.manifest.get(k) for k in ("goldset", "corpus")})
+        results = simulate(pool, TARGETS, n_sims=args.sims,
+                           resampling=Resampling(args.resamples, args.seed),
+                           alpha=args.alpha, n_control=args.control,
+                           manifest={k: run.manifest.get(k) for k in ("goldset", "corpus")},
+                           method=args.method)
     d = pool.differences
     lines = [machine_line(),
              f"gold set {args.goldset or 'sample'} | run {pool.run_id} | {args.metric} around "
@@ -76,15 +84,15 @@ def main() -> None:
              f"({', '.join(pool.neighbours)}) | sd {pool.sd:.4f} | differing pairs "
              f"{pool.differing} of {d.size} | excess kurtosis "
              f"{scipy.stats.kurtosis(d):.2f} | gate n_resamples {args.resamples}, alpha "
-             f"{args.alpha:g}, seed {args.seed}",
-             f"{'target':>6} {'delta':>8} {'predicted':>9} {'gate (sims)':>16} {'SE':>6} {'gap':>7} "
-             f"{'t same':>7} {'controlled':>11} {'SE':>6} {'gap':>7}"]
+             f"{args.alpha:g}, seed {args.seed} | prediction {args.method}",
+             f"{'target':>6} {'delta':>8} {'predicted':>9} {'t-test':>7} {'gate (sims)':>16} "
+             f"{'SE':>6} {'gap':>7} {'t same':>7} {'controlled':>11} {'SE':>6} {'gap':>7}"]
     for r in results:
         ok = ("within 5 points" if abs(r.gap) <= 0.05 else
               "outside 5 points by less than 2 SE: too few --sims to tell" if abs(r.gap) - 0.05 < 2 * r.se
               else "MISSED by more than 5 points")
         lines.append(f"{r.target:>6.2f} {r.delta:>8.4f} {r.predicted:>9.3f} "
-                     f"{r.observed:>8.3f} ({r.n_sims:>5}) {r.se:>6.3f} {r.gap:>+7.3f} "
+                     f"{r.t_predicted:>7.3f} {r.observed:>8.3f} ({r.n_sims:>5}) {r.se:>6.3f} {r.gap:>+7.3f} "
                      f"{r.t_same / r.n_sims:>7.3f} {r.controlled:>11.3f} {r.controlled_se:>6.3f} "
                      f"{r.controlled - r.predicted:>+7.3f}  {ok}")
     print("\n".join(lines))

@@ -297,6 +297,11 @@ def power_cmd(
     config: Annotated[str | None, typer.Option(
         "--config", "-c", help="Config whose neighbours give the SD (default: the service config).")] = None,
     sd: Annotated[float | None, typer.Option("--sd", help="A stated SD of the paired differences.")] = None,
+    resamples: Annotated[int, typer.Option(
+        "--resamples", help="Sign patterns of the permutation test (the gate's n_resamples).")] = 10_000,
+    draws: Annotated[int, typer.Option(
+        "--draws", help="Resampled comparisons for the permutation test's MDE.")] = 2000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the resampling.")] = 0,
     runs_dir: RunsDir = Path("runs"),
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, tsv, markdown or json.")] = "table",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (--format json).")] = False,
@@ -304,8 +309,9 @@ def power_cmd(
     """How many questions a gold set needs to detect a drop (Sakai's topic-set size).
 
     The SD of paired differences comes from the run's own grid (the config and its
-    neighbours, differing in one parameter) or --sd; the test is the paired t-test,
-    the analytic reference of the gate's permutation test (docs/gate.md "Power").
+    neighbours, differing in one parameter) or --sd. The MDE is given for the gate's
+    permutation test (resampling the grid's centred differences) and for the paired
+    t-test, its analytic reference; questions needed are the t-test's (docs/gate.md "Power").
 
     Example: rulegauge power latest -m recall@5 --delta 0.05 --power 0.8
     """
@@ -315,7 +321,8 @@ def power_cmd(
 
     from rulegauge.metrics.info import metric_info
     from rulegauge.regression.gate_report import to_jsonable
-    from rulegauge.regression.power import power_report
+    from rulegauge.regression.power import Resampling
+    from rulegauge.regression.power_report import power_report
     from rulegauge.regression.service import service_config
     from rulegauge.store.rundir import open_run
 
@@ -327,8 +334,12 @@ def power_cmd(
         chosen = config or service_config(opened.table("configs"))
         if chosen is None:
             raise RulegaugeError(f"run {opened.run_id} has no service config; name one with --config")
+        if resamples < 1 or draws < 1 or seed < 0:
+            raise RulegaugeError(f"--resamples and --draws must be >= 1 and --seed >= 0, got "
+                                 f"{resamples}, {draws}, {seed}")
         report = power_report(opened, metric, config=chosen, delta=delta, power=power,
-                              alpha=alpha, tests=tests, sd=sd)
+                              alpha=alpha, tests=tests, sd=sd,
+                              resampling=Resampling(resamples, seed, draws))
     if fmt == "json":
         typer.echo(json.dumps(to_jsonable(report), indent=2, allow_nan=False))
         return

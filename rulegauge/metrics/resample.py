@@ -28,6 +28,7 @@ the interval is then NaN, and the caller reports the percentile interval (as sci
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from statistics import NormalDist
 
 import numpy as np
@@ -49,22 +50,34 @@ def _ndtr(x: float) -> float:
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
-def sign_flip_null(d: np.ndarray, n_resamples: int, rng: np.random.Generator,
-                   batch: int) -> tuple[np.ndarray, bool]:
-    """``(null means, exact)`` of the paired sign-flip test of ``d`` (module docstring)."""
-    n = int(d.size)
+def flip_batches(n: int, n_resamples: int, rng: np.random.Generator, batch: int
+                 ) -> tuple[Iterator[np.ndarray], bool]:
+    """``(batches, exact)``: the sign patterns of the paired sign-flip test of ``n``
+    differences as boolean arrays (patterns x n, True = the sign is flipped), in batches of
+    at most ``batch`` patterns; every pattern when ``2**n <= n_resamples`` (exact), else
+    ``n_resamples`` drawn from ``rng`` as scipy draws them (module docstring). The one home
+    of the patterns: :func:`sign_flip_null` and the gate's power by resampling
+    (:mod:`rulegauge.regression.power_resample`) both take them from here."""
     if 2.0 ** n <= n_resamples:
         patterns = np.arange(2 ** n, dtype=np.int64)
         bits = (patterns[:, None] >> np.arange(n - 1, -1, -1, dtype=np.int64)) & 1
-        return np.mean(np.where(bits == 0, d, -d), axis=-1), True
-    size = min(batch, n_resamples)
-    pairs = np.tile(np.arange(2), (size, n, 1))
-    parts = []
-    for k in range(0, n_resamples, size):
-        # scipy permutes a whole batch each time, even for a short last one: the same draws
-        keep = rng.permuted(pairs, axis=-1)[:min(size, n_resamples - k), :, 0]
-        parts.append(np.mean(np.where(keep == 0, d, -d), axis=-1))
-    return np.concatenate(parts), False
+        return iter((bits == 1,)), True
+
+    def drawn() -> Iterator[np.ndarray]:
+        size = min(batch, n_resamples)
+        pairs = np.tile(np.arange(2), (size, n, 1))
+        for k in range(0, n_resamples, size):
+            # scipy permutes a whole batch each time, even for a short last one: the same draws
+            yield rng.permuted(pairs, axis=-1)[:min(size, n_resamples - k), :, 0] == 1
+
+    return drawn(), False
+
+
+def sign_flip_null(d: np.ndarray, n_resamples: int, rng: np.random.Generator,
+                   batch: int) -> tuple[np.ndarray, bool]:
+    """``(null means, exact)`` of the paired sign-flip test of ``d`` (module docstring)."""
+    batches, exact = flip_batches(int(d.size), n_resamples, rng, batch)
+    return np.concatenate([np.mean(np.where(f, -d, d), axis=-1) for f in batches]), exact
 
 
 def two_sided_p(null: np.ndarray, observed: float, *, exact: bool) -> float:

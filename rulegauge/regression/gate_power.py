@@ -4,11 +4,16 @@
 the SD of paired differences from the policy's stated ``sd``, else its ``sd_source``
 (``grid``: the candidate's grid around the gated config, else the base's; ``comparison``:
 this comparison's own differences, also the fallback when the grid has no differing
-neighbour), the level alpha divided by the family size, the policy's ``power``. A median
-aggregate has no t-test MDE (NaN, with a note). Method: :mod:`rulegauge.regression.power`.
+neighbour), the level alpha divided by the family size, the policy's ``power``, and the
+MDE of the gate's own permutation test by resampling those differences with the policy's
+``n_resamples`` and ``seed`` (``[gate] power_method = "resampled"``, the default; a stated
+SD has no differences and gets the t-test's). A median aggregate has no MDE (NaN, with a
+note). Method: :mod:`rulegauge.regression.power`.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -16,7 +21,14 @@ from rulegauge.core.errors import RulegaugeError
 from rulegauge.regression.compare import Comparison, MetricComparison
 from rulegauge.regression.pairing import ConfigPair
 from rulegauge.regression.policy import MetricPolicy, Policy
-from rulegauge.regression.power import MetricPower, SdEstimate, differences_sd, grid_sd, metric_power
+from rulegauge.regression.power import (
+    MetricPower,
+    Resampling,
+    SdEstimate,
+    differences_sd,
+    grid_sd,
+    metric_power,
+)
 from rulegauge.store.baseline import Side
 
 
@@ -56,6 +68,8 @@ def gate_power(policy: Policy, comparison: Comparison, pair: ConfigPair,
     """Every gated metric's MDE (mean aggregates only: a median has no t-test MDE) at its
     alpha (or 0.05) divided by the family size, with the policy's power."""
     out = []
+    resampling = (Resampling(policy.n_resamples, policy.seed)
+                  if policy.power_method == "resampled" else None)
     unpaired = {u.split(" (")[0] for u in comparison.unpaired}  # not on both sides: no check, no MDE
     for mp in policy.metrics:
         if mp.metric in unpaired:
@@ -63,14 +77,15 @@ def gate_power(policy: Policy, comparison: Comparison, pair: ConfigPair,
         m = comparison.find(mp.metric, pair, policy.answerer) or _only(comparison, pair, mp.metric)
         alpha = mp.alpha if mp.alpha is not None else policy.family_alpha
         if m.aggregate != "mean":
-            out.append(metric_power(m.label, m.n, None, alpha=alpha, family_size=1,
-                                    power=policy.power, max_drop=mp.max_drop,
-                                    note=f"{m.aggregate} aggregate: no t-test MDE"))
+            out.append(replace(metric_power(m.label, m.n, None, alpha=alpha, family_size=1,
+                                            power=policy.power, max_drop=mp.max_drop),
+                               note=f"{m.aggregate} aggregate: no t-test MDE"))
             continue
         est, note = _sd_estimate(mp, m, policy.sd_source, pair, sides)
-        out.append(metric_power(m.label, m.n, est, alpha=alpha,
-                                family_size=max(1, comparison.family.size), power=policy.power,
-                                max_drop=mp.max_drop, note=note))
+        out.append(replace(metric_power(m.label, m.n, est, alpha=alpha,
+                                        family_size=max(1, comparison.family.size),
+                                        power=policy.power, max_drop=mp.max_drop,
+                                        resampling=resampling), note=note))
     return tuple(out)
 
 
@@ -84,9 +99,9 @@ def require_mde(policy: Policy, powers: tuple[MetricPower, ...]) -> None:
     if not policy.require_mde or not (short or unknown):
         return
     detail = "; ".join(
-        [f"{w.metric}: MDE {w.mde:.4g} > max_drop {w.max_drop or 0.0:.4g} "
+        [f"{w.metric}: MDE {w.mde:.4g} ({w.method}) > max_drop {w.max_drop or 0.0:.4g} "
          f"({w.estimate.describe() if w.estimate else ''}, n {w.n}, power {w.power:g}, "
          f"alpha per test {w.alpha_test:.4g}; detecting max_drop needs "
-         f"{w.needed or 'more than 10^7'} questions)" for w in short] + unknown)
+         f"{w.needed or 'more than 10^7'} questions by the t-test)" for w in short] + unknown)
     raise RulegaugeError(f"policy requires mde <= max_drop ([gate] require_mde): the gold set is "
                          f"too small to see the drops the policy guards against: {detail}")

@@ -35,7 +35,8 @@ _STYLE = {Status.OK: "green", Status.WITHIN_TOLERANCE: "yellow", Status.FAIL: "b
 def to_jsonable(obj: Any) -> Any:
     """Dataclasses, enums, tuples and floats to JSON-safe values (see module docstring)."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)
+                if f.metadata.get("json", True)}
     if isinstance(obj, enum.Enum):
         return obj.value
     if isinstance(obj, dict):
@@ -237,8 +238,9 @@ def gate_renderables(r: GateResult) -> list[RenderableType]:
     return out
 
 
-_POWER_COLUMNS = ("metric", "n", "alpha per test", "power", "MDE", "max_drop", "MDE <= max_drop",
-                  "questions for max_drop", "SD of paired differences")
+_POWER_COLUMNS = ("metric", "n", "alpha per test", "power", "MDE", "MDE by", "t-test MDE",
+                  "max_drop", "MDE <= max_drop", "questions for max_drop (t-test)",
+                  "SD of paired differences")
 
 
 def _power_rows(r: GateResult) -> list[tuple[str, ...]]:
@@ -247,6 +249,7 @@ def _power_rows(r: GateResult) -> list[tuple[str, ...]]:
         ok = {True: "yes", False: "NO", None: "-"}[w.mde_ok]
         sd = w.estimate.describe() if w.estimate else "none"
         rows.append((w.metric, str(w.n), _f(w.alpha_test, 3), f"{w.power:g}", _f(w.mde, 3),
+                     w.method if not math.isnan(w.mde) else "-", _f(w.t_mde, 3),
                      "-" if w.max_drop is None else _f(w.max_drop), ok,
                      "-" if w.needed is None else str(w.needed),
                      sd + (f"; {w.note}" if w.note else "")))
@@ -254,8 +257,9 @@ def _power_rows(r: GateResult) -> list[tuple[str, ...]]:
 
 
 def _power_title(r: GateResult) -> str:
-    return ("detectable drops (paired t-test, the permutation test's analytic reference; "
-            "alpha per test = alpha / family size; docs/gate.md \"Power\")")
+    return ("detectable drops (MDE by the gate's permutation test over resampled paired "
+            "differences, or by the paired t-test: column 'MDE by'; alpha per test = alpha / "
+            "family size; docs/gate.md \"Power\")")
 
 
 def _rich_power(r: GateResult) -> Table:

@@ -15,6 +15,8 @@ Format (every key is documented in ``docs/gate.md``)::
     power = 0.8                   # power of the MDE printed per metric (regression/power)
     sd_source = "grid"            # SD of paired differences: grid (neighbouring configs of the
                                   #   run), comparison (this comparison's own differences)
+    power_method = "resampled"    # MDE of the gate's permutation test by resampling those
+                                  #   differences (regression/power_resample), or "t-test"
     require_mde = false           # exit 2 when a metric's MDE exceeds its max_drop
     seed = 0                      # permutation / bootstrap seed
     n_resamples = 10000
@@ -55,11 +57,12 @@ from rulegauge.metrics.multiplicity import ADJUSTMENTS
 
 GATE_KEYS = ("config", "candidate_config", "answerer", "base_answerer", "candidate_answerer",
              "alpha", "seed", "n_resamples", "confidence", "min_llm_kappa", "llm_agreement",
-             "adjustment", "family", "power", "sd_source", "require_mde")
+             "adjustment", "family", "power", "sd_source", "require_mde", "power_method")
 METRIC_KEYS = ("floor", "max_drop", "max_drop_relative", "max_increase", "alpha", "pinned", "sd")
 CHECK_KEYS = ("floor", "max_drop", "max_drop_relative", "max_increase", "alpha", "pinned")  # sd is no check
 FAMILIES = ("gated", "grid")
 SD_SOURCES = ("grid", "comparison")
+POWER_METHODS = ("resampled", "t-test")
 
 
 class PolicyError(ValidationError, ConfigError):
@@ -108,6 +111,9 @@ class Policy:
     sd_source: str = "grid"
     require_mde: bool = False
     """Exit 2 when a gated metric's MDE exceeds its ``max_drop``."""
+    power_method: str = "resampled"
+    """How the MDE is found (:data:`POWER_METHODS`): the permutation test by resampling
+    the paired differences, or the paired t-test (also where no differences are at hand)."""
 
     @property
     def family_alpha(self) -> float:
@@ -282,7 +288,8 @@ def parse_policy(raw: dict[str, Any], where: str = "<policy>") -> Policy:
         r.choice(gate, "family", "gate.", FAMILIES, "gated"),
         r.number(gate, "power", "gate.", low=0.0, high=1.0, open_low=True) or 0.8,
         r.choice(gate, "sd_source", "gate.", SD_SOURCES, "grid"),
-        r.flag(gate, "require_mde", "gate."))
+        r.flag(gate, "require_mde", "gate."),
+        r.choice(gate, "power_method", "gate.", POWER_METHODS, "resampled"))
     if policy.require_mde and not any(m.max_drop is not None for m in policy.metrics):
         r.bad("gate.require_mde", "no metric has a max_drop to hold its MDE against")
     if (policy.base_answerer or policy.candidate_answerer) and policy.answerer_pair is None:

@@ -19,9 +19,11 @@ noncentrality ``delta / sd * sqrt(n)``, so
 The gate's own test is the paired sign-flip permutation test
 (:func:`rulegauge.metrics.stats.permutation_test`); its power converges to the t-test's
 as ``n`` grows (Hoeffding 1952; Lehmann & Romano, *Testing Statistical Hypotheses*,
-ch. 17), so the t-test is the analytic reference and the permutation test's power is
-checked by simulation (``tests/regression/test_power.py``: a drop planted in resampled
-questions, the real test run many times; detection within 5 points of the prediction).
+ch. 17), so the t-test is the analytic reference. Where the differences are at hand,
+:func:`metric_power` gives the permutation test's own MDE by resampling them
+(:mod:`rulegauge.regression.power_resample`), which holds where normal theory does not
+(few differing questions, heavy tails: :data:`KURTOSIS_LIMIT`); both are checked against
+the real gate by simulation (``benchmarks/bench_power.py``, docs/gate.md).
 
 Multiplicity: in a family of ``m`` tests the per-test level is taken as ``alpha / m``
 (Bonferroni), the level Holm's first step uses: the power stated is then guaranteed
@@ -45,13 +47,14 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from rulegauge.core.config_order import sort_configs
 from rulegauge.core.errors import RulegaugeError
+from rulegauge.regression.power_resample import resampled_power
 from rulegauge.regression.tdist import bisect, nct_sf, norm_isf, t_isf
 
 MAX_QUESTIONS = 10_000_000  # sample sizes beyond this are reported as unreachable
@@ -61,13 +64,16 @@ KURTOSIS_LIMIT = 6.0
 rests on fewer than :data:`FEW_DIFFERING` non-zero paired differences (the permutation
 test's discreteness) or their pooled excess kurtosis exceeds :data:`KURTOSIS_LIMIT` (heavy
 tails flatten the power curve: more power than predicted at 0.5, less at 0.95). Calibrated
-by the simulation check (``benchmarks/bench_power.py``, docs/gate.md): within 5 points on
-the sample (recall@5: 20 of 153 non-zero, kurtosis 5.4); 7-12 points off on Secret Hitler
-(recall@5: 2 of 72, kurtosis 31; MRR@10: kurtosis 7.1)."""
+by the simulation check (``benchmarks/bench_power.py --method t-test``, docs/gate.md):
+within 5 points on the sample (recall@5: 20 of 153 non-zero, kurtosis 5.4); 7-12 points
+off on Secret Hitler (recall@5: 2 of 72, kurtosis 31; MRR@10: kurtosis 7.1), where the
+resampled MDE (the gate's default) is within 2.3 points."""
 SOURCES = ("grid", "comparison", "stated")
 
 
-def _check(alpha: float, power: float | None = None) -> None:
+def check_levels(alpha: float, power: float | None = None) -> None:
+    """Raise :class:`RulegaugeError` unless ``0 < alpha < 1`` and (when given)
+    ``alpha < power < 1``: a power at or below alpha is what a test of no effect has."""
     if not 0.0 < alpha < 1.0:
         raise RulegaugeError(f"alpha must be in (0, 1), got {alpha!r}")
     if power is not None and not alpha < power < 1.0:
@@ -79,7 +85,7 @@ def ttest_power(delta: float, sd: float, n: int, alpha: float = 0.05) -> float:
     sign) with ``n`` questions whose paired differences have SD ``sd`` (module docstring).
 
     Edge cases: ``n < 2`` or ``sd <= 0`` -> NaN (no t-test); ``delta == 0`` -> alpha."""
-    _check(alpha)
+    check_levels(alpha)
     if n < 2 or not sd > 0 or not math.isfinite(sd):
         return math.nan
     df = n - 1
@@ -93,7 +99,7 @@ def mde(sd: float, n: int, power: float = 0.8, alpha: float = 0.05) -> float:
     """The minimum detectable effect: the smallest ``|delta|`` that the two-sided paired
     t-test at ``alpha`` detects with probability ``power`` over ``n`` questions; NaN when
     ``n < 2`` or ``sd <= 0``."""
-    _check(alpha, power)
+    check_levels(alpha, power)
     if n < 2 or not sd > 0 or not math.isfinite(sd):
         return math.nan
     def gap(effect: float) -> float:
@@ -108,7 +114,7 @@ def mde(sd: float, n: int, power: float = 0.8, alpha: float = 0.05) -> float:
 def normal_mde(sd: float, n: int, power: float = 0.8, alpha: float = 0.05) -> float:
     """The normal approximation ``(z_{1-alpha/2} + z_power) * sd / sqrt(n)`` (a lower
     bound of :func:`mde`, close for large n); NaN as :func:`mde`."""
-    _check(alpha, power)
+    check_levels(alpha, power)
     if n < 1 or not sd > 0:
         return math.nan
     z = norm_isf(alpha / 2.0) + norm_isf(1.0 - power)
@@ -119,7 +125,7 @@ def sample_size(delta: float, sd: float, power: float = 0.8, alpha: float = 0.05
     """The smallest number of questions ``n >= 2`` whose paired t-test detects ``delta``
     with ``power`` (Sakai 2016, section 3: iterate from the normal approximation); None
     when beyond :data:`MAX_QUESTIONS` or ``delta == 0``; ``sd == 0`` needs 2."""
-    _check(alpha, power)
+    check_levels(alpha, power)
     if not math.isfinite(delta) or not math.isfinite(sd) or sd < 0:
         raise RulegaugeError(f"delta and sd must be finite, sd >= 0; got {delta!r}, {sd!r}")
     if delta == 0:
@@ -152,6 +158,11 @@ class SdEstimate:
     differing: int = -1  # paired differences that are not 0 (-1: not counted, e.g. stated)
     pairs: int = 0  # paired differences the SD was estimated from
     kurtosis: float = math.nan  # their pooled excess kurtosis (centred per source)
+    centred: np.ndarray | None = field(default=None, compare=False, repr=False,
+                                       metadata={"json": False})
+    """The centred paired differences themselves (grid: per neighbour, pooled), which the
+    permutation test's MDE resamples (:mod:`rulegauge.regression.power_resample`); None for a
+    stated SD."""
 
     @property
     def reliable(self) -> bool:
@@ -164,8 +175,8 @@ class SdEstimate:
                f"kurtosis {self.kurtosis:.3g}" if self.differing >= 0 else "")
         if not self.reliable:
             few += (f"; fewer than {FEW_DIFFERING} non-zero or kurtosis above "
-                    f"{KURTOSIS_LIMIT:g}: the t-test's power is unreliable here, "
-                    "see docs/gate.md (the simulation check)")
+                    f"{KURTOSIS_LIMIT:g}: the t-test's power is unreliable here (the "
+                    "resampled MDE is the gate's test's), see docs/gate.md (the simulation check)")
         if self.source == "grid" and self.sds:
             lo, hi = min(s for _, s in self.sds), max(s for _, s in self.sds)
             return (f"sd {self.sd:.3g} (grid: pooled over {len(self.sds)} neighbour(s) of "
@@ -253,8 +264,9 @@ def grid_sd(metrics: pd.DataFrame, configs: pd.DataFrame, config_id: str, metric
                 centred.append(d - d.mean())
     if dof == 0:
         return None
+    pool = np.concatenate(centred)
     return SdEstimate(math.sqrt(squares / dof), "grid", config_id, tuple(sds), differing, pairs,
-                      _kurtosis(np.concatenate(centred)))
+                      _kurtosis(pool), pool)
 
 
 def differences_sd(differences: np.ndarray, detail: str) -> SdEstimate | None:
@@ -265,7 +277,7 @@ def differences_sd(differences: np.ndarray, detail: str) -> SdEstimate | None:
         return None
     sd = float(np.std(d, ddof=1))
     return (SdEstimate(sd, "comparison", detail, (), int(np.count_nonzero(d)), int(d.size),
-                       _kurtosis(d - d.mean())) if sd > 0 else None)
+                       _kurtosis(d - d.mean()), d - d.mean()) if sd > 0 else None)
 
 
 def _kurtosis(centred: np.ndarray) -> float:
@@ -279,8 +291,11 @@ def _kurtosis(centred: np.ndarray) -> float:
 class MetricPower:
     """One metric's detectable effect in a test: ``n`` questions, the per-test level
     ``alpha_test`` (``alpha / family size``), the SD estimate (None: none at hand, and
-    ``note`` says why), the MDE at ``power`` (NaN without an SD), the policy's
-    ``max_drop`` (None if not set) and the questions needed to detect it."""
+    ``note`` says why), the MDE at ``power`` (NaN without an SD) found by ``method``
+    (``resampled``: the gate's permutation test over resampled differences,
+    :mod:`rulegauge.regression.power_resample`; ``t-test``: the analytic reference, also
+    ``t_mde``), the policy's ``max_drop`` (None if not set) and the questions the t-test
+    needs to detect it."""
 
     metric: str
     n: int
@@ -292,6 +307,8 @@ class MetricPower:
     max_drop: float | None
     needed: int | None
     note: str = ""
+    method: str = "t-test"
+    t_mde: float = math.nan
 
     @property
     def mde_ok(self) -> bool | None:
@@ -301,94 +318,33 @@ class MetricPower:
         return self.mde <= self.max_drop + 1e-12
 
 
+@dataclass(frozen=True)
+class Resampling:
+    """How the permutation test is resampled: the gate's ``n_resamples`` and ``seed``, and
+    the ``draws`` of comparisons (:func:`rulegauge.regression.power_resample.resampled_power`)."""
+
+    n_resamples: int = 10_000
+    seed: int = 0
+    draws: int = 2000
+
+
 def metric_power(metric: str, n: int, estimate: SdEstimate | None, *, alpha: float,
                  family_size: int, power: float, max_drop: float | None,
-                 note: str = "") -> MetricPower:
-    """:class:`MetricPower` of one metric (module docstring: level ``alpha / m``)."""
+                 resampling: Resampling | None = None) -> MetricPower:
+    """:class:`MetricPower` of one metric (module docstring: level ``alpha / m``); with
+    ``resampling`` and the estimate's differences at hand, the MDE is the permutation
+    test's by resampling, else the t-test's; a caller adds its ``note`` with
+    :func:`dataclasses.replace`."""
     a = alpha / max(1, family_size)
     sd = estimate.sd if estimate is not None else math.nan
-    value = mde(sd, n, power, a) if estimate is not None else math.nan
+    t_value = mde(sd, n, power, a) if estimate is not None else math.nan
+    value, method = t_value, "t-test"
+    if (resampling is not None and estimate is not None and estimate.centred is not None
+            and n >= 1):
+        found = resampled_power(estimate.centred, n, a, n_resamples=resampling.n_resamples,
+                                draws=resampling.draws, seed=resampling.seed)
+        value, method = found.mde(power), "resampled"
     needed = (sample_size(max_drop, sd, power, a)
               if estimate is not None and max_drop is not None and max_drop > 0 else None)
-    return MetricPower(metric, n, alpha, a, power, estimate, value, max_drop, needed, note)
-
-
-@dataclass(frozen=True)
-class PowerReport:
-    """``rulegauge power``: for a run's gold set, a metric and a config, the SD estimate,
-    the MDE at ``n`` questions, and (with ``delta``) the power to detect ``delta`` now and
-    the questions needed for it; ``needed`` per (delta, power) for a few drops."""
-
-    run_id: str
-    metric: str
-    config: str
-    n: int
-    alpha: float
-    tests: int
-    alpha_test: float
-    power: float
-    estimate: SdEstimate
-    mde: float
-    normal_mde: float
-    delta: float | None
-    power_at_delta: float
-    needed: int | None
-    sizes: tuple[tuple[float, float, int | None], ...]  # (delta, power, questions needed)
-
-    def summary_rows(self) -> list[tuple[str, str]]:
-        rows = [("run", self.run_id), ("metric", self.metric), ("config", self.config),
-                ("questions in scope (n)", str(self.n)),
-                ("alpha (two-sided)", f"{self.alpha:g}"),
-                ("tests in the family", str(self.tests)),
-                ("alpha per test", f"{self.alpha_test:.4g}"),
-                ("SD of paired differences", self.estimate.describe()),
-                (f"MDE at power {self.power:g} (paired t-test)", f"{self.mde:.4g}"),
-                (f"MDE at power {self.power:g} (normal approximation)", f"{self.normal_mde:.4g}")]
-        if self.delta is not None:
-            rows += [(f"power to detect a drop of {self.delta:g} with n = {self.n}",
-                      f"{self.power_at_delta:.3f}"),
-                     (f"questions needed for a drop of {self.delta:g} at power {self.power:g}",
-                      "more than 10^7" if self.needed is None else str(self.needed))]
-        return rows
-
-
-def power_report(run: object, metric: str, *, config: str, delta: float | None = None,
-                 power: float = 0.8, alpha: float = 0.05, tests: int = 1,
-                 sd: float | None = None) -> PowerReport:
-    """:class:`PowerReport` of ``run`` (a :class:`rulegauge.store.rundir.Run`): the SD from
-    ``sd`` when given, else from the run's grid around ``config`` (:func:`grid_sd`);
-    raises :class:`RulegaugeError` when neither is at hand."""
-    from rulegauge.metrics.info import scored_rows
-
-    _check(alpha, power)
-    if tests < 1:
-        raise RulegaugeError(f"tests: a family has at least 1 test, got {tests}")
-    if delta is not None and (not math.isfinite(delta) or delta <= 0):
-        raise RulegaugeError(f"--delta must be a positive drop in metric units, got {delta!r}")
-    if sd is not None and (not math.isfinite(sd) or sd <= 0):
-        raise RulegaugeError(f"--sd must be a positive number, got {sd!r}")
-    metrics = run.table("metrics")  # type: ignore[attr-defined]
-    configs = run.table("configs")  # type: ignore[attr-defined]
-    if config not in set(configs["config_id"].astype(str)):
-        raise RulegaugeError(f"config {config!r} is not in run {run.run_id}")  # type: ignore[attr-defined]
-    info, rows = scored_rows(metrics, metric)
-    if info.aggregate != "mean":
-        raise RulegaugeError(f"{info.name} is aggregated by the {info.aggregate}: the paired t-test "
-                             "of means gives it no MDE; choose a mean metric (recall@5, nDCG@10, ...)")
-    n = int((rows["config_id"] == config).sum())
-    if sd is not None:
-        est: SdEstimate | None = SdEstimate(sd, "stated", "--sd")
-    else:
-        est = grid_sd(metrics, configs, config, info.name)
-    if est is None:
-        raise RulegaugeError(f"no SD estimate for {info.name} around {config}: no grid neighbour "
-                             f"(a config differing in one parameter) differs from it; state one "
-                             f"with --sd")
-    a = alpha / tests
-    deltas = sorted({0.02, 0.05, 0.10, *((delta,) if delta is not None else ())})
-    sizes = tuple((d, power, sample_size(d, est.sd, power, a)) for d in deltas)
-    return PowerReport(
-        str(run.run_id), info.name, config, n, alpha, tests, a, power, est,  # type: ignore[attr-defined]
-        mde(est.sd, n, power, a), normal_mde(est.sd, n, power, a), delta,
-        ttest_power(delta, est.sd, n, a) if delta is not None else math.nan,
-        sample_size(delta, est.sd, power, a) if delta is not None else None, sizes)
+    return MetricPower(metric, n, alpha, a, power, estimate, value, max_drop, needed, "",
+                       method, t_value)

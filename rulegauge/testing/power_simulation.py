@@ -1,10 +1,11 @@
 """Simulated power of the real gate: plant a drop in resampled questions, count detections.
 
-The gate's MDE (:mod:`rulegauge.regression.power`) predicts, from the paired t-test, how
-often a drop of ``delta`` is detected. :func:`simulate` checks that prediction on a real
-run with the gate itself (:func:`rulegauge.regression.gate.run_gate` on a policy parsed
-by :func:`rulegauge.regression.policy.parse_policy`: its paired sign-flip permutation
-test, its multiplicity rule and its significance check), not a re-implementation:
+The gate's MDE (:mod:`rulegauge.regression.power`: the permutation test's by resampling,
+or the paired t-test's) predicts how often a drop of ``delta`` is detected.
+:func:`simulate` checks that prediction on a real run with the gate itself
+(:func:`rulegauge.regression.gate.run_gate` on a policy parsed by
+:func:`rulegauge.regression.policy.parse_policy`: its paired sign-flip permutation test,
+its multiplicity rule and its significance check), not a re-implementation:
 
 1. **Differences**: the paired differences of the run's config and each of its grid
    neighbours (:func:`rulegauge.regression.power.neighbours`, the configs the gate's
@@ -20,9 +21,17 @@ test, its multiplicity rule and its significance check), not a re-implementation
    ``alpha`` (family size 1) is run on the two sides; a detection is its significance
    check failing (a worsening with adjusted p < alpha).
 
-For each target power, ``delta`` is the MDE at that power (t-test, true ``sd``, ``n``);
-the detection rate over ``n_sims`` replicates is compared with the predicted power, with
-the binomial standard error ``sqrt(p (1 - p) / n_sims)``. One local generator
+For each target power, ``delta`` is the MDE at that power as the gate prints it:
+``method="resampled"`` (the default, the gate's ``[gate] power_method``), the permutation
+test's MDE by resampling the same pool
+(:func:`rulegauge.regression.power_resample.resampled_power` with the gate's
+``n_resamples``, ``seed`` and 2,000 draws of its own), planted inside the step of the
+power curve that reaches the target (``ResampledPower.inside``: the power is the MDE's,
+and no drawn comparison ties the null);
+``method="t-test"``, the t-test's MDE at the pool's true ``sd``. The detection rate over
+``n_sims`` replicates is compared with the predicted power, with the binomial standard
+error ``sqrt(p (1 - p) / n_sims)``; the t-test's power at the planted drop is kept beside
+it (``t_predicted``). One local generator
 (``numpy.random.default_rng(seed)``) draws every replicate; replicate ``i`` runs the gate
 with seed ``seed + i``. References: Sakai, "Topic set size design", Information
 Retrieval Journal 19 (2016); Webber, Moffat & Zobel, "Statistical power in retrieval
@@ -42,7 +51,8 @@ from rulegauge.core.errors import RulegaugeError
 from rulegauge.metrics.info import scored_rows
 from rulegauge.regression.gate import Status, run_gate
 from rulegauge.regression.policy import parse_policy
-from rulegauge.regression.power import mde, neighbours, ttest_power
+from rulegauge.regression.power import Resampling, mde, neighbours, ttest_power
+from rulegauge.regression.power_resample import resampled_power
 
 TARGETS = (0.5, 0.8, 0.95)
 
@@ -104,6 +114,8 @@ class SimulatedPower:
     discordant: int = 0
     t_control: int = 0
     n_control: int = 0
+    method: str = "t-test"
+    t_predicted: float = math.nan  # the paired t-test's power at the planted delta
 
     @property
     def observed(self) -> float:
@@ -181,8 +193,9 @@ def difference_pool(run: Any, metric: str, config: str) -> DifferencePool:
 
 
 def _policy(pool: DifferencePool, alpha: float, n_resamples: int) -> Any:
+    # the MDE the gate prints does not change its decision: the t-test's is instant
     return parse_policy({"gate": {"config": pool.config, "alpha": alpha,
-                                  "n_resamples": n_resamples},
+                                  "n_resamples": n_resamples, "power_method": "t-test"},
                          "metrics": {pool.metric: {"alpha": alpha}}}, "<simulation>")
 
 
@@ -193,15 +206,37 @@ def _side(run_id: str, manifest: dict[str, Any], pool: DifferencePool, values: n
     return MemorySide(run_id, manifest, frame)
 
 
+def _planted(pool: DifferencePool, target: float, alpha: float, method: str,
+             resampling: Resampling) -> tuple[float, float]:
+    """(the drop to plant, its predicted power) at ``target`` by ``method``."""
+    if method == "t-test":
+        delta = mde(pool.sd, pool.n, target, alpha)
+        return delta, ttest_power(delta, pool.sd, pool.n, alpha)
+    found = resampled_power(pool.differences, pool.n, alpha, n_resamples=resampling.n_resamples,
+                            draws=resampling.draws, seed=resampling.seed)
+    delta = found.inside(target)  # inside the step, not on a tie (ResampledPower.inside)
+    return delta, found.power(delta)
+
+
+#: the simulated gate's default: 2,000 sign patterns, seed 0 (the bench's settings)
+GATE_RESAMPLING = Resampling(2000, 0)
+
+
 def simulate(pool: DifferencePool, targets: tuple[float, ...] = TARGETS, *, n_sims: int = 400,
-             n_resamples: int = 2000, alpha: float = 0.05, seed: int = 0, n_control: int = 0,
-             manifest: dict[str, Any] | None = None) -> tuple[SimulatedPower, ...]:
-    """Per target power: the planted MDE, predicted power, the real gate's detections
-    over ``n_sims`` replicates (module docstring) and the t-test's on them and on
-    ``n_control`` more. ``manifest``: the identity both sides carry (default: a complete
+             resampling: Resampling = GATE_RESAMPLING, alpha: float = 0.05,
+             n_control: int = 0, manifest: dict[str, Any] | None = None,
+             method: str = "resampled") -> tuple[SimulatedPower, ...]:
+    """Per target power: the planted MDE, predicted power (by ``method``), the real gate's
+    detections over ``n_sims`` replicates (module docstring) and the t-test's on them and
+    on ``n_control`` more. ``resampling``: the gate's ``n_resamples`` and ``seed`` (and the
+    prediction's draws); ``manifest``: the identity both sides carry (default: a complete
     run with placeholder hashes)."""
     if n_sims < 1 or n_control < 0:
         raise RulegaugeError(f"n_sims must be >= 1 and n_control >= 0, got {n_sims}, {n_control}")
+    if method not in ("resampled", "t-test"):
+        raise RulegaugeError(f"method must be resampled or t-test, got {method!r}")
+    # ``resampling`` is the gate's n_resamples and seed: the prediction it prints is by them
+    n_resamples, seed = resampling.n_resamples, resampling.seed
     man = dict(manifest or {"goldset": {"sha256": "simulated"},
                             "corpus": {"content_hash": "simulated"}}, status="complete")
     policy = _policy(pool, alpha, n_resamples)
@@ -209,7 +244,7 @@ def simulate(pool: DifferencePool, targets: tuple[float, ...] = TARGETS, *, n_si
     qids = [f"q{i:05d}" for i in range(pool.n)]
     out = []
     for target in targets:
-        delta = mde(pool.sd, pool.n, target, alpha)
+        delta, predicted = _planted(pool, target, alpha, method, resampling)
         draws = rng.integers(0, pool.differences.size, size=(n_sims, pool.n))
         gate = np.zeros(n_sims, dtype=bool)
         for i, idx in enumerate(draws):
@@ -222,8 +257,8 @@ def simulate(pool: DifferencePool, targets: tuple[float, ...] = TARGETS, *, n_si
         control = (t_detections(pool.differences[rng.integers(0, pool.differences.size,
                                                               size=(n_control, pool.n))] - delta,
                                 alpha) if n_control else np.zeros(0, dtype=bool))
-        out.append(SimulatedPower(target, delta, ttest_power(delta, pool.sd, pool.n, alpha),
-                                  int(gate.sum()), n_sims, int(same.sum()),
-                                  int(np.count_nonzero(gate != same)), int(control.sum()),
-                                  n_control))
+        out.append(SimulatedPower(target, delta, predicted, int(gate.sum()), n_sims,
+                                  int(same.sum()), int(np.count_nonzero(gate != same)),
+                                  int(control.sum()), n_control, method,
+                                  ttest_power(delta, pool.sd, pool.n, alpha)))
     return tuple(out)

@@ -77,6 +77,7 @@ def test_gate_prints_an_mde_per_gated_metric(run: Run, tmp_path: Path) -> None:
     from rulegauge.regression.gate import run_gate
     from rulegauge.regression.policy import load_policy
     from rulegauge.regression.power import grid_sd, mde
+    from rulegauge.regression.power_resample import resampled_power
 
     policy = _policy(tmp_path, "holm", family="gated")
     r = CliRunner().invoke(app, ["gate", "--baseline", str(run.path), "--run", str(run.path),
@@ -88,5 +89,10 @@ def test_gate_prints_an_mde_per_gated_metric(run: Run, tmp_path: Path) -> None:
     for w in g.power:
         est = grid_sd(run.table("metrics"), run.table("configs"), REF, w.metric)
         assert est is not None and w.estimate == est
-        assert w.mde == pytest.approx(mde(est.sd, w.n, 0.8, 0.05 / 2))  # alpha / family size
-        assert f"{w.mde:.3g}" in r.output
+        assert w.t_mde == pytest.approx(mde(est.sd, w.n, 0.8, 0.05 / 2))  # alpha / family size
+        # the MDE the gate stands on: its permutation test's, by resampling the same differences
+        assert est.centred is not None and w.method == "resampled"
+        found = resampled_power(est.centred, w.n, 0.05 / 2, n_resamples=load_policy(policy).n_resamples,
+                                seed=load_policy(policy).seed)
+        assert w.mde == found.mde(0.8)
+        assert f"{w.mde:.3g}" in r.output and f"{w.t_mde:.3g}" in r.output

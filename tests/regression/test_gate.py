@@ -461,15 +461,38 @@ def test_gate_prints_the_mde_beside_max_drop_and_require_mde_is_exit_2(
     r = CliRunner().invoke(_cli(), ["gate", "-b", str(runs["base"]), "-r", str(runs["worse"]),
                                     "--policy", str(strict)])
     assert r.exit_code == EXIT_BAD_INPUT
-    assert "require_mde" in r.output and "hit@5: MDE" in r.output and "questions)" in r.output
+    assert "require_mde" in r.output and "hit@5: MDE" in r.output
+    assert "questions by the t-test)" in r.output
+
+
+def test_the_mde_is_the_permutation_tests_by_resampling_unless_the_policy_says_t_test(
+        runs: dict[str, Path], tmp_path: Path) -> None:
+    """Without a stated SD the comparison's own differences are at hand, so the MDE is the
+    gate's permutation test's over resampled differences (its n_resamples and seed), the
+    t-test's beside it; ``power_method = "t-test"`` gives the t-test's."""
+    from rulegauge.regression.power import mde
+    from rulegauge.regression.power_resample import resampled_power
+
+    own = _policy_file(tmp_path, 'sd_source = "comparison"\nseed = 3\n')
+    (w,) = run_gate(load_policy(own), Run(runs["base"]), Run(runs["worse"])).power
+    assert w.method == "resampled" and w.estimate is not None and w.estimate.centred is not None
+    found = resampled_power(w.estimate.centred, w.n, 0.05, n_resamples=2000, seed=3)
+    assert w.mde == found.mde(0.8) and w.t_mde == pytest.approx(mde(w.estimate.sd, w.n, 0.8, 0.05))
+    g = run_gate(load_policy(own), Run(runs["base"]), Run(runs["worse"]))
+    assert "resampled" in GATE_FORMATS.get("table")(g) and '"centred"' not in GATE_FORMATS.get("json")(g)
+    t = _policy_file(tmp_path, 'sd_source = "comparison"\npower_method = "t-test"\n')
+    (wt,) = run_gate(load_policy(t), Run(runs["base"]), Run(runs["worse"])).power
+    assert wt.method == "t-test" and wt.mde == wt.t_mde == w.t_mde
 
 
 def test_policy_multiplicity_keys_are_checked(tmp_path: Path) -> None:
     from rulegauge.regression.policy import PolicyError
 
     with pytest.raises(PolicyError) as exc:
-        load_policy(_policy_file(tmp_path, 'adjustment = "bonferroni"\nfamily = "all"\nrequire_mde = 1\n'))
+        load_policy(_policy_file(tmp_path, 'adjustment = "bonferroni"\nfamily = "all"\nrequire_mde = 1\n'
+                                 'power_method = "bootstrap"\nsd_source = "past"\n'))
     text = str(exc.value) + " ".join(str(p) for p in getattr(exc.value, "problems", []))
     assert "adjustment" in text and "family" in text and "require_mde" in text
+    assert "power_method" in text and "sd_source" in text  # every problem, together
     ok = load_policy(_policy_file(tmp_path, 'adjustment = "bh"\nfamily = "grid"\n'))
     assert (ok.adjustment, ok.family) == ("bh", "grid")

@@ -143,3 +143,38 @@ def test_power_command_answers_how_many_questions(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "--delta must be a positive drop" in bad.output
     median = runner.invoke(app, ["power", str(path), "-m", "first_rel_rank", "--sd", "0.3"])
     assert median.exit_code == 2 and "median" in median.output
+
+
+def test_power_command_gives_the_permutation_tests_mde_from_the_grid(tmp_path: Path) -> None:
+    """Without --sd the grid's centred differences are resampled: the JSON's
+    ``resampled_mde`` is :func:`resampled_power`'s MDE with the command's --resamples,
+    --draws and --seed, beside the t-test's; a stated --sd has none; bad counts exit 2."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from rulegauge.cli import app
+    from rulegauge.regression.power_resample import resampled_power
+    from rulegauge.store.rundir import open_run
+    from tests.helpers.analysis import grid_configs, write_synthetic_run
+
+    path = write_synthetic_run(tmp_path / "r", seed=1, configs=grid_configs())
+    runner = CliRunner()
+    args = ["power", str(path), "-m", "recall@5", "--delta", "0.05", "--resamples", "300",
+            "--draws", "200", "--seed", "4", "--json"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    run = open_run(path)
+    est = P.grid_sd(run.table("metrics"), run.table("configs"), data["config"], "recall@5")
+    assert est is not None and est.centred is not None and "centred" not in data["estimate"]
+    found = resampled_power(est.centred, data["n"], 0.05, n_resamples=300, draws=200, seed=4)
+    assert data["resampled_mde"] == found.mde(0.8)
+    assert data["resampled_power_at_delta"] == found.power(0.05)
+    assert data["mde"] == pytest.approx(P.mde(est.sd, data["n"], 0.8, 0.05))
+    table = runner.invoke(app, args[:-1])
+    assert table.exit_code == 0 and "permutation test, resampled" in table.output
+    stated = json.loads(runner.invoke(app, ["power", str(path), "--sd", "0.3", "--json"]).output)
+    assert stated["resampled_mde"] is None  # NaN: nothing to resample
+    bad = runner.invoke(app, ["power", str(path), "--draws", "0"])
+    assert bad.exit_code == 2 and "--draws" in bad.output
