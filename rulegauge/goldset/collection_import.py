@@ -47,6 +47,7 @@ from rulegauge.corpus.collection import CollectionDoc
 from rulegauge.corpus.formats import MAX_PAGES
 from rulegauge.goldset.import_text import text_lines
 from rulegauge.goldset.parse import load_goldset
+from rulegauge.goldset.source import LANGUAGE
 from rulegauge.goldset.records import PageJudgment
 from rulegauge.goldset.write import DraftQuestion, write_goldset
 
@@ -109,14 +110,19 @@ def stop_at_limit(problems: list[Problem]) -> None:
 
 
 def check_output(job: Output) -> None:
-    """The output folder must be new and the shard size 1..MAX_PAGES (before anything is read)."""
+    """The output folder must be new, the shard size 1..MAX_PAGES and the language a
+    language code (before anything is read)."""
     if job.out.exists():
         raise ValidationError([Problem(str(job.out), "exists: choose a new output folder")],
                               summary="cannot import")
+    problems = []
     bad = count_problem("shard size", job.shard_size, maximum=MAX_PAGES)
     if bad:
-        raise ValidationError([Problem("--shard-size", bad + " (documents a corpus file holds)")],
-                              summary="cannot import")
+        problems.append(Problem("--shard-size", bad + " (documents a corpus file holds)"))
+    if not LANGUAGE.match(job.language):
+        problems.append(Problem("--language", f"{job.language!r} is not a code like en, fa or pt-BR"))
+    if problems:
+        raise ValidationError(problems, summary="cannot import")
 
 
 class _Shards:
