@@ -47,8 +47,8 @@ from rulegauge.corpus.collection import CollectionDoc
 from rulegauge.corpus.formats import MAX_PAGES
 from rulegauge.goldset.import_text import text_lines
 from rulegauge.goldset.parse import load_goldset
-from rulegauge.goldset.source import LANGUAGE
 from rulegauge.goldset.records import PageJudgment
+from rulegauge.goldset.source import LANGUAGE
 from rulegauge.goldset.write import DraftQuestion, write_goldset
 
 MAX_PROBLEMS = 100

@@ -106,6 +106,15 @@ def big_corpus(root: Path) -> None:
     fi.write(root, "beir/qrels/test.tsv", b"q1\td03\t1\n")
 
 
+def tiny_with(*files: tuple[str, str]) -> Build:
+    """The tiny gold set and the given files beside it."""
+    def build(root: Path) -> None:
+        fi.tiny(root)
+        for name, body in files:
+            fi.write(root, name, body)
+    return build
+
+
 def graded_goldset(grade: str) -> Build:
     return fi.with_goldset(fi.goldset_text(questions=(
         f'  - {{id: q1, language: en, question: "How far?", pages: [{{ref: rb#2, grade: {grade}}}]}}\n')))
@@ -154,12 +163,12 @@ H_IMPORTS: tuple[Case, ...] = (
          "grade: n} with an integer grade 1..10"),
     Case("i43-05-goldset-grade-1e30-run", graded_goldset(TEN_30), RUN, 2,
          "with an integer grade 1..10", no_runs=True),
-    Case("i43-05-from-qrels-grade-1e400", lambda root: (fi.tiny(root), fi.write(root, "q.qrels", f"q1 0 rb#2 {TEN_400}\n"),
-                                                         fi.write(root, "qs.tsv", "q1\tHow far?\n")),
+    Case("i43-05-from-qrels-grade-1e400", tiny_with(("q.qrels", f"q1 0 rb#2 {TEN_400}\n"),
+                                                    ("qs.tsv", "q1\tHow far?\n")),
          ("rulegauge", "goldset", "from-qrels", "{root}/q.qrels", "{root}/qs.tsv", "--documents", "{root}/g.yaml",
           "-o", "{root}/new.yaml"), 2, "q.qrels:1: relevance 10000000000000000000... (401 characters) is outside",
          after=not_written("new.yaml")),
-    Case("i43-05-merge-qrels-grade-5000-digits", lambda root: (fi.tiny(root), fi.write(root, "j.qrels", f"q1 0 rb#2 {DIGITS}\n")),
+    Case("i43-05-merge-qrels-grade-5000-digits", tiny_with(("j.qrels", f"q1 0 rb#2 {DIGITS}\n")),
          ("rulegauge", "goldset", "merge", "{root}/g.yaml", "{root}/j.qrels", "-o", "{root}/merged.yaml"), 2,
          "j.qrels:1: relevance 99999999999999999999... (5,000 characters) is outside -10..10",
          after=not_written("merged.yaml")),
