@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -166,7 +166,7 @@ def write_collection(c: Collection, job: Output, progress: Progress | None = Non
     problems: list[Problem] = list(found)
     stage = progress or (lambda description, total: nullcontext(lambda n: None))
     digest = hashlib.sha256()
-    with atomic_dir(job.out) as tmp:
+    with atomic_dir(job.out) as tmp, _named_as(tmp, job.out):
         shards = _Shards(tmp, job.shard_size)
         where: dict[str, tuple[str, int]] = {}
         with c.corpus.open("rb") as fh, stage(f"importing {c.corpus.name} (bytes)",
@@ -206,6 +206,18 @@ def write_collection(c: Collection, job: Output, progress: Progress | None = Non
 
 
 Draft = tuple[str, str, list[tuple[str, int]], list[str]]  # id, text, (ref, grade) >= 1, refs judged 0
+
+
+@contextmanager
+def _named_as(tmp: Path, out: Path) -> Iterator[None]:
+    """An OSError on a file of the temporary folder (a full disk) names the file as it would
+    have been named (``out/corpus-00002.jsonl``), never the folder, which is removed."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None or str(tmp) not in str(exc.filename):
+            raise
+        raise OSError(exc.errno, exc.strerror, str(exc.filename).replace(str(tmp), str(out))) from None
 
 
 def _reads_back(tmp: Path, out: Path) -> None:

@@ -200,3 +200,18 @@ def test_a_refusal_of_what_was_written_never_names_the_temporary_folder(tmp_path
         import_beir(BeirImport(TIDEPOOL, tmp_path / "out"))
     assert f"{tmp_path / 'out' / 'corpus-00001.jsonl'}:3: bad" in str(err.value)
     assert "tmp-" not in str(err.value) and sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_full_disk_names_the_corpus_file_as_it_would_be_named(tmp_path, monkeypatch):
+    import errno
+
+    from rulegauge.goldset import collection_import
+
+    def full(self, line):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self.folder / "corpus-00001.jsonl"))
+
+    monkeypatch.setattr(collection_import._Shards, "add", full)
+    with pytest.raises(OSError) as err:
+        import_beir(BeirImport(TIDEPOOL, tmp_path / "out"))
+    assert err.value.filename == str(tmp_path / "out" / "corpus-00001.jsonl") and err.value.errno == errno.ENOSPC
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
