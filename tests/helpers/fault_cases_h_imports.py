@@ -172,6 +172,13 @@ H_IMPORTS: tuple[Case, ...] = (
          ("rulegauge", "goldset", "merge", "{root}/g.yaml", "{root}/j.qrels", "-o", "{root}/merged.yaml"), 2,
          "j.qrels:1: relevance 99999999999999999999... (5,000 characters) is outside -10..10",
          after=not_written("merged.yaml")),
+    Case("i43-05-merge-judgments-grade-5000-digits", tiny_with(("j.jsonl", (
+        '{"question_id": "q1", "page": "rb#2", "grade": ' + DIGITS + ', "judge_kind": "human", '
+        '"judge_id": "ann"}\n'))),
+         ("rulegauge", "goldset", "merge", "{root}/g.yaml", "{root}/j.jsonl", "-o", "{root}/merged.yaml"), 2,
+         "j.jsonl:1: invalid JSON: a number too long to read", after=not_written("merged.yaml")),
+    Case("i43-04-beir-corpus-id-5000-digits", beir(corpus=b'{"_id": ' + DIGITS.encode() + b', "text": "x"}\n' + CORPUS),
+         BEIR, 2, "beir/corpus.jsonl:1: invalid JSON: a number too long to read", after=no_output),
     Case("i43-05-judges-import-grade-5000-digits", lambda root: fi.write(root, "q.qrels", f"q1 0 rb#2 {DIGITS}\n"),
          ("rulegauge", "judges", "import", "{root}/q.qrels", "--judge", "ann", "-o", "{root}/j.jsonl"), 2,
          "q.qrels:1: relevance 99999999999999999999...", after=not_written("j.jsonl")),
