@@ -90,6 +90,25 @@ def test_the_exported_qrels_hold_the_collections_relevant_pairs(tidepool):
     assert all("#" not in d for d in arm)
 
 
+def test_the_exported_qrels_come_back_through_from_qrels(tidepool, tmp_path):
+    """The other half of the round trip: ``goldset from-qrels`` reads the collection's ids
+    of an export back as the pages they name, the imported gold set's requirements."""
+    from rulegauge.goldset.parse import load_goldset
+    from rulegauge.interop.qrels import goldset_from_qrels
+
+    run, trec = tidepool
+    imported = Path(run.manifest["goldset"]["path"])
+    qs = run.table("questions")
+    (tmp_path / "qs.tsv").write_text("".join(f"{r.question_id}\t{r.question}\n" for r in qs.itertuples()),
+                                     encoding="utf-8")
+    back = load_goldset(goldset_from_qrels(trec / "qrels-requirements.txt", tmp_path / "qs.tsv", imported,
+                                           tmp_path / "back.yaml"), allow_outside=True)
+    want = {q.question_id: sorted(map(str, (r for req in q.requirements for r in req)))
+            for q in load_goldset(imported).questions}
+    assert {q.question_id: sorted(map(str, (r for req in q.requirements for r in req)))
+            for q in back.questions} == want
+
+
 def test_chunk_level_keeps_chunk_ids(tidepool, tmp_path):
     run, _ = tidepool
     from rulegauge.interop.export import export_run
