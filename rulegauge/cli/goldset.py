@@ -21,6 +21,7 @@ goldset_app = typer.Typer(help="Build gold sets from judgements or document stru
                           no_args_is_help=True)
 
 Out = Annotated[Path, typer.Option("--out", "-o", help="Gold set YAML to write.")]
+SHARD_HELP = "Documents per corpus file (1-100,000; a file is also cut at 64 MiB)."
 Seed = Annotated[int, typer.Option("--seed", help="Seed of the sample (same seed, same file).")]
 
 
@@ -66,7 +67,7 @@ def import_beir_cmd(
                                       "goldset.yaml and the corpus files.")],
     split: Annotated[str, typer.Option("--split", help="qrels split: qrels/<split>.tsv.")] = "test",
     language: Annotated[str, typer.Option("--language", help="Language of documents and queries.")] = "en",
-    shard_size: Annotated[int, typer.Option("--shard-size", help="Documents per corpus file.")] = 50_000,
+    shard_size: Annotated[int, typer.Option("--shard-size", help=SHARD_HELP)] = 50_000,
     name: Annotated[str | None, typer.Option(
         "--name", help="Gold set name (default: the folder's name).")] = None,
 ) -> None:
@@ -102,7 +103,7 @@ def import_trec_cmd(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (must not exist): "
                                       "goldset.yaml and the corpus files.")],
     language: Annotated[str, typer.Option("--language", help="Language of documents and queries.")] = "en",
-    shard_size: Annotated[int, typer.Option("--shard-size", help="Documents per corpus file.")] = 50_000,
+    shard_size: Annotated[int, typer.Option("--shard-size", help=SHARD_HELP)] = 50_000,
     name: Annotated[str | None, typer.Option(
         "--name", help="Gold set name (default: the corpus's folder name).")] = None,
 ) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,10 @@ def iter_records(lines: Iterable[str], source: str | Path,
             continue
         except RecursionError:  # [[[[... thousands deep
             problems.append(Problem(where, "invalid JSON: nested too deeply"))
+            continue
+        except ValueError:  # an integer of more than sys.get_int_max_str_digits() (4,300) digits
+            problems.append(Problem(where, "invalid JSON: a number too long to read (over "
+                                    f"{sys.get_int_max_str_digits():,} digits)"))
             continue
         if not isinstance(obj, dict):
             problems.append(Problem(where, f"expected a JSON object, got {type(obj).__name__}"))

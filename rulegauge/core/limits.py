@@ -6,6 +6,13 @@ before it is read into memory. Counts a user gives that size work (resamples, fo
 depths, concurrency, pool sizes...) are checked by :func:`count_problem` against
 :data:`COUNTS`; the bounds are far above any real use (a 100,000-question gold set,
 a depth of 10,000 ranks) and far below what exhausts a 24 GiB machine.
+
+Grades and requirements: a relevance grade is an integer 0..:data:`MAX_GRADE` wherever
+it enters (a gold set's ``{ref, grade}``, qrels of ``goldset import-beir`` /
+``import-trec``, where a relevance below 0 means judged non-relevant and is bounded by
+``-MAX_GRADE``; judgments files keep their own 0-3 scale); a question holds at most
+:data:`MAX_REQUIREMENTS` requirements, checked by ``validate`` and by the imports
+(:mod:`rulegauge.goldset.grades`).
 """
 
 from __future__ import annotations
@@ -24,6 +31,9 @@ MAX_GOLDSET_BYTES = 256 * MiB    # a 100,000-question gold set is ~20 MiB
 MAX_JOURNAL_BYTES = 1024 * MiB   # an answers journal of one answerer
 MAX_HTTP_BODY = 16 * MiB         # one HTTP reply (answer, preflight, search arm)
 DEFAULT_MAX_FUSED_ROWS = 5_000_000  # the fused table's default row budget (--max-fused-rows)
+MAX_GRADE = 10                   # a relevance grade: TREC's scales reach 4, BEIR's 2, MSLR's 4
+MAX_REQUIREMENTS = 10_000        # requirements of one question (TREC-COVID: ~500 relevant a topic)
+MAX_ANY_OF_REQUIREMENTS = 62     # ... when one is an any-of list: the bits of recall's int64 mask
 
 COUNTS: dict[str, int] = {
     "resamples": 1_000_000, "folds": 1_000, "depth": 10_000, "fused_depth": 10_000,

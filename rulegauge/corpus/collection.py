@@ -7,7 +7,8 @@ other keys (BEIR's ``metadata``) are ignored. Record *i* (blank lines skipped) i
 physical page *i*, its label is the ``_id`` and its text is the title, a blank line and
 the text (the title alone, or the text alone, when the other is empty), as Anserini's
 BEIR "flat" indexes contents = title + text. So a collection of any size is a few
-files, not one file per document, and a page of a run is a document of the collection.
+files, not one file per document, and a page of a run is a document of the collection,
+exported under its ``_id`` (:attr:`CollectionLoader.labels_are_ids`).
 A page has no heading (a title is never inherited by the next document); its title is
 the page's own (``Page.title``, normalised; None when empty), which chunking
 ``title = "every"`` prepends to each of its chunks (:mod:`rulegauge.corpus.chunking`).
@@ -26,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rulegauge.core.errors import Problem, ValidationError
 from rulegauge.core.jsonl import iter_records
@@ -84,6 +85,10 @@ class CollectionLoader:
     """The ``collection`` loader (module docstring); chosen by ``format: collection``."""
 
     suffixes: tuple[str, ...] = ()
+    labels_are_ids: ClassVar[bool] = True
+    """Its page labels are the collection's document ids (unique in the file): a run records
+    which documents these are (manifest ``corpus.collection_documents``) and an export
+    writes the ids as docids (:mod:`rulegauge.interop.docids`)."""
 
     def _docs(self, path: Path) -> list[CollectionDoc]:
         problems: list[Problem] = []

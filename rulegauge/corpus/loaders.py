@@ -250,6 +250,12 @@ def count_pages(spec: DocumentSpec) -> int:
     return loader.count_pages(path)
 
 
+def labels_are_ids(spec: DocumentSpec) -> bool:
+    """True when ``spec``'s loader labels its pages with document ids of a collection
+    (``labels_are_ids`` on the loader: the ``collection`` format), not printed page labels."""
+    return bool(getattr(LOADERS.get(format_of(Path(spec.path), dict(spec.options))), "labels_are_ids", False))
+
+
 def page_labels(spec: DocumentSpec) -> list[str | None]:
     """Printed label of each physical page (index i = page i+1); ``None`` where absent."""
     loader, path = _resolve(spec)

@@ -10,7 +10,9 @@ and writes the folder OUT as every collection import does
 (:mod:`rulegauge.goldset.collection_import`: corpus files of ``shard_size`` documents in
 the loader format ``collection``, and ``goldset.yaml`` with one question per query with
 qrels in the split, each document with score >= 1 a requirement with its score as grade,
-score 0 a ``judged:`` grade 0). Scores must be integers >= 0; the corpus is streamed.
+score 0 or below a ``judged:`` grade 0). Scores are integers of at most
+:data:`rulegauge.core.limits.MAX_GRADE` (:mod:`rulegauge.goldset.grades`); every file is
+UTF-8, a BOM allowed (:mod:`rulegauge.goldset.import_text`); the corpus is streamed.
 Problems (missing files, bad JSON, missing fields, repeated ids, qrels naming a query or
 document that does not exist) are collected with ``file:line`` and raised together.
 
@@ -36,6 +38,8 @@ from rulegauge.goldset.collection_import import (
     stop_at_limit,
     write_collection,
 )
+from rulegauge.goldset.grades import relevance_problem
+from rulegauge.goldset.import_text import read_lines
 
 
 @dataclass(frozen=True)
@@ -53,42 +57,41 @@ class BeirImport:
 
 
 def read_qrels(path: Path, problems: list[Problem]) -> list[Qrel]:
-    """(query id, corpus id, score, file:line) of a BEIR qrels TSV (header line skipped)."""
+    """(query id, corpus id, score, file:line) of a BEIR qrels TSV (header line skipped;
+    scores bounded: :func:`rulegauge.goldset.grades.relevance_problem`)."""
     out: list[Qrel] = []
-    with path.open(encoding="utf-8") as fh:
-        for n, raw in enumerate(fh, start=1):
-            line = raw.rstrip("\n").rstrip("\r")
-            parts = line.split("\t")
-            if not line.strip() or (n == 1 and parts[:2] == ["query-id", "corpus-id"]):
-                continue
-            where = f"{path}:{n}"
-            if len(parts) != 3 or not parts[0].strip() or not parts[1].strip():
-                problems.append(Problem(where, "expected query-id<TAB>corpus-id<TAB>score"))
-            elif not parts[2].strip().isdigit():
-                problems.append(Problem(where, f"score must be an integer >= 0, got {parts[2]!r}"))
-            else:
-                out.append((parts[0].strip(), parts[1].strip(), int(parts[2]), where))
-            stop_at_limit(problems)
+    for n, raw in enumerate(read_lines(path, problems), start=1):
+        line = raw.rstrip("\n").rstrip("\r")
+        parts = line.split("\t")
+        if not line.strip() or (n == 1 and parts[:2] == ["query-id", "corpus-id"]):
+            continue
+        where = f"{path}:{n}"
+        if len(parts) != 3 or not parts[0].strip() or not parts[1].strip():
+            problems.append(Problem(where, "expected query-id<TAB>corpus-id<TAB>score"))
+        elif bad := relevance_problem(parts[2].strip(), "score"):
+            problems.append(Problem(where, bad))
+        else:
+            out.append((parts[0].strip(), parts[1].strip(), int(parts[2]), where))
+        stop_at_limit(problems)
     return out
 
 
 def read_queries(path: Path, wanted: set[str], problems: list[Problem]) -> dict[str, str]:
     """Query id -> text of the queries in ``wanted`` (the split's), from ``queries.jsonl``."""
     out: dict[str, str] = {}
-    with path.open(encoding="utf-8") as fh:
-        for rec in iter_records(fh, path, problems):
-            obj = rec.record
-            if not isinstance(obj, dict) or not isinstance(obj.get("_id"), str) \
-                    or not isinstance(obj.get("text"), str):
-                problems.append(Problem(rec.where, "need a JSON object with string _id and text"))
-            elif obj["_id"] in wanted:
-                if obj["_id"] in out:
-                    problems.append(Problem(rec.where, f"query {obj['_id']!r} appears twice"))
-                elif not obj["text"].strip():
-                    problems.append(Problem(rec.where, f"query {obj['_id']!r} has an empty text"))
-                else:
-                    out[obj["_id"]] = obj["text"].strip()
-            stop_at_limit(problems)
+    for rec in iter_records(read_lines(path, problems), path, problems):
+        obj = rec.record
+        if not isinstance(obj, dict) or not isinstance(obj.get("_id"), str) \
+                or not isinstance(obj.get("text"), str):
+            problems.append(Problem(rec.where, "need a JSON object with string _id and text"))
+        elif obj["_id"] in wanted:
+            if obj["_id"] in out:
+                problems.append(Problem(rec.where, f"query {obj['_id']!r} appears twice"))
+            elif not obj["text"].strip():
+                problems.append(Problem(rec.where, f"query {obj['_id']!r} has an empty text"))
+            else:
+                out[obj["_id"]] = obj["text"].strip()
+        stop_at_limit(problems)
     return out
 
 

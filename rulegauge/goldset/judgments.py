@@ -38,9 +38,10 @@ from typing import Any
 
 from rulegauge.core import atomic
 from rulegauge.core.errors import Problem, ValidationError
-from rulegauge.core.jsonl import append_line, dumps_lines, read_records
+from rulegauge.core.jsonl import append_line, dumps_lines, read_records, split_lines
 from rulegauge.corpus import loaders
 from rulegauge.corpus.records import split_page_key
+from rulegauge.goldset.grades import relevance_problem
 from rulegauge.goldset.judged import judgment_fields
 from rulegauge.goldset.records import GoldSet, PageJudgment
 
@@ -130,17 +131,25 @@ def read_qrels_lines(path: Path | str) -> list[tuple[str, str, int, int]]:
     """(qid, docid, relevance, line) of a TREC qrels file (``qid iter docid relevance``);
     every malformed line reported together."""
     out, problems = [], []
-    for i, raw in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise ValidationError([Problem(f"{path}:{line}", f"not valid UTF-8 ({exc.reason})")],
+                              f"{path}: malformed qrels") from None
+    for i, raw in enumerate(split_lines(text), start=1):
         parts = raw.split()
         if not parts:
             continue
         if len(parts) != 4:
             problems.append(Problem(f"{path}:{i}", f"expected 'qid 0 docid relevance', got {raw!r}"))
             continue
-        try:
+        bad = relevance_problem(parts[3])  # ASCII digits, bounded: never int() of 5,000 digits
+        if bad:
+            problems.append(Problem(f"{path}:{i}", bad))
+        else:
             out.append((parts[0], parts[2], int(parts[3]), i))
-        except ValueError:
-            problems.append(Problem(f"{path}:{i}", f"relevance must be an integer: {raw!r}"))
     if problems:
         raise ValidationError(problems, f"{path}: malformed qrels")
     return out

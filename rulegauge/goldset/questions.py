@@ -13,25 +13,36 @@ from typing import Any
 
 import yaml
 
+from rulegauge.core.limits import MAX_GRADE
 from rulegauge.core.names import id_problem
 from rulegauge.goldset.documents import Doc, PageBook, default_game
+from rulegauge.goldset.grades import grade_problem, requirements_problem
 from rulegauge.goldset.judged import parse_judged
 from rulegauge.goldset.records import ANSWER_FIELDS, QUESTION_FIELDS, Fact, PageRef, Question, Requirement
 from rulegauge.goldset.source import LANGUAGE, REF, Source, child, items, text_field
 
 
 def graded(entry: Any, node: yaml.Node, src: Source, qid: str | None) -> tuple[Any, int | None]:
-    """(ref, grade) of a page ref: ``doc#page`` or ``{ref: doc#page, grade: n}``, n >= 1.
-    (None, None) after reporting a malformed graded ref."""
+    """(ref, grade) of a page ref: ``doc#page`` or ``{ref: doc#page, grade: n}``, n in
+    1..MAX_GRADE (:mod:`rulegauge.goldset.grades`). (None, None) after reporting a
+    malformed graded ref."""
     if not isinstance(entry, dict):
         return entry, None
     grade = entry.get("grade")
-    if set(entry) != {"ref", "grade"} or not isinstance(grade, int) or isinstance(grade, bool) \
-            or grade < 1:
-        src.add(node, f"bad graded page ref {entry!r}: expected {{ref: doc#page, grade: n}} "
-                      "with an integer grade >= 1", qid)
+    if set(entry) != {"ref", "grade"} or grade_problem(grade):
+        src.add(node, f"bad graded page ref {_shown(entry)}: expected {{ref: doc#page, grade: n}} "
+                      f"with an integer grade 1..{MAX_GRADE}", qid)
         return None, None
     return entry["ref"], grade
+
+
+def _shown(entry: dict[Any, Any]) -> str:
+    """A graded ref as written, without printing a 5,000-digit grade."""
+    grade = entry.get("grade")
+    if isinstance(grade, int) and not isinstance(grade, bool) and abs(grade) >= 10**40:
+        entry = {**entry, "grade": "<huge>"}
+    text = repr(entry)
+    return text if len(text) <= 120 else text[:100] + "..."
 
 
 def read_requirements(raw: Any, node: yaml.Node, src: Source, qid: str | None,
@@ -62,6 +73,8 @@ def read_requirements(raw: Any, node: yaml.Node, src: Source, qid: str | None,
             src.add(node, f"page ref listed twice in {item!r}: a requirement counts once", qid)
         elif refs:
             reqs.append(tuple(refs))
+    if (bad := requirements_problem(reqs)) is not None:
+        src.add(node, bad, qid)
     return tuple(reqs)
 
 

@@ -17,7 +17,8 @@
   character (``<``: SGML);
 * QRELS, TREC's ``qid iteration docid relevance`` lines (whitespace-separated, the
   iteration ignored); a relevance >= 1 is the grade, 0 or below (some tracks judge spam
-  -2) a judged non-relevant document;
+  -2) a judged non-relevant document, bounded by :data:`rulegauge.core.limits.MAX_GRADE`
+  either way (:mod:`rulegauge.goldset.grades`);
 * CORPUS, BEIR's ``corpus.jsonl`` records (``_id``, ``title``, ``text``:
   :mod:`rulegauge.corpus.collection`) when its name ends in ``.jsonl``, else a TSV of
   ``id<TAB>text`` or ``id<TAB>title<TAB>text`` lines (MS MARCO's ``collection.tsv``; a
@@ -25,8 +26,9 @@
 
 and writes OUT as every collection import does (:mod:`rulegauge.goldset.collection_import`:
 streamed, bounded memory, corpus files of ``--shard-size`` documents, ``goldset.yaml`` with
-graded requirements). Only topics the qrels judge become questions. Problems are named
-with ``file:line`` and reported together.
+graded requirements). Only topics the qrels judge become questions. Every file is UTF-8,
+a BOM allowed (:mod:`rulegauge.goldset.import_text`). Problems are named with
+``file:line`` and reported together.
 
 Reference: Voorhees and Harman (eds.), "TREC: Experiment and Evaluation in Information
 Retrieval", MIT Press 2005 (topic and qrels formats); ``trec_eval``'s qrels reader.
@@ -52,6 +54,8 @@ from rulegauge.goldset.collection_import import (
     stop_at_limit,
     write_collection,
 )
+from rulegauge.goldset.grades import relevance_problem
+from rulegauge.goldset.import_text import read_lines
 
 _TAG = re.compile(r"^\s*<(/?)([A-Za-z]+)>\s*(.*)$")
 _NUM = re.compile(r"^(number\s*:)?\s*", re.IGNORECASE)
@@ -76,19 +80,18 @@ class TrecImport:
 def read_trec_qrels(path: Path, problems: list[Problem]) -> list[Qrel]:
     """(query id, document id, relevance, file:line) of a TREC qrels file."""
     out: list[Qrel] = []
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            where = f"{path}:{n}"
-            if len(parts) != 4:
-                problems.append(Problem(where, "expected 'qid iteration docid relevance'"))
-            elif not re.fullmatch(r"-?\d+", parts[3]):
-                problems.append(Problem(where, f"relevance must be an integer, got {parts[3]!r}"))
-            else:
-                out.append((parts[0], parts[2], int(parts[3]), where))
-            stop_at_limit(problems)
+    for n, line in enumerate(read_lines(path, problems), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        where = f"{path}:{n}"
+        if len(parts) != 4:
+            problems.append(Problem(where, "expected 'qid iteration docid relevance'"))
+        elif bad := relevance_problem(parts[3]):
+            problems.append(Problem(where, bad))
+        else:
+            out.append((parts[0], parts[2], int(parts[3]), where))
+        stop_at_limit(problems)
     return out
 
 
@@ -144,19 +147,18 @@ def _tsv_topics(lines: Iterator[tuple[int, str]], path: Path,
 def read_topics(path: Path, wanted: set[str], problems: list[Problem]) -> dict[str, str]:
     """Query id -> text of the topics in ``wanted`` (the judged ones), SGML or TSV."""
     out: dict[str, str] = {}
-    with path.open(encoding="utf-8-sig") as fh:
-        numbered = enumerate(fh, start=1)
-        first = next(((n, line) for n, line in numbered if line.strip()), None)
-        if first is None:
-            return out
-        rest = itertools.chain([first], numbered)  # streamed: the file is never all in memory
-        read = _sgml_topics if first[1].lstrip().startswith("<") else _tsv_topics
-        for qid, text, where in read(rest, path, problems):
-            if qid in out:
-                problems.append(Problem(where, f"topic {qid!r} appears twice"))
-            elif qid in wanted:
-                out[qid] = text
-            stop_at_limit(problems)
+    numbered = enumerate(read_lines(path, problems), start=1)
+    first = next(((n, line) for n, line in numbered if line.strip()), None)
+    if first is None:
+        return out
+    rest = itertools.chain([first], numbered)  # streamed: the file is never all in memory
+    read = _sgml_topics if first[1].lstrip().startswith("<") else _tsv_topics
+    for qid, text, where in read(rest, path, problems):
+        if qid in out:
+            problems.append(Problem(where, f"topic {qid!r} appears twice"))
+        elif qid in wanted:
+            out[qid] = text
+        stop_at_limit(problems)
     return out
 
 

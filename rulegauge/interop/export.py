@@ -25,12 +25,16 @@ as relevant pages; over a run expanded the same way (:func:`requirement_rows`),
 question's requirements is rulegauge's ``recall@k``. ``R@k`` over ``qrels.txt``
 equals ``recall@k`` only where every requirement is a single page; with an any-of
 group ``[a, b, c]`` found once, R@k counts 1/3 where recall@k counts 1.
+
+Document ids. A page is written as ``doc#page``; a page of an imported collection
+(``goldset import-beir``/``import-trec``) as the collection's own id, in runs and qrels
+alike (:mod:`rulegauge.interop.docids`), so the export scores on the collection's qrels.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +47,7 @@ from rulegauge.core.names import name_problem
 from rulegauge.core.registry import Registry
 from rulegauge.core.tablerows import rows as table_rows
 from rulegauge.corpus.records import page_keys
+from rulegauge.interop.docids import collection_docids, renamed
 from rulegauge.interop.trec import LEVELS, SCORE_MODES, write_qrels, write_run
 from rulegauge.store.baseline import Side
 
@@ -53,13 +58,16 @@ REQUIREMENT_SEP = "::"
 QRELS_FILE, REQUIREMENTS_QRELS_FILE, ARMS_DIR = "qrels.txt", "qrels-requirements.txt", "arms"
 
 
-def ranked_rows(df: pd.DataFrame, rank_col: str, score_col: str, level: str, scores: str) -> pd.DataFrame:
-    """(qid, docid, rank, score) from arm_ranks or fused rows of one arm or config."""
+def ranked_rows(df: pd.DataFrame, rank_col: str, score_col: str, level: str, scores: str,
+                docids: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """(qid, docid, rank, score) from arm_ranks or fused rows of one arm or config; at page
+    level, a collection's pages under its own ids (``docids``: :mod:`rulegauge.interop.docids`)."""
     if level not in LEVELS or scores not in SCORE_MODES:
         raise ValueError(f"level must be one of {LEVELS} and scores one of {SCORE_MODES}")
     d = df.sort_values(["question_id", rank_col], kind="stable")
     if level == "page":
         d = d.assign(docid=page_keys(d["doc_id"], d["page"])).drop_duplicates(["question_id", "docid"])
+        d = d.assign(docid=renamed(d["docid"], docids or {}))
     else:
         d = d.assign(docid=d["chunk_id"])
     rank = d.groupby("question_id").cumcount() + 1
@@ -72,9 +80,11 @@ def _requirements(questions: pd.DataFrame) -> dict[str, list[list[str]]]:
     return {str(q.question_id): json.loads(q.requirements) for q in table_rows(questions, index=True)}
 
 
-def qrels_rows(questions: pd.DataFrame) -> list[tuple[str, str, int]]:
-    """Page-level qrels from a run's ``questions`` table: every listed page is relevant (1)."""
-    rows = {(qid, page, 1) for qid, reqs in _requirements(questions).items()
+def qrels_rows(questions: pd.DataFrame, docids: Mapping[str, str] | None = None) -> list[tuple[str, str, int]]:
+    """Page-level qrels from a run's ``questions`` table: every listed page is relevant (1);
+    a collection's pages under its own ids (``docids``)."""
+    ids = docids or {}
+    rows = {(qid, ids.get(page, page), 1) for qid, reqs in _requirements(questions).items()
             for req in reqs for page in req}
     return sorted(rows)
 
@@ -90,9 +100,11 @@ def split_requirement_qid(qid: str) -> tuple[str, int | None]:
     return (base, int(n)) if sep and base and n.isdigit() and int(n) >= 1 else (qid, None)
 
 
-def requirement_qrels_rows(questions: pd.DataFrame) -> list[tuple[str, str, int]]:
+def requirement_qrels_rows(questions: pd.DataFrame,
+                           docids: Mapping[str, str] | None = None) -> list[tuple[str, str, int]]:
     """One query per requirement (``<qid>::<n>``), its alternative pages relevant (1)."""
-    rows = {(requirement_qid(qid, n), page, 1) for qid, reqs in _requirements(questions).items()
+    ids = docids or {}
+    rows = {(requirement_qid(qid, n), ids.get(page, page), 1) for qid, reqs in _requirements(questions).items()
             for n, req in enumerate(reqs, start=1) for page in req}
     return sorted(rows)
 
@@ -172,6 +184,7 @@ def export_run(run: Side, out_dir: Path, level: str = "page", scores: str = "ran
     cfg_list = have_cfgs if configs is None else list(dict.fromkeys(configs))
     problems: list[Problem] = []
     _check_ids(qs, problems)
+    docids = collection_docids(run)
     scored = set(run.table("configs")["config_id"].astype(str)) if run.has_table("configs") else set()
     problems += [Problem(f"--config {c}", (
         f"scored, but its fused rows were not stored (the run stores them for {len(have_cfgs)} of "
@@ -201,13 +214,13 @@ def export_run(run: Side, out_dir: Path, level: str = "page", scores: str = "ran
     for path, rows, kind, name in jobs:
         rank_col, score_col = ("rank", "score") if kind == "arm" else ("fused_rank", "fused_score")
         tag = f"rulegauge-{name}" if kind == "arm" else name
-        ranked = ranked_rows(rows, rank_col, score_col, level, scores)
+        ranked = ranked_rows(rows, rank_col, score_col, level, scores, docids)
         out = select(ranked, qs)
         padded.append((str(path.relative_to(out_dir)), int((out["docid"] == NO_RESULT).sum())))
         written.append(write_run(out, path, tag))
     answerable = qs[qs["answerable"].astype(bool)] if questions == "answerable" else qs
-    written.append(write_qrels(qrels_rows(answerable), out_dir / QRELS_FILE))
-    written.append(write_qrels(requirement_qrels_rows(answerable), out_dir / REQUIREMENTS_QRELS_FILE))
+    written.append(write_qrels(qrels_rows(answerable, docids), out_dir / QRELS_FILE))
+    written.append(write_qrels(requirement_qrels_rows(answerable, docids), out_dir / REQUIREMENTS_QRELS_FILE))
     missing = [str(p) for p in written if not p.is_file()]
     if missing:  # never claim a file that is not there
         raise ValidationError([Problem(m, "was not written") for m in missing], "export failed")
@@ -224,13 +237,14 @@ def to_ir_measures(run: Side, config_id: str, level: str = "page", *, requiremen
     fused = run.table("fused")
     qs = run.table("questions")
     qs = qs[qs["answerable"].astype(bool)]
+    docids = collection_docids(run)
     rows = _answerable(ranked_rows(fused[fused["config_id"] == config_id], "fused_rank",
-                                   "fused_score", level, "rank"), qs)
+                                   "fused_score", level, "rank", docids), qs)
     if requirements:
         rows = requirement_rows(rows, qs)
-        qrels = pd.DataFrame(requirement_qrels_rows(qs), columns=["query_id", "doc_id", "relevance"])
+        qrels = pd.DataFrame(requirement_qrels_rows(qs, docids), columns=["query_id", "doc_id", "relevance"])
     else:
-        qrels = pd.DataFrame(qrels_rows(qs), columns=["query_id", "doc_id", "relevance"])
+        qrels = pd.DataFrame(qrels_rows(qs, docids), columns=["query_id", "doc_id", "relevance"])
     return qrels, rows.rename(columns={"qid": "query_id", "docid": "doc_id"})[["query_id", "doc_id", "score"]]
 
 

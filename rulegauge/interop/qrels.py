@@ -9,7 +9,9 @@
   on the question when any page has relevance > 1 (the v1 format has no grades).
 * questions: TSV ``qid<TAB>question[<TAB>language]`` or JSONL with ``id``,
   ``question``, optional ``language``.
-* documents: taken from an existing gold set (``--documents some.yaml``).
+* documents: taken from an existing gold set (``--documents some.yaml``); a docid that
+  is a collection's own id (what ``rulegauge export`` writes for an imported collection:
+  :mod:`rulegauge.interop.docids`) names that collection document's page.
 
 Questions without any relevant page become unanswerable (``pages: []``).
 Unknown question ids in the qrels, and malformed lines, are all reported.
@@ -23,6 +25,9 @@ import yaml
 
 from rulegauge.core.errors import Problem, ValidationError
 from rulegauge.core.jsonl import read_records
+from rulegauge.corpus.loaders import labels_are_ids, page_labels
+from rulegauge.corpus.records import page_key
+from rulegauge.goldset.parse import load_goldset
 from rulegauge.goldset.write import DraftQuestion, write_goldset
 from rulegauge.interop.export import split_requirement_qid
 from rulegauge.interop.trec import read_qrels
@@ -54,6 +59,20 @@ def read_questions(path: Path, default_language: str = "en") -> list[tuple[str, 
     return out
 
 
+def collection_pages(documents_from: Path) -> dict[str, str]:
+    """A collection's own document id -> its page id ``doc#page``, over the collection
+    documents of the gold set ``documents_from`` (loader ``labels_are_ids``): what a TREC
+    export of a run over an imported collection writes (:mod:`rulegauge.interop.docids`)
+    comes back as the pages it names."""
+    out: dict[str, str] = {}
+    for spec in load_goldset(documents_from, check_pages=False, allow_outside=True).documents:
+        if labels_are_ids(spec):
+            for page, label in enumerate(page_labels(spec), start=1):
+                if label:
+                    out.setdefault(label, page_key(spec.doc_id, page))
+    return out
+
+
 def goldset_from_qrels(qrels: Path, questions: Path, documents_from: Path, out: Path,
                        name: str | None = None) -> Path:
     """Write a v1 gold set built from ``qrels`` + ``questions`` (see module docstring)."""
@@ -64,6 +83,9 @@ def goldset_from_qrels(qrels: Path, questions: Path, documents_from: Path, out: 
     base = Path(documents_from).parent
     docs = [{**d, "path": str((base / d["path"]).resolve())} for d in src.get("documents", [])]
     doc_ids = {d["id"] for d in docs}
+    if any(doc.split("#")[0] not in doc_ids for _, _, doc, _, _ in judged):
+        ids = collection_pages(Path(documents_from))  # an export of an imported collection: its own ids
+        judged = [(qid, n, ids.get(doc, doc), grade, line) for qid, n, doc, grade, line in judged]
     known = {q[0] for q in qs}
     problems = [Problem(f"{qrels}:{line}", f"question {qid!r} is not in {questions}")
                 for qid, _, _, _, line in judged if qid not in known]

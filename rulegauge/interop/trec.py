@@ -1,8 +1,9 @@
 """TREC run files and qrels: read and write.
 
 Run file lines are ``qid Q0 docid rank score tag``; qrels lines ``qid 0 docid rel``.
-A docid is a page id ``doc#page`` (``level="page"``) or a chunk id
-(``level="chunk"``).
+A docid is a page id ``doc#page`` (``level="page"``; a page of an imported
+collection is its collection's own document id: :mod:`rulegauge.interop.docids`) or a
+chunk id (``level="chunk"``).
 
 Tie rule. trec_eval (and so ir-measures' pytrec_eval backend) re-sorts each
 query's lines by score descending and breaks ties by docid *descending*; the

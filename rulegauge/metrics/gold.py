@@ -6,6 +6,17 @@ every lookup is an array search over sorted keys, never a per-row Python loop.
 Judged pages (:meth:`rulegauge.goldset.records.Question.judged_pages`: requirement
 pages and explicit judgments, judged non-relevant included) feed ``Judged@k`` and the
 condensed-list metrics.
+
+Requirements met (``recall@k``): a relevant page carries the bitmask of the requirements
+it meets (bit i = requirement i, an int64: at most
+:data:`rulegauge.core.limits.MAX_ANY_OF_REQUIREMENTS` = 62 bits, the sign bit clear), OR-ed
+over the top k and counted, which is what an any-of requirement needs (two alternative
+pages found meet it once). A question with more requirements than that, each a single
+page (an imported collection's query with hundreds of relevant documents), is counted
+page by page instead (``by_page``): its requirement pages carry the flag 1 and the
+requirements met are the flagged pages in the top k (a page list holds a page once), so
+the common case keeps its one OR-reduce and the limit is only the any-of one
+(:func:`rulegauge.goldset.grades.requirements_problem`, checked by ``validate``).
 """
 
 from __future__ import annotations
@@ -16,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rulegauge.core.limits import MAX_ANY_OF_REQUIREMENTS
 from rulegauge.corpus.records import page_key, page_keys
 from rulegauge.fusion.fuse import RankMatrix
 from rulegauge.goldset.records import Question
@@ -37,6 +49,7 @@ class Gold:
     gold_gain: np.ndarray | None = None  # grade aligned with gold_keys; None: binary
     ideal_gain: np.ndarray | None = None  # (Q, max relevant) grades sorted descending
     judged_keys: np.ndarray | None = None  # sorted keys of every judged (question, page)
+    by_page: np.ndarray | None = None  # (Q,) bool: requirements counted page by page; None: none is
 
     @property
     def n_pages(self) -> int:
@@ -48,10 +61,19 @@ class Gold:
         return keys
 
 
+def counted_by_page(question: Question) -> bool:
+    """True when ``question``'s requirements are counted page by page (module docstring)."""
+    return len(question.requirements) > MAX_ANY_OF_REQUIREMENTS
+
+
 def requirement_masks(question: Question) -> dict[str, int]:
-    """Page id -> bitmask of the requirements it meets (bit i = requirement i)."""
-    if len(question.requirements) > 62:
-        raise ValueError(f"question {question.question_id}: more than 62 requirements")
+    """Page id -> bitmask of the requirements it meets (bit i = requirement i); for a
+    question counted page by page, 1 for each requirement page (module docstring)."""
+    if counted_by_page(question):
+        if any(len(req) > 1 for req in question.requirements):  # validate refuses it first
+            raise ValueError(f"question {question.question_id}: {len(question.requirements)} requirements "
+                             f"with an any-of list; at most {MAX_ANY_OF_REQUIREMENTS}")
+        return {str(req[0]): 1 for req in question.requirements}
     masks: dict[str, int] = {}
     for i, req in enumerate(question.requirements):
         for ref in req:
@@ -85,12 +107,13 @@ def make_gold(questions: Sequence[Question], matrix: RankMatrix,
     graded = any(q.graded for q in questions)
     jkeys = np.unique(np.asarray([qi * n_pages + code[p] for qi, j in enumerate(judged) for p in j],
                                  dtype=np.int64))
+    by_page = np.array([counted_by_page(q) for q in questions], dtype=bool)
     return Gold(tuple(questions), code, pcode, docs, pnos,
                 np.asarray(keys, dtype=np.int64)[order], np.asarray(masks, dtype=np.int64)[order],
                 np.array([len(q.requirements) for q in questions]),
                 np.array([len(q.relevant_pages) for q in questions]),
                 np.asarray(gains, dtype=np.float64)[order] if graded else None,
-                ideal_gains(questions) if graded else None, jkeys)
+                ideal_gains(questions) if graded else None, jkeys, by_page if by_page.any() else None)
 
 
 def ideal_gains(questions: Sequence[Question]) -> np.ndarray:

@@ -47,7 +47,9 @@ class PageLists:
     relevant) and ``ideal_gain[g]``: the question's grades sorted descending, padded
     with 0; both None for binary relevance (every relevant page has grade 1).
     ``judged[g, i]``: the gold set judged the page; ``n_pages[g]``: pages in the list
-    within D (None where the builder was not asked for judgments).
+    within D (None where the builder was not asked for judgments). ``by_page[g]``: the
+    question's requirements are counted page by page, ``req`` is then 1 on a requirement
+    page (:mod:`rulegauge.metrics.gold`); None when no question is.
     """
 
     rel: np.ndarray
@@ -61,6 +63,7 @@ class PageLists:
     ideal_gain: np.ndarray | None = None
     judged: np.ndarray | None = None
     n_pages: np.ndarray | None = None
+    by_page: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -203,7 +206,7 @@ def from_fused(fused: Fused, gold: Gold, depth: int, *,
     ceiling = np.full(nq, config_ceiling(fused.config))
     n_pages = np.bincount(fused.question_index[sel], minlength=nq)
     return (PageLists(rel, req, gold.n_req, gold.n_rel, first_rel, top, ceiling, gain, gold.ideal_gain,
-                      judged, n_pages), found.rel)
+                      judged, n_pages, gold.by_page), found.rel)
 
 
 def first_pages(pages: np.ndarray) -> np.ndarray:
@@ -293,4 +296,5 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
     if not whole_list:
         first_rel_rank[first_rel_rank > depth] = np.inf
     return PageLists(out["rel"], out["req"], gold.n_req, gold.n_rel, first_rel_rank, top,
-                     np.full(nq, o.ceiling), out.get("gain"), gold.ideal_gain, out["judged"], n_pages)
+                     np.full(nq, o.ceiling), out.get("gain"), gold.ideal_gain, out["judged"], n_pages,
+                     gold.by_page)

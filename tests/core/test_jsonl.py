@@ -33,6 +33,14 @@ BREAKS = "a\u2028b\u2029c\x85d\x0be\x0cf\x1cg\r"
 
 
 @pytest.mark.faults
+def test_a_number_too_long_to_read_is_a_problem_of_its_line() -> None:
+    problems: list[Problem] = []
+    lines = ['{"grade": ' + "9" * 5000 + "}", '{"grade": 2}']
+    got = list(iter_records(lines, "j.jsonl", problems))
+    assert [r.line for r in got] == [2]
+    assert [str(p) for p in problems] == ["j.jsonl:1: invalid JSON: a number too long to read (over 4,300 digits)"]
+
+
 def test_lines_round_trip_through_every_unicode_line_break(tmp_path: Path) -> None:
     path = tmp_path / "notes.jsonl"
     records = [{"note": BREAKS, "n": i} for i in range(3)]

@@ -331,6 +331,7 @@ def test_graded_refs_load_and_ungraded_refs_have_grade_one(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("bad", ["{ref: pr-rules#1, grade: 0}", "{ref: pr-rules#1, grade: true}",
+                                 "{ref: pr-rules#1, grade: 11}", "{ref: pr-rules#1, grade: 1" + "0" * 400 + "}",
                                  "{ref: pr-rules#1, grade: 1.5}", "{ref: pr-rules#1}",
                                  "{ref: pr-rules#1, grade: 2, note: x}"])
 def test_bad_grades_are_reported_with_the_question(tmp_path: Path, bad: str) -> None:
@@ -338,4 +339,4 @@ def test_bad_grades_are_reported_with_the_question(tmp_path: Path, bad: str) -> 
   - {{id: q1, language: en, question: "Bad grade?", pages: [{bad}]}}
 """)
     found = messages(path)
-    assert any("question q1: bad graded page ref" in m and "integer grade >= 1" in m for m in found), found
+    assert any("question q1: bad graded page ref" in m and "integer grade 1..10" in m for m in found), found

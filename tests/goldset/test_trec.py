@@ -60,6 +60,10 @@ def test_sgml_details_multiline_titles_prefixes_and_negative_grades(tmp_path):
 @pytest.mark.parametrize(("name", "text", "line", "message"), [
     ("qrels.txt", "1 0 tp02\n", 1, "expected 'qid iteration docid relevance'"),
     ("qrels.txt", "1 0 tp02 high\n", 1, "relevance must be an integer"),
+    ("qrels.txt", "1 0 tp02 \u00b2\n", 1, "relevance must be an integer (ASCII digits), got '\u00b2'"),
+    ("qrels.txt", "1 0 tp02 1_0\n", 1, "relevance must be an integer (ASCII digits), got '1_0'"),
+    ("qrels.txt", "1 0 tp02 -" + "9" * 5000 + "\n", 1, "(5,001 characters) is outside -10..10"),
+    ("qrels.txt", "1 0 tp02 1000000000000000000000000000000\n", 1, "is outside -10..10"),
     ("qrels.txt", "1 0 nope 1\n", 1, "document 'nope' is not in corpus.tsv"),
     ("qrels.txt", "77 0 tp02 1\n", 1, "query '77' is not in topics.txt"),
     ("topics.txt", "<top>\n<num> 1\n</top>\n", 1, "a topic needs a <num> and a non-empty <title>"),
@@ -74,6 +78,19 @@ def test_bad_input_names_file_and_line_and_writes_nothing(tmp_path, name, text, 
         import_trec(TrecImport(src / "topics.txt", src / "qrels.txt", src / "corpus.tsv", tmp_path / "out"))
     assert f"{src / name}:{line}" in str(err.value) and message in str(err.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
+
+
+@pytest.mark.parametrize("name", ["topics.txt", "qrels.txt", "corpus.tsv"])
+def test_non_utf8_is_named_and_a_bom_accepted_on_every_file(tmp_path, name):
+    src = Path(shutil.copytree(TREC, tmp_path / "src"))
+    body = (src / name).read_bytes()
+    (src / name).write_bytes(b"\xef\xbb\xbf" + body)
+    job = TrecImport(src / "topics.txt", src / "qrels.txt", src / "corpus.tsv", tmp_path / "out")
+    assert import_trec(job).questions == 16
+    (src / name).write_bytes(body.replace(b"\n", b"\xff\n", 1))
+    with pytest.raises(ValidationError) as err:
+        import_trec(TrecImport(src / "topics.txt", src / "qrels.txt", src / "corpus.tsv", tmp_path / "out2"))
+    assert f"{src / name}:1: not UTF-8" in str(err.value)
 
 
 def test_cli_imports_and_bad_input_exits_2(tmp_path):
