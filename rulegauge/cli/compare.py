@@ -80,7 +80,7 @@ def compare_cmd(
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.regression.compare import compare_runs
-    from rulegauge.regression.gate import gate_pair
+    from rulegauge.regression.gate_pair import gate_pair
     from rulegauge.regression.gate_report import COMPARISON_FORMATS, comparison_renderables
     from rulegauge.regression.policy import load_policy
     from rulegauge.store.baseline import load_side

@@ -41,7 +41,6 @@ input (malformed policy, unknown config, metric or question: :class:`RulegaugeEr
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -51,22 +50,22 @@ from pathlib import Path
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry
 from rulegauge.metrics.multiplicity import flagged
-from rulegauge.metrics.ranking import parse
 from rulegauge.regression.compare import Comparison, MetricComparison, compare_runs
 from rulegauge.regression.completeness import check_gateable
+from rulegauge.regression.gate_pair import gate_pair, has_answer_metric
 from rulegauge.regression.gate_power import gate_power, require_mde
 from rulegauge.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
 from rulegauge.regression.pairing import (
     ConfigPair,
     against_reference,
     comparable,
-    grid_pair,
     resolve_config_pairs,
 )
+from rulegauge.regression.pins import pin_notes
 from rulegauge.regression.policy import MetricPolicy, Policy
 from rulegauge.regression.power import MetricPower
 from rulegauge.regression.unjudged import unjudged_notes
-from rulegauge.store.baseline import Side, side_configs
+from rulegauge.store.baseline import Side
 
 EXIT_PASS, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 # Limits are met up to this rounding slack: 1.0 - 19/20 is 0.05000000000000004, and a
@@ -276,51 +275,6 @@ def evaluate(policy: Policy, comparison: Comparison, pair: ConfigPair | None = N
     return GateResult(policy.path, pair, tuple(checks), comparison)
 
 
-def pin_notes(policy: Policy, base: Side) -> tuple[str, ...]:
-    """A note for every question pinned on ``hit@k`` with more than one requirement
-    (from the base's ``questions`` table; none without it)."""
-    if not base.has_table("questions"):
-        return ()
-    q = base.table("questions")
-    n_req = {str(i): len(json.loads(r)) for i, r in zip(q["question_id"], q["requirements"],
-                                                        strict=True)}
-    out = []
-    for mp in policy.metrics:
-        try:
-            spec = parse(mp.metric)
-        except RulegaugeError:  # an answer metric: no requirements involved
-            continue
-        if spec.family.name != "hit":
-            continue
-        for qid in mp.pinned:
-            if n_req.get(qid, 0) > 1:
-                out.append(f"pinned {qid} on {mp.metric} has {n_req[qid]} requirements: its hit "
-                           f"holds with any one relevant page, so losing the others (an errata "
-                           f"page) passes; pin it on recall@{spec.cutoff} to keep them all")
-    return tuple(out)
-
-
-def gate_pair(policy: Policy, base: Side, candidate: Side, config: str | None = None,
-              candidate_config: str | None = None) -> tuple[str, str]:
-    """The (base, candidate) config selectors to gate: arguments, else the policy's
-    ``[gate] config``, else (for a policy with answer metrics) the one config each side
-    answered, else the sole grid config of each side."""
-    b = config or policy.config
-    c = candidate_config or (policy.candidate_config if not config else None) or b
-    if b is not None and c is not None:
-        return b, c
-    answered = [list((side.manifest.get("answering") or {}).get("configs") or [])
-                for side in (base, candidate)]
-    if _has_answer_metric(policy) and all(len(a) == 1 for a in answered):
-        return answered[0][0], answered[1][0]  # the one config each side answered
-    gp = grid_pair(side_configs(base), side_configs(candidate))
-    if gp is None:
-        raise RulegaugeError("name the config to gate ([gate] config in the policy, or --config): "
-                           "base has " + ", ".join(side_configs(base)["config_id"])
-                           + "; candidate has " + ", ".join(side_configs(candidate)["config_id"]))
-    return gp.base, gp.candidate
-
-
 def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False,
              config: str | None = None, candidate_config: str | None = None) -> GateResult:
     """Compare ``candidate`` with ``base`` on the policy's metrics and evaluate the
@@ -331,7 +285,7 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
     held = migrated.held_out if migrated is not None else ()
     check_gateable(base, candidate, ids.base, ids.candidate, held)  # both complete, same questions
     pair = policy.answerer_pair
-    if pair is None and policy.answerer and _has_answer_metric(policy):
+    if pair is None and policy.answerer and has_answer_metric(policy):
         pair = (policy.answerer, policy.answerer)
     excluded, sides = 0, (base, candidate)
     if pair is not None:  # answerer against answerer: views under one label, errors left out
@@ -390,10 +344,3 @@ def llm_checks(policy: Policy, candidate: Side) -> tuple[Check, ...]:
     return (Check("llm_kappa", "llm_kappa", "min_llm_kappa", Status.OK if ok else Status.FAIL,
                   f">= {policy.min_llm_kappa}", "n/a" if kappa is None else _f(kappa), message,
                   policy.min_llm_kappa, kappa),)
-
-
-def _has_answer_metric(policy: Policy) -> bool:
-    from rulegauge.metrics.info import metric_info
-
-    return any((i := metric_info(m)) is not None and i.kind == "answer"
-               for m in policy.metric_names())
