@@ -335,7 +335,8 @@ def gate_json(r: GateResult) -> str:
     d = {"passed": r.passed, "exit_code": r.exit_code, "policy": r.policy,
          "config": to_jsonable(r.pair), "checks": to_jsonable(r.checks), "notes": list(r.notes),
          "power": to_jsonable(r.power),
-         "comparison": to_jsonable(r.comparison)}
+         "comparison": to_jsonable(r.comparison),
+         "slices": to_jsonable(r.slices), "overlap": to_jsonable(r.overlap)}
     return json.dumps(d, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
