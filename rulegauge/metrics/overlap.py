@@ -67,6 +67,8 @@ def rbo_ext(first: Sequence[Hashable], second: Sequence[Hashable], p: float = DE
         return 1.0
     if not a or not b:
         return 0.0
+    if a == b:  # identical: 1 by definition (the float sum below may land a rounding short)
+        return 1.0
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
     s, l = len(short), len(long_)  # noqa: E741 (the paper's names)
     seen_s: set[Hashable] = set()

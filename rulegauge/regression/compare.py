@@ -318,7 +318,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
                  scope: str = "") -> Comparison:
     """Compare ``candidate`` against ``base`` (see the module docstring).
 
-    ``metrics=None`` compares every metric both sides have (metrics of unknown
+    ``metrics=None`` compares every metric both sides have (``[]``: none) (metrics of unknown
     direction are skipped and listed in ``skipped_metrics``) but the search-latency ones
     (:mod:`rulegauge.metrics.latency`), compared only when named; named metrics are
     compared where both sides have them, at least one of them per config pair. A
@@ -334,7 +334,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     rel = relevant_pages(base, candidate)
     ev_b = SideEvidence(base, {p.base for p in pairs})
     ev_c = SideEvidence(candidate, {p.candidate for p in pairs})
-    wanted = list(dict.fromkeys(metrics)) if metrics else None
+    wanted = list(dict.fromkeys(metrics)) if metrics is not None else None  # []: none
     tested: list[MetricComparison] = []
     changes: list[QuestionChange] = []
     skipped: set[str] = set()
@@ -364,7 +364,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
         unpaired.update(f"{m} ({only[m]} only)" if m in only else f"{m} (neither side)"
                         for m in asked if m not in both)
         if wanted is not None:
-            if not any(m in both for m in wanted):
+            if wanted and not any(m in both for m in wanted):
                 raise RulegaugeError(f"config {pair.label}: metric(s) {', '.join(wanted)} not on "
                                    f"both sides; both have: {', '.join(sorted(both)) or '(none)'}")
             keys = [k for m in wanted for k in keys if k[1] == m]
