@@ -69,7 +69,7 @@ def test_equal_length_lists_equal_the_ranked_overlap_package() -> None:
 
 
 def test_depth_cuts_both_lists_first() -> None:
-    a, b = list("abcdefghij") + ["x"], list("abcdefghij") + ["y"]
+    a, b = [*"abcdefghij", "x"], [*"abcdefghij", "y"]
     assert rbo_ext(a, b, 0.9, 10) == 1.0
     assert rbo_ext(a, b, 0.9, 11) < 1.0
     assert jaccard(a, b, 10) == 1.0
