@@ -119,8 +119,10 @@ def top_lists(side: Side, config: str, depth: int, questions: Collection[str]
     """Question -> the chunk ids of its top ``depth`` in fused order (every question of
     ``questions``; an empty list where nothing was retrieved)."""
     fused = side.table("fused")
-    rows = fused.loc[(fused["config_id"].astype(str) == config) & (fused["fused_rank"] <= depth),
-                     ["question_id", "chunk_id", "fused_rank"]]
+    mine = fused["config_id"].astype(str) == config
+    if not mine.any():  # never an empty list per question: that would read as agreement
+        raise OverlapUnavailable(f"run {side.run_id} holds no fused row of config {config}")
+    rows = fused.loc[mine & (fused["fused_rank"] <= depth), ["question_id", "chunk_id", "fused_rank"]]
     rows = rows.sort_values(["question_id", "fused_rank"], kind="stable")
     lists: dict[str, list[str]] = {str(q): [] for q in questions}
     for qid, chunk in zip(rows["question_id"].astype(str), rows["chunk_id"].astype(str), strict=True):
