@@ -30,7 +30,7 @@ def markdown_extras(overlaps: Any, notes: Any, sliced: Any) -> list[str]:
     from rulegauge.regression.slice_report import overlap_markdown
 
     out = overlap_markdown(overlaps, notes)
-    out = [*out, ""] if out else []
+    out = ["", *out, ""] if out else []
     for s in sliced:
         out += [f"## Slice {s.name} ({s.selector}): {len(s.questions)} questions", "",
                 comparison_markdown(s.comparison).replace("## Comparison\n", "", 1)]

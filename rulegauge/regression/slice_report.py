@@ -56,7 +56,7 @@ def overlap_rows(overlaps: Sequence[PairOverlap]) -> list[tuple[str, ...]]:
 def overlap_title(overlaps: Sequence[PairOverlap]) -> str:
     names = sorted({f"{o.rbo_name}, {o.jaccard_name}" for o in overlaps})
     return (f"overlap of the two runs' fused lists ({'; '.join(names)}: RBO_ext, Webber et al. "
-            "2010; chunk ids, no judgment read; docs/gate.md \"Overlap\")")
+            "2010; chunk ids, no judgment read; docs/gate.md \"Overlap without judgments\")")
 
 
 def _gate_overlaps(r: GateResult) -> list[PairOverlap]:
