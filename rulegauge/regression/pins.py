@@ -1,7 +1,9 @@
-"""Pins and their notes: a question pinned on ``hit@k`` with several requirements keeps its
-hit on any one relevant page, so an errata page can be lost while the pin holds (the
-errata trap, ``docs/gate.md``): :func:`pin_notes` names each such pin and suggests
-``recall@k``, which keeps every requirement.
+"""Pins and their notes: the pins a policy makes on ``hit@k`` that an errata page can slip through.
+
+A question pinned on ``hit@k`` with several requirements keeps its hit on any one relevant
+page, so an errata page can be lost while the pin holds (the errata trap, ``docs/gate.md``):
+:func:`pin_notes` names each such pin and suggests ``recall@k``, which keeps every
+requirement.
 """
 
 from __future__ import annotations
