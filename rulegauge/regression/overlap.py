@@ -114,18 +114,37 @@ def _need(side: Side, which: str, config: str, depth: int) -> None:
                              f"{config} to depth {depth}; {fix}")
 
 
-def top_lists(side: Side, config: str, depth: int, questions: Collection[str]
-              ) -> dict[str, list[str]]:
+class FusedLists:
+    """A side's ``fused`` table read once (the columns lists need), for many config pairs."""
+
+    def __init__(self, side: Side) -> None:
+        self.side = side
+        self._frame: pd.DataFrame | None = None
+
+        self._by_config: dict[str, pd.DataFrame] = {}
+
+    def rows(self, config: str) -> pd.DataFrame | None:
+        """The config's rows (question, chunk, rank) in question and rank order; None when
+        the side holds none."""
+        if self._frame is None:
+            fused = self.side.table("fused")
+            self._frame = fused[["question_id", "config_id", "chunk_id", "fused_rank"]].astype(
+                {"question_id": str, "config_id": str, "chunk_id": str}).sort_values(
+                ["config_id", "question_id", "fused_rank"], kind="stable")
+            self._by_config = {str(c): g for c, g in self._frame.groupby("config_id", sort=False)}
+        return self._by_config.get(config)
+
+
+def top_lists(side: Side, config: str, depth: int, questions: Collection[str],
+              fused_lists: FusedLists | None = None) -> dict[str, list[str]]:
     """Question -> the chunk ids of its top ``depth`` in fused order (every question of
     ``questions``; an empty list where nothing was retrieved)."""
-    fused = side.table("fused")
-    mine = fused["config_id"].astype(str) == config
-    if not mine.any():  # never an empty list per question: that would read as agreement
+    mine = (fused_lists or FusedLists(side)).rows(config)
+    if mine is None:  # never an empty list per question: that would read as agreement
         raise OverlapUnavailable(f"run {side.run_id} holds no fused row of config {config}")
-    rows = fused.loc[mine & (fused["fused_rank"] <= depth), ["question_id", "chunk_id", "fused_rank"]]
-    rows = rows.sort_values(["question_id", "fused_rank"], kind="stable")
+    rows = mine[mine["fused_rank"] <= depth]
     lists: dict[str, list[str]] = {str(q): [] for q in questions}
-    for qid, chunk in zip(rows["question_id"].astype(str), rows["chunk_id"].astype(str), strict=True):
+    for qid, chunk in zip(rows["question_id"], rows["chunk_id"], strict=True):
         if qid in lists:
             lists[qid].append(chunk)
     return lists
@@ -149,15 +168,18 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def pair_overlap(base: Side, candidate: Side, pair: ConfigPair, depth: int = 10, p: float = 0.9,
-                 questions: Sequence[str] | None = None, scope: str = "") -> PairOverlap:
+                 questions: Sequence[str] | None = None, scope: str = "",
+                 lists: tuple[FusedLists, FusedLists] | None = None) -> PairOverlap:
     """RBO and Jaccard of ``pair`` between the two sides over ``questions`` (default: every
-    question both have); raises :class:`OverlapUnavailable` when a side lacks the lists."""
+    question both have); raises :class:`OverlapUnavailable` when a side lacks the lists.
+    ``lists``: the two sides' fused tables already read (several pairs of one comparison)."""
     check_overlap_params(p, depth)
     _need(base, "base", pair.base, depth)
     _need(candidate, "candidate", pair.candidate, depth)
     qids = sorted(questions) if questions is not None else shared_questions(base, candidate)
-    lb = top_lists(base, pair.base, depth, qids)
-    lc = top_lists(candidate, pair.candidate, depth, qids)
+    fb, fc = lists or (FusedLists(base), FusedLists(candidate))
+    lb = top_lists(base, pair.base, depth, qids, fb)
+    lc = top_lists(candidate, pair.candidate, depth, qids, fc)
     per_q = tuple(QuestionOverlap(q, rbo_ext(lb[q], lc[q], p, depth), jaccard(lb[q], lc[q], depth),
                                   len(lb[q]), len(lc[q])) for q in qids)
     rbo, jac = [q.rbo for q in per_q], [q.jaccard for q in per_q]
@@ -169,9 +191,14 @@ def comparison_overlap(base: Side, candidate: Side, pairs: Sequence[ConfigPair],
                        p: float = 0.9) -> tuple[tuple[PairOverlap, ...], tuple[str, ...]]:
     """(the overlap of every pair whose lists both sides hold, a note per pair left out)."""
     out, notes = [], []
+    fb = FusedLists(base)
+    one = getattr(base, "path", None) is not None and getattr(base, "path", None) == getattr(
+        candidate, "path", None)  # one run on both sides (compare --reference): read it once
+    fc = fb if one else FusedLists(candidate)
+    qids = shared_questions(base, candidate)
     for pair in pairs:
         try:
-            out.append(pair_overlap(base, candidate, pair, depth, p))
+            out.append(pair_overlap(base, candidate, pair, depth, p, qids, lists=(fb, fc)))
         except OverlapUnavailable as exc:
             notes.append(f"{pair.label}: {exc}")
     return tuple(out), tuple(notes)
