@@ -48,6 +48,7 @@ class SliceOutcome:
     checks: tuple[Check, ...]
     comparison: Comparison | None = None
     overlap: PairOverlap | None = None
+    notes: tuple[str, ...] = ()  # e.g. significance checks a small slice cannot fail
 
     @property
     def passed(self) -> bool:
@@ -111,7 +112,26 @@ def gate_slice(spec: SliceSpec, policy: Policy, base: Side, candidate: Side, pai
         ov = pair_overlap(vb, vc, pair, spec.overlap.depth, spec.overlap.p, qids,
                           scope=f"slice {spec.name} ({spec.describe()})")
         checks += overlap_checks(spec.overlap, ov, prefix, spec.name)
-    return SliceOutcome(spec.name, spec.describe(), qids, tuple(checks), comparison, ov)
+    note = _cannot_fail(spec, policy, comparison)
+    return SliceOutcome(spec.name, spec.describe(), qids, tuple(checks), comparison, ov,
+                        (note,) if note else ())
+
+
+def _cannot_fail(spec: SliceSpec, policy: Policy, comparison: Comparison | None) -> str | None:
+    """A note when the slice's significance checks cannot fail: with n paired questions
+    the smallest two-sided sign-flip p is 2 / 2^n, times the family size at Holm's first
+    step (and Benjamini-Hochberg's), which may not reach below alpha on a small slice."""
+    alphas = [a for m in spec.metrics if (a := m.alpha if m.alpha is not None else policy.alpha)
+              is not None]
+    if comparison is None or not alphas or not comparison.metrics:
+        return None
+    n = max(m.n for m in comparison.metrics)
+    p_min = min(1.0, max(comparison.family.size, 1) * 2.0 / 2.0 ** n)
+    if p_min < min(alphas):
+        return None
+    return (f"slice {spec.name}: its significance checks cannot fail: with {n} question(s) the "
+            f"smallest adjusted sign-flip p is {p_min:.3g} (family of {comparison.family.size}), "
+            f"not below alpha {min(alphas):g}; gate it with max_drop or max_worse")
 
 
 def with_slices(result: GateResult, policy: Policy, base: Side, candidate: Side, *,
@@ -128,7 +148,8 @@ def with_slices(result: GateResult, policy: Policy, base: Side, candidate: Side,
     outcomes = tuple(gate_slice(s, policy, base, candidate, result.pair, force=force)
                      for s in policy.slices)
     checks += [c for o in outcomes for c in o.checks]
-    return replace(result, checks=tuple(checks), slices=outcomes, overlap=overlap)
+    return replace(result, checks=tuple(checks), slices=outcomes, overlap=overlap,
+                   notes=result.notes + tuple(n for o in outcomes for n in o.notes))
 
 
 def compare_slices(specs: Sequence[SliceSpec], base: Side, candidate: Side, comparison: Comparison,

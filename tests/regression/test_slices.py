@@ -205,3 +205,7 @@ def test_the_example_slice_policy_on_the_committed_sample_baseline(candidate: st
     assert r.exit_code == code, r.output
     assert said in r.output
     assert "MRR@10 did not get worse" in r.output  # the whole set improves in both
+    # 5 scoring questions: 2/2^5 = 0.0625, so their significance check cannot fail, and says so
+    assert ("slice scoring: its significance checks cannot fail: with 5 question(s) the smallest "
+            "adjusted sign-flip p is 0.0625") in r.output
+    assert "slice errata: its significance" not in r.output  # 6 questions: 2/2^6 < 0.05
