@@ -24,7 +24,7 @@ from tests.helpers.comparison import base_lists, move
 from tests.helpers.slices import tagged_run
 
 C3 = ConfigPair("c3", "c3")
-LOG_POLICY = {"gate": {"config": "c3"}, "slices": {"log": {
+LOG_POLICY = {"gate": {"config": "c3", "n_resamples": 500}, "slices": {"log": {
     "labelled": False, "overlap": {"min_rbo": 0.8, "min_jaccard": 0.8}}}}
 
 
