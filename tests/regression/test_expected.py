@@ -123,3 +123,22 @@ def test_expected_yaml_without_a_policy_covers_every_config(saved) -> None:
     doc = yaml.safe_load(expected_yaml(run, ["c3"], [parse_slice("questions=q01,q03")]))
     sl = doc["configs"]["c3"]["slices"]["questions=q01,q03"]
     assert sl["selects"] == {"questions": ["q01", "q03"]} and sl["hit@5"] == 1.0
+
+
+def test_the_committed_sample_file_is_reproduced_under_any_hash_seed() -> None:
+    """Two interpreters with different PYTHONHASHSEED write the committed expected.yaml."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.helpers.common import REPO
+
+    code = ("import sys; from rulegauge.regression.expected import expected_scope, expected_yaml; "
+            "from rulegauge.store.rundir import Run; r = Run(sys.argv[1]); "
+            "k, s = expected_scope(r, [], sys.argv[2]); sys.stdout.write(expected_yaml(r, k, s))")
+    sample = REPO / "runs" / "baselines" / "sample"
+    outs = {subprocess.run([sys.executable, "-c", code, str(sample),
+                            str(REPO / "docs" / "ci" / "gate-policy-slices.toml")],
+                           capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert outs == {(sample / EXPECTED).read_text(encoding="utf-8")}
