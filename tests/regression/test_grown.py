@@ -21,7 +21,8 @@ from rulegauge.store.rundir import Run
 from tests.helpers.comparison import base_lists, move, write_run
 from tests.helpers.slices import tagged_run
 
-POLICY = {"gate": {"config": "c3", "n_resamples": 500}, "metrics": {"hit@5": {"max_drop": 0.0}, "MRR@10": {"max_drop": 0.0}}}
+POLICY = {"gate": {"config": "c3", "n_resamples": 500},
+          "metrics": {"hit@5": {"max_drop": 0.0}, "MRR@10": {"max_drop": 0.0}}}
 ADDED = ("q23", "q24", "q25")
 
 
