@@ -4,7 +4,9 @@ Sections: the headline (best config and the service config on the chosen metric,
 paired difference with its interval, :mod:`rulegauge.analysis.headline`); configs by
 metric with bootstrap intervals; the config comparison against the service config
 (forest plot and table); score bands per number of arms against the arms/(k+1)
-anchors; a per-language heat map; the answers side by side when the run has answers;
+anchors; a per-language heat map; the metric per tag and game (slices) and the overlap
+with the previous run of the gold set (:mod:`rulegauge.analysis.report_slices`); the
+answers side by side when the run has answers;
 the search time per arm and charted config (p50, p95); the per-config summary;
 per-question details folded away. Figures come from
 :mod:`rulegauge.analysis.figures`.
@@ -66,6 +68,7 @@ from rulegauge.analysis.report_html import (
     table_html,
 )
 from rulegauge.analysis.report_sections import bands_html, latency_html, sweeps_html
+from rulegauge.analysis.report_slices import overlap_html, slices_html
 from rulegauge.analysis.selection import (
     DEFAULT_TOP,
     check_config_ids,
@@ -315,6 +318,8 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
             parts += [f"<h2>Per question language: {esc(metric)}</h2>",
                       "<p class='note'>Answerable questions; n per language in the header.</p>",
                       img(language_figure(lang, metric), f"{metric} per language")]
+    shown_pair = [c for c in (service, top_line.best) if c]  # per slice; overlap with the last run
+    parts += slices_html(run, metric, shown_pair) + overlap_html(run, shown_pair)
     if run.has_table("answers"):
         parts += _answers_html(run)
     parts += latency_html(run.table("search_latency") if run.has_table("search_latency") else None,

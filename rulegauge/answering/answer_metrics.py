@@ -27,7 +27,7 @@ metric                        definition (default where undefined)              
                               abstention rate)
 ``abstention_correct``        1 if abstained exactly when the question is            all
                               unanswerable (an error counts 0; its mean: the
-                              abstention accuracy)
+                              abstention accuracy; NaN for an unlabelled question)
 ``fence_pass``                1 if the answer fence passes (0.0 on error: empty)     responded
 ``letter_density``            the fence's letters / non-space chars (0.0 if empty)   responded
 ``latency_ms``                wall time of the call (measured: the ``answers``       all
@@ -105,8 +105,10 @@ _metric("citation_recall", lambda c: c.stats.recall)
 _metric("dangling_markers", lambda c: float(c.stats.dangling))
 _metric("no_citation", lambda c: _flag(c.outcome == "answered" and c.stats.resolved == 0))
 _metric("abstained", lambda c: _flag(c.outcome == "abstained"))
+# a question nobody labelled has no right answer to abstain on: not applicable (NaN)
 _metric("abstention_correct",
-        lambda c: _flag(c.outcome != "error" and (c.outcome == "abstained") == (not c.question.answerable)))
+        lambda c: _flag(c.outcome != "error" and (c.outcome == "abstained") == (not c.question.answerable))
+        if c.question.labelled else math.nan)
 _metric("fence_pass", lambda c: _flag(c.fence.passed))
 _metric("letter_density", lambda c: c.fence.letter_density)
 _metric("latency_ms", lambda c: float(c.latency_ms))

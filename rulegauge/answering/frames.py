@@ -70,7 +70,8 @@ def load_inputs(run: Run) -> RunInputs:
         raise RulegaugeError(f"run {run.run_id} cannot be answered: no {', '.join(missing)} table(s)")
     facts = run.table("question_facts") if run.has_table("question_facts") else None
     judged = run.table("question_judgments") if run.has_table("question_judgments") else None
-    return RunInputs(questions_from_frame(run.table("questions"), facts, judged),
+    unlabelled = (run.manifest.get("goldset") or {}).get("unlabelled") or ()
+    return RunInputs(questions_from_frame(run.table("questions"), facts, judged, set(unlabelled)),
                      documents_from_frame(run.table("documents")),
                      chunks_from_frame(run.table("chunks")), run.table("configs"),
                      run.table("fused"))

@@ -66,6 +66,13 @@ def compare_cmd(
         "--adjustment", help="Multiplicity adjustment over the family: holm or bh.")] = "holm",
     alpha: Annotated[float, typer.Option(
         "--alpha", help="Level of the significant flag (adjusted p < alpha).")] = 0.05,
+    slice_: Annotated[list[str] | None, typer.Option(
+        "--slice", help="Also compare a slice of the questions on its own, one family each "
+                        "(repeatable): tag=errata, game=G, language=ru, answerable=false, "
+                        "labelled=false, questions=ID,ID.")] = None,
+    overlap_depth: Annotated[int, typer.Option(
+        "--overlap-depth", help="Depth k of the RBO and Jaccard of the two runs' lists.")] = 10,
+    rbo_p: Annotated[float, typer.Option("--rbo-p", help="RBO persistence p, in (0, 1).")] = 0.9,
 ) -> None:
     """Compare CANDIDATE with BASE per metric and per question (exit 2 on bad input).
 
@@ -77,12 +84,21 @@ def compare_cmd(
     Example: rulegauge compare sample latest --config rrf_k60_bm25+dense+boost --format markdown
 
     Example: rulegauge compare latest latest --reference rrf_k60_bm25+dense+boost -m recall@5
+
+    Every compared config pair also gets the RBO_ext@k and Jaccard@k of the two runs' fused
+    lists (no judgment read); --slice and a policy's slices add one table (and family) per slice.
+
+    Example: rulegauge compare sample latest -c rrf_k60_bm25+dense+boost --slice tag=errata
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.cli.compare_extras import json_with_extras, markdown_extras, print_extras
     from rulegauge.regression.compare import compare_runs
-    from rulegauge.regression.gate import gate_pair
+    from rulegauge.regression.gate_pair import gate_pair
     from rulegauge.regression.gate_report import COMPARISON_FORMATS, comparison_renderables
+    from rulegauge.regression.overlap import comparison_overlap
     from rulegauge.regression.policy import load_policy
+    from rulegauge.regression.slice_select import parse_slice
+    from rulegauge.regression.slices import compare_slices
     from rulegauge.store.baseline import load_side
 
     policy = _policy(policy, policy_short)
@@ -91,6 +107,7 @@ def compare_cmd(
         render = COMPARISON_FORMATS.get(fmt) if fmt != "tsv" else None
         b, c = load_side(base, runs_dir), load_side(candidate, runs_dir)
         metrics, confidence, scope = metric or None, 0.95, ""
+        slices = [parse_slice(t) for t in slice_ or []]
         selectors: list[str | tuple[str, str]] | None
         if reference is not None:
             if policy is not None or config or candidate_config:
@@ -108,16 +125,24 @@ def compare_cmd(
             metrics = list(pol.metric_names())
             seed, n_resamples, confidence = pol.seed, pol.n_resamples, pol.confidence
             adjustment, alpha = pol.adjustment, pol.family_alpha
+            slices += pol.slices
         comparison = compare_runs(b, c, configs=selectors, metrics=metrics, force=force,
                                   seed=seed, n_resamples=n_resamples, confidence=confidence,
                                   adjustment=adjustment, alpha=alpha, scope=scope)
         if reference is not None and c.has_table("configs"):
             comparison = _with_stability(comparison, c, seed, n_resamples)
+        overlaps, notes = comparison_overlap(b, c, comparison.pairs, overlap_depth, rbo_p)
+        sliced = compare_slices(slices, b, c, comparison, metrics, force=force,
+                                adjustment=adjustment, alpha=alpha)
     if render is None or fmt == "table":  # tsv, or the rich tables at full width off a terminal
         with format_console(fmt, markup=True) as console:
             console.print(*comparison_renderables(comparison), sep="\n")
+            print_extras(console, overlaps, notes, sliced)
+    elif fmt == "json":  # one document: the comparison, its overlap and its slices
+        typer.echo(json_with_extras(comparison, overlaps, notes, sliced))
     else:
         typer.echo(render(comparison), nl=False)
+        typer.echo("\n".join(markdown_extras(overlaps, notes, sliced)), nl=False)
 
 
 def _against(reference: str, base: Any, candidate: Any) -> tuple[list[str | tuple[str, str]], str]:
@@ -263,12 +288,17 @@ def baseline_save_cmd(
         "--config", "-c", help="Keep only these configs (repeatable; default all).")] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing baseline.")] = False,
     runs_dir: RunsDir = Path("runs"),
+    policy: Annotated[Path | None, typer.Option(
+        "--policy", help="Gate policy TOML: expected.yaml holds its gated config and slices "
+                         "(default: every config kept, no slice).")] = None,
 ) -> None:
-    """Save a compact baseline of RUN: per-question metrics, manifest, relevant pages' ranks.
+    """Save a compact baseline of RUN: per-question metrics, manifest, relevant pages' ranks,
+    the top 10 of every fused list, and expected.yaml (each metric's aggregate, for review).
 
-    Example: rulegauge baseline save latest sample --dir runs/baselines
+    Example: rulegauge baseline save latest sample --dir runs/baselines --policy docs/ci/gate-policy.toml
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
+    from rulegauge.regression.expected import EXPECTED, expected_scope, expected_yaml
     from rulegauge.store.baseline import save_baseline
     from rulegauge.store.rundir import open_run
 
@@ -278,8 +308,10 @@ def baseline_save_cmd(
             where = Path(name).parent if Path(name).name and str(Path(name).parent) != "." else out_dir
             raise RulegaugeError(f"baseline name {name!r}: use a plain folder name and --dir for the folder "
                                  f"that holds baselines: rulegauge baseline save {run} {plain} --dir {where}")
-        path = save_baseline(open_run(run, runs_dir), out_dir / name, configs=config or None,
-                             overwrite=overwrite)
+        opened = open_run(run, runs_dir)
+        kept, slices = expected_scope(opened, config or [], policy)
+        path = save_baseline(opened, out_dir / name, configs=config or None, overwrite=overwrite,
+                             files={EXPECTED: expected_yaml(opened, kept, slices)})
     size = sum(p.stat().st_size for p in path.iterdir())
     make_console().print(Text.assemble(("saved", "green"), f" baseline {name} -> {path} "
                                                  f"({size / 1024:.1f} KiB)"))

@@ -193,8 +193,9 @@ def validate_cmd(
             advance(1)
     make_console().print(Text.assemble(
         ("OK", "green"), f" {goldset}: {len(gs.questions)} questions, {len(gs.documents)} "
-        f"documents, {sum(not q.answerable for q in gs.questions)} unanswerable, "
-        f"{len(corpus.chunks)} chunks"))
+        f"documents, {sum(not q.answerable and q.labelled for q in gs.questions)} unanswerable, "
+        + (f"{n_unl} unlabelled, " if (n_unl := sum(not q.labelled for q in gs.questions)) else "")
+        + f"{len(corpus.chunks)} chunks"))
 
 
 def _corpus(gs: GoldSet, advance: Callable[[int], object] | None = None) -> Corpus:

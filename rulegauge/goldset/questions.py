@@ -127,9 +127,17 @@ def read_questions(raw: Any, node: yaml.Node, src: Source, docs: dict[str, Doc],
         elif not isinstance(text, str) or not text.strip():
             src.add(qnode, "empty question", qid)
         reqs: tuple[Requirement, ...] = ()
-        if "pages" not in entry:
-            src.add(qnode, "missing required field 'pages' (use [] for unanswerable)", qid)
-        else:
+        unlabelled = entry.get("unlabelled", False)
+        if not isinstance(unlabelled, bool):
+            src.add(qnode, f"'unlabelled' must be true or false, got {unlabelled!r}", qid)
+        elif unlabelled and "pages" in entry:
+            src.add(qnode, "an unlabelled question lists no pages: drop 'pages' or 'unlabelled'", qid)
+        elif unlabelled and "judged" in entry:
+            src.add(qnode, "an unlabelled question has no judgments: drop 'judged' or 'unlabelled'", qid)
+        elif "pages" not in entry and not unlabelled:
+            src.add(qnode, "missing required field 'pages' (use [] for unanswerable, or "
+                    "unlabelled: true for a question nobody labelled)", qid)
+        elif not unlabelled:
             reqs = read_requirements(entry["pages"], qnode, src, qid, docs, pages)
         tags = entry.get("tags", [])
         if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
@@ -151,7 +159,7 @@ def read_questions(raw: Any, node: yaml.Node, src: Source, docs: dict[str, Doc],
                               partial(src.add, qid=qid), partial(pages.resolve, qid=qid))
         if len(src.problems) == before and isinstance(qid, str) and isinstance(text, str):
             out.append(Question(qid, text.strip(), str(language), reqs, tuple(tags), game, edition,
-                                facts, judged))
+                                facts, judged, labelled=unlabelled is not True))
     return tuple(out)
 
 

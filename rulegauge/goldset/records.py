@@ -17,7 +17,8 @@ of refs of which any one satisfies it. A ref may carry a relevance grade,
 ``{ref: doc#page, grade: 2}`` (an integer >= 1; refs without one have grade 1), used
 by graded nDCG; every other metric treats a graded page as relevant. A question is fully covered when every
 requirement is met; every listed page is relevant. ``pages: []`` means nothing
-in the corpus answers the question (unanswerable).
+in the corpus answers the question (unanswerable); ``unlabelled: true`` instead of ``pages``
+marks a question nobody labelled (a query-log question: overlap only, no judged metric).
 
 Loading (:func:`load_goldset`, :func:`validate_goldset`) checks everything and
 reports every problem at once, placed as ``file:line`` (YAML node marks) and, for
@@ -134,6 +135,10 @@ class Question:
     is a tuple of accepted phrasings, any language."""
     judged: tuple[PageJudgment, ...] = ()
     """Explicit judgments (``judged:``), in file order; several judges may judge one page."""
+    labelled: bool = True
+    """False for a question nobody labelled (``unlabelled: true``: a query-log question): no
+    requirement, so it is out of every judged metric's mean like an unanswerable one, but it
+    is not unanswerable either; it counts only where no judgment is read (overlap, RBO)."""
 
     @property
     def answerable(self) -> bool:
@@ -217,7 +222,7 @@ class GoldSet:
 FORMAT_VERSION = 1
 PAGE_BASES = ("physical", "label")
 QUESTION_FIELDS = ("id", "language", "question", "pages", "tags", "game", "edition", "answer",
-                   "judged")
+                   "judged", "unlabelled")
 JUDGED_FIELDS = ("ref", "grade", "kind", "judge", "time", "note")
 """Keys of one ``judged:`` entry (ref, grade, kind and judge required)."""
 ANSWER_FIELDS = ("facts",)

@@ -32,7 +32,8 @@ table; a side without one shows no ranks). Runs over different gold sets or
 corpora are refused, naming what differs, unless ``force=True``, or unless the
 candidate's gold set was migrated from the base's to a new edition of its documents
 (:func:`rulegauge.regression.pairing.migrated_pair`; ``Comparison.migrated`` says so and
-every report prints it): the questions the migration held out are left out.
+every report prints it): the questions the migration held out are left out; a gold set
+that gained or lost questions is compared on the shared ones (``Comparison.grown``).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ from rulegauge.metrics.multiplicity import (
 from rulegauge.metrics.stats import agree, bootstrap_ci, permutation_test, wins_ties_losses
 from rulegauge.regression.changes import CHANGE_RULES
 from rulegauge.regression.evidence import PageMove, SideEvidence, evidence_notes, page_moves, relevant_pages
+from rulegauge.regression.grown import GrownGoldSet, grown_goldset
 from rulegauge.regression.pairing import (
     ConfigPair,
     ConfigSelector,
@@ -171,6 +173,7 @@ class Comparison:
     stability: tuple[Stability, ...] = ()  # per metric: the best candidate config's stability
     unpaired: tuple[str, ...] = ()  # metrics not on both sides, not compared: "recall@5 (base only)"
     migrated: MigratedPair | None = None  # old edition vs new, through the candidate's migrated gold set
+    grown: GrownGoldSet | None = None  # gold set gained/lost questions: compared on the shared ones
 
     def unpaired_note(self) -> str:
         """What the comparison could not compare: metrics not on both sides (runs scored
@@ -315,7 +318,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
                  scope: str = "") -> Comparison:
     """Compare ``candidate`` against ``base`` (see the module docstring).
 
-    ``metrics=None`` compares every metric both sides have (metrics of unknown
+    ``metrics=None`` compares every metric both sides have (``[]``: none) (metrics of unknown
     direction are skipped and listed in ``skipped_metrics``) but the search-latency ones
     (:mod:`rulegauge.metrics.latency`), compared only when named; named metrics are
     compared where both sides have them, at least one of them per config pair. A
@@ -331,7 +334,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     rel = relevant_pages(base, candidate)
     ev_b = SideEvidence(base, {p.base for p in pairs})
     ev_c = SideEvidence(candidate, {p.candidate for p in pairs})
-    wanted = list(dict.fromkeys(metrics)) if metrics else None
+    wanted = list(dict.fromkeys(metrics)) if metrics is not None else None  # []: none
     tested: list[MetricComparison] = []
     changes: list[QuestionChange] = []
     skipped: set[str] = set()
@@ -361,7 +364,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
         unpaired.update(f"{m} ({only[m]} only)" if m in only else f"{m} (neither side)"
                         for m in asked if m not in both)
         if wanted is not None:
-            if not any(m in both for m in wanted):
+            if wanted and not any(m in both for m in wanted):
                 raise RulegaugeError(f"config {pair.label}: metric(s) {', '.join(wanted)} not on "
                                    f"both sides; both have: {', '.join(sorted(both)) or '(none)'}")
             keys = [k for m in wanted for k in keys if k[1] == m]
@@ -392,4 +395,5 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
                       tuple(changes), diffs, bool(diffs), seed, n_resamples, confidence,
                       tuple(sorted(skipped)), family,
                       tuple(n for ev in (ev_b, ev_c) for n in evidence_notes(ev)) if changes else (),
-                      unpaired=tuple(sorted(unpaired)), migrated=migrated)
+                      unpaired=tuple(sorted(unpaired)), migrated=migrated,
+                      grown=None if diffs or migrated else grown_goldset(base, candidate)[0])

@@ -16,6 +16,8 @@ Every key of a metric's policy is one check (:data:`CHECKS`, in this order):
   :mod:`rulegauge.metrics.multiplicity`) is below alpha -> FAIL; a worsening that is not
   significant -> WITHIN_TOLERANCE; no worsening -> OK. A worsening that cannot be tested
   (e.g. +inf values) -> FAIL.
+* ``max_worse``: a count: no question worse -> OK, at most that many -> WITHIN_TOLERANCE,
+  more -> FAIL, naming them ("at most 1 question may lose its first relevant page").
 * ``pinned``: one check per question: not worse than in the base -> OK, worse -> FAIL.
   A question pinned on ``hit@k`` that has several requirements gets a note
   (:func:`pin_notes`): its hit survives on any one relevant page, so an errata page
@@ -34,6 +36,11 @@ metric's alpha (divided by the family size) with the policy's ``power``, printed
 its ``max_drop``; with ``require_mde = true`` a metric whose MDE exceeds its
 ``max_drop`` is bad input (exit 2): the gold set cannot see the drop the policy guards.
 
+The policy's ``[overlap]`` and ``[slices.NAME]`` add their checks after these
+(:mod:`rulegauge.regression.slices`); a gold set that gained or lost questions is gated on
+the questions both runs share (:mod:`rulegauge.regression.grown`), and a baseline's
+``expected.yaml`` must agree with its tables (:mod:`rulegauge.regression.expected`).
+
 "Worse" follows the metric's direction. FAIL messages name the questions that got
 worse. Exit codes: 0 every check OK or within tolerance, 1 a check failed, 2 bad
 input (malformed policy, unknown config, metric or question: :class:`RulegaugeError`).
@@ -41,32 +48,38 @@ input (malformed policy, unknown config, metric or question: :class:`RulegaugeEr
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry
 from rulegauge.metrics.multiplicity import flagged
-from rulegauge.metrics.ranking import parse
 from rulegauge.regression.compare import Comparison, MetricComparison, compare_runs
 from rulegauge.regression.completeness import check_gateable
+from rulegauge.regression.expected import check_expected
+from rulegauge.regression.gate_pair import gate_pair, has_answer_metric
 from rulegauge.regression.gate_power import gate_power, require_mde
+from rulegauge.regression.grown import grown_goldset
 from rulegauge.regression.llm_admission import llm_kappa_check, llm_notes, llm_only_pairs
+from rulegauge.regression.overlap import PairOverlap
 from rulegauge.regression.pairing import (
     ConfigPair,
     against_reference,
     comparable,
-    grid_pair,
     resolve_config_pairs,
 )
+from rulegauge.regression.pins import pin_notes
 from rulegauge.regression.policy import MetricPolicy, Policy
 from rulegauge.regression.power import MetricPower
 from rulegauge.regression.unjudged import unjudged_notes
-from rulegauge.store.baseline import Side, side_configs
+from rulegauge.store.baseline import Side
+
+if TYPE_CHECKING:  # slices evaluates its checks through this module
+    from rulegauge.regression.slices import SliceOutcome
 
 EXIT_PASS, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 # Limits are met up to this rounding slack: 1.0 - 19/20 is 0.05000000000000004, and a
@@ -96,6 +109,7 @@ class Check:
     expected_value: float | None = None
     measured_value: float | None = None
     questions: tuple[str, ...] = ()
+    slice: str = ""  # the policy's slice the check belongs to ("": every question)
 
 
 @dataclass(frozen=True)
@@ -106,6 +120,8 @@ class GateResult:
     comparison: Comparison
     notes: tuple[str, ...] = ()
     power: tuple[MetricPower, ...] = ()  # per gated metric: its MDE beside max_drop
+    slices: tuple[SliceOutcome, ...] = ()  # per [slices.NAME]: its questions, comparison, checks
+    overlap: PairOverlap | None = None  # [overlap]: RBO and Jaccard of the gated config's lists
 
     @property
     def passed(self) -> bool:
@@ -232,6 +248,18 @@ def _pinned(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[C
     return out
 
 
+def _max_worse(p: MetricPolicy, m: MetricComparison, alpha: float | None) -> list[Check]:
+    if p.max_worse is None:
+        return []
+    n = len(m.worse)
+    status = Status.OK if n == 0 else Status.WITHIN_TOLERANCE if n <= p.max_worse else Status.FAIL
+    msg = (f"{m.label}: {n} of {m.n} question(s) got worse, allowed {p.max_worse}"
+           + (f": {_named(m.worse)}" if n else ""))
+    return [Check(f"{m.label} max_worse", m.metric, "max_worse", status,
+                  f"questions worse <= {p.max_worse}", str(n), msg, float(p.max_worse), float(n),
+                  m.worse if n else ())]
+
+
 CheckFn = Callable[[MetricPolicy, MetricComparison, float | None], list[Check]]
 CHECKS: Registry[CheckFn] = Registry("gate check")
 CHECKS.add("floor", _floor)
@@ -240,6 +268,7 @@ CHECKS.add("max_drop_relative", _max_drop_relative)
 CHECKS.add("max_increase", _max_increase)
 CHECKS.add("alpha", _significance)
 CHECKS.add("pinned", _pinned)
+CHECKS.add("max_worse", _max_worse)
 
 
 def _pick(comparison: Comparison, pair: ConfigPair, metric: str,
@@ -276,51 +305,6 @@ def evaluate(policy: Policy, comparison: Comparison, pair: ConfigPair | None = N
     return GateResult(policy.path, pair, tuple(checks), comparison)
 
 
-def pin_notes(policy: Policy, base: Side) -> tuple[str, ...]:
-    """A note for every question pinned on ``hit@k`` with more than one requirement
-    (from the base's ``questions`` table; none without it)."""
-    if not base.has_table("questions"):
-        return ()
-    q = base.table("questions")
-    n_req = {str(i): len(json.loads(r)) for i, r in zip(q["question_id"], q["requirements"],
-                                                        strict=True)}
-    out = []
-    for mp in policy.metrics:
-        try:
-            spec = parse(mp.metric)
-        except RulegaugeError:  # an answer metric: no requirements involved
-            continue
-        if spec.family.name != "hit":
-            continue
-        for qid in mp.pinned:
-            if n_req.get(qid, 0) > 1:
-                out.append(f"pinned {qid} on {mp.metric} has {n_req[qid]} requirements: its hit "
-                           f"holds with any one relevant page, so losing the others (an errata "
-                           f"page) passes; pin it on recall@{spec.cutoff} to keep them all")
-    return tuple(out)
-
-
-def gate_pair(policy: Policy, base: Side, candidate: Side, config: str | None = None,
-              candidate_config: str | None = None) -> tuple[str, str]:
-    """The (base, candidate) config selectors to gate: arguments, else the policy's
-    ``[gate] config``, else (for a policy with answer metrics) the one config each side
-    answered, else the sole grid config of each side."""
-    b = config or policy.config
-    c = candidate_config or (policy.candidate_config if not config else None) or b
-    if b is not None and c is not None:
-        return b, c
-    answered = [list((side.manifest.get("answering") or {}).get("configs") or [])
-                for side in (base, candidate)]
-    if _has_answer_metric(policy) and all(len(a) == 1 for a in answered):
-        return answered[0][0], answered[1][0]  # the one config each side answered
-    gp = grid_pair(side_configs(base), side_configs(candidate))
-    if gp is None:
-        raise RulegaugeError("name the config to gate ([gate] config in the policy, or --config): "
-                           "base has " + ", ".join(side_configs(base)["config_id"])
-                           + "; candidate has " + ", ".join(side_configs(candidate)["config_id"]))
-    return gp.base, gp.candidate
-
-
 def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False,
              config: str | None = None, candidate_config: str | None = None) -> GateResult:
     """Compare ``candidate`` with ``base`` on the policy's metrics and evaluate the
@@ -328,12 +312,14 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
     selector = gate_pair(policy, base, candidate, config, candidate_config)
     ids = resolve_config_pairs(base, candidate, [selector])[0]
     _, migrated = comparable(base, candidate, force=force)  # refused before anything else
-    held = migrated.held_out if migrated is not None else ()
+    check_expected(base)  # a baseline's Parquet tables agree with its expected.yaml
+    grown = grown_goldset(base, candidate)[0]  # questions removed from the gold set: not gated
+    held = migrated.held_out if migrated is not None else grown.removed if grown else ()
     check_gateable(base, candidate, ids.base, ids.candidate, held)  # both complete, same questions
     pair = policy.answerer_pair
-    if pair is None and policy.answerer and _has_answer_metric(policy):
+    if pair is None and policy.answerer and has_answer_metric(policy):
         pair = (policy.answerer, policy.answerer)
-    excluded, sides = 0, (base, candidate)
+    excluded, sides, slicing = 0, (base, candidate), policy
     if pair is not None:  # answerer against answerer: views under one label, errors left out
         from rulegauge.regression.answerer_view import GATED, answerer_views
 
@@ -364,7 +350,9 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
     powers = gate_power(policy, result.comparison, result.pair, sides)
     require_mde(policy, powers)
     failed = [(c.metric, c.questions) for c in result.failures() if c.questions]
-    return GateResult(result.policy, result.pair, result.checks + llm_checks(policy, sides[1]),
+    from rulegauge.regression.slices import with_slices  # deferred: slices evaluates through here
+
+    return with_slices(GateResult(result.policy, result.pair, result.checks + llm_checks(policy, sides[1]),
                       result.comparison, pin_notes(policy, base)
                       + unjudged_notes(*sides, result.pair, failed)
                       + llm_notes(sides[1].manifest, policy.min_llm_kappa)
@@ -372,7 +360,9 @@ def run_gate(policy: Policy, base: Side, candidate: Side, *, force: bool = False
                          if comparison.unpaired else ())
                       + ((f"old edition against new {comparison.migrated.describe()}: "
                           + (", ".join(comparison.migrated.held_out) or "none") + " left out",)
-                         if comparison.migrated else ()), powers)
+                         if comparison.migrated else ())
+                      + ((comparison.grown.describe(),) if comparison.grown else ()), powers),
+                       slicing, *sides, force=force)
 
 
 def llm_checks(policy: Policy, candidate: Side) -> tuple[Check, ...]:
@@ -390,10 +380,3 @@ def llm_checks(policy: Policy, candidate: Side) -> tuple[Check, ...]:
     return (Check("llm_kappa", "llm_kappa", "min_llm_kappa", Status.OK if ok else Status.FAIL,
                   f">= {policy.min_llm_kappa}", "n/a" if kappa is None else _f(kappa), message,
                   policy.min_llm_kappa, kappa),)
-
-
-def _has_answer_metric(policy: Policy) -> bool:
-    from rulegauge.metrics.info import metric_info
-
-    return any((i := metric_info(m)) is not None and i.kind == "answer"
-               for m in policy.metric_names())

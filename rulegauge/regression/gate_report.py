@@ -27,6 +27,7 @@ from rich.text import Text
 from rulegauge.core.registry import Registry
 from rulegauge.regression.compare import Comparison, MetricComparison, QuestionChange
 from rulegauge.regression.gate import GateResult, Status
+from rulegauge.regression.slice_report import gate_slices_markdown, gate_slices_renderables
 
 _MARK = {Status.OK: "✅ ok", Status.WITHIN_TOLERANCE: "⚠️ within tolerance", Status.FAIL: "❌ FAIL"}
 _STYLE = {Status.OK: "green", Status.WITHIN_TOLERANCE: "yellow", Status.FAIL: "bold red"}
@@ -131,6 +132,8 @@ def _md_header(c: Comparison) -> list[str]:
         out.append("**forced comparison**: " + _md("; ".join(c.differences)))
     if c.migrated:
         out.append("**old edition against new**, " + _md(c.migrated.describe()))
+    if c.grown:
+        out.append("**" + _md(c.grown.describe()) + "**")
     return out
 
 
@@ -154,6 +157,7 @@ def gate_markdown(r: GateResult) -> str:
     out += [f"| {_MARK[k.status]} | {_md(k.name)} | {_md(k.expected)} | {_md(k.measured)} | "
             f"{_md(k.message)} |" for k in r.checks]
     out += ["", _md(family_line(c))]
+    out += ["", *gate_slices_markdown(r)] if r.slices or r.overlap else []
     if r.power:
         out += ["", *_md_power(r)]
     if r.notes:
@@ -166,7 +170,19 @@ def gate_markdown(r: GateResult) -> str:
         out += ["", "<details><summary>Improvements</summary>", "", *improvements, "",
                 "</details>"]
     out += ["", "<details><summary>Metrics</summary>", "", *_md_metrics(c), "", "</details>", ""]
+    out += _md_slice_metrics(r)
     return "\n".join(out)
+
+
+def _md_slice_metrics(r: GateResult) -> list[str]:
+    """Each slice's metric table and family line, folded away (regression/slices)."""
+    out = []
+    for s in r.slices:
+        if s.comparison is not None:
+            out += [f"<details><summary>Metrics of slice {_md(s.name)} ({_md(s.selector)}, "
+                    f"{len(s.questions)} questions)</summary>", "", *_md_metrics(s.comparison), "",
+                    "</details>", ""]
+    return out
 
 
 def _rich_changes(c: Comparison, direction: str) -> Table | None:
@@ -211,6 +227,8 @@ def comparison_renderables(c: Comparison) -> list[RenderableType]:
         out.insert(0, "[yellow]forced comparison:[/yellow] " + "; ".join(c.differences))
     if c.migrated:
         out.insert(0, Text("old edition against new, " + c.migrated.describe()))
+    if c.grown:
+        out.insert(0, Text(c.grown.describe(), style="yellow"))
     out += [t for d in ("regression", "improvement") if (t := _rich_changes(c, d)) is not None]
     return out
 
@@ -227,6 +245,7 @@ def gate_renderables(r: GateResult) -> list[RenderableType]:
     out: list[RenderableType] = [t]
 
     out.append(Text(family_line(r.comparison)))
+    out += gate_slices_renderables(r)
     if r.power:
         out.append(_rich_power(r))
     out += [Text(f"note: {n}", style="yellow") for n in r.notes]
@@ -316,7 +335,8 @@ def gate_json(r: GateResult) -> str:
     d = {"passed": r.passed, "exit_code": r.exit_code, "policy": r.policy,
          "config": to_jsonable(r.pair), "checks": to_jsonable(r.checks), "notes": list(r.notes),
          "power": to_jsonable(r.power),
-         "comparison": to_jsonable(r.comparison)}
+         "comparison": to_jsonable(r.comparison),
+         "slices": to_jsonable(r.slices), "overlap": to_jsonable(r.overlap)}
     return json.dumps(d, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 

@@ -7,6 +7,8 @@ a base on the old edition of a document and a candidate on the new one whose gol
 candidate's ``manifest.goldset.migration`` names the base's gold set hash and each
 migrated document's old and new hashes, every other document and the chunking are the
 same);
+:func:`comparable` also pairs a gold set that gained or lost questions over the same corpus
+(:mod:`rulegauge.regression.grown`: compared on the questions both share);
 :func:`resolve_config_pairs` pairs configs by id, by the selectors given (an id or a name
 on each side), or the sole grid config of each side when their ids differ.
 """
@@ -21,6 +23,7 @@ import pandas as pd
 
 from rulegauge.core.config_order import sort_configs
 from rulegauge.core.errors import RulegaugeError
+from rulegauge.regression.grown import grown_goldset
 from rulegauge.store.baseline import Side, resolve_config, side_configs, side_label
 
 # The manifest fields that must agree for two runs to be comparable.
@@ -209,12 +212,17 @@ def comparable(base: Side, candidate: Side, *, force: bool = False
                ) -> tuple[tuple[str, ...], MigratedPair | None]:
     """(what differs, forced; the migrated pair) of two sides; raises :class:`RulegaugeError`
     naming the differences when the gold sets or corpora differ, no migrated gold set pairs
-    them (:func:`rulegauge.regression.pairing.migrated_pair`) and ``force`` is false."""
+    them (:func:`rulegauge.regression.pairing.migrated_pair`), the gold set did not just gain
+    or lose questions over the same corpus (:func:`rulegauge.regression.grown.grown_goldset`)
+    and ``force`` is false."""
     diffs = provenance_differences(base, candidate)
     migrated = None
     if diffs:  # different gold sets and corpora: comparable only through a migrated gold set
         migrated, why = migrated_pair(base, candidate)
-        diffs = () if migrated is not None else diffs + why
+        grown = None
+        if migrated is None and not why:  # or a gold set that grew over the same corpus
+            grown, why = grown_goldset(base, candidate)
+        diffs = () if migrated is not None or grown is not None else diffs + why
     if diffs and not force:
         raise RulegaugeError("runs are not comparable (use force to compare anyway): "
                              + "; ".join(diffs) + edition_hint(base, candidate))

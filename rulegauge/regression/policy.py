@@ -36,6 +36,23 @@ Format (every key is documented in ``docs/gate.md``)::
     max_increase = 50             # largest allowed increase, percent of the base (lower-is-better
                                   #   metrics only: search and answer latency, first_rel_rank...)
 
+    [metrics.first_rel_rank]
+    max_worse = 1                 # at most 1 question may get worse (here: lose rank on its
+                                  #   first relevant page)
+
+    [overlap]                     # the gated config's two runs agree (no judgments needed)
+    depth = 10                    # top k of each fused list (default 10)
+    p = 0.9                       # RBO persistence (default 0.9)
+    min_rbo = 0.8                 # median RBO_ext@k over the questions >= 0.8
+    min_jaccard = 0.5             # median Jaccard@k >= 0.5
+
+    [slices.errata]               # a slice of the gold set with checks of its own
+    tag = "errata"                # selectors (all given must hold): tag, game, language,
+                                  #   answerable, labelled (true/false), questions (ids)
+    [slices.errata.metrics."recall@5"]
+    max_drop = 0.0                # any metric key above; its own family (regression/slices)
+    [slices.log.overlap]          # a slice may gate overlap too: [slices.log] labelled = false
+
 "Worse" follows the metric's direction (``first_rel_rank``: higher is worse),
 and ``floor`` is the worst acceptable aggregate in that direction. The fence pass
 rate and citation precision are gated as ``[metrics.fence_pass]`` and
@@ -54,12 +71,15 @@ from typing import Any
 from rulegauge.core.errors import ConfigError, Problem, ValidationError
 from rulegauge.metrics.info import known_metric_names, metric_info
 from rulegauge.metrics.multiplicity import ADJUSTMENTS
+from rulegauge.regression.policy_slices import OverlapRule, SliceSpec, read_overlap, read_slices
 
 GATE_KEYS = ("config", "candidate_config", "answerer", "base_answerer", "candidate_answerer",
              "alpha", "seed", "n_resamples", "confidence", "min_llm_kappa", "llm_agreement",
              "adjustment", "family", "power", "sd_source", "require_mde", "power_method")
-METRIC_KEYS = ("floor", "max_drop", "max_drop_relative", "max_increase", "alpha", "pinned", "sd")
-CHECK_KEYS = ("floor", "max_drop", "max_drop_relative", "max_increase", "alpha", "pinned")  # sd is no check
+METRIC_KEYS = ("floor", "max_drop", "max_drop_relative", "max_increase", "alpha", "pinned", "sd",
+               "max_worse")
+CHECK_KEYS = ("floor", "max_drop", "max_drop_relative", "max_increase", "alpha", "pinned",
+              "max_worse")  # sd is no check
 FAMILIES = ("gated", "grid")
 SD_SOURCES = ("grid", "comparison")
 POWER_METHODS = ("resampled", "t-test")
@@ -83,6 +103,8 @@ class MetricPolicy:
     """A stated SD of the paired differences for the MDE (None: estimated)."""
     max_increase: float | None = None
     """Largest allowed increase of a lower-is-better metric's aggregate, in percent of the base."""
+    max_worse: int | None = None
+    """Most questions allowed to get worse on the metric (a count, not a mean)."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +136,8 @@ class Policy:
     power_method: str = "resampled"
     """How the MDE is found (:data:`POWER_METHODS`): the permutation test by resampling
     the paired differences, or the paired t-test (also where no differences are at hand)."""
+    slices: tuple[SliceSpec, ...] = ()
+    overlap: OverlapRule | None = None
 
     @property
     def family_alpha(self) -> float:
@@ -212,37 +236,38 @@ class _Reader:
         return v
 
 
-def _metric_name(name: str, r: _Reader) -> str | None:
+def _metric_name(name: str, r: _Reader, where: str = "metrics") -> str | None:
     info = metric_info(name)
     if info is None:
-        r.bad(f"metrics.{name}", "unknown metric (or one without a better direction); choose "
+        r.bad(f"{where}.{name}", "unknown metric (or one without a better direction); choose "
               "one of: " + ", ".join(known_metric_names()))
         return None
     return info.name
 
 
-def _metric_policy(name: str, table: Any, r: _Reader) -> MetricPolicy | None:
-    prefix = f"metrics.{name}."
+def _metric_policy(name: str, table: Any, r: _Reader, where: str = "metrics") -> MetricPolicy | None:
+    prefix = f"{where}.{name}."
     if not isinstance(table, dict):
-        r.bad(f"metrics.{name}", "must be a table, e.g. [metrics.\"hit@5\"] with floor = 0.8")
+        r.bad(f"{where}.{name}", "must be a table, e.g. [metrics.\"hit@5\"] with floor = 0.8")
         return None
     r.unknown(table, prefix, METRIC_KEYS)
     if not any(k in table for k in CHECK_KEYS):
-        r.bad(f"metrics.{name}", f"asks for no check; give one of: {', '.join(CHECK_KEYS)}")
+        r.bad(f"{where}.{name}", f"asks for no check; give one of: {', '.join(CHECK_KEYS)}")
     pinned = table.get("pinned", [])
     if not isinstance(pinned, list) or not all(isinstance(q, str) and q for q in pinned):
         r.bad(prefix + "pinned", f"must be a list of question ids, got {pinned!r}")
         pinned = []
     elif len(set(pinned)) != len(pinned):
         r.bad(prefix + "pinned", "lists a question more than once")
-    canonical = _metric_name(name, r)
+    canonical = _metric_name(name, r, where)
     mp = MetricPolicy(
         canonical or name, r.number(table, "floor", prefix),
         r.number(table, "max_drop", prefix, low=0.0),
         r.number(table, "max_drop_relative", prefix, low=0.0),
         r.number(table, "alpha", prefix, low=0.0, high=1.0, open_low=True),
         tuple(dict.fromkeys(pinned)), r.number(table, "sd", prefix, low=0.0, open_low=True),
-        r.number(table, "max_increase", prefix, low=0.0))
+        r.number(table, "max_increase", prefix, low=0.0),
+        r.integer(table, "max_worse", prefix, -1, 0) if "max_worse" in table else None)
     if canonical and "max_increase" in table and (info := metric_info(canonical)) is not None \
             and info.higher_is_better:
         r.bad(prefix + "max_increase", f"{canonical} is better higher: an increase is no worsening; "
@@ -250,11 +275,26 @@ def _metric_policy(name: str, table: Any, r: _Reader) -> MetricPolicy | None:
     return mp if canonical else None
 
 
+def _metric_policies(raw: dict[str, Any], r: _Reader, where: str) -> list[MetricPolicy]:
+    out: list[MetricPolicy] = []
+    seen: dict[str, str] = {}
+    for name, table in raw.items():
+        mp = _metric_policy(name, table, r, where)
+        if mp is None:
+            continue
+        if mp.metric in seen:
+            r.bad(f"{where}.{name}", f"same metric as {where}.{seen[mp.metric]}")
+            continue
+        seen[mp.metric] = name
+        out.append(mp)
+    return out
+
+
 def parse_policy(raw: dict[str, Any], where: str = "<policy>") -> Policy:
     """Validate a parsed policy mapping; every problem is reported at once."""
     problems: list[Problem] = []
     r = _Reader(where, problems)
-    r.unknown(raw, "", ("gate", "metrics"))
+    r.unknown(raw, "", ("gate", "metrics", "overlap", "slices"))
     gate = raw.get("gate", {})
     if not isinstance(gate, dict):
         r.bad("gate", "must be a table ([gate])")
@@ -262,19 +302,12 @@ def parse_policy(raw: dict[str, Any], where: str = "<policy>") -> Policy:
     r.unknown(gate, "gate.", GATE_KEYS)
     metrics_raw = raw.get("metrics")
     metrics: list[MetricPolicy] = []
-    if not isinstance(metrics_raw, dict) or not metrics_raw:
+    if metrics_raw is None and ("overlap" in raw or "slices" in raw):
+        pass  # a policy of overlap rules or slices alone (a query log nobody labelled)
+    elif not isinstance(metrics_raw, dict) or not metrics_raw:
         r.bad("metrics", "give at least one metric table, e.g. [metrics.\"hit@5\"] max_drop = 0.05")
     else:
-        seen: dict[str, str] = {}
-        for name, table in metrics_raw.items():
-            mp = _metric_policy(name, table, r)
-            if mp is None:
-                continue
-            if mp.metric in seen:
-                r.bad(f"metrics.{name}", f"same metric as metrics.{seen[mp.metric]}")
-                continue
-            seen[mp.metric] = name
-            metrics.append(mp)
+        metrics = _metric_policies(metrics_raw, r, "metrics")
     policy = Policy(
         where, tuple(metrics), r.text(gate, "config", "gate."),
         r.text(gate, "candidate_config", "gate."), r.text(gate, "answerer", "gate."),
@@ -289,7 +322,8 @@ def parse_policy(raw: dict[str, Any], where: str = "<policy>") -> Policy:
         r.number(gate, "power", "gate.", low=0.0, high=1.0, open_low=True) or 0.8,
         r.choice(gate, "sd_source", "gate.", SD_SOURCES, "grid"),
         r.flag(gate, "require_mde", "gate."),
-        r.choice(gate, "power_method", "gate.", POWER_METHODS, "resampled"))
+        r.choice(gate, "power_method", "gate.", POWER_METHODS, "resampled"),
+        read_slices(raw.get("slices"), r, _metric_policies), read_overlap(raw.get("overlap"), "overlap", r))
     if policy.require_mde and not any(m.max_drop is not None for m in policy.metrics):
         r.bad("gate.require_mde", "no metric has a max_drop to hold its MDE against")
     if (policy.base_answerer or policy.candidate_answerer) and policy.answerer_pair is None:

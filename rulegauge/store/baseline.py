@@ -8,7 +8,9 @@ baseline, which is a run directory holding only what comparing and gating need:
 * ``questions`` and ``configs`` (relevant pages, config names and kinds);
 * ``answers`` with the answer text blanked (outcomes decide answer-metric scopes);
 * ``fused`` restricted to rows of relevant pages, so that the per-arm ranks of
-  the pages a regression moved ("why", :mod:`rulegauge.regression.evidence`) are still known.
+  the pages a regression moved ("why", :mod:`rulegauge.regression.evidence`) are still known,
+  and to the top :data:`BASELINE_FUSED_TOP` of every list, so that the overlap of two runs'
+  lists (RBO, Jaccard: :mod:`rulegauge.regression.overlap`) is known to that depth.
 
 What a baseline keeps of each table is declared on the table (``kept=`` in
 :mod:`rulegauge.store.tables`, :class:`rulegauge.store.schema.Kept`).
@@ -20,7 +22,7 @@ are hashed by :class:`rulegauge.store.rundir.RunWriter` and checked when opened.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -36,6 +38,8 @@ from rulegauge.store.rundir import MANIFEST, Run, RunWriter, open_run
 from rulegauge.store.schema import Kept, kept_tables, known_table
 
 BASELINES_DIR = Path("runs") / "baselines"
+BASELINE_FUSED_TOP = 10
+"""Ranks of every fused list a baseline keeps (``manifest.baseline.fused_top``)."""
 
 
 @runtime_checkable
@@ -99,20 +103,24 @@ def _compact(run: Side, name: str, kept: Kept, configs: set[str] | None) -> pd.D
     if configs is not None and "config_id" in df.columns:
         df = df[df["config_id"].isin(configs)]
     if kept.only is not None:
-        df = df[df[kept.only].astype(bool)]
+        keep = df[kept.only].astype(bool)
+        if kept.top is not None:
+            keep |= df[kept.top] <= BASELINE_FUSED_TOP
+        df = df[keep]
     if kept.blank:
         df = df.assign(**dict.fromkeys(kept.blank, ""))
     return df.sort_values(list(kept.sort), kind="stable").reset_index(drop=True)
 
 
 def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
-                  *, overwrite: bool = False) -> Path:
+                  *, overwrite: bool = False, files: Mapping[str, str] | None = None) -> Path:
     """Write the compact baseline of a complete ``run`` to the directory ``path``.
 
-    ``configs`` (ids or names) keeps only those configs; default all. The
-    directory is written beside ``path`` and renamed into place, so a failed
-    save never leaves a half-written baseline. An existing baseline is replaced
-    only with ``overwrite``. Returns ``path``.
+    ``configs`` (ids or names) keeps only those configs; default all. ``files``: more
+    text files (name -> text) written into the folder with the tables (the expected
+    numbers: :mod:`rulegauge.regression.expected`). The directory is written beside
+    ``path`` and renamed into place, so a failed save never leaves a half-written
+    baseline. An existing baseline is replaced only with ``overwrite``. Returns ``path``.
     """
     path = Path(path)
     if run.manifest.get("status") != "complete":
@@ -133,13 +141,17 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
         manifest = {k: v for k, v in run.manifest.items() if k != "tables"}
         manifest["baseline"] = {"name": path.name, "source_run": run.run_id, "saved": now_iso(),
                                 "configs": sorted(keep) if keep is not None else "all",
-                                "fused": "rows of relevant pages only", "answers": "text blanked"}
+                                "fused": f"rows of relevant pages and the top {BASELINE_FUSED_TOP} "
+                                         "of every list", "fused_top": BASELINE_FUSED_TOP,
+                                "answers": "text blanked"}
         writer.update_manifest(manifest)
         for name, kept in kept_tables().items():
             if run.has_table(name):
                 _write(writer, name, _compact(run, name, kept, keep))
         writer.close()
         (tmp / ".lock").unlink(missing_ok=True)  # a baseline is committed: no lock file in it
+        for name, text in (files or {}).items():
+            (tmp / name).write_text(text, encoding="utf-8")
     return path
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from rulegauge.core.errors import ProvenanceError
 from rulegauge.corpus.loaders import labels_are_ids
+from rulegauge.goldset.question_digest import question_digest
 
 COLLECTION_DOCUMENTS = "collection_documents"
 """Key of ``corpus`` in a manifest: the documents whose page labels are a collection's ids."""
@@ -70,16 +71,22 @@ def inputs_section(goldset: Any, corpus: Any, config: Any) -> dict[str, Any]:
     ``goldset migrate`` wrote adds ``goldset.migration`` (its source gold set's and
     documents' hashes: :func:`rulegauge.goldset.migrate.migration_summary`), a corpus with
     documents of an imported collection ``corpus.collection_documents`` (their ids: pages
-    labelled with the collection's document ids, which exports write)."""
+    labelled with the collection's document ids, which exports write). Every question's
+    digest (:func:`rulegauge.goldset.question_digest.question_digest`) and the ids of the
+    unlabelled questions (when there are any) are recorded under ``goldset``."""
     from rulegauge.goldset.migrate import migration_summary
 
     migration = migration_summary(goldset)
     collection = [d.doc_id for d in goldset.documents if labels_are_ids(d)]
+    unlabelled = [q.question_id for q in goldset.questions if not q.labelled]
     return {
         "goldset": {"name": goldset.name, "path": goldset.path, "sha256": goldset.sha256,
                     "questions": len(goldset.questions), "derived": goldset.derived,
                     "page_basis": goldset.page_basis,
-                    **({"migration": migration} if migration is not None else {})},
+                    **({"migration": migration} if migration is not None else {}),
+                    # what scores of each question (gold sets that grow: regression/grown)
+                    "question_digests": {q.question_id: question_digest(q) for q in goldset.questions},
+                    **({"unlabelled": unlabelled} if unlabelled else {})},
         "corpus": {"content_hash": corpus.content_hash, "chunks": len(corpus.chunks),
                    "chunking": corpus.chunking,
                    "documents": {d.doc_id: d.source_sha256 for d in corpus.documents},

@@ -9,6 +9,7 @@ kept; a question's facts come back in fact-number order.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 
 import pandas as pd
 
@@ -23,9 +24,11 @@ def _ref(s: str) -> PageRef:
 
 
 def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None,
-                         judgments: pd.DataFrame | None = None) -> dict[str, Question]:
+                         judgments: pd.DataFrame | None = None,
+                         unlabelled: Collection[str] = ()) -> dict[str, Question]:
     """``questions`` table (and ``question_facts``, ``question_judgments``, when the run
-    has them) -> :class:`Question` records (table order kept)."""
+    has them) -> :class:`Question` records (table order kept); ``unlabelled``: the ids the
+    run's manifest records as nobody labelled (``goldset.unlabelled``)."""
     by_q: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     if facts is not None:
         for f in rows(facts):
@@ -42,7 +45,8 @@ def questions_from_frame(df: pd.DataFrame, facts: pd.DataFrame | None = None,
         qf = tuple(p for _, p in sorted(by_q.get(r.question_id, [])))
         out[r.question_id] = Question(r.question_id, r.question, r.language, reqs,
                                       tuple(r.tags) if r.tags is not None else (), game,
-                                      facts=qf, judged=tuple(judged.get(r.question_id, ())))
+                                      facts=qf, judged=tuple(judged.get(r.question_id, ())),
+                                      labelled=r.question_id not in unlabelled)
     return out
 
 

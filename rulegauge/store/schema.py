@@ -47,11 +47,13 @@ SCHEMA_VERSION = "2"
 class Kept:
     """How a table is kept in a compact baseline (:mod:`rulegauge.store.baseline`): its rows
     sorted by ``sort`` (stable files: the same run saves the same bytes), only the rows
-    whose ``only`` column is true (None: every row), ``blank`` columns emptied."""
+    whose ``only`` column is true (None: every row), or whose ``top`` column (a rank) is
+    at most the baseline's depth, ``blank`` columns emptied."""
 
     sort: tuple[str, ...]
     only: str | None = None
     blank: tuple[str, ...] = ()
+    top: str | None = None
 
 
 REQUIRED, IF_PRESENT = "required", "if present"

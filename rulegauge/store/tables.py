@@ -157,7 +157,7 @@ FUSED = table(
     Column("relevant", B, "the chunk's page is one of the question's relevant pages"),
     Column("page_rank", I32, "rank of the chunk's page in the page list (chunks collapsed to pages in fused order)"),
     Column("rank_*", I32, "rank under each arm of the run (null: the arm did not rank it within the config's depth)"),
-    kept=Kept(("config_id", "question_id", "fused_rank"), only="relevant"),
+    kept=Kept(("config_id", "question_id", "fused_rank"), only="relevant", top="fused_rank"),
 )
 
 METRICS = table(

@@ -229,5 +229,7 @@ from tests.helpers.fault_cases_issue25 import ISSUE25  # noqa: E402 (the tables 
 from tests.helpers.fault_cases_outputs import JSONL, OUTPUTS  # noqa: E402
 from tests.helpers.fault_cases_plugins import PLUGIN_CASES  # noqa: E402
 from tests.helpers.fault_cases_round2 import ROUND2  # noqa: E402
+from tests.helpers.fault_cases_slices import SLICES  # noqa: E402
 
-CASES: tuple[Case, ...] = BASE_CASES + ISSUE25 + ROUND2 + OUTPUTS + JSONL + CRED + PLUGIN_CASES + H_IMPORTS
+CASES: tuple[Case, ...] = (BASE_CASES + ISSUE25 + ROUND2 + OUTPUTS + JSONL + CRED + PLUGIN_CASES + H_IMPORTS
+                          + SLICES)

@@ -22,10 +22,10 @@ from rulegauge.regression.gate import (
     Check,
     GateResult,
     Status,
-    pin_notes,
     run_gate,
 )
 from rulegauge.regression.gate_report import COMPARISON_FORMATS, GATE_FORMATS, render_error
+from rulegauge.regression.pins import pin_notes
 from rulegauge.regression.policy import PolicyError, load_policy, parse_policy
 from rulegauge.store.rundir import Run
 from tests.helpers.common import FIXTURES, REPO

@@ -4,7 +4,7 @@ baseline (runs/baselines/sample) under docs/ci/gate-policy.toml.
 A change that hurts the sample's retrieval fails this test, and so CI. When a change
 is *meant* to move the numbers (or changes chunking, which changes the corpus hash),
 re-save the baseline: `rulegauge run --run-id new && rulegauge baseline save new sample
---overwrite` and commit runs/baselines/sample.
+--overwrite --policy docs/ci/gate-policy-slices.toml` and commit runs/baselines/sample.
 """
 
 from __future__ import annotations
@@ -162,3 +162,8 @@ def test_the_committed_baseline_is_the_codes_own(fresh_run, tmp_path):
             old = old[lexical].reset_index(drop=True)
             fresh = fresh[~fresh["config_id"].astype(str).str.contains("dense")].reset_index(drop=True)
         pd.testing.assert_frame_equal(old, fresh, check_exact=True, obj=f"baseline table {name}")
+    if same_backend:  # its expected numbers too, as `baseline save --policy` writes them
+        from rulegauge.regression.expected import EXPECTED, expected_scope, expected_yaml
+
+        kept, slices = expected_scope(Run(fresh_run), [], REPO / "docs" / "ci" / "gate-policy-slices.toml")
+        assert (BASELINE / EXPECTED).read_text(encoding="utf-8") == expected_yaml(Run(fresh_run), kept, slices)

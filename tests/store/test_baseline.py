@@ -15,7 +15,7 @@ from rulegauge.core.errors import RulegaugeError
 from rulegauge.regression.compare import compare_runs
 from rulegauge.regression.gate_report import COMPARISON_FORMATS
 from rulegauge.regression.pairing import ConfigPair
-from rulegauge.store.baseline import Side, load_side, save_baseline
+from rulegauge.store.baseline import BASELINE_FUSED_TOP, Side, load_side, save_baseline
 from rulegauge.store.rundir import Run, file_sha256
 from tests.helpers.comparison import answer_tables, base_lists, move, qid, write_run
 
@@ -40,9 +40,11 @@ def test_baseline_keeps_metrics_manifest_and_relevant_ranks(run_dir: Path, tmp_p
     assert b.manifest["corpus"] == run.manifest["corpus"]
     assert b.table("metrics").shape == run.table("metrics").shape
     fused = b.table("fused")
-    assert fused["relevant"].all()
-    # one relevant page per answerable question, in each of the two configs
-    assert len(fused) == 20 * 2
+    # the rows of relevant pages, and the top 10 of every list (for RBO and Jaccard)
+    full = run.table("fused")
+    kept = full[full["relevant"] | (full["fused_rank"] <= BASELINE_FUSED_TOP)]
+    assert len(fused) == len(kept) and fused["relevant"].sum() == 20 * 2
+    assert b.manifest["baseline"]["fused_top"] == BASELINE_FUSED_TOP == 10
     assert set(b.table("answers")["text"]) == {""}
     assert sum(p.stat().st_size for p in path.iterdir()) < 100_000
 
