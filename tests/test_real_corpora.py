@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from rulegauge.analysis.languages import language_table
+from rulegauge.metrics.languages import language_table
 from rulegauge.goldset import parse
 from rulegauge.goldset.derive import OUTLINE_TEMPLATES, from_outline
 from rulegauge.goldset.parallel import parallel

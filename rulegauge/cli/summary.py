@@ -11,9 +11,9 @@ import pyarrow.compute as pc
 from rich.console import Console
 from rich.table import Table
 
-from rulegauge.analysis.languages import language_table, print_language_table
-from rulegauge.analysis.selection import primary_metric
-from rulegauge.analysis.summary import best_rows, legend, metric_names, summary_frame
+from rulegauge.metrics.languages import language_table, print_language_table
+from rulegauge.metrics.selection import primary_metric
+from rulegauge.metrics.summary import best_rows, legend, metric_names, summary_frame
 from rulegauge.arms.base import empty_warning
 from rulegauge.cli.output import make_console
 from rulegauge.metrics.info import resolve

@@ -297,6 +297,8 @@ class Metric:
         'nDCG(judged_only=True)@5'
         """
         m = _NAME.match(name.strip())
+        if m is not None and m.group(1).lower() not in ALIASES:
+            METRICS.names()  # a name no family declared yet: the group's module entry points may (core/plugins)
         entry = ALIASES.get(m.group(1).lower()) if m else None
         fam = METRICS.get(entry.family) if entry is not None else None
         if m is None or fam is None or fam.kind not in kinds:
@@ -330,7 +332,7 @@ def _params(name: str, fam: MetricFamily, text: str | None) -> dict[str, Any]:
     return out
 
 
-METRICS: Registry[MetricFamily] = Registry("metric", group="rulegauge.metrics", loader=plugins.load,
+METRICS: Registry[MetricFamily] = Registry("metric", group="rulegauge.metrics", door=plugins.DOOR,
                                            accepts=kind_check("a metric family", base=MetricFamily,
                                                               ref="declare(...): docs/metrics.md"))
 """Every metric family: ranking, score and answer metrics alike."""

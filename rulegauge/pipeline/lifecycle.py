@@ -40,7 +40,6 @@ from typing import Any, Protocol
 import pandas as pd
 import pyarrow as pa
 
-from rulegauge.core import plugins
 from rulegauge.core.engines import EngineInfo, open_engine
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.fusion.configs import FusionConfig, RunConfig
@@ -54,10 +53,6 @@ from rulegauge.pipeline.run_checks import metric_specs
 from rulegauge.pipeline.stages import requested
 from rulegauge.store.provenance import now_iso
 from rulegauge.store.rundir import MANIFEST, RunWriter, check_run_id, failure_reason, new_run_id, run_path
-
-KERNEL_GROUPS = ("rulegauge.arms", "rulegauge.metrics", "rulegauge.fusion")
-"""The plug-in groups every run loads (:mod:`rulegauge.core.plugins`); a stage loads the
-groups of its product (answering: ``rulegauge.answerers``)."""
 
 
 @dataclass(frozen=True)
@@ -118,9 +113,7 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
     ``load`` raises on bad input, before any folder exists)."""
     if options.run_id is not None:
         check_run_id(options.run_id)
-    options.engine.check()
-    for group in KERNEL_GROUPS:  # built-ins and installed plug-ins; a stage loads its own groups
-        plugins.load(group)
+    options.engine.check()  # components load by name as the run asks for them (core/plugins)
     stages = requested(options)  # an unknown stage name fails here
     source = load(options)
     specs = metric_specs(options, source.cfg)

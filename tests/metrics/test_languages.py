@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
-from rulegauge.analysis.languages import language_table, print_language_table
+from rulegauge.metrics.languages import language_table, print_language_table
 from rulegauge.core.errors import RulegaugeError
 
 QUESTIONS = pd.DataFrame({
