@@ -15,7 +15,7 @@ import logging
 
 import typer
 
-from rulegauge.cli.commands import register_commands
+from rulegauge.cli.command_groups import register_commands
 
 app = typer.Typer(
     name="rulegauge",

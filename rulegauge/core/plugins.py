@@ -157,8 +157,8 @@ def import_entry(entry: Entry) -> tuple[bool, Any]:
 
 def _entry_of(group: str, name: str, module: str | None) -> Entry | None:
     """The entry point of ``group`` a registration of ``name`` by ``module`` comes from: the one
-    of that name and module, else one of that module (a module entry point), else the one being
-    imported when the module is of its package (a module it imports), else None."""
+    of that name and module, else one of that module (a module entry point), else, for a plug-in's
+    module, the entry point being imported whose package it is in (a module it imports), else None."""
     if module is None:
         return None
     mine = [e for e in meta.entries(group) if e.module == module]
@@ -166,6 +166,8 @@ def _entry_of(group: str, name: str, module: str | None) -> Entry | None:
     if exact or mine:
         return (exact or mine)[0]
     top = module.split(".")[0]
+    if top == meta.DISTRIBUTION:  # rulegauge's own modules: only an entry point naming the module itself
+        return None
     return next((e for e in reversed(_loading) if e.group == group and e.module.split(".")[0] == top), None)
 
 
@@ -182,13 +184,16 @@ def _load_entry(reg: Registry[Any], e: Entry) -> None:
     """Import ``e`` and register what it declares (module docstring); a failure is recorded."""
     group = e.group
     if e.attribute and e.name in reg.registered():
-        if owner(group, e.name) is not e:  # taken by an earlier module entry point, or by hand
+        if owner(group, e.name) != e:  # taken by an earlier module entry point, or by hand
             record_broken(e, f"the name {e.name!r} is already registered ({origin(group, e.name)})")
         return
     before = set(reg.registered())
     ok, obj = import_entry(e)
     added = set(reg.registered()) - before
-    if not ok or (e.attribute and e.name in reg.registered()):
+    if not ok:  # a broken plug-in leaves nothing behind (what other modules it imported registered stays)
+        reg.withdraw([n for n in added if owner(group, n) == e])
+        return
+    if e.attribute and e.name in reg.registered():
         return
     if e.attribute and type(obj).__name__ != "module":
         why = reg.refusal(obj)  # the registry's owner says what it holds: an arm class, a FusionMethod...
@@ -209,7 +214,7 @@ def _load_entry(reg: Registry[Any], e: Entry) -> None:
                 return
         reg.add(e.name, obj, source=e.module)
         return
-    if not added and not any(owner(group, n) is e for n in reg.registered()):
+    if not added and not any(owner(group, n) == e for n in reg.registered()):
         record_broken(e, "loading it registered nothing" + (f" named {e.name!r}" if e.attribute else ""))
 
 
@@ -261,9 +266,11 @@ class _Door:
         pending = [n for n, e in claims(group).items() if n not in registered and (group, e.index) not in _failed]
         order = {n: i for i, n in enumerate(registered)}
 
-        def key(name: str) -> tuple[int, int]:
+        def key(name: str) -> tuple[int, str, int]:
+            # by entry point; what no entry point of the group registered first, by module (whatever
+            # imported it first), each module's names in the order it registered them
             e = owner(group, name) if name in order else claims(group)[name]
-            return (e.index if e is not None else -1, order.get(name, 0))
+            return (e.index, "", order.get(name, 0)) if e is not None else (-1, reg.source(name) or "", order[name])
 
         return sorted([*registered, *pending], key=key)
 
@@ -271,7 +278,7 @@ class _Door:
         group = _group(reg)
         e = _entry_of(group, name, module)
         first = claims(group).get(name)
-        if first is not None and first is not e:
+        if first is not None and first != e:
             ours = module is None or module.split(".")[0] == meta.DISTRIBUTION
             if (e is None and not ours) or (e is not None and e.index > first.index):
                 return f"entry point {first.name!r} ({group}, from {first.package}) declares it"

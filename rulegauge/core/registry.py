@@ -25,7 +25,7 @@ listed and then failing in a run.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import FrameType
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -140,15 +140,15 @@ class Registry(Generic[T]):
         ``source``: the module registering (default: the one whose import is running)."""
         if not name or name != name.strip():
             raise RegistryError(f"invalid {self.kind} name {name!r}")
+        module = source if source is not None else registering_module()
+        taken = self._door.claim(self, name, module) if self._door is not None else None
+        if taken is not None:
+            raise RegistryError(f"duplicate {self.kind} name {name!r}: {taken}")
         if name in self._items:
             raise RegistryError(f"duplicate {self.kind} name {name!r}: already registered")
         why = self.refusal(obj)
         if why is not None:
             raise RegistryError(f"{self.kind} {name!r}: {why}")
-        module = source if source is not None else registering_module()
-        taken = self._door.claim(self, name, module) if self._door is not None else None
-        if taken is not None:
-            raise RegistryError(f"duplicate {self.kind} name {name!r}: {taken}")
         self._items[name] = obj
         self._sources[name] = module
         return obj
@@ -164,6 +164,13 @@ class Registry(Generic[T]):
     def source(self, name: str) -> str | None:
         """The module that registered ``name`` (None: registered at run time, or not at all)."""
         return self._sources.get(name)
+
+    def withdraw(self, names: Iterable[str]) -> None:
+        """Remove ``names`` (the door withdraws what a plug-in registered before its import
+        failed: a broken plug-in leaves nothing behind)."""
+        for name in names:
+            self._items.pop(name, None)
+            self._sources.pop(name, None)
 
     def registered(self) -> list[str]:
         """The names registered so far in this process, in registration order (no loading)."""

@@ -125,7 +125,8 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
     path = run_path(Path(options.runs_dir), run_id)
     if not source.resumable and (path / MANIFEST).exists():
         raise RulegaugeError(f"{path} already exists; a re-scored run needs a new --run-id")
-    with open_engine(options.engine) as engine:  # before any folder: a dead --address writes nothing
+    with contextlib.ExitStack() as running:
+        engine = running.enter_context(open_engine(options.engine))  # before any folder: a dead --address writes nothing
         writer = RunWriter(path)
         try:
             writer.update_manifest({**source.begin(writer, run_id, specs),
@@ -140,6 +141,7 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
                 added = s.at_status(record, writer.path)
                 if added:
                     writer.update_manifest(added)
+            running.close()  # the engine stops before the run is complete: a stop that fails, fails the run
             writer.update_manifest({"status": "complete", "finished": now_iso()})
             return source.result(writer.path, metrics)
         except BaseException as exc:  # whatever ended it (an interrupt too), the manifest says failed, and why
