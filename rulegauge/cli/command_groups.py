@@ -73,7 +73,8 @@ def _refusal(entry: Entry, scratch: typer.Typer, taken: dict[str, str]) -> str |
 def register_commands(app: typer.Typer) -> None:
     """Add every command group of :data:`GROUP` to ``app`` (module docstring)."""
     taken = dict.fromkeys(command_names(app), "rulegauge")
-    for entry in sorted(entries(GROUP), key=lambda e: e.name != "core"):
+    # rulegauge's own first (core heading --help), so a package's group can never go before them
+    for entry in sorted(entries(GROUP), key=lambda e: (e.package != BUILTIN, e.name != "core")):
         register = _registers(entry)
         if register is None:
             continue

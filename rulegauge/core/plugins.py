@@ -282,7 +282,8 @@ class _Door:
             ours = module is None or module.split(".")[0] == meta.DISTRIBUTION
             if (e is None and not ours) or (e is not None and e.index > first.index):
                 return f"entry point {first.name!r} ({group}, from {first.package}) declares it"
-        _owners[(group, name)] = e
+        if name not in reg.registered():  # a duplicate is the registry's to refuse; the name keeps its owner
+            _owners[(group, name)] = e
         return None
 
 

@@ -53,7 +53,8 @@ class Door(Protocol):
         """Register every component of the group."""
 
     def claim(self, registry: Registry[Any], name: str, module: str | None) -> str | None:
-        """Why ``module`` may not register ``name`` (another entry point's), None when it may."""
+        """Why ``module`` may not register ``name`` (another entry point's), None when it may
+        (the door then records which entry point the name comes from)."""
 
 
 def shown(obj: Any) -> str:
@@ -140,15 +141,15 @@ class Registry(Generic[T]):
         ``source``: the module registering (default: the one whose import is running)."""
         if not name or name != name.strip():
             raise RegistryError(f"invalid {self.kind} name {name!r}")
+        why = self.refusal(obj)
+        if why is not None:
+            raise RegistryError(f"{self.kind} {name!r}: {why}")
         module = source if source is not None else registering_module()
         taken = self._door.claim(self, name, module) if self._door is not None else None
         if taken is not None:
             raise RegistryError(f"duplicate {self.kind} name {name!r}: {taken}")
         if name in self._items:
             raise RegistryError(f"duplicate {self.kind} name {name!r}: already registered")
-        why = self.refusal(obj)
-        if why is not None:
-            raise RegistryError(f"{self.kind} {name!r}: {why}")
         self._items[name] = obj
         self._sources[name] = module
         return obj
