@@ -147,7 +147,8 @@ finally:
     with open(sys.argv[1], "w", encoding="utf-8") as f:
         json.dump(sorted(sys.modules), f)
 """
-POLICY = '[gate]\nconfig = "rrf_k60_bm25+boost"\n[metrics."recall@5"]\nmax_drop = 0.05\n[metrics."MRR@10"]\nmax_drop = 0.05\n'
+POLICY = ('[gate]\nconfig = "rrf_k60_bm25+boost"\n[metrics."recall@5"]\nmax_drop = 0.05\n'
+          '[metrics."MRR@10"]\nmax_drop = 0.05\n')
 
 
 def run_traced(tmp_path: Path, name: str, *args: str, site: str = "") -> list[str]:

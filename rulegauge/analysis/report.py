@@ -55,7 +55,6 @@ from rulegauge.analysis.headline import (
     headline,
     interval_frame,
 )
-from rulegauge.metrics.languages import language_table
 from rulegauge.analysis.report_html import (
     CSS,
     JS,
@@ -66,6 +65,12 @@ from rulegauge.analysis.report_html import (
     table_html,
 )
 from rulegauge.analysis.report_sections import bands_html, latency_html, sweeps_html
+from rulegauge.analysis.trend_chart import trend_html
+from rulegauge.core.atomic import write_text as atomic_write_text
+from rulegauge.metrics.family import AGGREGATES
+from rulegauge.metrics.info import scored_rows
+from rulegauge.metrics.languages import language_table
+from rulegauge.metrics.multiplicity import DEFAULT_ADJUSTMENT, DEFAULT_ALPHA
 from rulegauge.metrics.selection import (
     DEFAULT_TOP,
     check_config_ids,
@@ -75,11 +80,6 @@ from rulegauge.metrics.selection import (
     ties_with,
 )
 from rulegauge.metrics.summary import summary_frame
-from rulegauge.analysis.trend_chart import trend_html
-from rulegauge.core.atomic import write_text as atomic_write_text
-from rulegauge.metrics.family import AGGREGATES
-from rulegauge.metrics.info import scored_rows
-from rulegauge.metrics.multiplicity import DEFAULT_ADJUSTMENT, DEFAULT_ALPHA
 from rulegauge.regression.compare import compare_runs
 from rulegauge.regression.service import service_config
 from rulegauge.regression.stability import best_stability

@@ -51,11 +51,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from rulegauge.metrics.selection import primary_metric, rank_configs
 from rulegauge.core.config_order import config_sort_key
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.limits import count_problem
 from rulegauge.metrics.multiplicity import CorrectionFamily, family_of
+from rulegauge.metrics.selection import primary_metric, rank_configs
 from rulegauge.regression.stability import Stability, stability
 
 DEFAULT_METRIC = "recall@5"

@@ -10,11 +10,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rulegauge.metrics.selection import rank_configs
 from rulegauge.core.config_order import sort_configs
 from rulegauge.core.tablerows import known_codes, known_runs
 from rulegauge.metrics.info import aggregator, resolve
 from rulegauge.metrics.ranking import DEFAULT_METRICS
+from rulegauge.metrics.selection import rank_configs
 
 SUMMARY_METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10", "nDCG(judged_only=True)@10",
                    "Judged@10", "first_rel_rank")

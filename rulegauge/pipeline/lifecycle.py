@@ -125,8 +125,8 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
     path = run_path(Path(options.runs_dir), run_id)
     if not source.resumable and (path / MANIFEST).exists():
         raise RulegaugeError(f"{path} already exists; a re-scored run needs a new --run-id")
-    with contextlib.ExitStack() as running:
-        engine = running.enter_context(open_engine(options.engine))  # before any folder: a dead --address writes nothing
+    with contextlib.ExitStack() as running:  # the engine starts before any folder: a dead --address writes nothing
+        engine = running.enter_context(open_engine(options.engine))
         writer = RunWriter(path)
         try:
             writer.update_manifest({**source.begin(writer, run_id, specs),

@@ -135,7 +135,7 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
                                 "configs": sorted(keep) if keep is not None else "all",
                                 "fused": "rows of relevant pages only", "answers": "text blanked"}
         writer.update_manifest(manifest)
-        for name, kept in kept_tables(run.tables()).items():
+        for name, kept in kept_tables(run.manifest.get("tables") or ()).items():
             if run.has_table(name):
                 _write(writer, name, _compact(run, name, kept, keep))
         writer.close()

@@ -215,7 +215,8 @@ def test_a_module_entry_point_is_imported_for_a_name_nothing_declares(door):
     a = door.module("a", "class A(Thing): pass\n")
     multi = door.module("multi", "REG.add('one', Thing())\nREG.add('two', Thing())\n")
     empty = door.module("empty")
-    reg = door.declare(own=[("alpha", f"{a}:A")], others=[("many", multi, "acme-x==1.0"), ("zilch", empty, "acme-x==1.0")])
+    reg = door.declare(own=[("alpha", f"{a}:A")],
+                       others=[("many", multi, "acme-x==1.0"), ("zilch", empty, "acme-x==1.0")])
     assert "one" in reg and multi in sys.modules and a not in sys.modules
     assert reg.names() == ["alpha", "one", "two"] and plugins.origin("rulegauge.test", "two") == "acme-x==1.0"
     [b] = plugins.broken()

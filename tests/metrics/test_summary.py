@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from rulegauge.metrics.summary import summary_columns, summary_frame
 from rulegauge.metrics.ranking import DEFAULT_METRICS
+from rulegauge.metrics.summary import summary_columns, summary_frame
 
 
 def _metrics(names: list[str]) -> pd.DataFrame:
