@@ -354,8 +354,12 @@ def origin(group: str, name: str) -> str:
 
 
 def origins(group: str) -> dict[str, str]:
-    """Every name of ``group`` -> :func:`origin`, in the registry's order (from the metadata)."""
-    return {n: origin(group, n) for n in registry(group).names()}
+    """Every name of ``group`` -> :func:`origin`, in the registry's order (from the metadata; a
+    registry without a door, filled by module entry points only, is loaded first)."""
+    reg = registry(group)
+    if reg.group is None:
+        load(group)
+    return {n: origin(group, n) for n in reg.names()}
 
 
 def broken() -> list[BrokenPlugin]:
