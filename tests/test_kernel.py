@@ -2,7 +2,7 @@
 
 Which module is kernel, product or shell is read from docs/design.md's layout table (one row per
 side, by package), never listed here. Two checks: every kernel module's imports, module-level and
-deferred alike (read with ``ast``), name no product module; and, each in a fresh process, an
+deferred alike (:mod:`rulegauge.core.import_graph`), name no product module; and, each in a fresh process, an
 ordinary bm25 + boost ``rulegauge run`` (its summary printed), ``baseline save`` and ``gate``,
 and the run again with the fixture plug-in packages installed, never have in ``sys.modules`` a
 product module, a module an entry point of rulegauge names that the command did not ask for, a
@@ -11,7 +11,6 @@ module of an optional extra or a plug-in's module.
 
 from __future__ import annotations
 
-import ast
 import fnmatch
 import importlib.metadata as md
 import json
@@ -26,6 +25,7 @@ import pytest
 
 from rulegauge.core.entry_points import own_declared
 from rulegauge.core.extras import EXTRAS
+from rulegauge.core.import_graph import imports
 from tests.helpers.common import LEXICAL, REPO
 from tests.helpers.fault_cases_h_door import door_site
 
@@ -63,22 +63,6 @@ def modules(of: str) -> dict[str, Path]:
     return {module_name(p): p for p in sorted(RULEGAUGE.rglob("*.py")) if side(module_name(p)) == of}
 
 
-def imported(path: Path, name: str) -> list[str]:
-    """Every module ``path`` imports, at module level or deferred (``from a import b``: a and a.b)."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    out = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            out += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*parts, *([node.module] if node.module else [])])
-            out += [base, *(f"{base}.{a.name}" for a in node.names)]
-    return out
-
-
 def test_every_module_is_on_one_side_and_every_entry_names_a_module() -> None:
     names = {module_name(p) for p in RULEGAUGE.rglob("*.py")}
     assert sorted(n for n in names if side(n) is None) == []  # a new package: give it a row in the table
@@ -94,16 +78,11 @@ def test_every_module_is_on_one_side_and_every_entry_names_a_module() -> None:
 
 def test_no_kernel_module_imports_a_product() -> None:
     bad = sorted({f"{name} -> {target}" for name, path in modules("kernel").items()
-                  for target in imported(path, name) if target.startswith("rulegauge.") and side(target) == "product"})
+                  for target in imports(path, name) if target.startswith("rulegauge.") and side(target) == "product"})
     assert bad == []
 
 
-def test_the_check_sees_deferred_and_relative_imports(tmp_path: Path) -> None:
-    src = tmp_path / "m.py"
-    src.write_text("def f():\n    from rulegauge.answering.runner import answer_run\n"
-                   "from .stages import STAGES\n", encoding="utf-8")
-    found = imported(src, "rulegauge.pipeline.m")
-    assert "rulegauge.answering.runner" in found and "rulegauge.pipeline.stages.STAGES" in found
+def test_the_sides_of_what_a_deferred_or_relative_import_names() -> None:
     assert side("rulegauge.answering.runner") == "product" and side("rulegauge.pipeline.stages") == "kernel"
 
 
