@@ -297,8 +297,6 @@ class Metric:
         'nDCG(judged_only=True)@5'
         """
         m = _NAME.match(name.strip())
-        if m is not None and m.group(1).lower() not in ALIASES:
-            METRICS.names()  # a name no family declared yet: the group's module entry points may (core/plugins)
         entry = ALIASES.get(m.group(1).lower()) if m else None
         fam = METRICS.get(entry.family) if entry is not None else None
         if m is None or fam is None or fam.kind not in kinds:
