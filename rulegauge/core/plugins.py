@@ -191,7 +191,10 @@ def _load_entry(reg: Registry[Any], e: Entry) -> None:
     ok, obj = import_entry(e)
     added = set(reg.registered()) - before
     if not ok:  # a broken plug-in leaves nothing behind (what other modules it imported registered stays)
-        reg.withdraw([n for n in added if owner(group, n) == e])
+        gone = [n for n in added if owner(group, n) == e]
+        reg.withdraw(gone)
+        for n in gone:
+            _owners.pop((group, n), None)
         return
     if e.attribute and e.name in reg.registered():
         return
