@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from rulegauge.analysis.languages import language_table
 from rulegauge.goldset import parse
 from rulegauge.goldset.derive import OUTLINE_TEMPLATES, from_outline
 from rulegauge.goldset.parallel import parallel
+from rulegauge.metrics.languages import language_table
 from rulegauge.pipeline.options import RunOptions, RunResult
 from rulegauge.pipeline.retrieval import questions_frame, run
 from tests.helpers.common import SHARED

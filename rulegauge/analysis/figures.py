@@ -158,7 +158,7 @@ def text_colour(background: tuple[float, ...]) -> str:
 @plain_text
 def language_figure(table: pd.DataFrame, metric: str) -> Figure:
     """Configs (rows) by question language (columns) of ``metric`` from
-    :func:`rulegauge.analysis.languages.language_table`, the value written in each cell."""
+    :func:`rulegauge.metrics.languages.language_table`, the value written in each cell."""
     wide = table.pivot(index="config_id", columns="language", values=metric)
     wide = wide.reindex(list(dict.fromkeys(table["config_id"])))
     counts = table.groupby("language")["n"].max()

@@ -11,7 +11,7 @@
 * :func:`best_per_method`: each fusion method's best config (RRF, CombMNZ, hybrid, Borda...
   side by side) with its paired difference to the service config and its interval;
 * :func:`headline`: the best config (and its fusion method) on one metric (ties in numeric
-  config order, :func:`rulegauge.analysis.selection.rank_configs`) against the service
+  config order, :func:`rulegauge.metrics.selection.rank_configs`) against the service
   config: both values and the paired difference with its bootstrap interval, permutation
   p-value and its adjusted p-value and flag under the one multiplicity rule
   (:mod:`rulegauge.metrics.multiplicity`: the family is every config against the service
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rulegauge.analysis.selection import rank_configs
+from rulegauge.metrics.selection import rank_configs
 from rulegauge.regression.stability import Stability
 
 HEADLINE_METRICS = ("recall@5", "hit@5", "MRR@10", "nDCG@10")

@@ -20,7 +20,7 @@ are at most 1340 px wide.
 Config comparison (also used by ``notebooks/compare_configs.ipynb``): for one
 metric, every config is compared with a *reference* config (default: the best by
 the metric's aggregate, ties in numeric config order through
-:func:`rulegauge.analysis.selection.rank_configs`) by
+:func:`rulegauge.metrics.selection.rank_configs`) by
 :func:`rulegauge.regression.compare.compare_runs` with the run on both sides: aggregate
 difference, percentile bootstrap interval of the mean paired difference, paired
 permutation p-value, wins/ties/losses. Scopes and aggregates are those of
@@ -57,7 +57,6 @@ from rulegauge.analysis.headline import (
     headline,
     interval_frame,
 )
-from rulegauge.analysis.languages import language_table
 from rulegauge.analysis.report_html import (
     CSS,
     JS,
@@ -69,7 +68,13 @@ from rulegauge.analysis.report_html import (
 )
 from rulegauge.analysis.report_sections import bands_html, latency_html, sweeps_html
 from rulegauge.analysis.report_slices import overlap_html, slices_html
-from rulegauge.analysis.selection import (
+from rulegauge.analysis.trend_chart import trend_html
+from rulegauge.core.atomic import write_text as atomic_write_text
+from rulegauge.metrics.family import AGGREGATES
+from rulegauge.metrics.info import scored_rows
+from rulegauge.metrics.languages import language_table
+from rulegauge.metrics.multiplicity import DEFAULT_ADJUSTMENT, DEFAULT_ALPHA
+from rulegauge.metrics.selection import (
     DEFAULT_TOP,
     check_config_ids,
     chosen_configs,
@@ -77,12 +82,7 @@ from rulegauge.analysis.selection import (
     rank_configs,
     ties_with,
 )
-from rulegauge.analysis.summary import summary_frame
-from rulegauge.analysis.trend_chart import trend_html
-from rulegauge.core.atomic import write_text as atomic_write_text
-from rulegauge.metrics.family import AGGREGATES
-from rulegauge.metrics.info import scored_rows
-from rulegauge.metrics.multiplicity import DEFAULT_ADJUSTMENT, DEFAULT_ALPHA
+from rulegauge.metrics.summary import summary_frame
 from rulegauge.regression.compare import compare_runs
 from rulegauge.regression.service import service_config
 from rulegauge.regression.stability import best_stability
@@ -229,7 +229,7 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
                 config_ids: Sequence[str] = (), progress: Progress | None = None) -> str:
     """The report of ``run`` as one HTML string (see module docstring).
 
-    Charts show the configs of :func:`rulegauge.analysis.selection.chosen_configs`
+    Charts show the configs of :func:`rulegauge.metrics.selection.chosen_configs`
     (``config_ids`` when given, else the ``top`` best plus the service config and each
     arm alone); tables list every config. ``progress(message)`` hears each step."""
     say = progress or (lambda message: None)

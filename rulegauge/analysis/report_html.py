@@ -11,7 +11,7 @@ table by the clicked header: numbers numerically, text in natural order (``k6``
 before ``k10``), blanks last.
 
 Headline conventions: configs whose aggregate equals the best one's
-(:func:`rulegauge.analysis.selection.ties_with`) are named together as a tie; with the
+(:func:`rulegauge.metrics.selection.ties_with`) are named together as a tie; with the
 best config's stability, the card says how often it stays best over bootstrap resamples
 of questions and "best, or tied with N others" when configs are statistically tied with
 it; a paired difference that the multiplicity rule does not flag (its adjusted p-value is

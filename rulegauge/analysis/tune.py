@@ -11,7 +11,7 @@ procedure is worth on questions it has not seen:
   (``sklearn.model_selection.StratifiedKFold``);
 * in each fold, every config is aggregated (mean, or median for ``first_rel_rank``)
   over the *training* questions and the best one is chosen (higher or lower is
-  better by the metric's direction; ties in numeric config order, :func:`rulegauge.analysis.selection.rank_configs`);
+  better by the metric's direction; ties in numeric config order, :func:`rulegauge.metrics.selection.rank_configs`);
 * the chosen config's values on the fold's *held-out* questions are kept; pooled over
   folds, each question is scored exactly once by a config chosen without it:
   ``held_out = aggregate(pooled held-out values)``;
@@ -51,11 +51,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from rulegauge.analysis.selection import primary_metric, rank_configs
 from rulegauge.core.config_order import config_sort_key
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.limits import count_problem
 from rulegauge.metrics.multiplicity import CorrectionFamily, family_of
+from rulegauge.metrics.selection import primary_metric, rank_configs
 from rulegauge.regression.stability import Stability, stability
 
 DEFAULT_METRIC = "recall@5"
@@ -246,7 +246,7 @@ def tune_frame(metrics: pd.DataFrame, questions: pd.DataFrame, metric: str = DEF
 def tune(run: object, metric: str | None = None, n_folds: int = 5, seed: int = 0,
          only: Sequence[str] = ()) -> TuneResult:
     """:func:`tune_frame` on a :class:`rulegauge.store.rundir.Run`, on ``metric`` (default the
-    run's :func:`rulegauge.analysis.selection.primary_metric`, as the report and the run
+    run's :func:`rulegauge.metrics.selection.primary_metric`, as the report and the run
     summary rank); ``only`` (config ids) limits the choice to those configs (the comparison
     with the service config is then made only when it is one of them)."""
     from rulegauge.analysis.headline import config_methods

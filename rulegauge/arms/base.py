@@ -71,7 +71,7 @@ class Arm(Protocol):
         ...
 
 
-ARMS: Registry[type] = Registry("arm", group="rulegauge.arms", loader=plugins.load, accepts=kind_check(
+ARMS: Registry[type] = Registry("arm", group="rulegauge.arms", door=plugins.DOOR, accepts=kind_check(
     "an arm class", methods=("prepare", "search", "describe"), classes=True, ref="docs/plugins.md"))
 
 

@@ -12,11 +12,10 @@ Command groups are the entry points of ``rulegauge.commands`` (rulegauge's own i
 from __future__ import annotations
 
 import logging
-from functools import partial
 
 import typer
 
-from rulegauge.core import plugins
+from rulegauge.cli.command_groups import register_commands
 
 app = typer.Typer(
     name="rulegauge",
@@ -52,11 +51,10 @@ def _main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progr
                         format="%(levelname)s %(name)s: %(message)s")
 
 
-# command groups are entry points (``rulegauge.commands``, pyproject.toml): a team's package adds its own
-# `core` (run, list, validate: the everyday commands) heads --help; the others follow in name order; a
-# package's register that raises is recorded as broken (`rulegauge list`), never the end of every command
-for _name, _register in sorted(plugins.entry_objects("rulegauge.commands"), key=lambda e: e[0] != "core"):
-    plugins.contained("rulegauge.commands", _name, partial(_register, app))
+# command groups are entry points (``rulegauge.commands``, pyproject.toml): a team's package adds its own;
+# `core` (run, list, validate) heads --help, the others follow in name order; a plug-in's group that fails
+# to register or takes a name already taken (`run`, `goldset`) is refused whole and listed broken
+register_commands(app)
 
 
 def main() -> None:

@@ -120,7 +120,7 @@ def bands_cmd(
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.analysis.bands import run_band_tables
-    from rulegauge.analysis.selection import check_config_ids
+    from rulegauge.metrics.selection import check_config_ids
     from rulegauge.store.rundir import open_run
 
     with bad_input_exits_2():

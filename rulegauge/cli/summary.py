@@ -11,12 +11,12 @@ import pyarrow.compute as pc
 from rich.console import Console
 from rich.table import Table
 
-from rulegauge.analysis.languages import language_table, print_language_table
-from rulegauge.analysis.selection import primary_metric
-from rulegauge.analysis.summary import best_rows, legend, metric_names, summary_frame
 from rulegauge.arms.base import empty_warning
 from rulegauge.cli.output import make_console
 from rulegauge.metrics.info import resolve
+from rulegauge.metrics.languages import language_table, print_language_table
+from rulegauge.metrics.selection import primary_metric
+from rulegauge.metrics.summary import best_rows, legend, metric_names, summary_frame
 from rulegauge.pipeline.depth_unit import short_warning
 from rulegauge.regression.service import service_config
 from rulegauge.store.rundir import Run

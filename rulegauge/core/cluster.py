@@ -245,7 +245,8 @@ def _ray_engine(address: str | None) -> Iterator[EngineInfo]:
         yield EngineInfo("ray", nodes, cpus, address)
 
 
-ENGINES.add("ray", Engine("ray", "embedding as Ray Data map_batches over actors, answering as "
-                                 "Ray actor calls; --address joins a running cluster, else one "
-                                 "is started on this machine (pip install 'rulegauge[ray]')",
-                          _ray_engine, takes_address=True, extra="ray"))
+RAY = ENGINES.add("ray", Engine("ray", "embedding as Ray Data map_batches over actors, answering as "
+                                       "Ray actor calls; --address joins a running cluster, else one "
+                                       "is started on this machine (pip install 'rulegauge[ray]')",
+                                _ray_engine, takes_address=True, extra="ray"))
+"""The ``ray`` engine: its entry point (``rulegauge.engines``) names it, so its name is known unimported."""

@@ -1,61 +1,51 @@
-"""Plug-ins: the one door through which arms, answerers, metrics, fusion methods and command
-groups enter rulegauge, built-in or from a team's own package.
+"""Plug-ins: the one door through which arms, answerers, metrics, fusion methods, engines and
+command groups enter rulegauge, built-in or from a team's own package.
 
-Every component is declared as a Python entry point in its group. rulegauge's own are in its
-``pyproject.toml`` (``[project.entry-points."rulegauge.arms"]`` ...); a team's package declares
-its own the same way::
+Every component is an entry point of its group (:mod:`rulegauge.core.entry_points`: the metadata
+and the one load order); :data:`GROUPS` says, per group, only where its registry lives.
 
-    [project.entry-points."rulegauge.arms"]
-    acme-search = "acme_rulegauge.arms:AcmeArm"       # a class, registered as "acme-search"
-    [project.entry-points."rulegauge.metrics"]
-    acme = "acme_rulegauge.metrics"                    # or a module that registers on import
+Loading is lazy and names come from the metadata (:data:`DOOR`, the
+:class:`~rulegauge.core.registry.Door` of every group's registry): an entry point
+``module:object`` declares one name, its own, and asking for it imports that one module and
+registers the object under it (a fusion method class instantiated: that registry holds
+instances), unless the import registered it already. A module entry point (``module``) may
+register several names, known only once imported: a group's module entry points are imported, in
+load order, when a name is asked for that nothing declares or registered, when the group's names
+are listed, and before any ``module:object`` entry point that follows them, so who keeps a
+contested name never depends on what was asked first. A command that enumerates objects
+(``rulegauge list``, the conformance suites, the generated docs) loads the whole group (:func:`load`).
 
-:data:`GROUPS` says, per group, only where its registry lives (no list of modules). An entry
-point's object is registered under the entry point's name (a fusion method class is
-instantiated first: that registry holds instances), unless loading it already registered that
-name; a module entry point must register something on import (a module that calls
-``ARMS.register`` / ``declare`` itself). A group without a registry (``rulegauge.commands``:
-``register(app)`` functions) is read with :func:`entry_objects`.
+A name belongs to one entry point: a second ``module:object`` entry point of that name is
+refused from the metadata alone, a module registering a name that an earlier ``module:object``
+entry point declares is refused when it does. :func:`origin` is the entry point whose module
+registered a name, however that module was first imported. A plug-in that fails to import,
+whose name is taken, whose object is of the wrong kind or that registers nothing is recorded
+broken (:func:`broken`, :func:`describe_unknown`), never raised: one broken package never stops a
+command that does not use it (a built-in raises, as a bug of rulegauge's own, unless a module of
+an optional dependency is missing). What a plug-in's code raises while rulegauge runs it is a
+:class:`PluginFailed` naming it (:func:`guarded`). docs/plugins.md says all this for users.
 
-Load order is deterministic: rulegauge's own entry points first, sorted by name (read from
-``pyproject.toml`` when rulegauge runs from its source tree, an edit counting without a
-reinstall, else from the installed distribution's metadata, which setuptools writes sorted:
-so both give one order), then every other distribution's, sorted by name and package.
-:func:`load` does it once per process per group; a :class:`~rulegauge.core.registry.Registry`
-created with ``group=`` calls it on first lookup, so no caller has to remember.
-
-A plug-in that fails to import, or whose name is already taken, is not registered and is
-recorded as broken (:func:`broken`), by name with its package and the error's last line;
-nothing raises, so one broken package never stops a run that does not use it. A built-in whose
-import fails for a missing module (an optional dependency not installed) is recorded the same
-way (package ``builtin``); any other error of a built-in raises, as a bug of rulegauge's own.
-A run that names a broken component gets an error saying so (:func:`describe_unknown`).
-:func:`origin` tells where a name came from: ``builtin`` or ``package==version``.
-
-The one core module that imports higher stages, and only by name when :func:`load` is
-called (never at import time).
+The one core module that imports higher stages, only by name and only when asked.
 
 Reference: Python packaging, "Entry points specification"; ``importlib.metadata``.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
-import importlib.metadata as md
 import sys
-import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from rulegauge.core import entry_points as meta
+from rulegauge.core.entry_points import Entry
 from rulegauge.core.errors import RegistryError, RulegaugeError
-from rulegauge.core.registry import Registry, add_unknown_hint, shown
+from rulegauge.core.registry import Registry, add_unknown_hint
 
-DISTRIBUTION = "rulegauge"
-BUILTIN = "builtin"
+BUILTIN = meta.BUILTIN
+"""The origin of rulegauge's own components (:func:`origin`)."""
 
 
 @dataclass(frozen=True)
@@ -91,9 +81,13 @@ class BrokenPlugin:
         return f"plug-in {self.name!r} ({self.group}, from {self.package}) is broken: {self.error}"
 
 
-_loaded: set[str] = set()
-_origins: dict[tuple[str, str], str] = {}
+_loaded: set[str] = set()  # groups loaded whole (load)
+_tried: dict[str, set[int]] = {}  # group -> indexes of the entries imported (or refused) so far
+_claims: dict[str, dict[str, Entry]] = {}  # group -> name -> the module:object entry point it belongs to
+_owners: dict[tuple[str, str], Entry | None] = {}  # (group, name) -> the entry point that registered it
+_loading: list[Entry] = []  # the entry points being imported, innermost last
 _broken: dict[tuple[str, str], BrokenPlugin] = {}
+_failed: set[tuple[str, int]] = set()  # (group, entry index) of every entry recorded broken
 
 
 def registry(group: str) -> Registry[Any]:
@@ -102,130 +96,207 @@ def registry(group: str) -> Registry[Any]:
     return reg
 
 
-@functools.cache
-def _own_declared() -> tuple[tuple[str, str, str], ...]:
-    """rulegauge's own entry points ``(group, name, value)``, sorted by group and name: from the
-    source tree's ``pyproject.toml`` when rulegauge runs from one (an edit counts without a
-    reinstall), else from the installed distribution's metadata (module docstring)."""
-    import rulegauge  # the top package: only its location
-
-    project = Path(rulegauge.__file__).resolve().parent.parent / "pyproject.toml"
-    if project.is_file():
-        data = tomllib.loads(project.read_text(encoding="utf-8")).get("project", {})
-        if data.get("name") == DISTRIBUTION:
-            return tuple(sorted((group, name, str(value)) for group, eps in data.get("entry-points", {}).items()
-                                for name, value in eps.items()))
-    try:
-        eps = md.distribution(DISTRIBUTION).entry_points
-    except md.PackageNotFoundError:
-        return ()
-    return tuple(sorted((ep.group, ep.name, ep.value) for ep in eps))
-
-
 def declared() -> tuple[tuple[str, str, str], ...]:
     """rulegauge's own entry points ``(group, name, value)``, sorted by group and name."""
-    return _own_declared()
+    return meta.own_declared()
 
 
-def _is_own(ep: md.EntryPoint) -> bool:
-    dist = ep.dist
-    return dist is not None and dist.name.lower().replace("_", "-") == DISTRIBUTION
+def record_broken(entry: Entry, error: str) -> None:
+    """Record ``entry`` as broken (what :func:`broken` lists), with ``error`` as its cause."""
+    _broken[(entry.group, entry.name)] = BrokenPlugin(entry.group, entry.name, entry.package, error)
+    _failed.add((entry.group, entry.index))
 
 
-def entry_points(group: str) -> list[md.EntryPoint]:
-    """Every entry point of ``group``: rulegauge's own sorted by name, then every other
-    distribution's sorted by name and package (the one load order)."""
-    own = [md.EntryPoint(name, value, g) for g, name, value in _own_declared() if g == group]
-    others = [ep for ep in md.entry_points(group=group) if not _is_own(ep)]
-    return own + sorted(others, key=lambda ep: (ep.name, _package(ep)))
-
-
-def _last_line(exc: BaseException) -> str:
+def last_line(exc: BaseException) -> str:
+    """``Type: the last line of its message`` (how a broken plug-in's cause is shown)."""
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[-1] if text else ''}".rstrip(": ")
 
 
-def _package(ep: md.EntryPoint) -> str:
-    dist = ep.dist
-    if dist is None:
-        return BUILTIN  # declared by rulegauge itself (_own_declared)
-    return f"{dist.name}=={dist.version}"
+def _tried_of(group: str) -> set[int]:
+    return _tried.setdefault(group, set())
 
 
-def _record(group: str, name: str, pkg: str, error: str) -> None:
-    _broken[(group, name)] = BrokenPlugin(group, name, pkg, error)
+def claims(group: str) -> dict[str, Entry]:
+    """Name -> the ``module:object`` entry point it belongs to: the first of that name in load
+    order; a later one of the same name is recorded broken here, from the metadata alone."""
+    found = _claims.get(group)
+    if found is None:
+        found = _claims[group] = {}
+        for e in meta.entries(group):
+            if not e.attribute:
+                continue
+            first = found.setdefault(e.name, e)
+            if first is not e:
+                _tried_of(group).add(e.index)
+                record_broken(e, f"the name {e.name!r} is already registered ({first.package})")
+    return found
 
 
-def _import(group: str, ep: md.EntryPoint, pkg: str) -> tuple[bool, Any]:
-    """``(True, object)`` of ``ep``, or ``(False, None)`` with ``ep`` recorded as broken: whatever
+def import_entry(entry: Entry) -> tuple[bool, Any]:
+    """``(True, object)`` of ``entry``, or ``(False, None)`` with it recorded as broken: whatever
     its import raised, ``SystemExit`` and other ``BaseException`` subclasses included (a plug-in
     calling ``sys.exit()`` at import must not end the program), but ``KeyboardInterrupt``, which
     is the user's. A built-in's error raises (a bug of rulegauge's own) unless it is a module
     not found (an optional dependency not installed)."""
+    _loading.append(entry)
     try:
-        return True, ep.load()
+        return True, entry.point().load()
     except KeyboardInterrupt:
         raise
     except ModuleNotFoundError as exc:
-        _record(group, ep.name, pkg, _last_line(exc))
+        record_broken(entry, last_line(exc))
     except BaseException as exc:  # nothing a plug-in raises ends the program (docstring)
-        if pkg == BUILTIN:
+        if entry.package == BUILTIN:
             raise
-        _record(group, ep.name, pkg, _last_line(exc) + (" (sys.exit at import)" if isinstance(exc, SystemExit) else ""))
+        record_broken(entry, last_line(exc) + (" (sys.exit at import)" if isinstance(exc, SystemExit) else ""))
+    finally:
+        _loading.pop()
     return False, None
 
 
-def _load_entry_point(group: str, ep: md.EntryPoint, reg: Registry[Any]) -> None:
-    pkg = _package(ep)
-    if ep.name in reg and _origins.get((group, ep.name), BUILTIN) != pkg:
-        # a built-in (or another package's) name: refuse rather than shadow it
-        _record(group, ep.name, pkg, f"the name {ep.name!r} is already registered ({origin(group, ep.name)})")
+def _entry_of(group: str, name: str, module: str | None) -> Entry | None:
+    """The entry point of ``group`` a registration of ``name`` by ``module`` comes from: the one
+    of that name and module, else one of that module (a module entry point), else, for a plug-in's
+    module, the entry point being imported whose package it is in (a module it imports), else None."""
+    if module is None:
+        return None
+    mine = [e for e in meta.entries(group) if e.module == module]
+    exact = [e for e in mine if e.name == name]
+    if exact or mine:
+        return (exact or mine)[0]
+    top = module.split(".")[0]
+    if top == meta.DISTRIBUTION:  # rulegauge's own modules: only an entry point naming the module itself
+        return None
+    return next((e for e in reversed(_loading) if e.group == group and e.module.split(".")[0] == top), None)
+
+
+def owner(group: str, name: str) -> Entry | None:
+    """The entry point that registered ``name`` in ``group`` (None: rulegauge's own or a
+    registration made by hand)."""
+    if (group, name) in _owners:
+        return _owners[(group, name)]
+    reg = registry(group)
+    return _entry_of(group, name, reg.source(name)) if name in reg.registered() else None
+
+
+def _load_entry(reg: Registry[Any], e: Entry) -> None:
+    """Import ``e`` and register what it declares (module docstring); a failure is recorded."""
+    group = e.group
+    if e.attribute and e.name in reg.registered():
+        if owner(group, e.name) != e:  # taken by an earlier module entry point, or by hand
+            record_broken(e, f"the name {e.name!r} is already registered ({origin(group, e.name)})")
         return
-    before = set(reg.names())
-    fresh = ep.module not in sys.modules
-    ok, obj = _import(group, ep, pkg)
-    added = set(reg.names()) - before
-    for name in added:  # what an import registered before failing is still named by its origin
-        _origins.setdefault((group, name), pkg)
-    if not ok:
+    before = set(reg.registered())
+    ok, obj = import_entry(e)
+    added = set(reg.registered()) - before
+    if not ok:  # a broken plug-in leaves nothing behind (what other modules it imported registered stays)
+        gone = [n for n in added if owner(group, n) == e]
+        reg.withdraw(gone)
+        for n in gone:
+            _owners.pop((group, n), None)
         return
-    if ep.name not in reg and not _is_module(obj):
+    if e.attribute and e.name in reg.registered():
+        return
+    if e.attribute and type(obj).__name__ != "module":
         why = reg.refusal(obj)  # the registry's owner says what it holds: an arm class, a FusionMethod...
         if why is not None:
-            if pkg == BUILTIN:
-                raise RegistryError(f"{group} entry point {ep.name!r}: {why}")
-            _record(group, ep.name, pkg, f"refused: {why}")
+            if e.package == BUILTIN:
+                raise RegistryError(f"{group} entry point {e.name!r}: {why}")
+            record_broken(e, f"refused: {why}")
             return
-        made = _instantiate(group, ep, pkg, obj)
-        if made is None:
-            return
-        reg.add(ep.name, made[0])
-        added.add(ep.name)
-    if ep.name not in reg and ((fresh and not added) or not _is_module(obj)):
-        _record(group, ep.name, pkg, f"loading it registered no {ep.name!r}"
-                + (f" (it registered {', '.join(sorted(added))})" if added else ""))
-    for name in added | ({ep.name} & set(reg.names())):
-        _origins.setdefault((group, name), pkg)
+        if GROUPS[group].instances and isinstance(obj, type):
+            try:
+                obj = obj()
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # as in import_entry
+                if e.package == BUILTIN:
+                    raise
+                record_broken(e, f"building it raised {last_line(exc)}")
+                return
+        reg.add(e.name, obj, source=e.module)
+        return
+    if not added and not any(owner(group, n) == e for n in reg.registered()):
+        record_broken(e, "loading it registered nothing" + (f" named {e.name!r}" if e.attribute else ""))
 
 
-def _instantiate(group: str, ep: md.EntryPoint, pkg: str, obj: Any) -> tuple[Any] | None:
-    """``(what the registry holds,)``: ``obj``, or an instance of it for a registry of
-    instances; None when building it raised (recorded as broken, as :func:`_import` does)."""
-    if not (GROUPS[group].instances and isinstance(obj, type)):
-        return (obj,)
-    try:
-        return (obj(),)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # as in _import
-        if pkg == BUILTIN:
-            raise
-        _record(group, ep.name, pkg, f"building it raised {_last_line(exc)}")
+def _import(group: str, reg: Registry[Any], e: Entry) -> None:
+    """Import entry ``e`` once, after the group's module entry points that precede it."""
+    tried = _tried_of(group)
+    if e.index in tried:
+        return
+    _modules(group, reg, before=e.index)
+    tried.add(e.index)
+    _load_entry(reg, e)
+
+
+def _modules(group: str, reg: Registry[Any], before: int | None = None) -> None:
+    """Import the group's module entry points (those before index ``before``), in load order."""
+    tried = _tried_of(group)
+    for e in meta.entries(group)[:before]:
+        if not e.attribute and e.index not in tried:
+            tried.add(e.index)
+            _load_entry(reg, e)
+
+
+def _load_group(group: str, reg: Registry[Any]) -> None:
+    claims(group)
+    for e in meta.entries(group):
+        _import(group, reg, e)
+
+
+class _Door:
+    """The :class:`~rulegauge.core.registry.Door` of every group's registry (module docstring)."""
+
+    def find(self, reg: Registry[Any], name: str) -> None:
+        group = _group(reg)
+        claim = claims(group).get(name)
+        if claim is not None:
+            _import(group, reg, claim)
+        if name not in reg.registered():
+            _modules(group, reg)
+        if name not in reg.registered():  # unknown: every component, so the choices are what works
+            _load_group(group, reg)
+
+    def load(self, reg: Registry[Any]) -> None:
+        _load_group(_group(reg), reg)
+
+    def names(self, reg: Registry[Any]) -> list[str]:
+        group = _group(reg)
+        _modules(group, reg)  # what module entry points register is known once they are imported
+        registered = reg.registered()
+        pending = [n for n, e in claims(group).items() if n not in registered and (group, e.index) not in _failed]
+        order = {n: i for i, n in enumerate(registered)}
+
+        def key(name: str) -> tuple[int, str, int]:
+            # by entry point; what no entry point of the group registered first, by module (whatever
+            # imported it first), each module's names in the order it registered them
+            e = owner(group, name) if name in order else claims(group)[name]
+            return (e.index, "", order.get(name, 0)) if e is not None else (-1, reg.source(name) or "", order[name])
+
+        return sorted([*registered, *pending], key=key)
+
+    def claim(self, reg: Registry[Any], name: str, module: str | None) -> str | None:
+        group = _group(reg)
+        e = _entry_of(group, name, module)
+        first = claims(group).get(name)
+        if first is not None and first != e:
+            ours = module is None or module.split(".")[0] == meta.DISTRIBUTION
+            if (e is None and not ours) or (e is not None and e.index > first.index):
+                return f"entry point {first.name!r} ({group}, from {first.package}) declares it"
+        if name not in reg.registered():  # a duplicate is the registry's to refuse; the name keeps its owner
+            _owners[(group, name)] = e
         return None
 
 
-def _is_module(obj: Any) -> bool:
-    return type(obj).__name__ == "module"
+def _group(reg: Registry[Any]) -> str:
+    assert reg.group is not None  # a door serves registries of a group only (Registry.__init__)
+    return reg.group
+
+
+DOOR = _Door()
+"""The door handed to every group's registry (``Registry(..., group=..., door=plugins.DOOR)``)."""
 
 
 def load(group: str) -> None:
@@ -233,9 +304,7 @@ def load(group: str) -> None:
     if group in _loaded:
         return
     _loaded.add(group)
-    reg = registry(group)
-    for ep in entry_points(group):
-        _load_entry_point(group, ep, reg)
+    _load_group(group, registry(group))
 
 
 def is_loaded(group: str) -> bool:
@@ -248,76 +317,56 @@ def load_all() -> None:
         load(group)
 
 
-def entry_objects(group: str) -> list[tuple[str, Any]]:
-    """``(name, object)`` of every entry point of a group without a registry (the CLI's
-    ``rulegauge.commands``: ``register(app)`` functions), in the load order; broken ones are
-    recorded (:func:`broken`) and left out. Not cached: its one caller builds the CLI once."""
-    out = []
-    for ep in entry_points(group):
-        pkg = _package(ep)
-        ok, obj = _import(group, ep, pkg)
-        if ok and not callable(obj):
-            if pkg == BUILTIN:
-                raise RegistryError(f"{group} entry point {ep.name!r}: {shown(obj)} is not callable")
-            _record(group, ep.name, pkg, f"refused: {shown(obj)} is not a register(app) function")
-            continue
-        if ok:
-            _origins[(group, ep.name)] = pkg
-            out.append((ep.name, obj))
-    return out
-
-
-def contained(group: str, name: str, call: Callable[[], None]) -> bool:
-    """Call a plug-in's ``call()`` (a command group's ``register(app)``); what it raises, but
-    ``KeyboardInterrupt``, records ``name`` as broken instead (False). A built-in's raises."""
-    pkg = origin(group, name)
-    try:
-        call()
-        return True
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # as in _import
-        if pkg == BUILTIN:
-            raise
-        _record(group, name, pkg, f"{_last_line(exc)} (raised by register)")
-        return False
-
-
 class PluginFailed(RulegaugeError):
     """A plug-in's code raised while rulegauge ran it (:func:`guarded`); names the plug-in."""
 
 
+def failure(group: str, name: str, doing: str, exc: BaseException) -> PluginFailed:
+    """The :class:`PluginFailed` of a plug-in ``name`` of ``group`` that raised ``exc`` ``doing``."""
+    return PluginFailed(f"plug-in {name!r} ({group}, from {origin(group, name)}) failed {doing}: {last_line(exc)}")
+
+
 @contextmanager
 def guarded(group: str, name: str, doing: str) -> Iterator[None]:
-    """Run a component's code (an arm's search, a fusion method's fuse): what a plug-in's code
-    raises, but a :class:`RulegaugeError` (already a message) and ``KeyboardInterrupt`` (the
-    user's), becomes :class:`PluginFailed` naming it, its package and ``doing`` (exit 2, no
-    traceback; ``SystemExit`` included: a plug-in does not end a run). A built-in's error
-    raises as it is, a bug of rulegauge's own."""
+    """Run a component's code (an arm's search, a fusion method's fuse, an engine's start): what
+    a plug-in's code raises, but a :class:`RulegaugeError` (already a message) and
+    ``KeyboardInterrupt`` (the user's), becomes :class:`PluginFailed` naming it, its package and
+    ``doing`` (exit 2, no traceback; ``SystemExit`` included: a plug-in does not end a run). A
+    built-in's error raises as it is, a bug of rulegauge's own."""
     try:
         yield
     except (RulegaugeError, KeyboardInterrupt):
         raise
-    except BaseException as exc:  # as in _import
-        pkg = origin(group, name)
-        if pkg == BUILTIN:
+    except BaseException as exc:  # as in import_entry
+        if origin(group, name) == BUILTIN:
             raise
-        raise PluginFailed(f"plug-in {name!r} ({group}, from {pkg}) failed {doing}: {_last_line(exc)}") from None
+        raise failure(group, name, doing, exc) from None
 
 
 def origin(group: str, name: str) -> str:
-    """``builtin`` or the ``package==version`` that registered ``name`` in ``group``."""
-    return _origins.get((group, name), BUILTIN)
+    """``builtin`` or the ``package==version`` whose entry point registered ``name`` in
+    ``group`` (module docstring); a name not loaded yet: the entry point that declares it."""
+    e = owner(group, name)
+    if e is not None:
+        return e.package
+    reg = registry(group)
+    if name in reg.registered():
+        return meta.package_of_module(reg.source(name))
+    claim = claims(group).get(name)
+    return claim.package if claim is not None else BUILTIN
 
 
 def origins(group: str) -> dict[str, str]:
-    """Every registered name of ``group`` -> :func:`origin`, in registration order."""
-    load(group)
-    return {n: origin(group, n) for n in registry(group).names()}
+    """Every name of ``group`` -> :func:`origin`, in the registry's order (from the metadata; a
+    registry without a door, filled by module entry points only, is loaded first)."""
+    reg = registry(group)
+    if reg.group is None:
+        load(group)
+    return {n: origin(group, n) for n in reg.names()}
 
 
 def broken() -> list[BrokenPlugin]:
-    """Every plug-in that failed to load, by group then name."""
+    """Every plug-in found broken so far, by group then name (:func:`load_all` finds them all)."""
     return [_broken[k] for k in sorted(_broken)]
 
 
@@ -332,7 +381,7 @@ def broken_hint(reg: Registry[Any], name: str) -> str:
     registry is ``reg`` (for the unknown-name message of :meth:`Registry.get`), else ``""``."""
     for group, g in GROUPS.items():
         module = sys.modules.get(g.module)
-        if module is not None and getattr(module, g.attribute, None) is reg:
+        if reg.group == group or (module is not None and getattr(module, g.attribute, None) is reg):
             why = describe_unknown(group, name)
             return f"; {why}" if why else ""
     return ""
@@ -342,6 +391,8 @@ add_unknown_hint(broken_hint)
 
 
 def reset() -> None:
-    """Forget what was loaded (tests that install a plug-in package at run time)."""
-    _loaded.clear()
-    _broken.clear()
+    """Forget what was loaded and read the metadata again (tests that install a plug-in package
+    at run time; components already registered stay)."""
+    for state in (_loaded, _tried, _claims, _owners, _broken, _failed):
+        state.clear()
+    meta.clear()

@@ -6,14 +6,17 @@ heading paths, title, page titles) is stored as one JSON file
 
 * the source file's SHA-256 (its bytes, not its path or modification time),
 * the loader name and the document's loader options (sorted),
-* :data:`PAGE_CACHE_VERSION` and the *loader version*: a SHA-256 of the source code
-  of the modules that turn a file into pages (``rulegauge.corpus.loaders``,
-  ``rulegauge.corpus.formats``, ``rulegauge.corpus.outline``, ``rulegauge.corpus.collection``,
-  ``rulegauge.core.text``) and
-  the pypdf version.
+* :data:`PAGE_CACHE_VERSION` and the *loader version*: a SHA-256 of the source code of
+  every module that shapes page text, :func:`loader_modules`: the loaders' module
+  (:data:`LOADER_ROOT`) and every rulegauge module it imports, transitively, module-level and
+  deferred alike (:mod:`rulegauge.core.import_graph`: read from the source, so a module added
+  to text extraction, such as ``corpus/pdf_text`` or ``corpus/title_match``, is in the key
+  without anyone listing it), and the pypdf version.
 
 So editing the file, choosing another format or options, changing the loader code or
-upgrading pypdf all miss the cache and re-extract; nothing needs to be deleted by hand.
+upgrading pypdf all miss the cache and re-extract; nothing needs to be deleted by hand. The
+module set errs on the side of a miss (a helper that cannot change a page's text is in it
+too): a stale page text would be a silently wrong figure, a miss is one re-extraction.
 
 Conventions: an entry is written to a temporary file beside it and renamed into place
 (POSIX ``rename(2)``), so readers see whole entries only. An entry that cannot be read
@@ -30,34 +33,53 @@ import functools
 import hashlib
 import importlib.metadata
 import json
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rulegauge.core.atomic import write_text
+from rulegauge.core.import_graph import closure, source_file
 from rulegauge.corpus.formats import Loaded
 
 PAGE_CACHE_VERSION = 2
 """Bump when the entry format changes."""
 
-LOADER_MODULES = ("rulegauge.corpus.loaders", "rulegauge.corpus.formats", "rulegauge.corpus.outline",
-                  "rulegauge.corpus.collection", "rulegauge.core.text")
+LOADER_ROOT = "rulegauge.corpus.loaders"
+"""The module every loader of :data:`rulegauge.corpus.loaders.LOADERS` is registered from."""
+PACKAGE = Path(__file__).resolve().parents[1]
+"""rulegauge's own folder: the modules :func:`loader_modules` follows."""
 
 
 @functools.lru_cache(maxsize=1)
-def loader_version() -> str:
-    """SHA-256 of the source of :data:`LOADER_MODULES` and the pypdf version."""
+def loader_modules() -> tuple[str, ...]:
+    """Every module that shapes page text (module docstring), sorted."""
+    return tuple(closure([LOADER_ROOT], PACKAGE))
+
+
+def code_hash(modules: Sequence[str], source: Callable[[str], bytes]) -> str:
+    """SHA-256 of each module's name and ``source(name)``, and the pypdf version."""
     h = hashlib.sha256()
-    for name in LOADER_MODULES:
-        module = sys.modules.get(name) or __import__(name, fromlist=["_"])
-        h.update(name.encode() + b"\0" + Path(str(module.__file__)).read_bytes() + b"\0")
+    for name in modules:
+        h.update(name.encode() + b"\0" + source(name) + b"\0")
     try:
         h.update(importlib.metadata.version("pypdf").encode())
     except importlib.metadata.PackageNotFoundError:
         h.update(b"no pypdf")
     return h.hexdigest()
+
+
+def _source(name: str) -> bytes:
+    path = source_file(name, PACKAGE)
+    if path is None:
+        raise FileNotFoundError(f"no source for {name} under {PACKAGE}")
+    return path.read_bytes()
+
+
+@functools.lru_cache(maxsize=1)
+def loader_version() -> str:
+    """:func:`code_hash` of :func:`loader_modules`' source files."""
+    return code_hash(loader_modules(), _source)
 
 
 def cache_key(source_sha256: str, fmt: str, options: Mapping[str, object]) -> str:

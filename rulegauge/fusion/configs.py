@@ -55,7 +55,7 @@ import hashlib
 import json
 import logging
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +68,8 @@ from rulegauge.fusion.records import FusionConfig, RunConfig, config_id
 __all__ = ["DEFAULT_CONFIG", "FusionConfig", "RunConfig", "config_id", "expand", "load_config"]
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "data" / "default-grid.toml"
-def load_config(path: Path | None = None, known_arms: list[str] | None = None,
-                known_methods: list[str] | None = None,
+def load_config(path: Path | None = None, known_arms: Collection[str] | None = None,
+                known_methods: Collection[str] | None = None,
                 arm_classes: Mapping[str, Any] | None = None) -> RunConfig:
     """Parse and expand a config file; every problem is reported at once."""
     p = Path(path) if path is not None else DEFAULT_CONFIG
@@ -93,7 +93,7 @@ DEFAULTS_KEYS = ("k", "depth")
 
 
 def expand(raw: dict[str, Any], where: str = "<config>", sha256: str = "",
-           known_arms: list[str] | None = None, known_methods: list[str] | None = None,
+           known_arms: Collection[str] | None = None, known_methods: Collection[str] | None = None,
            arm_classes: Mapping[str, Any] | None = None) -> RunConfig:
     """Expand a parsed config mapping into a :class:`RunConfig`.
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,12 +40,12 @@ class Spec:
     source: str
 
 
-def _method(ck: Checker, name: Any, at: str, known: list[str] | None) -> FusionMethod | None:
+def _method(ck: Checker, name: Any, at: str, known: Collection[str] | None) -> FusionMethod | None:
     if not isinstance(name, str):
         ck.add(at, f"must be a method name (string), got {name!r}")
         return None
-    choices = known if known is not None else FUSION_METHODS.names()
-    if name not in choices or name not in FUSION_METHODS.names():
+    if name not in FUSION_METHODS or (known is not None and name not in known):  # `in` loads only that method
+        choices = known if known is not None else FUSION_METHODS.names()
         broken = plugins.describe_unknown("rulegauge.fusion", name)  # a plug-in that failed to load says why
         ck.add(at, f"unknown fusion method {name!r}; choose one of: " + ", ".join(choices)
                + (f"; {broken}" if broken else ""))
@@ -78,7 +79,7 @@ def _tags(m: FusionMethod, options: tuple[tuple[str, Any], ...]) -> tuple[str, .
     return tuple(p.tag(opts[p.name]) for p in m.params if p.choices)
 
 
-def grid_specs(ck: Checker, grid: Any, dk: float, known: list[str] | None) -> list[Spec]:
+def grid_specs(ck: Checker, grid: Any, dk: float, known: Collection[str] | None) -> list[Spec]:
     grid = ck.keys(grid, GRID_KEYS, "[grid]")
     raw_methods = grid.get("method", "rrf")
     names = raw_methods if isinstance(raw_methods, list) and raw_methods else [raw_methods]
@@ -118,7 +119,7 @@ def grid_specs(ck: Checker, grid: Any, dk: float, known: list[str] | None) -> li
     return out
 
 
-def config_specs(ck: Checker, configs_raw: Any, dk: float, known: list[str] | None) -> list[Spec]:
+def config_specs(ck: Checker, configs_raw: Any, dk: float, known: Collection[str] | None) -> list[Spec]:
     if not isinstance(configs_raw, list):
         ck.add("[[configs]]", "must be an array of tables ([[configs]])")
         return []

@@ -137,7 +137,7 @@ def _fusion_method(obj: Any) -> str | None:
     return None
 
 
-FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method", group="rulegauge.fusion", loader=plugins.load,
+FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method", group="rulegauge.fusion", door=plugins.DOOR,
                                                   accepts=_fusion_method)
 __all__ = ["FUSION_METHODS", "FusionContractError", "FusionMethod", "Param", "Planes", "config_ceiling", "fused_scores",
            "method_of", "register", "weights_of"]

@@ -330,7 +330,7 @@ def _params(name: str, fam: MetricFamily, text: str | None) -> dict[str, Any]:
     return out
 
 
-METRICS: Registry[MetricFamily] = Registry("metric", group="rulegauge.metrics", loader=plugins.load,
+METRICS: Registry[MetricFamily] = Registry("metric", group="rulegauge.metrics", door=plugins.DOOR,
                                            accepts=kind_check("a metric family", base=MetricFamily,
                                                               ref="declare(...): docs/metrics.md"))
 """Every metric family: ranking, score and answer metrics alike."""

@@ -40,9 +40,8 @@ def resolve(name: str, *, kinds: tuple[str, ...] = KINDS) -> Metric:
     """
     try:
         return Metric.parse(name, kinds=kinds)
-    except RegistryError:
-        if plugins.is_loaded(PRODUCT_METRICS):
-            raise
+    except RegistryError:  # a package's metric module (core/plugins), or a product's metrics
+        plugins.load("rulegauge.metrics")
         plugins.load(PRODUCT_METRICS)
         return Metric.parse(name, kinds=kinds)
 

@@ -45,11 +45,12 @@ from typing import Any
 
 import numpy as np
 
+from rulegauge.core.errors import RegistryError
 from rulegauge.corpus.records import page_key
 from rulegauge.fusion.configs import FusionConfig
 from rulegauge.fusion.fuse import Fused, RankMatrix
 from rulegauge.goldset.records import Question
-from rulegauge.metrics.family import Metric, MetricParam, alias, declare
+from rulegauge.metrics.family import METRICS, Metric, MetricParam, alias, declare
 from rulegauge.metrics.gold import Gold, make_gold
 from rulegauge.metrics.page_lists import Ordering, PageLists, page_lists
 
@@ -202,7 +203,11 @@ def parse(name: str) -> Metric:
     >>> parse("ndcg@10").name, parse("Success@5").name
     ('nDCG@10', 'hit@5')
     """
-    return Metric.parse(name, kinds=_KINDS)
+    try:
+        return Metric.parse(name, kinds=_KINDS)
+    except RegistryError:  # not declared yet: a package's module entry point may declare it (core/plugins)
+        METRICS.names()
+        return Metric.parse(name, kinds=_KINDS)
 
 
 _KINDS = ("ranking", "score")

@@ -40,7 +40,6 @@ from typing import Any, Protocol
 import pandas as pd
 import pyarrow as pa
 
-from rulegauge.core import plugins
 from rulegauge.core.engines import EngineInfo, open_engine
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.fusion.configs import FusionConfig, RunConfig
@@ -54,10 +53,6 @@ from rulegauge.pipeline.run_checks import metric_specs
 from rulegauge.pipeline.stages import requested
 from rulegauge.store.provenance import now_iso
 from rulegauge.store.rundir import MANIFEST, RunWriter, check_run_id, failure_reason, new_run_id, run_path
-
-KERNEL_GROUPS = ("rulegauge.arms", "rulegauge.metrics", "rulegauge.fusion")
-"""The plug-in groups every run loads (:mod:`rulegauge.core.plugins`); a stage loads the
-groups of its product (answering: ``rulegauge.answerers``)."""
 
 
 @dataclass(frozen=True)
@@ -118,9 +113,7 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
     ``load`` raises on bad input, before any folder exists)."""
     if options.run_id is not None:
         check_run_id(options.run_id)
-    options.engine.check()
-    for group in KERNEL_GROUPS:  # built-ins and installed plug-ins; a stage loads its own groups
-        plugins.load(group)
+    options.engine.check()  # components load by name as the run asks for them (core/plugins)
     stages = requested(options)  # an unknown stage name fails here
     source = load(options)
     specs = metric_specs(options, source.cfg)
@@ -132,7 +125,8 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
     path = run_path(Path(options.runs_dir), run_id)
     if not source.resumable and (path / MANIFEST).exists():
         raise RulegaugeError(f"{path} already exists; a re-scored run needs a new --run-id")
-    with open_engine(options.engine) as engine:  # before any folder: a dead --address writes nothing
+    with contextlib.ExitStack() as running:  # the engine starts before any folder: a dead --address writes nothing
+        engine = running.enter_context(open_engine(options.engine))
         writer = RunWriter(path)
         try:
             writer.update_manifest({**source.begin(writer, run_id, specs),
@@ -147,6 +141,7 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
                 added = s.at_status(record, writer.path)
                 if added:
                     writer.update_manifest(added)
+            running.close()  # the engine stops before the run is complete: a stop that fails, fails the run
             writer.update_manifest({"status": "complete", "finished": now_iso()})
             return source.result(writer.path, metrics)
         except BaseException as exc:  # whatever ended it (an interrupt too), the manifest says failed, and why

@@ -28,7 +28,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from rulegauge.arms import ARMS, ArmContext, load_builtin_arms
+from rulegauge.arms import ARMS, ArmContext
 from rulegauge.arms.base import empty_counts, make_arm, preflight_arms
 from rulegauge.arms.contract import check_results, order_rule
 from rulegauge.core import plugins
@@ -42,7 +42,7 @@ from rulegauge.corpus.chunking import ChunkingOptions, build_corpus
 from rulegauge.corpus.page_cache import PageCache
 from rulegauge.corpus.records import Corpus
 from rulegauge.fusion.configs import RunConfig, load_config
-from rulegauge.fusion.fuse import FUSION_METHODS, RankMatrix
+from rulegauge.fusion.fuse import RankMatrix
 from rulegauge.goldset.parse import check_corpus, load_goldset
 from rulegauge.goldset.records import GoldSet
 from rulegauge.metrics.family import Metric
@@ -79,10 +79,9 @@ def _prefixed(progress: Progress | None, arm: str) -> Progress | None:
 def load_inputs(options: RunOptions, progress: Progress | None = None) -> tuple[GoldSet, Corpus, RunConfig]:
     """Load and validate gold set, corpus, config and parameters (all errors raised
     here, before any run folder exists); ``progress`` counts the documents built."""
-    load_builtin_arms()
     check_grid_size(options.config)
-    cfg = load_config(options.config, known_arms=ARMS.names(), known_methods=FUSION_METHODS.names(),
-                      arm_classes=dict(ARMS.items()))
+    arms = ARMS.view()  # each arm's module imported when the config names it (core/plugins)
+    cfg = load_config(options.config, known_arms=arms, arm_classes=arms)
     check_parameters(cfg, options.arm_overrides, options)
     if options.arm_overrides:
         cfg = cfg.with_arm_params(options.arm_overrides)

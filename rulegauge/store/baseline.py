@@ -145,7 +145,7 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
                                          "of every list", "fused_top": BASELINE_FUSED_TOP,
                                 "answers": "text blanked"}
         writer.update_manifest(manifest)
-        for name, kept in kept_tables().items():
+        for name, kept in kept_tables(run.manifest.get("tables") or ()).items():
             if run.has_table(name):
                 _write(writer, name, _compact(run, name, kept, keep))
         writer.close()

@@ -18,6 +18,7 @@ metadata: each field's ``description`` is its :class:`Column` doc, and the schem
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -139,10 +140,13 @@ def spec(name: str) -> TableSpec:
     return TABLES.get(name)
 
 
-def kept_tables() -> dict[str, Kept]:
-    """Table name -> how a baseline keeps it, in registration order."""
-    load_tables()
-    return {n: s.kept for n, s in TABLES.items() if s.kept is not None}
+def kept_tables(names: Iterable[str] | None = None) -> dict[str, Kept]:
+    """Table name -> how a baseline keeps it, in registration order; of ``names`` only when
+    given (a run's tables: a product's table module is then imported only if the run has one)."""
+    if names is None:
+        load_tables()
+    wanted = None if names is None else {n for n in names if known_table(n)}
+    return {n: s.kept for n, s in TABLES.items() if s.kept is not None and (wanted is None or n in wanted)}
 
 
 def carried_tables() -> dict[str, str]:

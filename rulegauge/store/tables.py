@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from rulegauge.core import plugins
 from rulegauge.store.schema import (
     F64,
     I32,
@@ -208,8 +209,9 @@ def _facts(spec: TableSpec) -> list[str]:
 
 
 def markdown() -> str:
-    """Render every registered table as Markdown (the content of docs/schemas.md): the
-    kernel's, then each product's (the ``rulegauge.tables`` group loaded)."""
+    """Render every table of rulegauge's own as Markdown (the content of docs/schemas.md): the
+    kernel's, then each product's (the ``rulegauge.tables`` group loaded); an installed
+    package's tables are its own to document."""
     load_tables()
     out = ["# Parquet tables", "",
            "Generated from the table declarations (`rulegauge/store/tables.py`, the kernel's; "
@@ -221,6 +223,8 @@ def markdown() -> str:
            "(`pyarrow.parquet.read_schema(path)` shows them). Every table starts with "
            "`run_id`.", ""]
     for name, spec in TABLES.items():
+        if plugins.origin("rulegauge.tables", name) != plugins.BUILTIN:
+            continue
         out += [f"## `{name}`", "", spec.doc, "", f"Key: {', '.join(spec.key)}", "",
                 *_facts(spec), "| column | type | nullable | meaning |", "|---|---|---|---|"]
         for c in (RUN_ID, *spec.columns):

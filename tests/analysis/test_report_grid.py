@@ -162,8 +162,8 @@ def test_a_wide_grid_is_ranked_one_way_in_the_report_and_the_run_summary(tmp_pat
 
     from rich.console import Console
 
-    from rulegauge.analysis.selection import rank_configs
     from rulegauge.cli.summary import print_summary
+    from rulegauge.metrics.selection import rank_configs
 
     grid = grid_configs(ks=(*(float(k) for k in range(2, 31, 2)), 60.0), dense_weights=())
     run = open_run(write_synthetic_run(tmp_path / "wide", seed=5, configs=grid))

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from typer.testing import CliRunner
 
 from rulegauge.cli import app
-from rulegauge.core.engines import ENGINES, LOCAL, Engine, EngineChoice, engine_help, engines, open_engine
+from rulegauge.core import plugins
+from rulegauge.core.engines import ENGINES, LOCAL, Engine, EngineChoice, EngineInfo, engine_help, engines, open_engine
+from rulegauge.core.entry_points import Entry
 from rulegauge.core.errors import ConfigError, RegistryError
 
 IMPORT_ALL = """
@@ -69,3 +73,49 @@ def test_cli_refuses_bad_engine_choices(tmp_path, args, message) -> None:
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert list(tmp_path.iterdir()) == []
+
+
+def _raises_on(when: str):  # type: ignore[no-untyped-def]
+    @contextmanager
+    def session(address: str | None) -> Iterator[EngineInfo]:
+        if when == "start":
+            raise ConnectionError("planted start")
+        yield EngineInfo("t", 1, 1)
+        if when == "stop":
+            raise RuntimeError("planted stop")
+    return session
+
+
+@pytest.fixture
+def plugin_engine(monkeypatch: pytest.MonkeyPatch):
+    """An engine ``t`` registered as a package's (``acme==1``) whose start or stop raises."""
+    def make(when: str, *, package: str = "acme==1") -> EngineChoice:
+        monkeypatch.setitem(ENGINES._items, "t", Engine("t", "test", _raises_on(when)))
+        monkeypatch.setitem(plugins._owners, ("rulegauge.engines", "t"),
+                            None if package == "builtin" else Entry("rulegauge.engines", "t", "m:T", package, 9))
+        return EngineChoice("t")
+    return make
+
+
+@pytest.mark.parametrize(("when", "message"), [
+    ("start", "plug-in 't' (rulegauge.engines, from acme==1) failed starting engine t: ConnectionError: planted start"),
+    ("stop", "plug-in 't' (rulegauge.engines, from acme==1) failed stopping engine t: RuntimeError: planted stop")])
+def test_a_plugin_engine_that_raises_is_a_message_naming_it(plugin_engine, when: str, message: str) -> None:
+    ran = []
+    with pytest.raises(plugins.PluginFailed) as caught, open_engine(plugin_engine(when)):
+        ran.append(1)
+    assert str(caught.value) == message and ran == ([] if when == "start" else [1])
+
+
+def test_the_blocks_own_error_wins_over_a_failing_stop_and_a_builtins_error_is_a_bug(plugin_engine) -> None:
+    with pytest.raises(KeyError, match="the block's"), open_engine(plugin_engine("stop")):
+        raise KeyError("the block's")
+    with pytest.raises(ConnectionError, match="planted start"), open_engine(plugin_engine("start", package="builtin")):
+        pass
+
+
+def test_engine_names_come_from_metadata_without_importing_the_engine() -> None:
+    out = subprocess.run([sys.executable, "-c", "import sys; from rulegauge.core.engines import ENGINES, engine_help;"
+                          "print(ENGINES.names(), 'rulegauge.core.cluster' in sys.modules, 'ray:' in engine_help())"],
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert out.stdout.split("\n")[0] == "['local', 'ray'] False True", out.stderr[-2000:]

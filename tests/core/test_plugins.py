@@ -5,6 +5,7 @@ never with a traceback."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -15,7 +16,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from rulegauge.core import entry_points as meta
 from rulegauge.core import plugins
+from rulegauge.core.errors import RegistryError
 from rulegauge.core.registry import Registry
 from tests.helpers.common import FIXTURES, REPO
 
@@ -157,47 +160,138 @@ def test_an_arm_ranking_from_0_fails_the_run_with_exit_2_naming_arm_and_question
     assert not (tmp_path / "runs" / "z" / "arm_ranks.parquet").exists()  # nothing of it stored
 
 
-REG: Registry[object] = Registry("thing")  # the registry of the test group below
+REG: Registry[object] = Registry("thing")  # the registry of the test group (replaced by the fixture below)
 
 
 class Thing:
     pass
 
 
-def test_load_order_is_the_declared_one_and_a_missing_optional_module_is_reported(monkeypatch):
+class Door:
+    """A test group ``rulegauge.test`` whose entry points a test declares: rulegauge's own
+    (``own``) and a package's (``others``: ``(name, value, package)``), over modules the test
+    writes (:meth:`module`: named uniquely, so no earlier import stands in)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+        self.mp, self.folder, self.tag = monkeypatch, folder, f"door{id(self)}"
+
+    def declare(self, own=(), others=()) -> Registry[object]:
+        group = "rulegauge.test"
+        self.mp.setattr(meta, "own_declared", lambda: tuple((group, n, v) for n, v in own))
+        self.mp.setattr(meta, "_others", lambda: tuple((group, n, v, p) for n, v, p in others))
+        meta.entries.cache_clear()
+        return REG
+
+    def module(self, name: str, body: str = "") -> str:
+        full = f"{self.tag}_{name}"
+        (self.folder / f"{full}.py").write_text(f"from {__name__} import REG, Thing\n{body}", encoding="utf-8")
+        return full
+
+
+@pytest.fixture
+def door(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """Fresh door state, the group ``rulegauge.test`` (its registry: this module's ``REG``)."""
+    for name in ("_loaded", "_tried", "_claims", "_owners", "_broken", "_failed"):
+        monkeypatch.setattr(plugins, name, type(getattr(plugins, name))())
     monkeypatch.setitem(plugins.GROUPS, "rulegauge.test", plugins.Group("things", __name__, "REG"))
-    monkeypatch.setattr(plugins, "_own_declared", lambda: (
-        ("rulegauge.test", "zeta", f"{__name__}:Thing"), ("rulegauge.test", "alpha", f"{__name__}:Thing"),
-        ("rulegauge.test", "needs-extra", "rulegauge_no_such_optional_module:Thing")))
-    monkeypatch.setattr(plugins, "_loaded", set())
-    monkeypatch.setattr(plugins, "_broken", {})
-    monkeypatch.setattr(REG, "_items", {})
+    monkeypatch.setattr(sys.modules[__name__], "REG", Registry("thing", group="rulegauge.test", door=plugins.DOOR))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield Door(monkeypatch, tmp_path)
+    meta.entries.cache_clear()
+
+
+def test_names_and_origins_come_from_metadata_and_a_lookup_imports_one_module(door):
+    a, b, c = door.module("a", "class A(Thing): pass\n"), door.module("b", "class B(Thing): pass\n"), \
+        door.module("c", "class C(Thing): pass\n")
+    reg = door.declare(own=[("alpha", f"{a}:A"), ("beta", f"{b}:B")], others=[("gamma", f"{c}:C", "acme-x==1.0")])
+    assert reg.names() == ["alpha", "beta", "gamma"]  # rulegauge's own by name, then the packages'
+    assert plugins.origins("rulegauge.test") == {"alpha": "builtin", "beta": "builtin", "gamma": "acme-x==1.0"}
+    assert not {a, b, c} & set(sys.modules)  # listed and placed, nothing imported
+    assert reg.get("gamma").__name__ == "C" and c in sys.modules and not {a, b} & set(sys.modules)
+    assert "beta" in reg and b in sys.modules and a not in sys.modules
+
+
+def test_a_module_entry_point_is_imported_for_a_name_nothing_declares(door):
+    a = door.module("a", "class A(Thing): pass\n")
+    multi = door.module("multi", "REG.add('one', Thing())\nREG.add('two', Thing())\n")
+    empty = door.module("empty")
+    reg = door.declare(own=[("alpha", f"{a}:A")],
+                       others=[("many", multi, "acme-x==1.0"), ("zilch", empty, "acme-x==1.0")])
+    assert "one" in reg and multi in sys.modules and a not in sys.modules
+    assert reg.names() == ["alpha", "one", "two"] and plugins.origin("rulegauge.test", "two") == "acme-x==1.0"
+    [b] = plugins.broken()
+    assert str(b) == ("plug-in 'zilch' (rulegauge.test, from acme-x==1.0) is broken: loading it registered nothing")
+    with pytest.raises(RegistryError, match=r"unknown thing 'three'; choose one of: alpha, one, two$"):
+        reg.get("three")
+
+
+@pytest.mark.parametrize("first", ["get", "names", "steal"])
+def test_a_name_belongs_to_one_entry_point_whatever_is_asked_first(door, first):
+    own = door.module("own", "class X(Thing): pass\n")
+    thief = door.module("thief", "REG.add('y', Thing())\nREG.add('x', Thing())\n")
+    other = door.module("other", "class Y(Thing): pass\nclass Z(Thing): pass\n")
+    reg = door.declare(own=[("x", f"{own}:X")], others=[
+        ("a-steals", thief, "acme-a==1"),       # a module registering y, then x (declared by rulegauge)
+        ("x", f"{other}:Y", "acme-b==1"),       # a second x: refused from the metadata
+        ("y", f"{other}:Y", "acme-b==1"),
+        ("z", f"{other}:Z", "acme-b==1")])
+    {"get": lambda: reg.get("x"), "names": reg.names, "steal": lambda: reg.get("y")}[first]()
+    assert reg.names() == ["x", "y", "z"] and reg.get("x").__name__ == "X"
+    assert reg.get("y").__name__ == "Y"  # the refused module's y left with it
+    assert plugins.origins("rulegauge.test") == {"x": "builtin", "y": "acme-b==1", "z": "acme-b==1"}
+    why = {b.name: (b.package, b.error) for b in plugins.broken()}
+    assert why == {"x": ("acme-b==1", "the name 'x' is already registered (builtin)"),
+                   "a-steals": ("acme-a==1", "RegistryError: duplicate thing name 'x': entry point 'x' "
+                                             "(rulegauge.test, from builtin) declares it")}
+
+
+def test_origin_is_the_entry_point_that_registered_it_however_its_module_was_first_imported(door):
+    metric = door.module("metric", "REG.add('acme_hit', Thing())\n")
+    arm = door.module("arm", f"import {metric}\nclass Arm(Thing): pass\n")  # imports the metric module itself
+    reg = door.declare(others=[("acme-arm", f"{arm}:Arm", "acme-x==1.0"), ("acme_hit", metric, "acme-x==1.0"),
+                               ("zz", door.module("zz", "REG.add('zz-1', Thing())\n"), "acme-z==2.0")])
+    importlib.import_module(arm)  # the metric module first imported through another module, not the door
+    assert plugins.origin("rulegauge.test", "acme_hit") == "acme-x==1.0"
     plugins.load("rulegauge.test")
-    assert REG.names() == ["zeta", "alpha"]  # as _own_declared gives them (sorted by name: module docstring)
+    assert plugins.broken() == [] and reg.names() == ["acme-arm", "acme_hit", "zz-1"]
+    assert plugins.origins("rulegauge.test") == {"acme-arm": "acme-x==1.0", "acme_hit": "acme-x==1.0",
+                                                 "zz-1": "acme-z==2.0"}
+
+
+def test_load_order_is_the_declared_one_and_a_missing_optional_module_is_reported(door):
+    reg = door.declare(own=[("zeta", f"{__name__}:Thing"), ("alpha", f"{__name__}:Thing"),
+                            ("needs-extra", "rulegauge_no_such_optional_module:Thing")])
+    plugins.load("rulegauge.test")
+    assert reg.names() == ["zeta", "alpha"]  # as own_declared gives them (sorted by name: entry_points docstring)
     assert plugins.origins("rulegauge.test") == {"zeta": "builtin", "alpha": "builtin"}
     [b] = plugins.broken()
     assert (b.name, b.package) == ("needs-extra", "builtin") and "ModuleNotFoundError" in b.error
 
 
-def test_a_builtin_that_fails_otherwise_raises_as_a_bug(monkeypatch):
-    monkeypatch.setitem(plugins.GROUPS, "rulegauge.test", plugins.Group("things", __name__, "REG"))
-    monkeypatch.setattr(plugins, "_own_declared", lambda: (("rulegauge.test", "bad", f"{__name__}:NoSuchName"),))
-    monkeypatch.setattr(plugins, "_loaded", set())
-    monkeypatch.setattr(REG, "_items", {})
+def test_a_builtin_that_fails_otherwise_raises_as_a_bug(door):
+    reg = door.declare(own=[("bad", f"{__name__}:NoSuchName")])
     with pytest.raises(AttributeError):
-        plugins.load("rulegauge.test")
+        reg.get("bad")
 
 
-@pytest.mark.parametrize("group", ["rulegauge.arms", "rulegauge.fusion", "rulegauge.answerers"])
-def test_every_builtin_component_has_its_entry_point_in_pyproject(group):
-    declared = [name for g, name, _ in plugins.declared() if g == group]
+@pytest.mark.parametrize("group", ["rulegauge.arms", "rulegauge.fusion", "rulegauge.answerers", "rulegauge.engines",
+                                   "rulegauge.metrics", "rulegauge.tables", "rulegauge.stages"])
+def test_every_builtin_is_registered_once_by_its_own_entry_point(group):
+    """Each built-in name has one owner: the entry point of that name (``module:object``) or the
+    module entry point whose module declares it; what no entry point of the group owns is
+    registered by the registry's own package (``local``, the kernel's tables and search metrics,
+    the answer metrics the ``answering`` stage declares)."""
+    plugins.load(group)
     reg = plugins.registry(group)
-    # the built-ins: what rulegauge's own modules registered (a test's stand-ins live in tests/)
-    def own(obj: object) -> bool:
-        return (obj if isinstance(obj, type) else type(obj)).__module__.startswith("rulegauge.")
-
-    builtin = [n for n, o in plugins.origins(group).items() if o == "builtin" and own(reg.get(n))]
-    assert set(declared) == set(builtin)  # every built-in is registered through its entry point
+    entries = {e.name: e for e in meta.entries(group)}
+    owned = {n: plugins.owner(group, n) for n in reg.names()}
+    for name, e in entries.items():
+        assert e.package == "builtin" and (group, name) not in plugins._broken, name
+        mine = [n for n, o in owned.items() if o == e]
+        assert mine == [name] if e.attribute else len(mine) >= 1, (name, mine)
+    unowned = sorted({str(reg.source(n)).rsplit(".", 1)[0] for n, o in owned.items() if o is None})
+    assert unowned == {"rulegauge.engines": ["rulegauge.core"], "rulegauge.tables": ["rulegauge.store"],
+                       "rulegauge.metrics": ["rulegauge.answering", "rulegauge.metrics"]}.get(group, []), unowned
 
 
 def test_command_groups_are_entry_points_in_help_order():

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from rulegauge.core.import_graph import closure, source_file
 from rulegauge.corpus import loaders, page_cache
 from rulegauge.corpus.chunking import build_corpus
 from rulegauge.corpus.formats import PdfLoader
@@ -67,7 +68,36 @@ def test_loader_version_hashes_the_loader_source():
     page_cache.loader_version.cache_clear()
     v = page_cache.loader_version()
     assert len(v) == 64 and v == page_cache.loader_version()
-    assert {"rulegauge.corpus.loaders", "rulegauge.corpus.formats"} <= set(page_cache.LOADER_MODULES)
+    modules = set(page_cache.loader_modules())
+    # derived from the loaders' imports: text extraction and title matching included (issue 42 item 6)
+    assert {"rulegauge.corpus.loaders", "rulegauge.corpus.formats", "rulegauge.corpus.outline",
+            "rulegauge.corpus.collection", "rulegauge.core.text", "rulegauge.corpus.pdf_text",
+            "rulegauge.corpus.title_match"} <= modules
+    assert not {m for m in modules if m.startswith(("rulegauge.arms", "rulegauge.pipeline", "rulegauge.embedding"))}
+
+
+def test_a_change_to_any_module_that_shapes_page_text_changes_the_key():
+    modules = page_cache.loader_modules()
+    real = {m: source_file(m, page_cache.PACKAGE).read_bytes() for m in modules}
+    base = page_cache.code_hash(modules, real.__getitem__)
+    assert base == page_cache.loader_version()
+    for m in modules:  # one byte more in any one of them
+        assert page_cache.code_hash(modules, lambda n, m=m: real[n] + (b"#" if n == m else b"")) != base, m
+
+
+def test_the_module_set_follows_imports_added_anywhere(tmp_path):
+    """A loader that starts importing a new module, at top level or inside a function, relative or
+    absolute, brings it into the set (the walk reads source: rulegauge.core.import_graph)."""
+    pkg = tmp_path / "rulegauge"
+    for rel, body in {"__init__.py": "", "corpus/__init__.py": "",
+                      "corpus/loaders.py": "from .formats import x\ndef f():\n    import rulegauge.corpus.late\n",
+                      "corpus/formats.py": "from rulegauge.corpus import shaping\nimport numpy\n",
+                      "corpus/shaping.py": "", "corpus/late.py": "", "corpus/unrelated.py": ""}.items():
+        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / rel).write_text(body, encoding="utf-8")
+    assert closure(["rulegauge.corpus.loaders"], pkg) == [
+        "rulegauge", "rulegauge.corpus", "rulegauge.corpus.formats", "rulegauge.corpus.late",
+        "rulegauge.corpus.loaders", "rulegauge.corpus.shaping"]
 
 
 def test_damaged_entry_is_a_miss_and_is_rewritten(tmp_path):

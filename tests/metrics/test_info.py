@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from rulegauge.answering.answer_metrics import answer_metric_names
+from rulegauge.core import plugins
 from rulegauge.core.errors import RegistryError, RulegaugeError
 from rulegauge.metrics.family import METRICS, OTHER_NAMES, alias, declare
 from rulegauge.metrics.info import aggregate, known_metric_names, metric_info, resolve, scope_mask
@@ -65,7 +66,7 @@ def test_scope_mask_per_row_and_aggregates():
 
 def test_docs_list_every_metric_and_every_other_tools_name():
     text = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
-    for name, fam in METRICS.items():
-        assert f"`{fam.label}`" in text, name
+    for name, fam in METRICS.items():  # rulegauge's own: an installed package documents its metrics itself
+        assert f"`{fam.label}`" in text or plugins.origin("rulegauge.metrics", name) != plugins.BUILTIN, name
     for a in OTHER_NAMES:
         assert f"`{a.name}{'@k' if METRICS.get(a.family).takes_cutoff else ''}`" in text, a.name

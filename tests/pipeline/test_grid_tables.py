@@ -57,7 +57,7 @@ def test_stored_rows_are_cut_to_the_depth_and_metrics_rows_run_config_metric_que
 def test_summary_of_the_built_metrics_table_equals_the_summary_of_its_copy():
     import pyarrow as pa
 
-    from rulegauge.analysis.summary import codes, summary_frame
+    from rulegauge.metrics.summary import codes, summary_frame
 
     specs = [parse(m) for m in ("hit@1", "MRR@10", "first_rel_rank", "top_score_ratio")]
     configs = [FusionConfig(f"c{i}", f"c{i}", "grid", "rrf", 60.0, ("a",), (1.0,), (10,)) for i in (3, 1, 2)]
@@ -91,7 +91,7 @@ def test_metrics_leave_in_grid_order_while_the_pass_runs(monkeypatch):
     # order, several of them, and together they are the table the grid returns
     import pyarrow as pa
 
-    from rulegauge.analysis.summary import summary_frame
+    from rulegauge.metrics.summary import summary_frame
     from rulegauge.pipeline import grid_tables as gt
     from rulegauge.pipeline.sweep import score_configs
 

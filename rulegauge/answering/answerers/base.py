@@ -27,7 +27,7 @@ class Answerer(Protocol):
         ...
 
 
-ANSWERERS: Registry[type] = Registry("answerer", group="rulegauge.answerers", loader=plugins.load,
+ANSWERERS: Registry[type] = Registry("answerer", group="rulegauge.answerers", door=plugins.DOOR,
                                      accepts=kind_check("an answerer class", methods=("answer", "describe"),
                                                         classes=True, ref="docs/plugins.md"))
 """Optional answerer methods the runner uses when present: ``covers(request) -> bool``

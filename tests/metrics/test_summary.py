@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from rulegauge.analysis.summary import summary_columns, summary_frame
 from rulegauge.metrics.ranking import DEFAULT_METRICS
+from rulegauge.metrics.summary import summary_columns, summary_frame
 
 
 def _metrics(names: list[str]) -> pd.DataFrame:
@@ -69,7 +69,7 @@ def test_arrow_and_pandas_tables_give_the_same_summary_to_the_bit():
 
 
 def test_printed_rows_are_ranked_keep_single_arm_configs_and_the_service_config():
-    from rulegauge.analysis.summary import best_rows
+    from rulegauge.metrics.summary import best_rows
 
     frame = pd.DataFrame({"config_id": ["arm-a", "g3", "g1", "g2", "g4", "g10"],
                           "hit@1": [0.9, 0.5, 0.7, 0.7, 0.2, 0.7], "first_rel_rank": [9, 1, 2, 3, 4, 5]})
@@ -88,7 +88,7 @@ def test_printed_rows_are_ranked_keep_single_arm_configs_and_the_service_config(
 
 
 def test_summary_columns_have_json_safe_names_and_a_legend():
-    from rulegauge.analysis.summary import legend
+    from rulegauge.metrics.summary import legend
 
     df = summary_frame(_metrics(["first_rel_rank", "top_score_ratio"]), pd.DataFrame({"config_id": ["c"]}))
     assert all(" " not in c for c in df.columns)
@@ -104,7 +104,7 @@ def test_grouped_values_equal_a_filter_in_table_order(layout):
     import numpy as np
     import pyarrow as pa
 
-    from rulegauge.analysis.summary import grouped_values
+    from rulegauge.metrics.summary import grouped_values
 
     rng = np.random.default_rng(3)
     rows = [(f"q{q}", f"c{c}", name, float(rng.random()), bool(rng.random() < 0.7))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from rulegauge.analysis.selection import chosen_configs, primary_metric, rank_configs, ties_with
 from rulegauge.core.errors import ConfigError
+from rulegauge.metrics.selection import chosen_configs, primary_metric, rank_configs, ties_with
 
 CONFIGS = pd.DataFrame({"config_id": ["a", "b", "c", "svc", "arm-x", "arm-y"],
                         "kind": ["grid", "grid", "grid", "grid", "arm", "arm"]})

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
-from rulegauge.analysis.languages import language_table, print_language_table
 from rulegauge.core.errors import RulegaugeError
+from rulegauge.metrics.languages import language_table, print_language_table
 
 QUESTIONS = pd.DataFrame({
     "question_id": ["q1", "q2", "q3", "q4", "q5"],

@@ -10,11 +10,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rulegauge.analysis.selection import rank_configs
 from rulegauge.core.config_order import sort_configs
 from rulegauge.core.tablerows import known_codes, known_runs
 from rulegauge.metrics.info import aggregator, resolve
 from rulegauge.metrics.ranking import DEFAULT_METRICS
+from rulegauge.metrics.selection import rank_configs
 
 SUMMARY_METRICS = ("hit@1", "hit@5", "recall@5", "MRR@10", "nDCG@10", "nDCG(judged_only=True)@10",
                    "Judged@10", "first_rel_rank")
@@ -174,8 +174,8 @@ def summary_frame(metrics: Metrics, configs: pd.DataFrame) -> pd.DataFrame:
 def best_rows(frame: pd.DataFrame, kinds: Sequence[str], limit: int, *, metric: str | None = None,
               service: str | None = None) -> tuple[pd.DataFrame, str | None, str | None]:
     """The rows of a summary frame to print, in the ranking order of the report and ``tune``
-    (:func:`rulegauge.analysis.selection.rank_configs`): the fused configs best first by
-    ``metric`` (the run's :func:`~rulegauge.analysis.selection.primary_metric`; when the
+    (:func:`rulegauge.metrics.selection.rank_configs`): the fused configs best first by
+    ``metric`` (the run's :func:`~rulegauge.metrics.selection.primary_metric`; when the
     frame lacks it, its first metric column; the metric's registry direction; ties in
     numeric config order), at most ``limit`` rows of them (0: all), then the service config
     when it is not among them, then every single-arm config (``kinds`` is the configs'
