@@ -16,13 +16,15 @@ from functools import partial
 
 import typer
 
+from rulegauge.cli.flags import plain_flags
 from rulegauge.core import plugins
 
+plain_flags()  # `--quiet`, not `--quiet <bool>` (rulegauge.cli.flags)
 app = typer.Typer(
     name="rulegauge",
     help="Retrieval-quality evaluation and regression harness for a board-game rules QA service.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # typer's --install-completion / --show-completion (bash, zsh, fish, PowerShell)
     pretty_exceptions_enable=False,
 )
 
