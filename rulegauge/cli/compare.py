@@ -10,6 +10,7 @@ import typer
 from rich.text import Text
 
 from rulegauge.cli.errors import bad_input_exits_2, print_error, warn_deprecated
+from rulegauge.cli.json_out import JSON_HELP, echo_json, json_errors
 from rulegauge.cli.output import TABLE_FORMATS, format_console, make_console
 from rulegauge.core.errors import RulegaugeError
 
@@ -263,24 +264,30 @@ def baseline_save_cmd(
         "--config", "-c", help="Keep only these configs (repeatable; default all).")] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing baseline.")] = False,
     runs_dir: RunsDir = Path("runs"),
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Save a compact baseline of RUN: per-question metrics, manifest, relevant pages' ranks.
 
     Example: rulegauge baseline save latest sample --dir runs/baselines
+    Example: rulegauge baseline save latest sample --dir runs/baselines --overwrite --json
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.store.baseline import save_baseline
     from rulegauge.store.rundir import open_run
 
-    with bad_input_exits_2():
+    with json_errors(enabled=as_json):
         if not name or "/" in name or "\\" in name or name.startswith("."):
             plain = Path(name).name or "our-game"
             where = Path(name).parent if Path(name).name and str(Path(name).parent) != "." else out_dir
             raise RulegaugeError(f"baseline name {name!r}: use a plain folder name and --dir for the folder "
                                  f"that holds baselines: rulegauge baseline save {run} {plain} --dir {where}")
-        path = save_baseline(open_run(run, runs_dir), out_dir / name, configs=config or None,
-                             overwrite=overwrite)
+        opened = open_run(run, runs_dir)
+        path = save_baseline(opened, out_dir / name, configs=config or None, overwrite=overwrite)
     size = sum(p.stat().st_size for p in path.iterdir())
+    if as_json:
+        echo_json({"baseline": name, "path": str(path), "run_id": opened.run_id, "bytes": size,
+                   "files": sorted(p.name for p in path.iterdir())})
+        return
     make_console().print(Text.assemble(("saved", "green"), f" baseline {name} -> {path} "
                                                  f"({size / 1024:.1f} KiB)"))
 
