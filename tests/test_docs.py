@@ -109,8 +109,8 @@ def test_team_recipe_installs_only_the_core_package_and_filters_paths() -> None:
     steps = " ".join(str(s.get("run", "")) for s in doc["jobs"]["gate"]["steps"])
     assert '"$RULEGAUGE_SPEC"' in steps and "[dev" not in steps and "scripts/setup" not in steps
     assert "$TORCH_INDEX" in steps and "whl/cpu" in doc["jobs"]["gate"]["env"]["TORCH_INDEX"]
-    assert "rulegauge gate" in steps and "is not this project" not in (REPO / "docs" / "ci" / "team-gate.yml").read_text(
-        encoding="utf-8")
+    recipe = (REPO / "docs" / "ci" / "team-gate.yml").read_text(encoding="utf-8")
+    assert "rulegauge gate" in steps and "is not this project" not in recipe
 
 
 def test_readme_sql_example_is_the_honest_mean_of_the_newest_run(tmp_path: Path) -> None:

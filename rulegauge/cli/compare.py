@@ -85,12 +85,15 @@ def compare_cmd(
     from rulegauge.regression.gate_report import COMPARISON_FORMATS, comparison_renderables
     from rulegauge.regression.policy import load_policy
     from rulegauge.store.baseline import load_side
+    from rulegauge.store.fits import Wants
 
     policy = _policy(policy, policy_short)
     fmt = "json" if as_json else fmt
     with bad_input_exits_2():
         render = COMPARISON_FORMATS.get(fmt) if fmt != "tsv" else None
-        b, c = load_side(base, runs_dir), load_side(candidate, runs_dir)
+        b = load_side(base, runs_dir)
+        # `latest` as the candidate: the newest run of the base's gold set (unless --force)
+        c = load_side(candidate, runs_dir, wants=None if force else Wants.of(manifest=b.manifest))
         metrics, confidence, scope = metric or None, 0.95, ""
         selectors: list[str | tuple[str, str]] | None
         if reference is not None:
@@ -331,13 +334,15 @@ def power_cmd(
     from rulegauge.regression.power import Resampling
     from rulegauge.regression.power_report import power_report
     from rulegauge.regression.service import service_config
+    from rulegauge.store.fits import Wants
     from rulegauge.store.rundir import open_run
 
     fmt = "json" if as_json else fmt
     with bad_input_exits_2():
         TABLE_FORMATS.get(fmt)
         info = metric_info(metric)  # `latest`: the newest run that scored the metric
-        opened = open_run(run, runs_dir, metrics=(info.name,) if info else ())
+        opened = open_run(run, runs_dir, metrics=(info.name,) if info else (),
+                          wants=Wants.of(configs=[config] if config else None))
         chosen = config or service_config(opened.table("configs"))
         if chosen is None:
             raise RulegaugeError(f"run {opened.run_id} has no service config; name one with --config")

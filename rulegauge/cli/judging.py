@@ -56,10 +56,12 @@ def pool_cmd(
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.judging.pool import PoolRequest, build_pool
     from rulegauge.judging.poolfile import write_pool
+    from rulegauge.store.fits import Wants
     from rulegauge.store.rundir import open_run
 
     with json_errors(enabled=as_json):
-        opened = tuple(open_run(r, runs_dir, needs="fused") for r in runs)  # latest: one with fused rows
+        # latest: one with fused rows and the configs named
+        opened = tuple(open_run(r, runs_dir, needs="fused", wants=Wants.of(configs=config)) for r in runs)
         check_output(out, tuple(judgments or ()), runs=opened)
         pool = build_pool(PoolRequest(opened, depth, tuple(config) if config else None,
                                       tuple(judgments or ()), include_judged=include_judged))
