@@ -1,7 +1,8 @@
 """The Python API of ``rulegauge compare`` and ``rulegauge gate`` (``from rulegauge import compare, gate``).
 
-Both run as the commands run them. A run is named as on the command line: a run directory, a run id under ``runs_dir``, a baseline
-name under ``<runs_dir>/baselines`` (or a baseline directory), or ``"latest"``
+Both run as the commands run them. A run is named as on the command line: a run directory, a run
+id under ``runs_dir``, a baseline name under ``<runs_dir>/baselines`` (or a baseline directory), or
+``"latest"``
 (:func:`rulegauge.store.baseline.load_side`). Both return the library's own records: a
 :class:`~rulegauge.regression.compare.Comparison` (per metric and config pair: means, paired
 difference, its interval and test, per-question changes) and a
