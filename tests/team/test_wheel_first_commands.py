@@ -8,6 +8,7 @@ sample. The wheel and venv are the session's (:mod:`tests.team.conftest`).
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,18 @@ def test_python_m_rulegauge_and_the_version(bare: Bare, empty: Path) -> None:
     assert version.stdout.strip() == f"rulegauge {__version__}", version.stderr
     validated = bare.rulegauge("validate", "--json", bare.installed.python.parents[1] / "lib", cwd=empty)
     assert validated.returncode == 2 and json.loads(validated.stdout)["ok"] is False
+
+
+def test_serve_search_serves_the_packaged_sample(bare: Bare, empty: Path) -> None:
+    proc = subprocess.Popen([str(bare.installed.bin / "rulegauge"), "serve-search", "--arms", "bm25", "--port", "0"],
+                            cwd=empty, env=bare.env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()  # "serving 53 chunks of <the packaged sample> ... ; Ctrl-C stops"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert line.startswith("serving 53 chunks of ") and "rulegauge/data/sample/sample.yaml" in line, line
 
 
 def test_the_conformance_suite_runs_on_the_packaged_sample(bare: Bare, empty: Path) -> None:
