@@ -189,6 +189,7 @@ def agreement_cmd(
     from rulegauge.goldset.parse import load_goldset
     from rulegauge.judging.compare_labels import compare
     from rulegauge.judging.rankings import ranking_agreement
+    from rulegauge.store.fits import Wants
     from rulegauge.store.rundir import open_run
 
     with bad_input_exits_2():
@@ -199,7 +200,9 @@ def agreement_cmd(
         result = compare(la, lb, seed=seed, resamples=resamples)
         ranking = None
         if run is not None:
-            r = open_run(run, runs_dir)
+            # `--run latest` with a gold set given: the newest run of that gold set (by hash)
+            wants = Wants(gold.sha256, gold.name) if gold is not None else None
+            r = open_run(run, runs_dir, wants=wants)
             base = load_labels(Path(r.manifest["goldset"]["path"]))
             ranking = ranking_agreement(r, la if la.kind == "goldset" else overlay(base, la),
                                         lb if lb.kind == "goldset" else overlay(base, lb), metric)
