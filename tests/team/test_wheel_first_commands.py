@@ -53,14 +53,15 @@ def test_python_m_rulegauge_and_the_version(bare: Bare, empty: Path) -> None:
 
 
 def test_serve_search_serves_the_packaged_sample(bare: Bare, empty: Path) -> None:
-    proc = subprocess.Popen([str(bare.installed.bin / "rulegauge"), "serve-search", "--arms", "bm25", "--port", "0"],
-                            cwd=empty, env=bare.env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stderr is not None
-        line = proc.stderr.readline()  # "serving 53 chunks of <the packaged sample> ... ; Ctrl-C stops"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+    with subprocess.Popen([str(bare.installed.bin / "rulegauge"), "serve-search", "--arms", "bm25", "--port", "0"],
+                          cwd=empty, env=bare.env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True) as proc:
+        try:
+            assert proc.stderr is not None
+            line = proc.stderr.readline()  # "serving 53 chunks of <the packaged sample> ... ; Ctrl-C stops"
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
     assert line.startswith("serving 53 chunks of ") and "rulegauge/data/sample/sample.yaml" in line, line
 
 
