@@ -108,13 +108,16 @@ def test_team_recipe_installs_only_the_core_package_and_filters_paths() -> None:
     assert {"goldsets/**", "baselines/**"} <= set(on["pull_request"]["paths"])
     steps = " ".join(str(s.get("run", "")) for s in doc["jobs"]["gate"]["steps"])
     assert '"$RULEGAUGE_SPEC"' in steps and "[dev" not in steps and "scripts/setup" not in steps
-    assert "whl/cpu" in steps and "rulegauge gate" in steps
+    assert "$TORCH_INDEX" in steps and "whl/cpu" in doc["jobs"]["gate"]["env"]["TORCH_INDEX"]
+    recipe = (REPO / "docs" / "ci" / "team-gate.yml").read_text(encoding="utf-8")
+    assert "rulegauge gate" in steps and "is not this project" not in recipe
 
 
 def test_readme_sql_example_is_the_honest_mean_of_the_newest_run(tmp_path: Path) -> None:
-    """The README's first SQL example over a folder of two runs: the newest complete run's
-    answerable mean per config, ordered, with a named column (it used to average every run
-    and the unanswerable rows: 0.7018 instead of 0.7843)."""
+    """The README's first SQL example over a folder of three runs: the answerable mean per config of
+    the newest complete run of the sample that scored recall@5, ordered, with a named column (it
+    used to average every run and the unanswerable rows: 0.7018 instead of 0.7843; then it took the
+    newest run whatever its gold set or metrics, and returned no row after a `-m recall@3` run)."""
     import pandas as pd
 
     from rulegauge.pipeline.retrieval import RunOptions, run
@@ -124,15 +127,16 @@ def test_readme_sql_example_is_the_honest_mean_of_the_newest_run(tmp_path: Path)
     sql = re.search(r'rulegauge query "(select config_id, avg\(value\) as mean_recall_5[^"]+)"', readme)
     assert sql, "the README's SQL example"
     gold = REPO / "tests" / "fixtures" / "goldsets" / "sample-three.yaml"
-    run(RunOptions(goldset=REPO / "goldsets" / "sample.yaml", config=REPO / "tests" / "fixtures" / "configs"
-                   / "lexical.toml", runs_dir=tmp_path, run_id="a"))
-    run(RunOptions(goldset=gold, config=REPO / "tests" / "fixtures" / "configs" / "lexical.toml",
-                   runs_dir=tmp_path, run_id="b", allow_outside=True))
+    lexical = REPO / "tests" / "fixtures" / "configs" / "lexical.toml"
+    run(RunOptions(goldset=REPO / "goldsets" / "sample.yaml", config=lexical, runs_dir=tmp_path, run_id="a"))
+    run(RunOptions(goldset=gold, config=lexical, runs_dir=tmp_path, run_id="b", allow_outside=True))
+    run(RunOptions(goldset=REPO / "goldsets" / "sample.yaml", config=lexical, runs_dir=tmp_path, run_id="c",
+                   metrics=("recall@3",)))
     got = query(sql[1], tmp_path)
-    metrics = pd.read_parquet(tmp_path / "b" / "metrics.parquet")
+    metrics = pd.read_parquet(tmp_path / "a" / "metrics.parquet")
     want = (metrics[(metrics.metric == "recall@5") & metrics.answerable]
             .groupby("config_id")["value"].mean())
-    assert list(got.columns) == ["config_id", "mean_recall_5"]
+    assert list(got.columns) == ["config_id", "mean_recall_5"] and len(got) == 3
     assert dict(zip(got.config_id, got.mean_recall_5, strict=True)) == pytest.approx(want.to_dict())
     keys = list(zip(-got.mean_recall_5, got.config_id, strict=True))
     assert keys == sorted(keys)

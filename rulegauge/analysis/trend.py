@@ -44,8 +44,8 @@ import pandas as pd
 
 from rulegauge.analysis.trend_series import ruling_series, run_series
 from rulegauge.core.errors import RulegaugeError
-from rulegauge.store.manifest import read_manifest
-from rulegauge.store.rundir import Run, list_runs, run_kind, run_metrics
+from rulegauge.store.rundir import Run, run_kind, run_metrics
+from rulegauge.store.runscan import readable
 
 __all__ = ["SIGMA_FLOOR", "Alert", "Trend", "collect_runs", "trend"]
 
@@ -95,8 +95,7 @@ def collect_runs(runs_dir: Path, *, kind: str = "retrieval", goldset: str | None
     """Complete runs of ``kind`` under ``runs_dir``, oldest first; for retrieval runs, of
     the gold set named ``goldset`` (default: the newest run's gold set)."""
     found: list[tuple[Path, dict[str, Any]]] = []
-    for p in list_runs(runs_dir):
-        m = read_manifest(p, missing_ok=True)
+    for p, m in readable(runs_dir):  # a damaged run is left out, with a warning naming it
         if m.get("status") == "complete" and run_kind(m) == kind:
             found.append((p, m))
     if kind == "retrieval":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,9 +27,10 @@ from rulegauge.analysis.trend import collect_runs, trend
 from rulegauge.store.rundir import Run
 
 MAX_TREND_RUNS = 20
+LABEL_CHARS, LABEL_LINES = 18, 3  # a run id on the trend's x axis: up to 3 lines of 18 characters
 log = logging.getLogger(__name__)
 
-__all__ = ["MAX_TREND_RUNS", "trend_figure", "trend_html", "trend_runs"]
+__all__ = ["MAX_TREND_RUNS", "run_labels", "trend_figure", "trend_html", "trend_runs"]
 
 
 def trend_runs(run: Run) -> list[Path]:
@@ -44,6 +46,63 @@ def trend_runs(run: Run) -> list[Path]:
     return runs[: runs.index(here) + 1][-MAX_TREND_RUNS:]
 
 
+def _rows(text: str, width: int) -> list[str]:
+    """``text`` cut after its separators (``-_.:``) into rows of at most ``width`` characters
+    (a part longer than ``width`` is cut every ``width`` characters)."""
+    rows, row = [], ""
+    parts = [p[i:i + width] for p in re.split(r"(?<=[-_.:])", text) for i in range(0, max(len(p), 1), width)]
+    for part in parts:
+        if row and len(row) + len(part) > width:
+            rows.append(row)
+            row = ""
+        row += part
+    return [*rows, row]
+
+
+def _common_start(texts: Sequence[str]) -> str:
+    """The longest text every one of ``texts`` starts with (character by character)."""
+    first = min(texts, key=len, default="")
+    for i, ch in enumerate(first):
+        if any(t[i] != ch for t in texts):
+            return first[:i]
+    return first
+
+
+def run_labels(run_ids: Sequence[str], width: int = LABEL_CHARS, lines: int = LABEL_LINES) -> list[str]:
+    """Tick labels that tell the runs apart: each id whole, wrapped at its separators into at
+    most ``lines`` rows of ``width`` characters; an id longer than that keeps the part that
+    differs from the others (the prefix and suffix every id shares become "…") and, still too
+    long, its head and tail around a "…". Two equal labels get the run's place added."""
+    ids = [str(r) for r in run_ids]
+    shortest = min((len(r) for r in ids), default=0)
+    head = _common_start(ids) if len(ids) > 1 else ""
+    tail = _common_start([r[::-1] for r in ids])[::-1] if len(ids) > 1 else ""
+    tail = tail[len(tail) - max(0, min(len(tail), shortest - len(head))):]  # no overlap with head
+    # cut at separators, so the token that differs stays whole with a word of context after it
+    head = head[: max((head.rfind(c) for c in "-_.:"), default=-1) + 1]
+    seps = [i for i, c in enumerate(tail) if c in "-_.:" and i > 0]
+    tail = tail[seps[0]:] if seps else ""
+
+    def fits(text: str) -> bool:
+        rows = _rows(text, width)
+        return len(rows) <= lines and all(len(r) <= width for r in rows)
+
+    out = []
+    for r in ids:
+        text = r
+        if not fits(text) and (head or tail):
+            text = ("…" if head else "") + r[len(head): len(r) - len(tail)] + ("…" if tail else "")
+        if not fits(text):
+            keep = width * lines - 1 - lines  # room for the "…" and the rows' separators
+            text = text[: keep // 2] + "…" + text[len(text) - (keep - keep // 2):]
+        out.append("\n".join(row if len(row) <= width else row[: width - 1] + "…"
+                             for row in _rows(text, width)[:lines]))
+    counts: dict[str, int] = {}
+    for label in out:
+        counts[label] = counts.get(label, 0) + 1
+    return [f"{label}\n(#{i + 1})" if counts[label] > 1 else label for i, label in enumerate(out)]
+
+
 @plain_text
 def trend_figure(values: pd.DataFrame, series: str, title: str, label: str) -> Figure:
     """One line per ``label`` column value of ``values`` (``run_id``, ``value``) over runs."""
@@ -53,7 +112,8 @@ def trend_figure(values: pd.DataFrame, series: str, title: str, label: str) -> F
     ax = fig.subplots()
     for name, g in values.groupby(label, sort=True):
         ax.plot([x[r] for r in g["run_id"]], g["value"], marker="o", ms=3, lw=1.3, label=str(name))
-    ax.set_xticks(range(len(runs)), [r[-15:] for r in runs], rotation=35, ha="right", fontsize=7)
+    ax.set_xticks(range(len(runs)), run_labels(runs), rotation=0 if len(runs) <= 6 else 40,
+                  ha="center" if len(runs) <= 6 else "right", fontsize=7)
     ax.set_title(title, fontsize=10)
     ax.set_ylabel(series, fontsize=9)
     ax.tick_params(axis="y", labelsize=8)

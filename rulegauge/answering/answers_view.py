@@ -142,11 +142,11 @@ def answers_html(records: list[dict[str, Any]]) -> str:
         out.append("<p class='note'>relevant: " + e(", ".join(r["relevant_pages"]) or "none "
                    "(unanswerable)") + "; facts: "
                    + e("; ".join(" / ".join(f) for f in r["facts"]) or "none") + "</p>")
-        out.append("<table><tr><th>n</th><th>document</th><th>page</th><th>heading</th></tr>"
+        out.append("<div class='scroll'><table><tr><th>n</th><th>document</th><th>page</th><th>heading</th></tr>"
                    + "".join(f"<tr class='{'right' if x['relevant'] else ''}'><td>{x['n']}</td>"
                              f"<td>{e(x['doc_id'])}</td><td>{x['page']}</td>"
                              f"<td>{e(x['heading'])}</td></tr>" for x in r["read"])
-                   + "</table>")
+                   + "</table></div>")  # long headings scroll inside the page, never widen it
         for a in r["answers"]:
             facts = ", ".join("stated" if x else "missing" for x in a["facts_stated"])
             judge = ("" if a["judge"] is None else "; judge: " + ", ".join(

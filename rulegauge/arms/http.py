@@ -48,7 +48,7 @@ from rulegauge.arms.http_calls import (
     valid_name,
 )
 from rulegauge.arms.http_reply import ReplyError, ReplyHit, ReplyShape, first_chunks, match, ranked
-from rulegauge.arms.http_template import check_template, question_values, render, secrets
+from rulegauge.arms.http_template import PLACEHOLDERS, check_template, question_values, render, secrets
 from rulegauge.arms.results import ArmResult, Hit
 from rulegauge.core.errors import ConfigError, Problem, RulegaugeError, ValidationError
 from rulegauge.core.httpcall import RetryPolicy, redact_headers, redact_url
@@ -108,10 +108,14 @@ class HttpArm:
             p.append(f"url_env: environment variable {self.url_env} is not set")
         else:
             u = self.url if self.url is not None else os.environ.get(self.url_env or "", "")
-            if urlsplit(u).scheme not in ("http", "https") or not urlsplit(u).hostname:
-                p.append(f"url {redact_url(u)!r} is not an http(s) URL")
-            if self.url is not None:  # a URL from the environment is taken as it is
-                p += check_template(u, "url")
+            bad = check_template(u, "url") if self.url is not None else []  # url_env's is taken as it is
+            p += bad
+            # the scheme and host are checked on the URL as sent: `{env:SEARCH_BASE}/search` filled in
+            sent = render(u, dict.fromkeys(PLACEHOLDERS, "x")) if self.url is not None and not bad else u
+            if not bad and (urlsplit(sent).scheme not in ("http", "https") or not urlsplit(sent).hostname):
+                # a filled-in URL may carry a variable's secret: the template is what is shown
+                p.append(f"url {u!r} is not an http(s) URL once filled in" if sent != u
+                         else f"url {redact_url(u)!r} is not an http(s) URL")
         if self.method.upper() not in METHODS:
             p.append(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
         for key, tpl in (("body", self.body), ("query", self.query), ("headers", self.headers)):
@@ -135,8 +139,11 @@ class HttpArm:
     # -- requests -------------------------------------------------------------
     @property
     def endpoint(self) -> str:
-        """The URL as messages and the manifest show it (no credentials, no query)."""
-        return redact_url(self.url or os.environ.get(self.url_env or "", ""))
+        """The URL as messages and the manifest show it (no credentials, no query; ``{env:NAME}``
+        filled in, so a message names the host asked, question placeholders left as written)."""
+        if self.url is None:
+            return redact_url(os.environ.get(self.url_env or "", ""))
+        return redact_url(render(self.url, {p: f"{{{p}}}" for p in PLACEHOLDERS}))
 
     @property
     def shape(self) -> ReplyShape:

@@ -16,12 +16,14 @@ import logging
 import typer
 
 from rulegauge.cli.command_groups import register_commands
+from rulegauge.cli.flags import plain_flags
 
+plain_flags()  # `--quiet`, not `--quiet <bool>` (rulegauge.cli.flags)
 app = typer.Typer(
     name="rulegauge",
     help="Retrieval-quality evaluation and regression harness for a board-game rules QA service.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # typer's --install-completion / --show-completion (bash, zsh, fish, PowerShell)
     pretty_exceptions_enable=False,
 )
 

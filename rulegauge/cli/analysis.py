@@ -121,11 +121,13 @@ def bands_cmd(
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.analysis.bands import run_band_tables
     from rulegauge.metrics.selection import check_config_ids
+    from rulegauge.store.fits import Wants
     from rulegauge.store.rundir import open_run
 
     with bad_input_exits_2():
         TABLE_FORMATS.get(fmt)
-        tables = run_band_tables(open_run(run, runs_dir, needs="fused"), top_k=top_k)
+        tables = run_band_tables(open_run(run, runs_dir, needs="fused", wants=Wants.of(configs=config)),
+                                 top_k=top_k)
         if config:
             check_config_ids(config, [t.config_id for t in tables])
             tables = tuple(t for t in tables if t.config_id in set(config))

@@ -10,6 +10,7 @@ import typer
 from rich.text import Text
 
 from rulegauge.cli.errors import bad_input_exits_2, print_error, warn_deprecated
+from rulegauge.cli.json_out import JSON_HELP, echo_json, json_errors
 from rulegauge.cli.output import TABLE_FORMATS, format_console, make_console
 from rulegauge.core.errors import RulegaugeError
 
@@ -100,12 +101,15 @@ def compare_cmd(
     from rulegauge.regression.slice_select import parse_slice
     from rulegauge.regression.slices import compare_slices
     from rulegauge.store.baseline import load_side
+    from rulegauge.store.fits import Wants
 
     policy = _policy(policy, policy_short)
     fmt = "json" if as_json else fmt
     with bad_input_exits_2():
         render = COMPARISON_FORMATS.get(fmt) if fmt != "tsv" else None
-        b, c = load_side(base, runs_dir), load_side(candidate, runs_dir)
+        b = load_side(base, runs_dir)
+        # `latest` as the candidate: the newest run of the base's gold set (unless --force)
+        c = load_side(candidate, runs_dir, wants=None if force else Wants.of(manifest=b.manifest))
         metrics, confidence, scope = metric or None, 0.95, ""
         slices = [parse_slice(t) for t in slice_ or []]
         selectors: list[str | tuple[str, str]] | None
@@ -291,18 +295,20 @@ def baseline_save_cmd(
     policy: Annotated[Path | None, typer.Option(
         "--policy", help="Gate policy TOML: expected.yaml holds its gated config and slices "
                          "(default: every config kept, no slice).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Save a compact baseline of RUN: per-question metrics, manifest, relevant pages' ranks,
     the top 10 of every fused list, and expected.yaml (each metric's aggregate, for review).
 
     Example: rulegauge baseline save latest sample --dir runs/baselines --policy docs/ci/gate-policy.toml
+    Example: rulegauge baseline save latest sample --dir runs/baselines --overwrite --json
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.regression.expected import EXPECTED, expected_scope, expected_yaml
     from rulegauge.store.baseline import save_baseline
     from rulegauge.store.rundir import open_run
 
-    with bad_input_exits_2():
+    with json_errors(enabled=as_json):
         if not name or "/" in name or "\\" in name or name.startswith("."):
             plain = Path(name).name or "our-game"
             where = Path(name).parent if Path(name).name and str(Path(name).parent) != "." else out_dir
@@ -313,6 +319,10 @@ def baseline_save_cmd(
         path = save_baseline(opened, out_dir / name, configs=config or None, overwrite=overwrite,
                              files={EXPECTED: expected_yaml(opened, kept, slices)})
     size = sum(p.stat().st_size for p in path.iterdir())
+    if as_json:
+        echo_json({"baseline": name, "path": str(path), "run_id": opened.run_id, "bytes": size,
+                   "files": sorted(p.name for p in path.iterdir())})
+        return
     make_console().print(Text.assemble(("saved", "green"), f" baseline {name} -> {path} "
                                                  f"({size / 1024:.1f} KiB)"))
 
@@ -356,13 +366,15 @@ def power_cmd(
     from rulegauge.regression.power import Resampling
     from rulegauge.regression.power_report import power_report
     from rulegauge.regression.service import service_config
+    from rulegauge.store.fits import Wants
     from rulegauge.store.rundir import open_run
 
     fmt = "json" if as_json else fmt
     with bad_input_exits_2():
         TABLE_FORMATS.get(fmt)
         info = metric_info(metric)  # `latest`: the newest run that scored the metric
-        opened = open_run(run, runs_dir, metrics=(info.name,) if info else ())
+        opened = open_run(run, runs_dir, metrics=(info.name,) if info else (),
+                          wants=Wants.of(configs=[config] if config else None))
         chosen = config or service_config(opened.table("configs"))
         if chosen is None:
             raise RulegaugeError(f"run {opened.run_id} has no service config; name one with --config")

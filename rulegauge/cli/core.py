@@ -13,6 +13,7 @@ from rich.text import Text
 
 from rulegauge.cli.catalog import all_registries, broken_plugins, components, origin_summary, plugin_origins
 from rulegauge.cli.errors import bad_input_exits_2
+from rulegauge.cli.json_out import JSON_HELP, echo_json, json_errors
 from rulegauge.cli.output import FORMAT_HELP, TABLE_FORMATS, format_console, make_console
 from rulegauge.cli.progress import rich_progress
 from rulegauge.core.engines import ADDRESS_HELP, EngineChoice, engine_help
@@ -176,21 +177,27 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help=escape("Print {r
 def validate_cmd(
     goldset: Path = typer.Argument(..., help="Gold set YAML to check."),
     allow_outside: bool = typer.Option(False, "--allow-outside", help=ALLOW_OUTSIDE_HELP),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Check a gold set and the corpus it builds; report every problem at once (exit 2 if any).
 
     Example: rulegauge validate goldsets/sample.yaml
+    Example: rulegauge validate goldsets/sample.yaml --json
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.goldset.parse import check_corpus, load_goldset
 
-    with bad_input_exits_2(), rich_progress() as stage:
+    with json_errors(enabled=as_json), rich_progress(quiet=as_json) as stage:
         gs = load_goldset(goldset, allow_outside=allow_outside)
         with stage(f"validate: building {len(gs.documents)} documents", len(gs.documents)) as advance:  # type: ignore[attr-defined]
             corpus = _corpus(gs, advance)
         with stage(f"validate: checking {len(gs.questions)} questions", 1) as advance:  # type: ignore[attr-defined]
             check_corpus(gs, corpus)
             advance(1)
+    if as_json:
+        echo_json({"goldset": str(goldset), "questions": len(gs.questions), "documents": len(gs.documents),
+                   "unanswerable": sum(not q.answerable for q in gs.questions), "chunks": len(corpus.chunks)})
+        return
     make_console().print(Text.assemble(
         ("OK", "green"), f" {goldset}: {len(gs.questions)} questions, {len(gs.documents)} "
         f"documents, {sum(not q.answerable and q.labelled for q in gs.questions)} unanswerable, "

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from rulegauge.cli.errors import bad_input_exits_2
+from rulegauge.cli.json_out import JSON_HELP, echo_json, json_errors
 from rulegauge.cli.output import make_console
 from rulegauge.cli.outputs import check_output
 from rulegauge.core import extras
@@ -34,6 +34,7 @@ def export_cmd(
     experiment: str = typer.Option("rulegauge", "--experiment", help="mlflow: experiment name."),
     report: Path = typer.Option(None, "--report", help="mlflow: HTML report to attach (default: RUN/report.html if present)."),
     replace: bool = typer.Option(False, "--replace", help="mlflow: delete the run's earlier MLflow runs and log it again."),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Write TREC runs per fused config (<config_id>.trec) and per arm (arms/<arm>.trec),
     page qrels (qrels.txt) and one query per requirement (qrels-requirements.txt).
@@ -45,6 +46,7 @@ def export_cmd(
 
     Example: rulegauge export latest --format trec --level page -o /tmp/trec
     Example: rulegauge export latest --format mlflow --report report.html
+    Example: rulegauge export latest --format trec -o /tmp/trec --json
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.interop.export import QUESTION_SETS, export_run
@@ -52,9 +54,9 @@ def export_cmd(
     from rulegauge.store.rundir import open_run
 
     if fmt == "mlflow":
-        _to_mlflow(run, runs_dir, tracking_uri, experiment, report, replace)
+        _to_mlflow(run, runs_dir, tracking_uri, experiment, report, replace, as_json=as_json)
         return
-    with bad_input_exits_2():
+    with json_errors(enabled=as_json):
         if fmt != "trec":
             raise ConfigError(f"--format {fmt!r}: choose trec or mlflow")
         if level not in LEVELS or scores not in SCORE_MODES:
@@ -66,31 +68,41 @@ def export_cmd(
         result = export_run(r, out or r.path / "export-trec", level=level, scores=scores,
                             configs=list(config or []) or None, questions=questions)
     padded = [f"{name} ({n})" for name, n in result.padded if n]
+    depth = int((r.manifest.get("fused_rows") or {}).get("depth", 0) or 0)
+    if as_json:
+        echo_json({"run_id": r.run_id, "format": "trec", "out": str(result.out_dir),
+                   "files": [str(f) for f in result.files], "questions": result.questions,
+                   "padded": {name: n for name, n in result.padded if n}, "fused_depth": depth})
+        return
     console = make_console()
     console.print(f"wrote {len(result.files)} files to {result.out_dir} "
                   f"({result.questions} questions per run)", markup=False)
     if padded:
         console.print("questions with no result, written as one 'rulegauge:no-result' line: "
                       + ", ".join(padded), markup=False)
-    depth = int((r.manifest.get("fused_rows") or {}).get("depth", 0) or 0)
     if depth > 0:  # the run kept only the top of each fused list (rulegauge run --fused-depth)
         console.print(f"fused rows were stored to depth {depth}: each config's run holds at most "
                       f"{depth} chunks per question (arm runs are whole)", markup=False)
 
 
 def _to_mlflow(run: str, runs_dir: Path, uri: str | None, experiment: str, report: Path | None,
-               replace: bool) -> None:
+               replace: bool, *, as_json: bool = False) -> None:
     # deferred: mlflow loads inside log_run, only for this format
     from rulegauge.interop.tracking import default_uri, log_run
     from rulegauge.store.rundir import open_run
 
-    with bad_input_exits_2():
+    with json_errors(enabled=as_json):
         extras.require("mlflow", "export --format mlflow")
         r = open_run(run, runs_dir)
         logged = log_run(r, uri or default_uri(), experiment=experiment, report=report,
                          replace=replace)
     for note in logged.notes:
         typer.echo(f"note: {note}", err=True)
+    if as_json:
+        echo_json({"run_id": r.run_id, "format": "mlflow", "tracking_uri": logged.tracking_uri,
+                   "experiment": experiment, "experiment_id": logged.experiment_id,
+                   "runs": dict(logged.runs), "replaced": logged.replaced, "resumed": logged.resumed})
+        return
     console = make_console()
     console.print(f"logged {len(logged.runs)} configs of run {r.run_id} to MLflow experiment "
                   f"{experiment!r} (id {logged.experiment_id}) at {logged.tracking_uri}"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 
 from rulegauge.cli.errors import bad_input_exits_2, plain_console, print_note
+from rulegauge.cli.json_out import JSON_HELP, echo_json, json_errors
 from rulegauge.cli.judges_llm import llm_cmd
 from rulegauge.cli.outputs import check_output
 
@@ -45,24 +46,34 @@ def pool_cmd(
         "--include-judged", help="Keep pages already judged (listed gold pages too), to "
                                  "measure a judge's agreement with the gold set.")] = False,
     runs_dir: RunsDir = Path("runs"),
+    as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Pool the pages no judgment covers: the top K of the chosen configs and of every arm alone.
 
     Example: rulegauge pool latest --depth 5 -c rrf_k60_bm25+dense+boost -o pool.jsonl
+    Example: rulegauge pool latest --depth 5 --json
     """
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.judging.pool import PoolRequest, build_pool
     from rulegauge.judging.poolfile import write_pool
+    from rulegauge.store.fits import Wants
     from rulegauge.store.rundir import open_run
 
-    with bad_input_exits_2():
-        opened = tuple(open_run(r, runs_dir, needs="fused") for r in runs)  # latest: one with fused rows
+    with json_errors(enabled=as_json):
+        # latest: one with fused rows and the configs named
+        opened = tuple(open_run(r, runs_dir, needs="fused", wants=Wants.of(configs=config)) for r in runs)
         check_output(out, tuple(judgments or ()), runs=opened)
         pool = build_pool(PoolRequest(opened, depth, tuple(config) if config else None,
                                       tuple(judgments or ()), include_judged=include_judged))
         write_pool(pool, out)
     asked = len({p.question_id for p in pool.pages})
     what = "pages" if include_judged else "unjudged pages"
+    if as_json:
+        echo_json({"out": str(out), "pages": len(pool.pages), "included_judged": include_judged,
+                   "questions_pooled": asked, "questions": len(pool.questions), "depth": depth,
+                   "configs": list(pool.configs), "runs": [r.run_id for r in opened],
+                   "goldset": pool.goldset, "goldset_sha256": pool.goldset_sha256})
+        return
     plain_console(soft_wrap=True).print(f"wrote {out}: {len(pool.pages)} {what} for {asked} of "
                           f"{len(pool.questions)} questions (top {depth} of "
                           f"{', '.join(pool.configs) or 'no config'} and every arm alone; "
@@ -178,6 +189,7 @@ def agreement_cmd(
     from rulegauge.goldset.parse import load_goldset
     from rulegauge.judging.compare_labels import compare
     from rulegauge.judging.rankings import ranking_agreement
+    from rulegauge.store.fits import Wants
     from rulegauge.store.rundir import open_run
 
     with bad_input_exits_2():
@@ -188,7 +200,9 @@ def agreement_cmd(
         result = compare(la, lb, seed=seed, resamples=resamples)
         ranking = None
         if run is not None:
-            r = open_run(run, runs_dir)
+            # `--run latest` with a gold set given: the newest run of that gold set (by hash)
+            wants = Wants(gold.sha256, gold.name) if gold is not None else None
+            r = open_run(run, runs_dir, wants=wants)
             base = load_labels(Path(r.manifest["goldset"]["path"]))
             ranking = ranking_agreement(r, la if la.kind == "goldset" else overlay(base, la),
                                         lb if lb.kind == "goldset" else overlay(base, lb), metric)

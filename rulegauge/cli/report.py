@@ -56,12 +56,13 @@ def report_cmd(
     # deferred: pandas/pyarrow/numpy and friends load on use; `rulegauge --help` stays fast
     from rulegauge.analysis.report import write_report
     from rulegauge.metrics.info import metric_info
+    from rulegauge.store.fits import Wants
     from rulegauge.store.rundir import open_run
 
     def render() -> Path:
-        # `latest` with --metric: the newest run that scored it (rulegauge.store.rundir.open_run)
+        # `latest` with --metric / -c: the newest run that scored them (rulegauge.store.rundir.open_run)
         info = metric_info(metric) if metric else None
-        opened = open_run(run, runs_dir, metrics=(info.name,) if info else ())
+        opened = open_run(run, runs_dir, metrics=(info.name,) if info else (), wants=Wants.of(configs=config))
         check_output(out, (), runs=(opened,))
         _say(f"rendering {opened.run_id}")
         # matplotlib's layout notes are about our figures, not the user's input: logged

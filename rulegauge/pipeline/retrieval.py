@@ -53,12 +53,13 @@ from rulegauge.pipeline.grid_tables import check_grid_size
 from rulegauge.pipeline.lifecycle import RankInputs, execute
 from rulegauge.pipeline.options import Progress, RunOptions, RunResult
 from rulegauge.pipeline.run_checks import metric_specs
+from rulegauge.pipeline.sample import sample_goldset, sample_grid
 from rulegauge.pipeline.stages import parameter_checks
 from rulegauge.store.provenance import base_manifest, check_inputs, inputs_section
 from rulegauge.store.rundir import RunWriter
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SAMPLE_GOLDSET = REPO_ROOT / "goldsets" / "sample.yaml"
+SAMPLE_GOLDSET = sample_goldset()  # the wheel's package data, else the clone's goldsets/ (pipeline.sample)
 
 
 
@@ -81,7 +82,7 @@ def load_inputs(options: RunOptions, progress: Progress | None = None) -> tuple[
     here, before any run folder exists); ``progress`` counts the documents built."""
     check_grid_size(options.config)
     arms = ARMS.view()  # each arm's module imported when the config names it (core/plugins)
-    cfg = load_config(options.config, known_arms=arms, arm_classes=arms)
+    cfg = load_config(sample_grid(options.goldset, options.config), known_arms=arms, arm_classes=arms)
     check_parameters(cfg, options.arm_overrides, options)
     if options.arm_overrides:
         cfg = cfg.with_arm_params(options.arm_overrides)

@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 from rulegauge.core.atomic import atomic_dir
 from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import RulegaugeError
+from rulegauge.store.fits import Wants
 from rulegauge.store.provenance import now_iso
 from rulegauge.store.rundir import MANIFEST, Run, RunWriter, open_run
 from rulegauge.store.schema import Kept, kept_tables, known_table
@@ -156,11 +157,12 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
 
 
 def load_side(ref: str | Path, runs_dir: Path = Path("runs"),
-              baselines_dir: Path | None = None, *, metrics: Sequence[str] = ()) -> Run:
+              baselines_dir: Path | None = None, *, metrics: Sequence[str] = (),
+              wants: Wants | None = None) -> Run:
     """Open a run or a baseline: a directory path, a baseline name under
     ``baselines_dir`` (default ``<runs_dir>/baselines``), a run id under
     ``runs_dir``, or ``latest`` (the newest complete run that scored ``metrics``:
-    :func:`rulegauge.store.rundir.open_run`)."""
+    :func:`rulegauge.store.rundir.open_run`; ``wants``: of that gold set and with those configs)."""
     bdir = Path(baselines_dir) if baselines_dir is not None else Path(runs_dir) / "baselines"
     p = Path(ref)
     if (p / MANIFEST).exists():
@@ -168,6 +170,6 @@ def load_side(ref: str | Path, runs_dir: Path = Path("runs"),
     if str(ref) != "latest" and (bdir / str(ref) / MANIFEST).exists():
         return Run(bdir / str(ref))
     if str(ref) == "latest" or (Path(runs_dir) / str(ref) / MANIFEST).exists():
-        return open_run(ref, runs_dir, metrics=metrics)
+        return open_run(ref, runs_dir, metrics=metrics, wants=wants)
     raise RulegaugeError(f"{ref}: not a run or baseline (looked for {p / MANIFEST}, "
                        f"{Path(runs_dir) / str(ref) / MANIFEST} and {bdir / str(ref) / MANIFEST})")

@@ -47,10 +47,12 @@ from rulegauge.core.errors import ConfigError, ProvenanceError, RulegaugeError
 from rulegauge.core.names import check_name
 from rulegauge.core.redact import redact_text
 from rulegauge.store.casting import pandas_metadata, to_arrow
+from rulegauge.store.fits import Wants
 from rulegauge.store.manifest import MANIFEST as MANIFEST
 from rulegauge.store.manifest import check_columns, read_manifest
 from rulegauge.store.part_sink import PartSink, parquet_parts
 from rulegauge.store.runlock import RunLock
+from rulegauge.store.runscan import readable
 from rulegauge.store.schema import RUN_ID
 from rulegauge.store.schema import spec as table_spec
 
@@ -287,21 +289,10 @@ class Run:
 
 
 def _manifests(runs_dir: Path) -> list[tuple[Path, dict[str, Any]]]:
-    """(run directory, manifest) under ``runs_dir``, oldest first by the manifest's
-    ``created`` time, then name; an unreadable manifest counts as empty."""
-    runs_dir = Path(runs_dir)
-    if not runs_dir.exists():
-        return []
-    found = []
-    for p in runs_dir.iterdir():
-        mp = p / MANIFEST
-        if p.is_dir() and not p.is_symlink() and mp.exists():
-            try:
-                m = read_manifest(p)
-            except (RulegaugeError, OSError):
-                m = {}
-            found.append((str(m.get("created", "")), p.name, p, m))
-    return [(p, m) for _, _, p, m in sorted(found, key=lambda t: (t[0], t[1]))]
+    """(run directory, manifest) under ``runs_dir`` whose manifest reads, oldest first by the
+    manifest's ``created`` time, then name; a damaged run is left out, with a warning naming it
+    (:mod:`rulegauge.store.runscan`)."""
+    return readable(runs_dir)
 
 
 def list_runs(runs_dir: Path) -> list[Path]:
@@ -327,7 +318,8 @@ def run_metrics(path: Path, manifest: dict[str, Any]) -> set[str]:
     return {str(m) for m in col.unique().to_pylist()}
 
 
-def _lacks(path: Path, manifest: dict[str, Any], needs: str | None, metrics: Sequence[str]) -> str:
+def _lacks(path: Path, manifest: dict[str, Any], needs: str | None, metrics: Sequence[str],
+           wants: Wants | None = None) -> str:
     """Why a run cannot be the ``latest`` a command needs ('' when it can)."""
     if manifest.get("status") != "complete":
         return f"status {manifest.get('status') or 'unknown'}, not complete"
@@ -336,19 +328,23 @@ def _lacks(path: Path, manifest: dict[str, Any], needs: str | None, metrics: Seq
     if needs is not None and ((manifest.get("tables") or {}).get(needs) or {}).get("rows") == 0:
         return f"its {needs} table is empty"  # e.g. fused rows of a --fused-config none run
     missing = [m for m in dict.fromkeys(metrics) if m not in run_metrics(path, manifest)] if metrics else []
-    return f"metric(s) {', '.join(missing)} not scored" if missing else ""
+    if missing:
+        return f"metric(s) {', '.join(missing)} not scored"
+    return wants.lacks(path, manifest) if wants is not None else ""
 
 
 def open_run(ref: str | Path, runs_dir: Path = Path("runs"), *, verify: bool = True,
              kind: str | None = "retrieval", needs: str | None = None,
-             metrics: Sequence[str] = ()) -> Run:
+             metrics: Sequence[str] = (), wants: Wants | None = None) -> Run:
     """Open a run by path, by id under ``runs_dir``, or ``latest``.
 
     ``latest`` is the newest complete run *of the kind the caller reads*
     (``kind``; ``None`` for any kind) that has what the caller needs: with ``needs``,
     that table holding rows (``answerers latest`` opens the newest run with answers, not a newer run
     without); with ``metrics``, every one of those metrics scored (``gate --run latest``
-    opens the newest run with the policy's metrics, not a newer ``-m recall@3`` run).
+    opens the newest run with the policy's metrics, not a newer ``-m recall@3`` run); with
+    ``wants``, the gold set (by hash) and the configs the command names
+    (:class:`rulegauge.store.fits.Wants`: ``report -c ID latest`` is not another gold set's run).
     Each newer run of the kind passed over is logged (a warning: which and why), so the
     command says why it did not take it. A ``rulings import`` never becomes the
     ``latest`` that ``bands`` or ``report`` open. A path or an id opens that run whatever
@@ -358,15 +354,16 @@ def open_run(ref: str | Path, runs_dir: Path = Path("runs"), *, verify: bool = T
         for p, m in reversed(_manifests(runs_dir)):
             if kind is not None and run_kind(m) != kind:
                 continue
-            why = _lacks(p, m, needs, metrics)
+            why = _lacks(p, m, needs, metrics, wants)
             if not why:
                 if passed:
                     log.warning("latest is run %s; newer run(s) skipped: %s", p.name, "; ".join(passed))
                 return Run(p, verify=verify)
             passed.append(f"{p.name} ({why})")
         what = f"complete {kind} run" if kind else "complete run"
-        wants = [*([f"an {needs} table"] if needs else []), *([f"metric(s) {', '.join(metrics)}"] if metrics else [])]
-        raise RulegaugeError(f"no {what}{' with ' + ' and '.join(wants) if wants else ''} under {runs_dir}"
+        asked = [*([f"an {needs} table"] if needs else []), *([f"metric(s) {', '.join(metrics)}"] if metrics else []),
+                 *([wants.describe()] if wants is not None and wants.describe() else [])]
+        raise RulegaugeError(f"no {what}{' with ' + ' and '.join(asked) if asked else ''} under {runs_dir}"
                              + (f"; skipped: {'; '.join(passed)}" if passed else ""))
     p = Path(ref)
     if not (p / MANIFEST).exists() and (Path(runs_dir) / str(ref) / MANIFEST).exists():

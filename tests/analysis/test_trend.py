@@ -103,3 +103,24 @@ def test_bad_input_exits_2(runs: Path, tmp_path: Path) -> None:
     assert code == 2 and "nope@3" in text
     code, text = rulegauge("trend", "--runs-dir", runs, "-k", "-1")
     assert code == 2 and "positive" in text
+
+
+def test_trend_chart_labels_tell_every_run_apart() -> None:
+    """The trend chart's x labels (rulegauge.analysis.trend_chart.run_labels): whole ids wrapped at
+    separators, else the part that differs; they used to be the last 15 characters, the same
+    ``-branch-feature`` for every nightly run of one branch."""
+    from rulegauge.analysis.trend_chart import LABEL_CHARS, LABEL_LINES, run_labels
+
+    nightly = [f"nightly-2026-12-0{i}-candidate-branch-feature" for i in range(1, 5)]
+    got = run_labels(nightly)
+    assert got[0] == "nightly-2026-12-\n01-candidate-\nbranch-feature" and len(set(got)) == 4
+    assert [x.replace("\n", "") for x in got] == nightly  # whole, only wrapped
+    longer = [f"nightly-2026-12-0{i}-candidate-branch-feature-with-a-long-name" for i in range(1, 4)]
+    assert run_labels(longer) == ["…01-candidate…", "…02-candidate…", "…03-candidate…"]
+    assert run_labels(["run-20261207-211112-45ad", "base"]) == ["run-20261207-\n211112-45ad", "base"]
+    odd = run_labels(["y" * 30 + "1" + "z" * 60, "y" * 30 + "2" + "z" * 60])  # no separator, same ends
+    assert len(set(odd)) == 2
+    for label in (*got, *odd):
+        rows = label.split("\n")
+        assert len([r for r in rows if not r.startswith("(#")]) <= LABEL_LINES
+        assert all(len(r) <= LABEL_CHARS for r in rows)

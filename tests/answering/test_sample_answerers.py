@@ -79,6 +79,8 @@ def test_answers_view_resolves_citations_and_marks_them(sample: Run) -> None:
     page = answers_html(recs)
     assert page.count("<details") == 57 and "class='cite right'" in page
     assert "bw-errata p.1 (right)" in page and "only questions the answerers disagree on" in page
+    # every read's table scrolls in its own box: long headings never widen the page
+    assert page.count("<div class='scroll'><table>") == page.count("<table>") == 57
 
 
 def test_formats_and_cli(sample: Run) -> None:

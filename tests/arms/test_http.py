@@ -181,3 +181,22 @@ def test_url_env_with_credentials_never_recorded(tmp_path, monkeypatch):
         if f.is_file():
             data = f.read_bytes()
             assert b"s3cret" not in data, f
+
+
+def test_env_at_the_start_of_url_is_the_base_of_the_url_sent(tmp_path, monkeypatch):
+    """``url = "{env:SEARCH_BASE}/search"`` (docs/arms.md, docs/ci/team-grid.toml): the scheme and host
+    are checked on the URL as sent; the journal keys on the template, the manifest names the host."""
+    with reference_service() as svc:
+        monkeypatch.setenv("SEARCH_BASE", svc.base)
+        grid = http_grid(tmp_path / "g.toml", "{env:SEARCH_BASE}/search")
+        res = run(RunOptions(config=grid, runs_dir=tmp_path / "runs", run_id="r"))
+        assert len(svc.asked) == 57 + 1  # every question, and the preflight's one
+    info = json.loads((res.path / "manifest.json").read_text())["arms"]["live"]
+    assert info["endpoint"] == svc.url
+    journal = (res.path / "arms-journal" / "live.jsonl").read_text(encoding="utf-8")
+    assert '"{env:SEARCH_BASE}/search"' in journal and svc.base not in journal
+    monkeypatch.setenv("SEARCH_BASE", "127.0.0.1:8700")  # no scheme: refused before anything runs
+    with pytest.raises((ConfigError, ValidationError),
+                       match=r"url .\{env:SEARCH_BASE\}/search. is not an http\(s\) URL once filled in"):
+        run(RunOptions(config=grid, runs_dir=tmp_path / "runs", run_id="s"))
+    assert not (tmp_path / "runs" / "s").exists()

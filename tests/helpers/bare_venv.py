@@ -1,10 +1,11 @@
 """The bare core as a team installs it: rulegauge's wheel built from this tree, installed into a
 fresh virtual environment with no extra (tests/team/ and benchmarks/bench_install.py).
 
-:func:`build_wheel` copies what the wheel is made of (``pyproject.toml``, ``README.md``,
-``rulegauge/``) out of the tree first, so building writes nothing into the checkout (setuptools
-leaves ``build/`` and ``*.egg-info`` beside its sources). It builds without isolation when this
-Python's setuptools is new enough (offline, seconds), else in pip's isolated environment.
+:func:`build_wheel` copies what the wheel is made of (``pyproject.toml``, ``setup.py``,
+``README.md``, ``rulegauge/``, the sample in ``goldsets/``, ...) out of the tree first, so building
+writes nothing into the checkout (setuptools leaves ``build/`` and ``*.egg-info`` beside its sources).
+It builds without isolation when this Python's setuptools is new enough (offline, seconds), else in
+pip's isolated environment.
 :func:`fresh_venv` makes a virtual environment; :func:`pip_install` installs into it through
 pip's ordinary client (its cache and index settings as configured), returning the process
 and the wall seconds it took. :func:`site_packages_size` and :func:`distributions` are what
@@ -24,7 +25,8 @@ from pathlib import Path
 
 from tests.helpers.common import REPO
 
-WHEEL_SOURCES = ("pyproject.toml", "README.md", "rulegauge")
+WHEEL_SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "CHANGELOG.md", "rulegauge",
+                 "goldsets")  # goldsets/: the sample the build copies into the wheel (setup.py)
 PIP_TIMEOUT_S = 900  # a cold pip cache over a slow index; a warm one takes seconds
 
 

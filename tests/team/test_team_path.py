@@ -4,14 +4,11 @@ search endpoint started here, ``baseline save``, then ``gate``: passing against 
 failing (exit 1) against a degraded one. Also: no extra's module is importable there, a component
 whose extra is missing exits 2 with its ``pip install``, and the kernel's unit tests pass there.
 
-The install needs a package index (PyPI in CI; pip's cache and index settings as configured):
-when pip cannot install, the tier skips saying why, unless ``RULEGAUGE_REQUIRE_TEAM=1``
-(``.ci/run``) makes that a failure.
+The wheel and its venv are made once per session (:mod:`tests.team.conftest`).
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from collections.abc import Iterator, Mapping
@@ -26,9 +23,10 @@ from rulegauge.arms import load_builtin_arms
 from rulegauge.core.extras import EXTRAS
 from rulegauge.pipeline.retrieval import SAMPLE_GOLDSET
 from rulegauge.pipeline.search_service import SearchService, build_service, serving
-from tests.helpers.bare_venv import Installed, build_wheel, fresh_venv, pip_install
+from tests.helpers.bare_venv import pip_install
 from tests.helpers.common import REPO
 from tests.helpers.reference_service import http_grid
+from tests.team.conftest import Bare, cannot_install
 
 pytestmark = [pytest.mark.team, pytest.mark.slow]
 
@@ -57,38 +55,6 @@ class _Degraded(SearchService):
     def search(self, req: Mapping[str, Any]) -> dict[str, Any]:
         reply = super().search(req)
         return {**reply, "hits": reply["hits"][DROPPED:]}
-
-
-@dataclass(frozen=True)
-class Bare:
-    root: Path
-    installed: Installed
-
-    def rulegauge(self, *args: str | Path) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-        return subprocess.run([str(self.installed.bin / "rulegauge"), *map(str, args)], cwd=self.root,
-                              capture_output=True, text=True, timeout=600, env={**env, "COLUMNS": "200"})
-
-    def python(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-        return subprocess.run([str(self.installed.python), *args], cwd=cwd or self.root, capture_output=True,
-                              text=True, timeout=600, env=env)
-
-
-def _cannot_install(why: str) -> None:
-    if os.environ.get("RULEGAUGE_REQUIRE_TEAM") == "1":
-        pytest.fail(f"RULEGAUGE_REQUIRE_TEAM=1 but the team tier cannot install the core: {why}")
-    pytest.skip(f"the bare core cannot be installed here: {why}")
-
-
-@pytest.fixture(scope="module")
-def bare(tmp_path_factory: pytest.TempPathFactory) -> Bare:
-    root = tmp_path_factory.mktemp("team")
-    wheel = build_wheel(root / "build")
-    installed = pip_install(fresh_venv(root / "venv"), wheel)
-    if installed.returncode != 0:
-        _cannot_install(installed.last_line())
-    return Bare(root, installed)
 
 
 @pytest.fixture(scope="module")
@@ -164,19 +130,21 @@ def test_a_component_whose_extra_is_missing_exits_2_naming_it(bare: Bare) -> Non
 def test_the_kernel_tests_pass_without_any_extra(bare: Bare, tmp_path: Path) -> None:
     """:data:`KERNEL_TESTS` in the bare venv, from a copy of the tests, so ``rulegauge`` is the
     installed wheel's (pytest alone added; the project's warning filters name numba, not there)."""
+    # pytest is no extra's module: the probe of the bare venv (first test) is not changed by it
     tools = pip_install(bare.installed.python, "pytest>=8")
     if tools.returncode != 0:
-        _cannot_install(tools.last_line())
-    shutil.copy2(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
-    (tmp_path / "tests").mkdir()
+        cannot_install(tools.last_line())
+    work = tmp_path / "work"
+    (work / "tests").mkdir(parents=True)
+    shutil.copy2(REPO / "pyproject.toml", work / "pyproject.toml")
     for name in ("__init__.py", "conftest.py"):
-        shutil.copy2(REPO / "tests" / name, tmp_path / "tests" / name)
+        shutil.copy2(REPO / "tests" / name, work / "tests" / name)
     for package in ("helpers", "core", "fusion", "metrics"):
-        shutil.copytree(REPO / "tests" / package, tmp_path / "tests" / package,
+        shutil.copytree(REPO / "tests" / package, work / "tests" / package,
                         ignore=shutil.ignore_patterns("__pycache__"))
     res = bare.python("-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "filterwarnings=error",
-                      "-m", "not slow", *KERNEL_TESTS, cwd=tmp_path)
+                      "-m", "not slow", *KERNEL_TESTS, cwd=work)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
     assert " passed" in res.stdout and "failed" not in res.stdout
-    where = bare.python("-c", "import rulegauge; print(rulegauge.__file__)", cwd=tmp_path)
-    assert str(bare.root / "venv") in where.stdout
+    where = bare.python("-c", "import rulegauge; print(rulegauge.__file__)", cwd=work)
+    assert str(bare.installed.python.parents[1]) in where.stdout
