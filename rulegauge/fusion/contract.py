@@ -72,7 +72,7 @@ class Probes:
 
 
 def probe_planes(arms: tuple[str, ...], ranks: list[tuple[int, int]], scores: list[tuple[float, float]]) -> Planes:
-    """Planes of one question (``probe``) and two candidates: arm ``a`` ranks them ``ranks[a]``
+    """Planes of one question (``entry-probe``) and two candidates: arm ``a`` ranks them ``ranks[a]``
     with ``scores[a]`` (rank 0: not ranked, score 0.0); arms past the lists rank neither."""
     n = len(arms)
     r = np.zeros((n, 1, 2), np.int32)
@@ -80,7 +80,7 @@ def probe_planes(arms: tuple[str, ...], ranks: list[tuple[int, int]], scores: li
     for a, (pair, vals) in enumerate(zip(ranks, scores, strict=False)):
         r[a, 0] = pair
         s[a, 0] = vals
-    return Planes(arms, r, s, tuple(int(x) for x in r.max(axis=(1, 2))), ("probe",))
+    return Planes(arms, r, s, tuple(int(x) for x in r.max(axis=(1, 2))), ("entry-probe",))
 
 
 def _deep(config: FusionConfig) -> FusionConfig:

@@ -158,7 +158,8 @@ def _ndcg(p: PageLists, k: int) -> np.ndarray:
 @_family("MAP", description="average precision at k: sum of P@i over the ranks i <= k holding a "
                             "relevant page, divided by the number of relevant pages (mean over "
                             "questions: MAP)", reference="trec_eval map_cut",
-         aliases=(("AP", "ir_measures", ""), ("map", "ranx", ""), ("map_cut_k", "trec_eval", ""), ("map_cut", "trec_eval", "")))
+         aliases=(("AP", "ir_measures", ""), ("map", "ranx", ""), ("map_cut_k", "trec_eval", ""),
+                  ("map_cut", "trec_eval", "")))
 def _average_precision(p: PageLists, k: int) -> np.ndarray:
     rel = p.rel[:, :k].astype(np.float64)
     precision_at = np.cumsum(rel, axis=1) / np.arange(1, rel.shape[1] + 1)[None, :]

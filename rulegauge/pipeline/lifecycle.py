@@ -7,9 +7,9 @@ retrieval.GoldsetSource`: build the corpus, search every arm) or a stored run
 manifest records and the lifecycle writes it (one manifest update per step):
 
 1. checks, before any folder exists: run id, engine, the source's own inputs
-   (:meth:`RunSource.load`), every config's fusion method (:mod:`rulegauge.fusion.contract`), metric list, grid size and fused-row budget, each named
-   stage's ``preflight`` (answering: configs stored, answerer endpoints), the source's
-   preflight (arms);
+   (:meth:`RunSource.load`), every config's fusion method (:mod:`rulegauge.fusion.contract`),
+   metric list, grid size and fused-row budget, each named stage's ``preflight``
+   (answering: configs stored, answerer endpoints), the source's preflight (arms);
 2. the engine session opens (a dead ``--address`` writes nothing), then the writer;
 3. ``begin``: the manifest's provenance sections (or, on resume, the check that the
    inputs still hash the same) and the engine;

@@ -142,7 +142,8 @@ def cast_error(name: str, source: pd.DataFrame | pa.Table, schema: pa.Schema, ke
         found = _column_problem(source, field)
         if found is not None:
             i, why = found
-            return TableContractError(f"{head(name)}: column {field.name}, row {i + 1}{_row_key(source, key, i)}: {why}")
+            where = f"column {field.name}, row {i + 1}{_row_key(source, key, i)}"
+            return TableContractError(f"{head(name)}: {where}: {why}")
     return TableContractError(f"{head(name)}: the rows do not cast to the declared schema"
                               + (f" ({type(exc).__name__}: {str(exc)[:200]})" if exc is not None else ""))
 
@@ -171,7 +172,8 @@ class KeyCheck:
         lut = np.fromiter((seen.setdefault(w, len(seen)) for w in words), np.int32, len(words))
         lut = np.append(lut, np.int32(seen.setdefault(None, len(seen))) if chunk.null_count else np.int32(0))
         idx = chunk.indices.fill_null(len(words)) if chunk.null_count else chunk.indices
-        return lut[idx.to_numpy(zero_copy_only=False)]
+        codes: np.ndarray = lut[idx.to_numpy(zero_copy_only=False)]
+        return codes
 
     def problem(self) -> str | None:
         """Why the key is not unique (the first row repeating an earlier row's key), or None."""
