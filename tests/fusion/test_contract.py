@@ -32,7 +32,8 @@ def _every_builtin_config() -> list[tuple[str, object]]:
         for combo in itertools.product(*choices) if choices else [()]:
             for arms in (("a",), ("a", "b"), ("a", "b", "c")):
                 for w in ((1.0,) * len(arms), tuple(float(i + 1) for i in range(len(arms)))):
-                    out.append((name, config(name, tuple(sorted(combo)), arms=arms, weights=w, depths=(1,) * len(arms))))
+                    c = config(name, tuple(sorted(combo)), arms=arms, weights=w, depths=(1,) * len(arms))
+                    out.append((name, c))
     return out
 
 

@@ -27,7 +27,7 @@ def test_values_within_the_bounds_pass_and_the_first_outside_is_named():
     assert "is nan for question q1: NaN, and a ranking metric is a number" in value_problem(
         hit, np.array([np.nan, 0.0, 0.0]), QS)
     assert "is -0.25 for question q3" in value_problem(parse("nDCG@10"), np.array([0.0, 0.0, -0.25]), QS)
-    with pytest.raises(MetricContractError, match="for question q2: outside .*, config c1$"):
+    with pytest.raises(MetricContractError, match=r"for question q2: outside .*, config c1$"):
         check_values(hit, np.array([0.0, 3.0, 0.0]), QS, "config c1")
 
 

@@ -48,7 +48,7 @@ def test_a_value_that_does_not_cast_names_table_column_and_row(frame, where):
 def test_arrow_parts_are_cast_the_same_way_and_nothing_is_written(tmp_path):
     w = RunWriter(tmp_path / "r")
     part = pa.table({"question_id": ["q1", "q2"], "fact": [1.0, 2.5], "phrasings": [["a"], ["b"]]})
-    with pytest.raises(TableContractError, match="column fact, row 2 .*: 2.5 does not cast to the declared int32"):
+    with pytest.raises(TableContractError, match=r"column fact, row 2 .*: 2\.5 does not cast to the declared int32"):
         w.write_arrow("question_facts", part)
     with pytest.raises(TableContractError, match="missing column\\(s\\) phrasings"):
         w.write_arrow("question_facts", part.drop_columns(["phrasings"]))
