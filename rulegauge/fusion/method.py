@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rulegauge.core import plugins
+from rulegauge.core.component import component
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry, shown
 from rulegauge.fusion.planes import Planes
@@ -68,6 +69,7 @@ class FusionMethod:
     params: tuple[Param, ...] = ()
     rank_based: bool = True
     takes_k: bool = False  # the RRF constant k (kept as FusionConfig.k)
+    takes_weights: bool = True  # per-arm weights change the fused order (False: a weight is refused)
     axis: str = ""  # what the fused score is, for bands and reports
 
     def fuse(self, planes: Planes, config: FusionConfig) -> np.ndarray:
@@ -139,35 +141,71 @@ def _fusion_method(obj: Any) -> str | None:
 
 FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method", group="rulegauge.fusion", door=plugins.DOOR,
                                                   accepts=_fusion_method)
-__all__ = ["FUSION_METHODS", "FusionContractError", "FusionMethod", "Param", "Planes", "config_ceiling", "fused_scores",
-           "method_of", "register", "weights_of"]
+__all__ = ["FUSION_METHODS", "FusionContractError", "FusionMethod", "Param", "Planes", "config_ceiling",
+           "contract_head", "declared_ceiling", "fused_scores", "method_of", "register", "weights_of"]
 
 
 class FusionContractError(RulegaugeError):
     """A fusion method's scores break the contract (:func:`fused_scores`); names method, config, question."""
 
 
+CEILING_TOL = 1e-12
+"""Relative slack of the ceiling checks: float sums of one value in another order differ in
+the last bits (a method's ``fuse`` and its ``ceiling``), never by 1e-12 of the value."""
+
+
+def contract_head(config: FusionConfig) -> str:
+    """``fusion method 'NAME' (rulegauge.fusion, from PACKAGE) broke the fusion contract ...``"""
+    return (f"{component('fusion method', 'rulegauge.fusion', config.method)} broke the fusion contract "
+            f"(docs/plugins.md): config {config.name}")
+
+
+def declared_ceiling(method: FusionMethod, config: FusionConfig) -> float | None:
+    """``method.ceiling(config)`` (guarded as ``fuse`` is), checked: None or a finite real number."""
+    declare = getattr(method, "ceiling", None)  # a stand-in with fuse alone (tests) declares none
+    with plugins.guarded("rulegauge.fusion", config.method, f"declaring the ceiling of config {config.name}"):
+        c = declare(config) if declare is not None else None
+    if c is None:
+        return None
+    if isinstance(c, bool) or not isinstance(c, int | float | np.integer | np.floating) or not np.isfinite(c):
+        raise FusionContractError(f"{contract_head(config)}: ceiling returned {shown(c)}, not None or a "
+                                  "finite real number")
+    return float(c)
+
+
 def fused_scores(method: FusionMethod, planes: Planes, config: FusionConfig) -> np.ndarray:
     """``method.fuse(planes, config)``, checked where the scores enter a run: a (Q, U) array of
     real numbers (``planes.shape``, read as float64), finite wherever an arm of the config
-    voted (values elsewhere are ignored, so anything goes there). A plug-in's exception is a
+    voted (values elsewhere are ignored, so anything goes there), and never above the declared
+    ceiling there (:data:`CEILING_TOL`). A plug-in's exception is a
     :class:`~rulegauge.core.plugins.PluginFailed`, a broken result a :class:`FusionContractError`
-    naming the method, the config and the first question (exit 2, never stored)."""
+    naming the method, its package, the config and the first question (exit 2, never stored)."""
     with plugins.guarded("rulegauge.fusion", config.method, f"fusing config {config.name}"):
         out = method.fuse(planes, config)
-    head = f"fusion method {config.method} broke the fusion contract (docs/plugins.md): config {config.name}"
+    head = contract_head(config)
     want = f"a {planes.shape} array of real numbers (questions, candidates)"
     if not isinstance(out, np.ndarray) or out.dtype.kind not in "iuf":
         raise FusionContractError(f"{head}: fuse returned {shown(out)}, not {want}")
     if out.shape != planes.shape:
         raise FusionContractError(f"{head}: fuse returned shape {out.shape}, not {want}")
     out = out.astype(np.float64, copy=False)
-    if not np.isfinite(out).all():
+    finite = bool(np.isfinite(out).all())
+    if not finite:
         bad = ~np.isfinite(out) & planes.votes(config)
         if bad.any():
             q, u = (int(i[0]) for i in np.nonzero(bad))
             raise FusionContractError(f"{head}, question {planes.question(q)}: fused score {float(out[q, u])!r} "
                                       f"for a candidate an arm voted for (column {u}); scores must be finite")
+    ceiling = declared_ceiling(method, config)
+    if ceiling is not None and out.size:
+        limit = ceiling + abs(ceiling) * CEILING_TOL
+        top = float(out.max()) if finite else float(np.where(np.isfinite(out), out, -np.inf).max())
+        if top > limit:  # rare: only then find where (a cell no arm voted for may hold anything)
+            above = (out > limit) & np.isfinite(out) & planes.votes(config)
+            if above.any():
+                q, u = (int(i[0]) for i in np.nonzero(above))
+                raise FusionContractError(f"{head}, question {planes.question(q)}: fused score {float(out[q, u])!r} "
+                                          f"exceeds the declared ceiling {ceiling!r} (column {u})")
     return out
 
 
@@ -188,5 +226,5 @@ def weights_of(config: FusionConfig) -> np.ndarray:
 def config_ceiling(config: FusionConfig) -> float:
     """The ceiling of ``config`` under its method (RRF: sum over the config's arms of
     w_a / (k + 1), every arm votes rank 1); NaN for a method without a ceiling."""
-    c = FUSION_METHODS.get(config.method).ceiling(config)
+    c = declared_ceiling(FUSION_METHODS.get(config.method), config)
     return float("nan") if c is None else c

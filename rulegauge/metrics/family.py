@@ -9,14 +9,12 @@ computation bound by :mod:`rulegauge.answering.answer_metrics`); ``nDCG @ 10`` i
 
 Keyword parameters are declared per family, like ir_measures' ``SUPPORTED_PARAMS``: each
 :class:`MetricParam` has a type (bool, int or float), a default and, for numbers, a range;
-``RBP(p=0.9)@10`` is rank-biased precision with persistence 0.9. The canonical name writes
-the parameters that differ from their defaults, in the family's declared order, ``,`` between
-them (ir_measures' own spelling: ``RBP(p=0.8)@10`` *is* ``RBP@10``, and
-``nDCG(judged_only=False)@10`` is ``nDCG@10``); a float is written as Python's shortest
-round-tripping ``repr``. A parameter marked ``lists`` changes the page lists a metric is
-computed on rather than the computation: ``judged_only`` (every family declared
-``condensable``), ``nDCG(judged_only=True)@10`` being nDCG@10 on the condensed list
-(unjudged pages removed before the cutoff; Sakai 2007), exactly the name ir_measures prints.
+``RBP(p=0.9)@10`` is rank-biased precision with persistence 0.9. The canonical name writes the
+parameters that differ from their defaults, in declared order, ``,`` between them (ir_measures'
+spelling: ``RBP(p=0.8)@10`` *is* ``RBP@10``); a float is written as its shortest ``repr``. A
+parameter marked ``lists`` changes the page lists, not the computation: ``judged_only`` (every
+family declared ``condensable``), ``nDCG(judged_only=True)@10`` being nDCG@10 on the condensed
+list (unjudged pages removed before the cutoff; Sakai 2007), the name ir_measures prints.
 Every other parameter is passed to the computation as a keyword: ``compute(lists, k, p=0.9)``.
 
 Facts of a family: ``kind`` (``ranking``: a property of the ranked page list; ``score``:
@@ -25,15 +23,13 @@ the search itself, its latency: :mod:`rulegauge.metrics.latency`), ``direction``
 (``higher``/``lower`` is better, ``none``: shown, never gated), ``scope`` (the rows a
 mean counts, :data:`SCOPES`), ``aggregate`` (:data:`AGGREGATES`), ``takes_cutoff``,
 ``default`` (the value where the metric is undefined), ``description``, ``reference``,
-``measured`` (a measurement of the machine, such as wall time, not a function of the
-run's inputs: its values are a column of the table where the measurement is kept, never
-rows of a scored metrics table, so that a rerun's tables are equal: answer latency is the
-``answers`` table's ``latency_ms``, read with
-:func:`rulegauge.answering.answer_rows.answer_metric_frame`; search latency the
-``search_latency`` table's, read with :func:`rulegauge.metrics.latency.latency_frame`).
-Needs (:data:`NEEDS`): ``whole_list`` (the rank of a page beyond every cutoff),
-``grades`` (graded gains), ``judgments`` (which pages the gold set judged). Names are
-matched without regard to case; other tools' names are aliases (:data:`ALIASES`).
+``measured`` (a measurement of the machine, such as wall time: its values are a column of
+the table that keeps it, never rows of a scored metrics table, so a rerun's tables are equal:
+the ``answers`` table's ``latency_ms``, the ``search_latency`` table's), ``bounds`` (every
+value lies within them: :mod:`rulegauge.metrics.contract` checks each value as it is scored).
+Needs (:data:`NEEDS`): ``whole_list`` (the rank of a page beyond every cutoff), ``grades``
+(graded gains), ``judgments`` (which pages the gold set judged). Names match in any case; other
+tools' names are aliases (:data:`ALIASES`), spelled or refused by :mod:`rulegauge.metrics.peer_names`.
 """
 
 from __future__ import annotations
@@ -50,6 +46,7 @@ import pandas as pd
 from rulegauge.core import plugins
 from rulegauge.core.errors import RegistryError, RulegaugeError
 from rulegauge.core.registry import Registry, kind_check
+from rulegauge.metrics.peer_names import refusal, respell
 
 KINDS = ("ranking", "score", "answer", "search")
 DIRECTIONS = ("higher", "lower", "none")
@@ -296,14 +293,17 @@ class Metric:
         >>> Metric.parse("ndcg_cut(judged_only=True)@5").name
         'nDCG(judged_only=True)@5'
         """
-        m = _NAME.match(name.strip())
+        refused = refusal(name.strip(), ALIASES)  # a peer's metric computed otherwise (metrics/peer_names)
+        if refused:
+            raise RegistryError(refused)
+        m = _NAME.match(respell(name.strip(), ALIASES))  # trec_eval's P_5 is P@5
         entry = ALIASES.get(m.group(1).lower()) if m else None
         fam = METRICS.get(entry.family) if entry is not None else None
         if m is None or fam is None or fam.kind not in kinds:
             known = [f.label for _, f in METRICS.items() if f.kind in kinds]
             broken = plugins.describe_unknown("rulegauge.metrics", name.strip().partition("@")[0].partition("(")[0])
             raise RegistryError(f"unknown metric {name!r}; families: {', '.join(known)} "
-                                "(ranx / ir_measures names are accepted too: see docs/metrics.md)"
+                                "(ranx, ir_measures and trec_eval names are accepted too: docs/metrics.md)"
                                 + (f"; {broken}" if broken else ""))
         cutoff = int(m.group(3)) if m.group(3) else None
         if fam.takes_cutoff and (cutoff is None or cutoff < 1):

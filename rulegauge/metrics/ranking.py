@@ -5,9 +5,14 @@ Chunks collapse to their page in fused order (first occurrence wins), then:
 * ``hit@k``      1 if any relevant page is in the top k pages, else 0 (ir_measures ``Success@k``).
 * ``recall@k``   fraction of the question's *requirements* met by the top k pages; a
                  requirement is a set of alternative pages, met by any one of them. With
-                 single-page requirements it equals ir_measures ``R@k``.
+                 single-page requirements it equals ``R@k``.
+* ``R@k``        fraction of the question's *relevant pages* in the top k pages (ir_measures
+                 ``R@k``, trec_eval ``recall_k``, ranx ``recall@k``): an any-of group counts
+                 each of its pages.
 * ``P@k``        relevant pages in the top k, divided by k.
 * ``MRR@k``      1 / rank of the first relevant page if it is within k, else 0 (``RR@k``).
+* ``recip_rank`` 1 / rank of the first relevant page in the whole list, 0 when none is retrieved
+                 (trec_eval ``recip_rank``, ir_measures ``RR`` without a cutoff).
 * ``nDCG@k``     sum over the top k pages of gain/log2(rank+1), over the same sum of the
                  ideal order (the question's grades sorted descending, cut at k); gain =
                  the page's grade, 1 for every relevant page when the gold set gives no
@@ -50,13 +55,13 @@ from rulegauge.corpus.records import page_key
 from rulegauge.fusion.configs import FusionConfig
 from rulegauge.fusion.fuse import Fused, RankMatrix
 from rulegauge.goldset.records import Question
+from rulegauge.metrics.contract import check_values
 from rulegauge.metrics.family import METRICS, Metric, MetricParam, alias, declare
 from rulegauge.metrics.gold import Gold, make_gold
 from rulegauge.metrics.page_lists import Ordering, PageLists, page_lists
 
 Compute = Callable[..., np.ndarray]
 """``(lists, k, **params) -> (G,) values``: the family's declared parameters as keywords."""
-_TREC = "trec_eval / ir_measures"
 
 
 def _family(name: str, *, description: str, aliases: Sequence[tuple[str, str, str]] = (),
@@ -80,17 +85,16 @@ def _popcount(x: np.ndarray) -> np.ndarray:
 
 
 @_family("hit", description="1 if any relevant page is in the top k pages, else 0",
-         reference="ir_measures Success@k",
-         aliases=(("Success", _TREC, ""), ("success", "trec_eval", ""), ("hit_rate", "ranx", "")))
+         reference="ir_measures Success@k; trec_eval success_k",
+         aliases=(("Success", "ir_measures", ""), ("success_k", "trec_eval", ""), ("success", "trec_eval", ""),
+                  ("hit_rate", "ranx", "")))
 def _hit(p: PageLists, k: int) -> np.ndarray:
     return np.asarray(p.rel[:, :k].any(axis=1), dtype=np.float64)
 
 
 @_family("recall", description="fraction of the question's requirements met by the top k pages "
                                "(a requirement is a set of alternative pages, met by any one)",
-         aliases=(("R", _TREC, "R@k counts relevant pages; ours counts requirements (any-of groups). "
-                               "They agree when every requirement is a single page."),
-                  ("recall", "ranx", "as R@k: ranx counts relevant pages, ours requirements")))
+         reference="rulegauge's own (R@k where every requirement is one page)")
 def _recall(p: PageLists, k: int) -> np.ndarray:
     met = np.bitwise_or.reduce(p.req[:, :k], axis=1) if k else np.zeros(len(p.req), np.int64)
     count = _popcount(met)
@@ -100,17 +104,34 @@ def _recall(p: PageLists, k: int) -> np.ndarray:
         return np.where(p.n_req > 0, count / np.maximum(p.n_req, 1), 0.0)
 
 
+@_family("R", description="relevant pages in the top k, divided by the question's relevant pages "
+                          "(an any-of group counts each of its pages)",
+         reference="ir_measures R@k; trec_eval recall_k; ranx recall@k",
+         aliases=(("R", "ir_measures", ""), ("recall_k", "trec_eval", "")))
+def _page_recall(p: PageLists, k: int) -> np.ndarray:
+    found: np.ndarray = p.rel[:, :k].sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(p.n_rel > 0, found / np.maximum(p.n_rel, 1), 0.0)
+
+
 @_family("P", description="relevant pages in the top k, divided by k",
-         aliases=(("precision", "ranx", ""),))
+         aliases=(("P", "ir_measures", ""), ("precision", "ranx", ""), ("P_k", "trec_eval", "")))
 def _precision(p: PageLists, k: int) -> np.ndarray:
     hits: np.ndarray = p.rel[:, :k].sum(axis=1)
     return hits / float(k)
 
 
 @_family("MRR", description="1 / rank of the first relevant page if it is within k, else 0",
-         aliases=(("RR", _TREC, ""), ("recip_rank", "trec_eval", ""), ("mrr", "ranx", "")))
+         aliases=(("RR", "ir_measures", ""), ("mrr", "ranx", "")))
 def _mrr(p: PageLists, k: int) -> np.ndarray:
     return np.where(p.first_rel <= k, 1.0 / np.where(np.isfinite(p.first_rel), p.first_rel, 1.0), 0.0)
+
+
+@_family("recip_rank", takes_cutoff=False, needs=("whole_list",), reference="trec_eval recip_rank; ir_measures RR",
+         description="1 / rank of the first relevant page in the whole list, 0 when none is retrieved",
+         aliases=(("recip_rank", "trec_eval", ""),))
+def _recip_rank(p: PageLists, k: int) -> np.ndarray:
+    return np.where(np.isfinite(p.first_rel), 1.0 / np.where(np.isfinite(p.first_rel), p.first_rel, 1.0), 0.0)
 
 
 def _discounts(k: int) -> np.ndarray:
@@ -122,8 +143,8 @@ def _discounts(k: int) -> np.ndarray:
          description="normalised discounted cumulative gain over the top k pages, linear gains "
                      "(the page's grade; 1 when the gold set gives none), log2 discount",
          reference="Jarvelin & Kekalainen 2002; trec_eval ndcg_cut",
-         aliases=(("ndcg", "ranx", "ranx ndcg uses linear gains like ours; ranx ndcg_burges (2^g - 1) "
-                                   "differs where grades exceed 1"), ("ndcg_cut", "trec_eval", "")))
+         aliases=(("nDCG", "ir_measures", ""), ("ndcg", "ranx", "linear gains, as ours (ranx ndcg_burges: refused)"),
+                  ("ndcg_cut_k", "trec_eval", ""), ("ndcg_cut", "trec_eval", "")))
 def _ndcg(p: PageLists, k: int) -> np.ndarray:
     gains = (p.gain if p.gain is not None else p.rel.astype(np.float64))[:, :k]
     disc = _discounts(k)
@@ -141,7 +162,8 @@ def _ndcg(p: PageLists, k: int) -> np.ndarray:
 @_family("MAP", description="average precision at k: sum of P@i over the ranks i <= k holding a "
                             "relevant page, divided by the number of relevant pages (mean over "
                             "questions: MAP)", reference="trec_eval map_cut",
-         aliases=(("AP", _TREC, ""), ("map", "ranx", ""), ("map_cut", "trec_eval", "")))
+         aliases=(("AP", "ir_measures", ""), ("map", "ranx", ""), ("map_cut_k", "trec_eval", ""),
+                  ("map_cut", "trec_eval", "")))
 def _average_precision(p: PageLists, k: int) -> np.ndarray:
     rel = p.rel[:, :k].astype(np.float64)
     precision_at = np.cumsum(rel, axis=1) / np.arange(1, rel.shape[1] + 1)[None, :]
@@ -153,9 +175,7 @@ def _average_precision(p: PageLists, k: int) -> np.ndarray:
                             "binary relevance; p is the persistence (the chance the reader goes on)",
          reference="Moffat & Zobel 2008; ir_measures RBP(rel=1)@k",
          params=(MetricParam("p", float, 0.8, "persistence: the chance the reader looks at the next page",
-                             low=0.0, high=1.0, open_ends=True),),
-         aliases=(("RBP", "ir_measures", "ir_measures' RBP without rel= uses graded gains; ours is binary, "
-                                         "its RBP(rel=1)"),))
+                             low=0.0, high=1.0, open_ends=True),))  # ir_measures' graded RBP: peer_names.SHARED
 def _rbp(lists: PageLists, k: int, *, p: float) -> np.ndarray:
     rel = lists.rel[:, :k].astype(np.float64)
     weights = (1.0 - p) * np.power(p, np.arange(rel.shape[1], dtype=np.float64))
@@ -164,6 +184,7 @@ def _rbp(lists: PageLists, k: int, *, p: float) -> np.ndarray:
 
 
 @_family("Judged", needs=("judgments",), condensable=False, reference="ir_measures Judged@k",
+         aliases=(("Judged", "ir_measures", ""),),
          description="fraction of the top k pages the gold set judged, relevant or not: judged "
                      "pages in the top k / min(k, pages ranked); 0.0 when nothing was ranked")
 def _judged(p: PageLists, k: int) -> np.ndarray:
@@ -239,6 +260,8 @@ def score(metrics: Sequence[Metric], source: Fused | Ordering, gold: Gold) -> di
         for m in group:
             v = values[m.name]
             out[m.name] = (np.where(answerable, v, m.default) if m.kind == "ranking" else v).astype(np.float64)
+            config = getattr(source, "config", None)  # every value within its declared bounds (metrics/contract)
+            check_values(m, out[m.name], gold.questions, f"config {config.name}" if config is not None else "")
     return {m.name: out[m.name] for m in metrics}
 
 

@@ -7,9 +7,9 @@ retrieval.GoldsetSource`: build the corpus, search every arm) or a stored run
 manifest records and the lifecycle writes it (one manifest update per step):
 
 1. checks, before any folder exists: run id, engine, the source's own inputs
-   (:meth:`RunSource.load`), metric list, grid size and fused-row budget, each named
-   stage's ``preflight`` (answering: configs stored, answerer endpoints), the source's
-   preflight (arms);
+   (:meth:`RunSource.load`), every config's fusion method (:mod:`rulegauge.fusion.contract`),
+   metric list, grid size and fused-row budget, each named stage's ``preflight``
+   (answering: configs stored, answerer endpoints), the source's preflight (arms);
 2. the engine session opens (a dead ``--address`` writes nothing), then the writer;
 3. ``begin``: the manifest's provenance sections (or, on resume, the check that the
    inputs still hash the same) and the engine;
@@ -43,6 +43,7 @@ import pyarrow as pa
 from rulegauge.core.engines import EngineInfo, open_engine
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.fusion.configs import FusionConfig, RunConfig
+from rulegauge.fusion.contract import check_configs
 from rulegauge.fusion.fuse import RankMatrix
 from rulegauge.fusion.method import config_ceiling
 from rulegauge.metrics.family import Metric
@@ -116,6 +117,7 @@ def execute(options: RunOptions, load: Callable[[RunOptions], RunSource],
     options.engine.check()  # components load by name as the run asks for them (core/plugins)
     stages = requested(options)  # an unknown stage name fails here
     source = load(options)
+    check_configs(source.cfg.configs)  # every fusion method's contract, probed before anything is written
     specs = metric_specs(options, source.cfg)
     stored = check_budget(*source.sizes(), source.cfg, options.store)
     for s, record in stages:  # e.g. a dead answerer endpoint fails here, before any retrieval work

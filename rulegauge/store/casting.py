@@ -1,5 +1,7 @@
 """Frames and Arrow tables cast to a table's registered schema (column order, types,
-field descriptions and file metadata from :mod:`rulegauge.store.schema`)."""
+field descriptions and file metadata from :mod:`rulegauge.store.schema`); a value that does not
+cast is an error naming the table, its package, the column and the row
+(:mod:`rulegauge.store.table_contract`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import pyarrow as pa
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.store.schema import RUN_ID
 from rulegauge.store.schema import spec as table_spec
+from rulegauge.store.table_contract import CAST_ERRORS, cast_error, head
 
 
 def to_arrow(name: str, df: pd.DataFrame, families: dict[str, list[str]] | None = None,
@@ -24,11 +27,23 @@ def to_arrow(name: str, df: pd.DataFrame, families: dict[str, list[str]] | None 
     missing = [f.name for f in schema if f.name not in df.columns]
     extra = [c for c in df.columns if c not in schema.names]
     if missing or extra:
-        raise RulegaugeError(f"table {name}: missing columns {missing}, unexpected columns {extra}")
-    table = pa.Table.from_pandas(df[schema.names], schema=schema, preserve_index=False)
+        raise RulegaugeError(f"{head(name)}: missing columns {missing}, unexpected columns {extra}")
+    try:
+        table = pa.Table.from_pandas(df[schema.names], schema=schema, preserve_index=False)
+    except CAST_ERRORS as exc:
+        raise cast_error(name, df, schema, spec.key, exc) from None
     # from_pandas adds its own b"pandas" key; keep it and ours
     return table.replace_schema_metadata({**(table.schema.metadata or {}),
                                           **spec.file_metadata()})
+
+
+def cast_table(name: str, table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table``'s columns of ``schema``, cast to it (Arrow's safe cast); a missing column or a
+    value that does not cast raises naming the table, column and row."""
+    try:
+        return table.select(schema.names).cast(schema)
+    except (KeyError, *CAST_ERRORS) as exc:
+        raise cast_error(name, table, schema, table_spec(name).key, exc) from None
 
 
 def _pandas_dtype(f: pa.Field) -> str:

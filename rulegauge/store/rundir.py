@@ -46,15 +46,16 @@ from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import ConfigError, ProvenanceError, RulegaugeError
 from rulegauge.core.names import check_name
 from rulegauge.core.redact import redact_text
-from rulegauge.store.casting import pandas_metadata, to_arrow
+from rulegauge.store.casting import cast_table, pandas_metadata, to_arrow
 from rulegauge.store.fits import Wants
 from rulegauge.store.manifest import MANIFEST as MANIFEST
 from rulegauge.store.manifest import check_columns, read_manifest
 from rulegauge.store.part_sink import PartSink, parquet_parts
 from rulegauge.store.runlock import RunLock
 from rulegauge.store.runscan import readable
-from rulegauge.store.schema import RUN_ID
+from rulegauge.store.schema import RUN_ID, missing_note
 from rulegauge.store.schema import spec as table_spec
+from rulegauge.store.table_contract import KeyCheck, check_file_keys, check_keys
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +169,7 @@ class RunWriter:
         spec = table_spec(name)
         meta = dict(table.schema.metadata or {})  # e.g. pandas' own key, kept beside ours
         table = self._cast(name, table, families).replace_schema_metadata({**meta, **spec.file_metadata()})
+        check_keys(name, table, spec.key)  # the declared key is unique (store/table_contract)
         out = self.file(f"{name}.parquet")
         atomic_write(out, lambda tmp: pq.write_table(table, tmp, write_statistics=spec.statistics(families)),
                      self.path)
@@ -194,9 +196,16 @@ class RunWriter:
         schema = spec.schema(families).with_metadata({**pandas_metadata(name, families), **spec.file_metadata()})
         out = self.file(f"{name}.parquet")
         run_id = self.table_run_id()  # read from the manifest once, not for every part
-        with parquet_parts(out, self.path, schema, statistics=spec.statistics(families),
-                           cast=lambda part: self._cast(name, part, families, run_id)) as sink:
+        keys = KeyCheck(name, spec.key)  # the declared key is unique over every part (store/table_contract)
+
+        def cast(part: pa.Table) -> pa.Table:
+            part = self._cast(name, part, families, run_id)
+            keys.add(part)
+            return part
+
+        with parquet_parts(out, self.path, schema, statistics=spec.statistics(families), cast=cast) as sink:
             yield sink
+            keys.check()  # before the file appears
         self.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": sink.rows}}})
 
     def _cast(self, name: str, table: pa.Table, families: dict[str, list[str]] | None,
@@ -208,7 +217,7 @@ class RunWriter:
             table = table.drop_columns([RUN_ID.name])
         run_id = self.table_run_id() if run_id is None else run_id
         table = table.append_column(RUN_ID.name, pa.repeat(pa.scalar(run_id, pa.string()), table.num_rows))
-        return table.select(schema.names).cast(schema)
+        return cast_table(name, table, schema)
 
     def read_manifest(self) -> dict[str, Any]:
         """The manifest so far (``{}`` for a new run), shape-checked, never through a link."""
@@ -247,8 +256,8 @@ class Run:
         return str(self.manifest.get("run_id", self.path.name))
 
     def verify(self) -> None:
-        """Check every table's hash against the manifest and its columns against the
-        declared schema; report all mismatches."""
+        """Check every table's hash against the manifest, its columns against the declared
+        schema and its declared key unique; report all mismatches."""
         bad = []
         for name, info in self.manifest.get("tables", {}).items():
             p = self.path / f"{name}.parquet"
@@ -261,6 +270,7 @@ class Run:
         if bad:
             raise ProvenanceError(f"{self.path}: " + "; ".join(bad))
         check_columns(self.path, self.tables())
+        check_file_keys(self.path, self.tables())  # a table written by other means repeats no key
 
     @property
     def complete(self) -> bool:
@@ -281,7 +291,8 @@ class Run:
         """Table ``name`` as Arrow (``columns``: only those), without the pandas conversion:
         the fast read for large tables such as ``metrics``."""
         if not self.has_table(name):
-            raise RulegaugeError(f"run {self.run_id} has no table {name!r} (has: {', '.join(self.tables())})")
+            raise RulegaugeError(f"run {self.run_id} has no table {name!r} (has: {', '.join(self.tables())})"
+                                 + missing_note(name))
         return pq.read_table(self.path / f"{name}.parquet", columns=columns)
 
     def __repr__(self) -> str:

@@ -150,9 +150,29 @@ def kept_tables(names: Iterable[str] | None = None) -> dict[str, Kept]:
 
 
 def carried_tables() -> dict[str, str]:
-    """Table name -> :data:`REQUIRED` or :data:`IF_PRESENT` for ``rulegauge run --from``."""
+    """Table name -> :data:`REQUIRED` or :data:`IF_PRESENT` for ``rulegauge run --from``. A
+    plug-in's table is carried :data:`IF_PRESENT` whatever it declares: runs made before the
+    plug-in was installed lack it, and installing a plug-in never makes them unreadable (where
+    its table is needed, :func:`missing_note` names the plug-in)."""
     load_tables()
-    return {n: s.carried for n, s in TABLES.items() if s.carried is not None}
+    return {n: s.carried if s.carried == IF_PRESENT or plugin_origin(n) is None else IF_PRESENT
+            for n, s in TABLES.items() if s.carried is not None}
+
+
+def plugin_origin(name: str) -> str | None:
+    """The ``package==version`` of the plug-in that declared table ``name``; None for rulegauge's own."""
+    from rulegauge.core import plugins
+
+    origin = plugins.origin("rulegauge.tables", name)
+    return None if origin == plugins.BUILTIN else origin
+
+
+def missing_note(name: str) -> str:
+    """What a run lacking table ``name`` is told beyond that: for a plug-in's table, which plug-in
+    and package declared it (the run was made without it); "" for rulegauge's own."""
+    origin = plugin_origin(name) if known_table(name) else None
+    return (f"; table {name!r} is declared by a plug-in (rulegauge.tables, from {origin}), and this run was "
+            "made without it" if origin else "")
 
 
 S, I32, F64, B = pa.string(), pa.int32(), pa.float64(), pa.bool_()

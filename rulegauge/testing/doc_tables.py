@@ -14,7 +14,9 @@ and ``--check`` exits 1 naming every file whose table is not what the code says 
 * ``arms`` (docs/arms.md), ``fusion-methods`` (docs/fusion.md), ``ranking-metrics``
   (docs/metrics.md), ``answerers`` (docs/answerers.md): one row per built-in component of
   the registry, from the facts on the component (docstring, declared parameters, ceiling,
-  order rule, source). Plug-ins are left out: a table documents this distribution.
+  order rule, source). Plug-ins are left out: a table documents this distribution;
+* ``peer-names`` (docs/metrics.md): every ranx, ir_measures and trec_eval name, with the
+  rulegauge metric it is or why it is refused (:mod:`rulegauge.metrics.peer_names`).
 
 A table cell never holds a raw ``|`` (escaped ``\\|``). Edge case: a module without a
 docstring gets ``(no docstring)``, which :func:`module_rows` callers treat as a problem.
@@ -139,11 +141,32 @@ def ranking_metrics_table() -> str:
     return _table(("metric", "direction", "scope", "aggregate", "parameters", "definition", "reference"), rows)
 
 
+def peer_names_table() -> str:
+    """Every other tool's name: what rulegauge computes for it, or why it is refused (metrics/peer_names)."""
+    from rulegauge.metrics.family import METRICS, OTHER_NAMES
+    from rulegauge.metrics.peer_names import REFUSED, SHARED, WHOLE_LIST, shown
+
+    plugins.load("rulegauge.metrics")  # the aliases are declared with the families
+    rows = []
+    for a in OTHER_NAMES:
+        fam = METRICS.get(a.family)
+        if plugins.origin("rulegauge.metrics", fam.name) == plugins.BUILTIN:
+            rows.append((f"`{shown(a.name, cutoff=fam.takes_cutoff)}`", a.source, f"`{fam.label}`",
+                         _cell(a.note) or "the same definition"))
+    rows += [(f"`{n}` (no cutoff)", tool, f"`{family}`", "the whole list, as the tool reads it")
+             for n, (family, tool) in ((n.upper(), v) for n, v in WHOLE_LIST.items())]
+    rows += [(f"`{name}`", tool, f"`{ours}` (rulegauge's own name)", _cell(note)) for name, tool, ours, note in SHARED]
+    rows += [(f"`{r.name}{'@k' if r.with_cutoff else ''}`", r.tool, "refused",
+              _cell(f"{r.why}; nearest: {r.nearest}")) for r in REFUSED]
+    return _table(("name", "tool", "rulegauge", "how it relates"), rows)
+
+
 TABLES: dict[str, tuple[str, Callable[[], str]]] = {
     "module-map": ("docs/design.md", module_map),
     "arms": ("docs/arms.md", arms_table),
     "fusion-methods": ("docs/fusion.md", fusion_table),
     "ranking-metrics": ("docs/metrics.md", ranking_metrics_table),
+    "peer-names": ("docs/metrics.md", peer_names_table),
     "answerers": ("docs/answerers.md", answerers_table),
 }
 """Table name -> (the docs file it lives in, its generator)."""

@@ -5,6 +5,11 @@ seeded synthetic arm ranks, spread and coarse (exact ties everywhere), over conf
 arm, uneven weights and depths, and an arm subset, for every combination of its choice
 parameters (numbers at their defaults), and reports:
 
+* **the entry probes** every run makes (:mod:`rulegauge.fusion.contract`): a chunk ranked first
+  by every arm scores the declared ceiling, swapping two arms' weights changes the fused order
+  (unless the method declares ``takes_weights = False``), and the scores keep the contract of
+  :func:`~rulegauge.fusion.method.fused_scores` (shape, finite, at most the ceiling);
+
 * **kernel = reference**: the scoring kernel's order (:mod:`rulegauge.fusion.kernel`: keys,
   then the exact order) equals :func:`rulegauge.fusion.fuse.fuse`'s, question by question;
 * **ceiling**: no fused score exceeds the declared :meth:`~rulegauge.fusion.method.FusionMethod.ceiling`
@@ -24,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rulegauge.fusion.contract import Probes, config_problems
 from rulegauge.fusion.fuse import RankMatrix, fuse
 from rulegauge.fusion.kernel import config_scores, exact_rows, planes_of
 from rulegauge.fusion.method import FUSION_METHODS, FusionMethod
@@ -46,13 +52,16 @@ def _method(name_or_method: str | FusionMethod) -> FusionMethod:
 
 
 def method_configs(method: FusionMethod) -> list[FusionConfig]:
-    """The configs the suite scores: every choice combination x three arm layouts."""
+    """The configs the suite scores: every choice combination x three arm layouts (uneven weights
+    unless the method declares ``takes_weights = False``)."""
     choices = [[(p.name, c) for c in p.choices] for p in method.params if p.choices]
     out = []
     for combo in itertools.product(*choices) if choices else [()]:
         opts = tuple(sorted(combo))
-        out += [config(method.name, opts), config(method.name, opts, weights=(0.5, 2.0, 1.0), depths=(8, 24, 15)),
-                config(method.name, opts, arms=("a", "c"), weights=(3.0, 1.0))]
+        weighted = getattr(method, "takes_weights", True)  # one that takes none is given none
+        out += [config(method.name, opts),
+                config(method.name, opts, weights=(0.5, 2.0, 1.0) if weighted else None, depths=(8, 24, 15)),
+                config(method.name, opts, arms=("a", "c"), weights=(3.0, 1.0) if weighted else None)]
     return out
 
 
@@ -119,6 +128,12 @@ def check_fusion_method(name_or_method: str | FusionMethod, seeds: tuple[int, ..
     """Every check of the module docstring on one method; ``problems`` empty when it conforms."""
     method = _method(name_or_method)
     problems: list[str] = []
+    probes = Probes()
+    for c in method_configs(method):  # what every run probes where the method enters it
+        try:
+            problems += config_problems(method, c, probes)
+        except Exception as exc:  # a broken score on the probe, or the plug-in's own error
+            problems.append(f"{c.config_id} (entry probe): {type(exc).__name__}: {exc}")
     for seed, coarse in itertools.product(seeds, (False, True)):
         m = synthetic_ranks(seed, coarse=coarse).matrix
         for c in method_configs(method):

@@ -5,8 +5,10 @@ baseline fact (``kept``: sort, only, blank) naming a column the table does not d
 ``kept.only`` column that is not boolean; a ``carried`` value other than ``required`` /
 ``if present``; a ``record`` that does not name an importable class (``module.Class``,
 optionally followed by a note in parentheses); a column without a doc; and a schema that
-Arrow cannot build. :func:`schema_doc_problems` says whether docs/schemas.md is what
-``python -m rulegauge.store`` prints now (when rulegauge runs from its source tree).
+Arrow cannot build. :func:`check_rows` runs, on rows a team's code would write, the checks every
+write makes (:mod:`rulegauge.store.table_contract`): each value casts to its declared column type
+and no two rows share the declared key. :func:`schema_doc_problems` says whether docs/schemas.md
+is what ``python -m rulegauge.store`` prints now (when rulegauge runs from its source tree).
 """
 
 from __future__ import annotations
@@ -14,9 +16,13 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+import pandas as pd
 import pyarrow as pa
 
+from rulegauge.core.errors import RulegaugeError
+from rulegauge.store.casting import to_arrow
 from rulegauge.store.schema import IF_PRESENT, REQUIRED, TableSpec
+from rulegauge.store.table_contract import check_keys
 from rulegauge.store.tables import TABLES, markdown
 
 
@@ -52,6 +58,16 @@ def check_table(name: str | TableSpec) -> tuple[str, ...]:
     except Exception as exc:  # a declaration Arrow refuses is the problem reported
         out.append(f"schema: {type(exc).__name__}: {exc}")
     return tuple(f"table {spec.name}: {p}" for p in out)
+
+
+def check_rows(name: str, rows: pd.DataFrame, families: dict[str, list[str]] | None = None) -> tuple[str, ...]:
+    """The problems a run would refuse writing ``rows`` as table ``name`` (a ``run_id`` column is
+    added): a value that does not cast to its declared type, a repeated key; () when none."""
+    try:
+        check_keys(name, to_arrow(name, rows, families, run_id="conformance"), TABLES.get(name).key)
+    except RulegaugeError as exc:
+        return (str(exc),)
+    return ()
 
 
 def schema_doc_problems() -> tuple[tuple[str, ...], str | None]:

@@ -81,9 +81,10 @@ def test_grid_file_metrics_and_bad_names_exit_2(tmp_path):
     assert res.exit_code == 0, res.output
     assert Run(tmp_path / "g").manifest["metrics"] == ["P@3", "nDCG@5"]
     res = runner.invoke(app, ["run", "--config", str(LEXICAL), "--out", str(tmp_path), "--run-id", "bad",
-                              "-m", "recall@5", "-m", "hits@5", "-m", "nDCG"])
-    assert res.exit_code == 2
-    assert "unknown metric 'hits@5'" in res.output and "needs a cutoff" in res.output
+                              "-m", "recall@5", "-m", "hits@5", "-m", "nDCG", "-m", "nope@5"])
+    assert res.exit_code == 2  # every bad name at once: refused (a peer's), no cutoff, unknown
+    assert "metric 'hits@5' (ranx) is not computed by rulegauge" in res.output and "needs a cutoff" in res.output
+    assert "unknown metric 'nope@5'" in res.output
     assert not (tmp_path / "bad").exists()
 
 

@@ -102,5 +102,6 @@ def test_fused_scores_are_checked_where_they_enter():
                      (good.astype(str), "fuse returned .*, not a"),
                      (voted_nan, f"config {c.name}, question q{4 + q:02d}: fused score nan for a candidate an arm "
                                  f"voted for \\(column {u}\\)")):
-        with pytest.raises(FusionContractError, match=f"fusion method combsum broke the fusion contract .*{why}"):
+        head = r"fusion method 'combsum' \(rulegauge.fusion, from builtin\) broke the fusion contract"
+        with pytest.raises(FusionContractError, match=f"{head} .*{why}"):
             fused_scores(Gives(out), planes, c)  # type: ignore[arg-type]

@@ -224,6 +224,7 @@ BASE_CASES: tuple[Case, ...] = (
 )
 
 from tests.helpers.fault_cases_cred import CRED  # noqa: E402
+from tests.helpers.fault_cases_h_contracts import H_CONTRACTS  # noqa: E402
 from tests.helpers.fault_cases_h_door import H_DOOR_CASES  # noqa: E402
 from tests.helpers.fault_cases_h_imports import H_IMPORTS  # noqa: E402
 from tests.helpers.fault_cases_h_wheel import H_WHEEL  # noqa: E402
@@ -239,4 +240,5 @@ CASES: tuple[Case, ...] = (
     + SLICES
     + H_DOOR_CASES
     + H_WHEEL
+    + H_CONTRACTS
 )

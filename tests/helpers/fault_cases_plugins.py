@@ -151,8 +151,9 @@ PLUGIN_CASES: tuple[Case, ...] = (
     _run_fails("plugin-arm-sys-exit-mid-run", arm("acme-exit"), "failed as arm x: SystemExit: 0"),
     Case("plugin-arm-interrupted", plugged(arm("acme-interrupt")), RUN, 130, "arm x: searching",
          after=failed("interrupted (KeyboardInterrupt)")),
-    _run_fails("plugin-fusion-wrong-shape", method("acme-shape"), "fusion method acme-shape broke the fusion "
-               "contract (docs/plugins.md): config f: fuse returned shape (3,), not a (1, 3) array"),
+    _run_fails("plugin-fusion-wrong-shape", method("acme-shape"), f"fusion method 'acme-shape' (rulegauge.fusion, from "
+               f"{HOSTILE}) broke the fusion contract (docs/plugins.md): config f: fuse returned shape (3,), not a "
+               "(1, 3) array"),
     _run_fails("plugin-fusion-nan", method("acme-nanfuse"), "config f, question q1: fused score nan"),
     _run_fails("plugin-fusion-raises", method("acme-raisefuse"), f"plug-in 'acme-raisefuse' (rulegauge.fusion, "
                f"from {HOSTILE}) failed fusing config f: ZeroDivisionError: planted"),

@@ -9,6 +9,7 @@ from rulegauge.core import plugins
 from rulegauge.core.errors import RegistryError, RulegaugeError
 from rulegauge.metrics.family import METRICS, OTHER_NAMES, alias, declare
 from rulegauge.metrics.info import aggregate, known_metric_names, metric_info, resolve, scope_mask
+from rulegauge.metrics.peer_names import shown
 from tests.helpers.common import REPO
 
 
@@ -49,7 +50,7 @@ def test_aliases_resolve_everywhere_and_notes_say_where_meanings_differ():
     info = metric_info("Success@5")
     assert info is not None and info.name == "hit@5"
     notes = {a.name: a.note for a in OTHER_NAMES}
-    assert "requirements" in notes["R"]
+    assert "ndcg_burges" in notes["ndcg"] and {a.family for a in OTHER_NAMES if a.name == "R"} == {"R"}
 
 
 def test_scope_mask_per_row_and_aggregates():
@@ -69,4 +70,4 @@ def test_docs_list_every_metric_and_every_other_tools_name():
     for name, fam in METRICS.items():  # rulegauge's own: an installed package documents its metrics itself
         assert f"`{fam.label}`" in text or plugins.origin("rulegauge.metrics", name) != plugins.BUILTIN, name
     for a in OTHER_NAMES:
-        assert f"`{a.name}{'@k' if METRICS.get(a.family).takes_cutoff else ''}`" in text, a.name
+        assert f"`{shown(a.name, cutoff=METRICS.get(a.family).takes_cutoff)}`" in text, a.name

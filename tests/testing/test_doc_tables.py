@@ -1,4 +1,4 @@
-"""The docs' generated tables (module map, arms, fusion methods, ranking metrics, answerers)
+"""The docs' generated tables (module map, arms, fusion methods, ranking metrics, answerers, peer names)
 are what the code says now; a module without a docstring has no concept to show."""
 
 import subprocess
@@ -29,4 +29,4 @@ def test_render_replaces_only_between_the_markers_and_needs_them():
             "<!-- end generated: arms -->\nafter\n")
     assert render(text, "arms", "NEW") == text.replace("old", "NEW")
     assert render("no markers", "arms", "NEW") is None
-    assert set(TABLES) == {"module-map", "arms", "fusion-methods", "ranking-metrics", "answerers"}
+    assert set(TABLES) == {"module-map", "arms", "fusion-methods", "ranking-metrics", "answerers", "peer-names"}

@@ -41,7 +41,42 @@ def test_a_ceiling_below_the_fused_scores_and_a_kernel_that_disagrees_are_caught
         def fuse(self, planes, config):  # the kernel and fuse read the same scores: they agree
             return -super().fuse(planes, config)
 
+        def ceiling(self, config):  # negated scores never reach the sum of the weights
+            return None
+
         def ranx_equivalent(self, config):
             return None
 
     assert check_fusion_method(Reversed()).problems == ()  # negated scores: a valid, if odd, method
+
+
+def test_the_entry_probes_of_every_run_are_in_the_suite():
+    """The suite runs the probes a run makes where a method enters it (rulegauge.fusion.contract):
+    a ceiling out of reach and weights that do not count are reported; a method declaring it takes
+    no weights is given none."""
+    import dataclasses
+
+    combsum = type(FUSION_METHODS.get("combsum"))
+
+    class HighCeiling(combsum):
+        def ceiling(self, config):
+            return 10 * super().ceiling(config)
+
+        def ranx_equivalent(self, config):
+            return None
+
+    class Unweighted(combsum):
+        def fuse(self, planes, config):
+            return super().fuse(planes, dataclasses.replace(config, weights=(1.0,) * len(config.weights)))
+
+        def ranx_equivalent(self, config):
+            return None
+
+    class DeclaredUnweighted(Unweighted):
+        takes_weights = False
+
+    high = check_fusion_method(HighCeiling()).problems
+    assert high and any("(entry probe)" in p or "not the declared ceiling" in p for p in high)
+    flat = check_fusion_method(Unweighted()).problems
+    assert any("its fused order does not change with the weights" in p for p in flat)
+    assert check_fusion_method(DeclaredUnweighted()).problems == ()
