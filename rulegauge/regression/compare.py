@@ -8,9 +8,9 @@ selectors given (a config id or a config name on each side), so a changed config
 whose id changed can still be compared with the one it replaces.
 
 Per (config pair, metric): both sides' aggregates (mean, or median where the
-metric registry says so), their difference, a paired sign-flip permutation test
-and a BCa bootstrap CI of the mean per-question difference (``rulegauge.metrics.stats``,
-scipy underneath), and wins/ties/losses from the candidate's point of view. The
+metric registry says so), their difference, a paired sign-flip permutation test, a BCa
+bootstrap CI and the effect size of the mean per-question difference (``metrics.stats``,
+``regression.effect_size``), and wins/ties/losses from the candidate's point of view. The
 multiplicity rule (:mod:`rulegauge.metrics.multiplicity`: Holm by default, or
 Benjamini-Hochberg) runs over ONE family per call: every tested (config pair, answerer,
 metric) of the comparison (:class:`CorrectionFamily`, printed by every report), and a
@@ -57,8 +57,10 @@ from rulegauge.metrics.multiplicity import (
     CorrectionFamily,
     family_of,
 )
+from rulegauge.metrics.reach import limited
 from rulegauge.metrics.stats import agree, bootstrap_ci, permutation_test, wins_ties_losses
 from rulegauge.regression.changes import CHANGE_RULES
+from rulegauge.regression.effect_size import PairedEffect, paired_effect
 from rulegauge.regression.evidence import PageMove, SideEvidence, evidence_notes, page_moves, relevant_pages
 from rulegauge.regression.pairing import (
     ConfigPair,
@@ -109,6 +111,7 @@ class MetricComparison:
     values: tuple[tuple[str, float, float], ...] = ()
     note: str = ""
     significant: bool = False
+    effect: PairedEffect | None = None  # mean difference +- its t margin of error, d_z
 
     @property
     def p_holm(self) -> float:
@@ -292,7 +295,8 @@ def _metric_comparison(pair: ConfigPair, answerer: str, info: Metric,
                             info.aggregate, info.scope, n, bv, cv, diff, p, float("nan"), lo, hi,
                             wtl.wins, wtl.ties, wtl.losses, worse, better,
                             tuple(zip(qids.tolist(), b.tolist(), c.tolist(), strict=True)),
-                            "; ".join(notes))
+                            "; ".join(notes),
+                            effect=paired_effect(c - b, confidence) if not np.isnan(p) else None)
 
 
 def _changes(pair: ConfigPair, answerer: str, metric: str, j: pd.DataFrame,
@@ -383,6 +387,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     # one family for the whole call (every config pair, answerer and metric)
     adjusted, family = family_of([_family_label(m) for m in tested],
                                  [m.p_value for m in tested], adjustment, alpha, scope)
+    family = limited(family, [m.n for m in tested if not np.isnan(m.p_value)], n_resamples)
     flags = set(family.flagged)
     results = [replace(m, p_adjusted=float(a), significant=_family_label(m) in flags)
                for m, a in zip(tested, adjusted, strict=True)]

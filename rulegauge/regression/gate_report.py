@@ -26,6 +26,7 @@ from rich.text import Text
 
 from rulegauge.core.registry import Registry
 from rulegauge.regression.compare import Comparison, MetricComparison, QuestionChange
+from rulegauge.regression.effect_size import effect_cells, effect_head
 from rulegauge.regression.gate import GateResult, Status
 
 _MARK = {Status.OK: "✅ ok", Status.WITHIN_TOLERANCE: "⚠️ within tolerance", Status.FAIL: "❌ FAIL"}
@@ -107,14 +108,14 @@ def _sig(m: MetricComparison) -> str:
 
 
 def _md_metrics(c: Comparison) -> list[str]:
-    ci = f"{c.confidence:.0%} CI"
-    adj = f"p ({c.family.method})"
-    out = [f"| config | metric | n | base | candidate | Δ | {ci} | p | {adj} | significant | W/T/L |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    ci = f"{c.confidence:.0%} CI (BCa)"
+    adj, (moe, es) = f"p ({c.family.method})", effect_head(c.confidence)
+    out = [f"| config | metric | n | base | candidate | Δ | {ci} | {moe} | {es} | p | {adj} | "
+           "significant | W/T/L |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for m in c.metrics:
         out.append(f"| `{_md(m.config.label)}` | {_md(m.label)} | {m.n} | {_f(m.base_value)} | "
                    f"{_f(m.candidate_value)} | {_f(m.difference)} | "
-                   f"[{_f(m.ci_low)}, {_f(m.ci_high)}] | {_f(m.p_value, 3)} | "
+                   f"[{_f(m.ci_low)}, {_f(m.ci_high)}] | {' | '.join(effect_cells(m.effect))} | {_f(m.p_value, 3)} | "
                    f"{_f(m.p_adjusted, 3)} | {_sig(m)} | {m.wins}/{m.ties}/{m.losses} |")
     out += ["", _md(family_line(c))]
     out += [f"* {_md(m.config.label)} {_md(m.label)}: {_md(m.note)}" for m in c.metrics if m.note]
@@ -183,12 +184,13 @@ def _rich_changes(c: Comparison, direction: str) -> Table | None:
 
 def _rich_metrics(c: Comparison) -> Table:
     t = Table(title=f"base {c.base.label} vs candidate {c.candidate.label}", title_justify="left")
-    for col in ("config", "metric", "n", "base", "candidate", "Δ",
-                f"{c.confidence:.0%} CI", "p", f"p ({c.family.method})", "significant", "W/T/L"):
+    for col in ("config", "metric", "n", "base", "candidate", "Δ", f"{c.confidence:.0%} CI (BCa)",
+                *effect_head(c.confidence), "p", f"p ({c.family.method})", "significant", "W/T/L"):
         t.add_column(col, overflow="fold")
     for m in c.metrics:
         t.add_row(m.config.label, m.label, str(m.n), _f(m.base_value), _f(m.candidate_value),
-                  _f(m.difference), f"[{_f(m.ci_low)}, {_f(m.ci_high)}]", _f(m.p_value, 3),
+                  _f(m.difference), f"[{_f(m.ci_low)}, {_f(m.ci_high)}]", *effect_cells(m.effect),
+                  _f(m.p_value, 3),
                   _f(m.p_adjusted, 3), _sig(m), f"{m.wins}/{m.ties}/{m.losses}")
     return t
 
