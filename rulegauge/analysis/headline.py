@@ -4,8 +4,8 @@
   ``bm25``, ``dense`` and ``boost`` with weights 1 (id ``rrf_k60_bm25+dense+boost``);
   :func:`service_config` finds it by id, else by those parameters, else there is none.
 * :func:`interval_frame`: per metric and config, the aggregate over the metric's scope
-  (answerable questions for ranking metrics) and a 95 % percentile bootstrap interval
-  of the *mean* (:func:`rulegauge.metrics.stats.bootstrap_ci`, seeded); a metric
+  (answerable questions for ranking metrics) and a 95 % BCa bootstrap interval
+  of the *mean* (percentile where BCa is undefined) (:func:`rulegauge.metrics.stats.bootstrap_ci`, seeded); a metric
   aggregated by the median (``first_rel_rank``) or with non-finite values gets no
   interval (NaN), never a made-up one.
 * :func:`best_per_method`: each fusion method's best config (RRF, CombMNZ, hybrid, Borda...

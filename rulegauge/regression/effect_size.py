@@ -114,3 +114,10 @@ def effect_cells(effect: PairedEffect | None) -> tuple[str, str]:
     if effect is None:
         return "n/a", "n/a"
     return f"{_g(effect.mean, 4)} ± {_g(effect.moe)}", _g(effect.d_z, 2)
+
+
+def effect_columns(effect: PairedEffect | None) -> dict[str, float]:
+    """``moe`` and ``d_z`` as columns of a frame (NaN without an effect): the report's."""
+    if effect is None:
+        return {"moe": math.nan, "d_z": math.nan}
+    return {"moe": effect.moe, "d_z": effect.d_z}

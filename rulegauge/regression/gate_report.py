@@ -25,6 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rulegauge.core.registry import Registry
+from rulegauge.regression.check_reach import unfailable
 from rulegauge.regression.compare import Comparison, MetricComparison, QuestionChange
 from rulegauge.regression.effect_size import effect_cells, effect_head
 from rulegauge.regression.gate import GateResult, Status
@@ -150,7 +151,8 @@ def gate_markdown(r: GateResult) -> str:
     out = [f"## Retrieval gate: {verdict}", "", *_md_header(c),
            f"config: `{_md(r.pair.label)}` · policy: `{_md(r.policy)}`", "",
            f"**{r.count(Status.FAIL)} failed**, {r.count(Status.WITHIN_TOLERANCE)} within "
-           f"tolerance, {r.count(Status.OK)} ok ({len(r.checks)} checks)", "",
+           f"tolerance, {r.count(Status.OK)} ok ({len(r.checks)} checks)",
+           *[f"> **{_md(line)}**" for line in unfailable(r)], "",
            "| status | check | expected | measured | message |", "|---|---|---|---|---|"]
     out += [f"| {_MARK[k.status]} | {_md(k.name)} | {_md(k.expected)} | {_md(k.measured)} | "
             f"{_md(k.message)} |" for k in r.checks]
@@ -228,7 +230,7 @@ def gate_renderables(r: GateResult) -> list[RenderableType]:
     verdict = "[bold green]PASS[/]" if r.passed else "[bold red]FAIL[/]"
     out: list[RenderableType] = [t]
 
-    out.append(Text(family_line(r.comparison)))
+    out += [_rich_metrics(r.comparison), Text(family_line(r.comparison))]
     if r.power:
         out.append(_rich_power(r))
     out += [Text(f"note: {n}", style="yellow") for n in r.notes]
@@ -237,12 +239,13 @@ def gate_renderables(r: GateResult) -> list[RenderableType]:
         out.append(reg)
     out.append(f"{verdict}: {r.count(Status.FAIL)} failed, {r.count(Status.WITHIN_TOLERANCE)} "
                f"within tolerance, {r.count(Status.OK)} ok")
+    out += [Text(line, style="bold yellow") for line in unfailable(r)]
     return out
 
 
-_POWER_COLUMNS = ("metric", "n", "alpha per test", "power", "MDE", "MDE by", "t-test MDE",
-                  "max_drop", "MDE <= max_drop", "questions for max_drop (t-test)",
-                  "SD of paired differences")
+_POWER_COLUMNS = ("metric", "n", "alpha per test", "power", "MDE (uniform shift)", "MDE by",
+                  "t-test MDE", "MDE (whole-question loss)", "max_drop", "MDE <= max_drop",
+                  "questions for max_drop (t-test)", "SD of paired differences")
 
 
 def _power_rows(r: GateResult) -> list[tuple[str, ...]]:
@@ -251,17 +254,28 @@ def _power_rows(r: GateResult) -> list[tuple[str, ...]]:
         ok = {True: "yes", False: "NO", None: "-"}[w.mde_ok]
         sd = w.estimate.describe() if w.estimate else "none"
         rows.append((w.metric, str(w.n), _f(w.alpha_test, 3), f"{w.power:g}", _f(w.mde, 3),
-                     w.method if not math.isnan(w.mde) else "-", _f(w.t_mde, 3),
+                     w.method if not math.isnan(w.mde) else "-", _f(w.t_mde, 3), loss_cell(w),
                      "-" if w.max_drop is None else _f(w.max_drop), ok,
                      "-" if w.needed is None else str(w.needed),
                      sd + (f"; {w.note}" if w.note else "")))
     return rows
 
 
+def loss_cell(w: Any) -> str:
+    """``0.306 (16 questions lost)``: the whole-question-loss MDE and its question count;
+    ``-`` without one, ``none up to every question`` when losing them all is not detected."""
+    if math.isnan(w.loss_k):
+        return "-"
+    if math.isinf(w.loss_k):
+        return "none up to every question"
+    return f"{_f(w.loss_mde, 3)} ({int(w.loss_k)} questions lost)"
+
+
 def _power_title(r: GateResult) -> str:
-    return ("detectable drops (MDE by the gate's permutation test over resampled paired "
-            "differences, or by the paired t-test: column 'MDE by'; alpha per test = alpha / "
-            "family size; docs/gate.md \"Power\")")
+    return ("detectable drops, per model of a regression: a uniform shift of every question "
+            "(the gate's permutation test over resampled paired differences, or the paired "
+            "t-test: column 'MDE by'), and whole questions losing all their relevant pages "
+            "(the same test); alpha per test = alpha / family size; docs/gate.md \"Power\"")
 
 
 def _rich_power(r: GateResult) -> Table:
@@ -295,18 +309,28 @@ def gate_junit(r: GateResult) -> str:
     props = ET.SubElement(suite, "properties")
     for k, v in (("base", r.comparison.base.label), ("candidate", r.comparison.candidate.label),
                  ("config", r.pair.label), ("policy", r.policy),
-                 ("correction", r.comparison.family.describe())):
+                 ("correction", r.comparison.family.describe()),
+                 *(("cannot fail", line) for line in unfailable(r))):
         ET.SubElement(props, "property", name=k, value=v)
+    tag = family_tag(r.comparison)
     for check in r.checks:
         case = ET.SubElement(suite, "testcase", classname=f"gate.{check.metric}", name=check.name,
                              time="0")
         detail = f"expected: {check.expected}\nmeasured: {check.measured}\n" + (
-            f"questions: {', '.join(check.questions)}\n" if check.questions else "")
+            f"questions: {', '.join(check.questions)}\n" if check.questions else "") + (
+            f"family: {r.comparison.family.describe()}\n")
+        message = f"{check.message} {tag}"
         if check.status is Status.FAIL:
-            ET.SubElement(case, "failure", message=check.message, type="regression").text = detail
+            ET.SubElement(case, "failure", message=message, type="regression").text = detail
         else:
-            ET.SubElement(case, "system-out").text = f"{check.status.value}: {check.message}\n{detail}"
+            ET.SubElement(case, "system-out").text = f"{check.status.value}: {message}\n{detail}"
     return _xml(root)
+
+
+def family_tag(c: Comparison) -> str:
+    """``[p family: holm over 6 test(s), alpha 0.05]``: the family, adjustment and alpha of
+    the comparison's tests, named in every JUnit case message."""
+    return f"[p family: {c.family.method} over {c.family.size} test(s), alpha {c.family.alpha:g}]"
 
 
 def _xml(root: ET.Element) -> str:
@@ -317,7 +341,7 @@ def _xml(root: ET.Element) -> str:
 def gate_json(r: GateResult) -> str:
     d = {"passed": r.passed, "exit_code": r.exit_code, "policy": r.policy,
          "config": to_jsonable(r.pair), "checks": to_jsonable(r.checks), "notes": list(r.notes),
-         "power": to_jsonable(r.power),
+         "power": to_jsonable(r.power), "cannot_fail": list(unfailable(r)),
          "comparison": to_jsonable(r.comparison)}
     return json.dumps(d, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 

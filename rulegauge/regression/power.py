@@ -54,7 +54,7 @@ import pandas as pd
 
 from rulegauge.core.config_order import sort_configs
 from rulegauge.core.errors import RulegaugeError
-from rulegauge.regression.power_resample import resampled_power
+from rulegauge.regression.power_cache import cached_resampled
 from rulegauge.regression.tdist import bisect, nct_sf, norm_isf, t_isf
 
 MAX_QUESTIONS = 10_000_000  # sample sizes beyond this are reported as unreachable
@@ -309,6 +309,8 @@ class MetricPower:
     note: str = ""
     method: str = "t-test"
     t_mde: float = math.nan
+    loss_mde: float = math.nan  # the drop of loss_k whole questions lost (power_models)
+    loss_k: float = math.nan  # questions that must lose all relevant pages to be detected
 
     @property
     def mde_ok(self) -> bool | None:
@@ -341,8 +343,8 @@ def metric_power(metric: str, n: int, estimate: SdEstimate | None, *, alpha: flo
     value, method = t_value, "t-test"
     if (resampling is not None and estimate is not None and estimate.centred is not None
             and n >= 1):
-        found = resampled_power(estimate.centred, n, a, n_resamples=resampling.n_resamples,
-                                draws=resampling.draws, seed=resampling.seed)
+        found = cached_resampled(estimate.centred, n, a, n_resamples=resampling.n_resamples,
+                                 draws=resampling.draws, seed=resampling.seed)
         value, method = found.mde(power), "resampled"
     needed = (sample_size(max_drop, sd, power, a)
               if estimate is not None and max_drop is not None and max_drop > 0 else None)
