@@ -11,8 +11,8 @@ questions whose test can reject at a level.
 
 A family adjusts those floors too (:mod:`rulegauge.metrics.multiplicity`): Holm's first
 step multiplies the smallest p by the family size ``m``, so when ``m * min p_floor >=
-alpha`` Holm flags nothing whatever the data (10,000 resamples: a family of 250 tests or
-more); Benjamini-Hochberg's smallest adjusted p is the smallest p itself. Any test's
+alpha`` Holm flags nothing whatever the data (10,000 resamples: a family of more than 250
+tests); Benjamini-Hochberg's smallest adjusted p is the smallest p itself. Any test's
 adjusted p is at least its own floor, so a test whose floor reaches alpha can never be
 flagged. :func:`limited` writes this into the family (``CorrectionFamily.limit``, printed
 on its line by every command) with the remedy: more resamples (``ceil(2 m / alpha)``
@@ -81,9 +81,9 @@ def limited(family: CorrectionFamily, ns: Sequence[int], n_resamples: int) -> Co
     if first >= family.alpha:
         times = f", x {len(floors)} tests = {first:.3g}" if family.method == "holm" and len(floors) > 1 else ""
         if 2.0 ** max(ns) <= n_resamples or n_resamples >= resamples_needed(len(floors), family.alpha):
-            fix = ("more questions per test (at least "
-                   f"{smallest_n(family.alpha / (len(floors) if family.method == 'holm' else 1), n_resamples) or 'more'})"
-                   " or a smaller family")
+            level = family.alpha / (len(floors) if family.method == "holm" else 1)
+            fix = (f"more questions per test (at least {smallest_n(level, n_resamples) or 'more'}) "
+                   "or a smaller family")
         else:
             fix = (f"raise the resamples to at least {resamples_needed(len(floors), family.alpha):,} "
                    "or narrow the family (fewer configs or metrics)")

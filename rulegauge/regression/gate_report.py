@@ -243,8 +243,8 @@ def gate_renderables(r: GateResult) -> list[RenderableType]:
     return out
 
 
-_POWER_COLUMNS = ("metric", "n", "alpha per test", "power", "MDE (uniform shift)", "MDE by",
-                  "t-test MDE", "MDE (whole-question loss)", "max_drop", "MDE <= max_drop",
+_POWER_COLUMNS = ("metric", "n", "alpha per test", "power", "MDE", "MDE by", "t-test MDE",
+                  "MDE, lost questions", "max_drop", "MDE <= max_drop",
                   "questions for max_drop (t-test)", "SD of paired differences")
 
 
@@ -272,10 +272,10 @@ def loss_cell(w: Any) -> str:
 
 
 def _power_title(r: GateResult) -> str:
-    return ("detectable drops, per model of a regression: a uniform shift of every question "
-            "(the gate's permutation test over resampled paired differences, or the paired "
-            "t-test: column 'MDE by'), and whole questions losing all their relevant pages "
-            "(the same test); alpha per test = alpha / family size; docs/gate.md \"Power\"")
+    return ("detectable drops (MDE: a uniform shift of every question's paired difference, "
+            "by the gate's permutation test over resampled differences or the paired t-test: "
+            "column 'MDE by'; MDE, lost questions: whole questions losing every relevant page, "
+            "the same test; alpha per test = alpha / family size; docs/gate.md \"Power\")")
 
 
 def _rich_power(r: GateResult) -> Table:
@@ -296,7 +296,8 @@ def _md_power(r: GateResult) -> list[str]:
 
 def _text(renderables: list[RenderableType]) -> str:
     buf = io.StringIO()
-    Console(file=buf, width=140, color_system=None, force_terminal=False).print(Group(*renderables))
+    # wide enough for the power table's twelve columns without folding a header
+    Console(file=buf, width=200, color_system=None, force_terminal=False).print(Group(*renderables))
     return buf.getvalue()
 
 

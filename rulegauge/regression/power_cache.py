@@ -13,7 +13,8 @@ under ``<cache root>/power/`` (:func:`rulegauge.core.cachedir.cache_root`:
 (:func:`rulegauge.core.atomic.write_text`); floats round-trip exactly through JSON, so a
 cached result equals a computed one.
 
-Edge cases: a file that does not parse, or whose shape or inputs do not match, is
+At most :data:`KEEP` entries are kept (the oldest removed on a write). Edge cases: a file
+that does not parse, or whose shape or inputs do not match, is
 recomputed and replaced (never trusted); a cache folder that cannot be written leaves
 the result computed and uncached (the gate never fails for its cache). ``VERSION`` changes
 whenever a model's computation does, so no stale entry is ever read.
@@ -37,6 +38,7 @@ from rulegauge.regression.power_resample import DRAWS, ResampledPower, resampled
 
 VERSION = "1"
 FOLDER = "power"
+KEEP = 2000  # entries kept (a few kB each); the oldest beyond it are removed on a write
 
 
 def _key(model: str, arrays: tuple[np.ndarray, ...], **numbers: Any) -> str:
@@ -80,9 +82,19 @@ def _cached(key: str, size: int, compute: Callable[[], tuple[float, ...]],
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text(path, json.dumps({"key": key, "values": [
             "inf" if math.isinf(v) else v for v in values]}))
+        _prune(path.parent)
     except OSError:
         pass  # a read-only cache: the result stands, uncached
     return values, False
+
+
+def _prune(folder: Path) -> None:
+    """Keep the :data:`KEEP` newest entries of ``folder`` (a bound on the cache's size)."""
+    entries = list(folder.glob("*.json"))
+    if len(entries) <= KEEP:
+        return
+    for old in sorted(entries, key=lambda p: p.stat().st_mtime)[:len(entries) - KEEP]:
+        old.unlink(missing_ok=True)
 
 
 def cached_resampled(pool: np.ndarray, n: int, alpha_test: float, *, n_resamples: int,
