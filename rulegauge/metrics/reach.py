@@ -37,9 +37,9 @@ def smallest_p(n: int, n_resamples: int) -> float:
     ``n_resamples`` patterns can give (module docstring); 1 for ``n < 1``."""
     if n < 1:
         return 1.0
-    if 2.0 ** n <= n_resamples:  # every pattern; the identity's count is 1 of 2**n
-        return min(1.0, 2.0 * (1 / 2 ** n))
-    return min(1.0, 2.0 * (1 / (n_resamples + 1)))
+    size = 2.0 ** n if 2.0 ** n <= n_resamples else float(n_resamples + 1)
+    # every pattern: the identity's count is 1 of 2**n; drawn: (0 + 1) / (B + 1)
+    return min(1.0, 2.0 * (1.0 / size))
 
 
 def smallest_n(alpha: float, n_resamples: int) -> int | None:
