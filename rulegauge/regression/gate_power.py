@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.metrics.reach import smallest_n
@@ -92,11 +93,28 @@ def _with_loss(w: MetricPower, pool: QuestionPool | None, policy: Policy) -> Met
     return replace(w, needed=needed, loss_k=k, loss_mde=found.drop(k))
 
 
+class _Read:
+    """A side whose tables are read once (a table read is a Parquet read)."""
+
+    def __init__(self, side: Side) -> None:
+        self.side, self.run_id, self.manifest = side, side.run_id, side.manifest
+        self._tables: dict[str, pd.DataFrame] = {}
+
+    def has_table(self, name: str) -> bool:
+        return self.side.has_table(name)
+
+    def table(self, name: str) -> pd.DataFrame:
+        if name not in self._tables:
+            self._tables[name] = self.side.table(name)
+        return self._tables[name]
+
+
 def gate_power(policy: Policy, comparison: Comparison, pair: ConfigPair,
                sides: tuple[Side, Side]) -> tuple[MetricPower, ...]:
     """Every gated metric's MDE (mean aggregates only: a median has no t-test MDE) at its
     alpha (or 0.05) divided by the family size, with the policy's power."""
     out = []
+    sides = (_Read(sides[0]), _Read(sides[1]))  # each table read once, not once per metric
     resampling = (Resampling(policy.n_resamples, policy.seed)
                   if policy.power_method == "resampled" else None)
     unpaired = {u.split(" (")[0] for u in comparison.unpaired}  # not on both sides: no check, no MDE

@@ -139,3 +139,27 @@ def cached_loss(pool: Any, n: int, alpha_test: float, *, n_resamples: int, draws
     if found:
         return found[0]
     return LossPower(first, n, alpha_test, n_resamples, draws, seed, pool.mean_loss)
+
+
+def cached_number(model: str, compute: Callable[[], float], *, cache_dir: Path | None = None,
+                  **numbers: Any) -> float:
+    """One number of a model (the t-test's MDE, its sample size: a few hundred noncentral-t
+    integrals each), kept under the key of ``model`` and ``numbers``; NaN is never kept."""
+    key = _key(model, (), **numbers)
+    path = cache_root(cache_dir) / FOLDER / f"{key}.json"
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        got = _floats(record.get("values"), 1) if record.get("key") == key else None
+        if got is not None:
+            return got[0]
+    except (OSError, ValueError, AttributeError):
+        pass  # absent, unreadable or not ours: computed below
+    value = compute()
+    if not math.isnan(value):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_text(path, json.dumps({"key": key, "values": ["inf" if math.isinf(value) else value]}))
+            _prune(path.parent)
+        except OSError:
+            pass  # a read-only cache: the value stands, uncached
+    return value

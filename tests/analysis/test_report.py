@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import math
-
 import base64
+import math
 import re
 from pathlib import Path
 

@@ -208,12 +208,15 @@ def test_gate_prints_the_loss_mde_and_keeps_it_per_baseline(lexical_run, tmp_pat
     assert w.loss_k == found.mde_k(0.8) and w.loss_mde == found.mde(0.8)
     assert "MDE, lost questions" in GATE_FORMATS.get("table")(first)
     assert f"({int(w.loss_k)} questions lost)" in GATE_FORMATS.get("markdown")(first)
-    assert len(list((tmp_path / "cache" / power_cache.FOLDER).glob("*.json"))) == 2
+    # the two models, the t-test's MDE and its questions for max_drop
+    assert len(list((tmp_path / "cache" / power_cache.FOLDER).glob("*.json"))) == 4
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("computed again: the cache was not read")
 
     monkeypatch.setattr("rulegauge.regression.power_models.loss_power", refuse)
     monkeypatch.setattr(power_cache, "resampled_power", refuse)
+    monkeypatch.setattr("rulegauge.regression.power.mde", refuse)
+    monkeypatch.setattr("rulegauge.regression.power.sample_size", refuse)
     again = run_gate(policy, lexical_run, lexical_run)
     assert again.power == first.power
