@@ -14,11 +14,16 @@ rate by control variate over ``--control`` more t-test replicates (same expectat
 smaller error). One seed (``--seed``) drives one local
 generator. The shape of the differences (share of questions that differ, kurtosis) is
 printed too: the prediction is normal theory, and few differing questions bend it
-(docs/gate.md, "The simulation check"). Each run's lines are appended to
+(docs/gate.md, "The simulation check"). ``--model loss`` checks the whole-question-loss
+model instead (``rulegauge.regression.power_models``, issue 44): per target the fewest lost
+questions the model detects at that power are planted (drawn questions above the metric's
+floor set to it: every relevant page lost) and the gate's rate is compared with the model's
+power at that number (``simulate_loss``). Each run's lines are appended to
 ``benchmarks/history/bench_power.log``.
 
 Run: .venv/bin/python benchmarks/bench_power.py [--goldset ../shared/goldsets/secret-hitler.yaml]
      [--grid docs/grids/grid-200.toml] [--metric recall@5] [--sims 1000] [--control 100000]
+     [--model shift|loss]
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ def _run(goldset: str | None, grid: Path, out: Path) -> Path:
 def main() -> None:
     from rulegauge.regression.power import Resampling
     from rulegauge.store.rundir import open_run
-    from rulegauge.testing.power_simulation import TARGETS, difference_pool, simulate
+    from rulegauge.testing.power_simulation import TARGETS, difference_pool, simulate, simulate_loss
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--goldset", help="gold set YAML (default: the embedded sample)")
@@ -66,17 +71,24 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--method", choices=("resampled", "t-test"), default="resampled",
                     help="how the MDE is predicted (the gate's [gate] power_method)")
+    ap.add_argument("--model", choices=("shift", "loss"), default="shift",
+                    help="the regression planted: a uniform shift (the MDE the gate prints) or "
+                         "whole questions lost (the whole-question-loss MDE)")
     ap.add_argument("--no-log", action="store_true", help="do not append to the history log")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-power-") as tmp:
         path = Path(args.run) if args.run else _run(args.goldset, args.grid, Path(tmp))
         run = open_run(path)
         pool = difference_pool(run, args.metric, args.config)
-        results = simulate(pool, TARGETS, n_sims=args.sims,
-                           resampling=Resampling(args.resamples, args.seed),
-                           alpha=args.alpha, n_control=args.control,
-                           manifest={k: run.manifest.get(k) for k in ("goldset", "corpus")},
-                           method=args.method)
+        man = {k: run.manifest.get(k) for k in ("goldset", "corpus")}
+        resampling = Resampling(args.resamples, args.seed)
+        if args.model == "loss":
+            results = simulate_loss(pool, TARGETS, n_sims=args.sims, resampling=resampling,
+                                    alpha=args.alpha, n_control=args.control, manifest=man)
+        else:
+            results = simulate(pool, TARGETS, n_sims=args.sims, resampling=resampling,
+                               alpha=args.alpha, n_control=args.control, manifest=man,
+                               method=args.method)
     d = pool.differences
     lines = [machine_line(),
              f"gold set {args.goldset or 'sample'} | run {pool.run_id} | {args.metric} around "
@@ -84,14 +96,16 @@ def main() -> None:
              f"({', '.join(pool.neighbours)}) | sd {pool.sd:.4f} | differing pairs "
              f"{pool.differing} of {d.size} | excess kurtosis "
              f"{scipy.stats.kurtosis(d):.2f} | gate n_resamples {args.resamples}, alpha "
-             f"{args.alpha:g}, seed {args.seed} | prediction {args.method}",
+             f"{args.alpha:g}, seed {args.seed} | model {args.model} | prediction "
+             f"{'whole-question loss' if args.model == 'loss' else args.method}",
              f"{'target':>6} {'delta':>8} {'predicted':>9} {'t-test':>7} {'gate (sims)':>16} "
              f"{'SE':>6} {'gap':>7} {'t same':>7} {'controlled':>11} {'SE':>6} {'gap':>7}"]
     for r in results:
         ok = ("within 5 points" if abs(r.gap) <= 0.05 else
               "outside 5 points by less than 2 SE: too few --sims to tell" if abs(r.gap) - 0.05 < 2 * r.se
               else "MISSED by more than 5 points")
-        lines.append(f"{r.target:>6.2f} {r.delta:>8.4f} {r.predicted:>9.3f} "
+        lost = f" lost {r.lost:>3}" if r.lost >= 0 else ""
+        lines.append(f"{r.target:>6.2f}{lost} {r.delta:>8.4f} {r.predicted:>9.3f} "
                      f"{r.t_predicted:>7.3f} {r.observed:>8.3f} ({r.n_sims:>5}) {r.se:>6.3f} {r.gap:>+7.3f} "
                      f"{r.t_same / r.n_sims:>7.3f} {r.controlled:>11.3f} {r.controlled_se:>6.3f} "
                      f"{r.controlled - r.predicted:>+7.3f}  {ok}")

@@ -75,7 +75,7 @@ def interval_figure(frame: pd.DataFrame, service: str | None = None,
         ax.grid(axis="x", color="#eee")
         ax.tick_params(labelsize=9)
     axes[0].set_yticks(list(y.values()), list(y), fontsize=9)
-    fig.supxlabel("mean over answerable questions, 95% percentile bootstrap interval "
+    fig.supxlabel("mean over answerable questions, 95% BCa bootstrap interval "
                   "(red: the service config)", fontsize=9)
     return fig
 
@@ -194,7 +194,7 @@ def comparison_figure(comparison: pd.DataFrame, metric: str) -> Figure:
     ax.axvline(0, color="#999", lw=.8)
     ax.set_yticks(y, list(c["config_id"]), fontsize=9)
     ref = comparison.loc[comparison["reference"], "config_id"].iloc[0]
-    ax.set_xlabel(f"{metric}: config - {ref} (bootstrap CI of the mean paired difference)",
+    ax.set_xlabel(f"{metric}: config - {ref} (BCa bootstrap CI of the mean paired difference)",
                   fontsize=9)
     return fig
 

@@ -4,15 +4,16 @@
   ``bm25``, ``dense`` and ``boost`` with weights 1 (id ``rrf_k60_bm25+dense+boost``);
   :func:`service_config` finds it by id, else by those parameters, else there is none.
 * :func:`interval_frame`: per metric and config, the aggregate over the metric's scope
-  (answerable questions for ranking metrics) and a 95 % percentile bootstrap interval
-  of the *mean* (:func:`rulegauge.metrics.stats.bootstrap_ci`, seeded); a metric
+  (answerable questions for ranking metrics) and a 95 % BCa bootstrap interval
+  of the *mean* (percentile where BCa is undefined) (:func:`rulegauge.metrics.stats.bootstrap_ci`, seeded); a metric
   aggregated by the median (``first_rel_rank``) or with non-finite values gets no
   interval (NaN), never a made-up one.
 * :func:`best_per_method`: each fusion method's best config (RRF, CombMNZ, hybrid, Borda...
   side by side) with its paired difference to the service config and its interval;
 * :func:`headline`: the best config (and its fusion method) on one metric (ties in numeric
   config order, :func:`rulegauge.metrics.selection.rank_configs`) against the service
-  config: both values and the paired difference with its bootstrap interval, permutation
+  config: both values and the paired difference with its BCa bootstrap interval, its t
+  margin of error and Cohen's d_z (:mod:`rulegauge.regression.effect_size`), permutation
   p-value and its adjusted p-value and flag under the one multiplicity rule
   (:mod:`rulegauge.metrics.multiplicity`: the family is every config against the service
   config), from :func:`rulegauge.analysis.report.config_comparison` with the service as
@@ -94,6 +95,8 @@ class Headline:
     significant: bool = False  # p_adjusted < the family's alpha
     family: str = ""  # "holm over 201 tests at alpha 0.05": what p_adjusted is adjusted over
     stability: Stability | None = None  # how often the best stays best; its statistical ties
+    moe: float = math.nan  # the difference's 95% t margin of error (regression.effect_size)
+    d_z: float = math.nan  # its Cohen's d_z
 
 
 def config_methods(configs: pd.DataFrame) -> dict[str, str]:
@@ -108,7 +111,7 @@ def best_per_method(comparison: pd.DataFrame, configs: pd.DataFrame) -> pd.DataF
     difference to the comparison's reference and that difference's interval; one row per
     method, best method first (configs of one arm alone are left out)."""
     methods = config_methods(configs)
-    cols = [c for c in ("config_id", "value", "diff", "ci_lo", "ci_hi", "p_value",
+    cols = [c for c in ("config_id", "value", "diff", "ci_lo", "ci_hi", "moe", "d_z", "p_value",
                                   "p_adjusted", "significant", "n") if c in comparison]
     rows = comparison.assign(method=comparison["config_id"].astype(str).map(methods))
     rows = rows[rows["method"].notna() & (rows["method"] != "arm")]
@@ -135,4 +138,4 @@ def headline(comparison: pd.DataFrame, service: str | None, metric: str,
                     float(best["ci_hi"]), float(best["p_value"]), int(best["wins"]),
                     int(best["ties"]), int(best["losses"]), int(best["n"]), method,
                     float(best.get("p_adjusted", nan)), bool(best.get("significant", False)),
-                    family)
+                    family, moe=float(best.get("moe", nan)), d_z=float(best.get("d_z", nan)))

@@ -22,8 +22,9 @@ metric, every config is compared with a *reference* config (default: the best by
 the metric's aggregate, ties in numeric config order through
 :func:`rulegauge.metrics.selection.rank_configs`) by
 :func:`rulegauge.regression.compare.compare_runs` with the run on both sides: aggregate
-difference, percentile bootstrap interval of the mean paired difference, paired
-permutation p-value, wins/ties/losses. Scopes and aggregates are those of
+difference, BCa bootstrap interval of the mean paired difference, its t margin of error
+and Cohen's d_z (:mod:`rulegauge.regression.effect_size`), paired permutation p-value,
+wins/ties/losses. Scopes and aggregates are those of
 :func:`rulegauge.metrics.info.metric_info` (ranking metrics: answerable questions only).
 A metric with infinite values (``first_rel_rank`` when nothing relevant was
 found) gets no interval and says so in ``note``. Reference: Efron & Tibshirani,
@@ -84,6 +85,7 @@ from rulegauge.metrics.selection import (
 )
 from rulegauge.metrics.summary import summary_frame
 from rulegauge.regression.compare import compare_runs
+from rulegauge.regression.effect_size import effect_columns
 from rulegauge.regression.service import service_config
 from rulegauge.regression.stability import best_stability
 from rulegauge.store.rundir import Run
@@ -103,7 +105,8 @@ def config_comparison(run: Run, metric: str = DEFAULT_METRIC, reference: str | N
     :func:`rulegauge.regression.compare.compare_runs` (the run on both sides), best first.
 
     Columns: ``config_id``, ``value`` (aggregate), ``diff`` (value - reference
-    value), ``ci_lo``/``ci_hi`` (bootstrap CI of the mean paired difference),
+    value), ``ci_lo``/``ci_hi`` (BCa bootstrap CI of the mean paired difference),
+    ``moe`` (its 95% t margin of error), ``d_z`` (Cohen's d_z),
     ``p_value`` (paired permutation test), ``p_adjusted`` and ``significant`` (the
     multiplicity rule over one family: every other config against the reference,
     :mod:`rulegauge.metrics.multiplicity`, the family ``rulegauge compare RUN RUN
@@ -125,11 +128,12 @@ def config_comparison(run: Run, metric: str = DEFAULT_METRIC, reference: str | N
     n_ref = int((rows["config_id"] == ref).sum())
     frame = pd.DataFrame([{
         "config_id": c, "value": value[c], "diff": m.difference,
-        "ci_lo": m.ci_low, "ci_hi": m.ci_high, "p_value": m.p_value, "p_adjusted": m.p_adjusted,
+        "ci_lo": m.ci_low, "ci_hi": m.ci_high, **effect_columns(m.effect),
+        "p_value": m.p_value, "p_adjusted": m.p_adjusted,
         "significant": m.significant, "wins": m.wins, "ties": m.ties, "losses": m.losses,
         "n": m.n, "reference": False, "note": m.note}
         if (m := by_candidate.get(c)) is not None else {
-        "config_id": c, "value": value[c], "diff": 0.0, "ci_lo": 0.0, "ci_hi": 0.0,
+        "config_id": c, "value": value[c], "diff": 0.0, "ci_lo": 0.0, "ci_hi": 0.0, **effect_columns(None),
         "p_value": np.nan, "p_adjusted": np.nan, "significant": False, "wins": 0, "ties": n_ref,
         "losses": 0, "n": n_ref, "reference": True, "note": "the reference"}
         for c in ranked])
@@ -274,7 +278,7 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
     method_parts = [
         f"<h2>Best setting of each fusion method: {esc(metric)}</h2>",
         f"<p class='note'>Each method's best config on this run, with its mean paired difference to "
-        f"{esc(str(service or top_line.best))} and a 95% percentile bootstrap interval (in-sample: the "
+        f"{esc(str(service or top_line.best))} and a 95% BCa bootstrap interval (in-sample: the "
         "best of many settings; <code>rulegauge tune</code> gives held-out scores per method). Score "
         "axes per method: docs/fusion.md.</p>",
         table_html(per_method)]
@@ -292,14 +296,16 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
         f"<p class='note'>Charts show {what}; every config is in the tables.</p>",
         *(method_parts if len(per_method) > 1 else []),
         "<h2>Configs by metric</h2>",
-        "<p class='note'>Mean over answerable questions with a 95% percentile bootstrap "
+        "<p class='note'>Mean over answerable questions with a 95% BCa bootstrap "
         "interval of the mean (medians have none). Red: the service config.</p>",
         figure_grid([img(interval_figure(g, service, width_in=6.6), f"{name} by config with intervals")
                      for name, g in intervals.groupby("metric", sort=False)], min_px=640),
         *sweeps_html(configs, comparison, metric, chosen, service),
         f"<h2>Against the {'service config' if service else 'best config'}: {esc(metric)}</h2>",
         f"<p class='note'>Mean paired difference to {esc(str(service or top_line.best))}, 95% "
-        f"percentile bootstrap interval ({n_resamples} resamples, seed {seed}), paired "
+        f"BCa bootstrap interval ({n_resamples} resamples, seed {seed}; percentile where BCa is "
+        "undefined), <code>moe</code> its 95% t margin of error and <code>d_z</code> Cohen's d_z "
+        "(mean / SD of the paired differences), paired "
         "permutation p-value; <code>p_adjusted</code> and <code>significant</code>: the one "
         "multiplicity rule of compare and gate (docs/gate.md), family "
         f"{esc(family.describe() if family is not None else '(none)')}. The chart "

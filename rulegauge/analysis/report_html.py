@@ -183,8 +183,10 @@ def headline_html(h: Headline, tied: Sequence[str] = ()) -> str:
     sig = h.significant
     who = "best" if len(tied) == 1 else f"best (any of the {len(tied)} tied)"
     family = f", {h.family}" if h.family else ""
-    verdict = (f"{who} - service: {num(h.diff, 3, sign=True)} (95% CI {num(h.ci_lo, 3, sign=True)} "
-               f"to {num(h.ci_hi, 3, sign=True)}, p = {num(h.p_value)}, adjusted p = "
+    size = "" if math.isnan(h.moe) else (f", mean ± {num(h.moe, 3)} (95% t), d_z "
+                                          f"{'n/a' if math.isnan(h.d_z) else num(h.d_z, 2)}")
+    verdict = (f"{who} - service: {num(h.diff, 3, sign=True)} (95% BCa CI {num(h.ci_lo, 3, sign=True)} "
+               f"to {num(h.ci_hi, 3, sign=True)}{size}, p = {num(h.p_value)}, adjusted p = "
                f"{num(h.p_adjusted)}{family}; better on {h.wins}, "
                f"worse on {h.losses}, tied on {h.ties} of {h.n} questions)")
     tag = "" if sig else ("<span class='ns-tag'> not significant (adjusted p not below alpha"

@@ -21,7 +21,7 @@ procedure is worth on questions it has not seen:
   lower-is-better metric the sign is flipped so positive still means optimism);
 * ``wins``: how many folds chose each config (a stable winner wins every fold);
 * ``methods``: each fusion method (RRF, CombMNZ, hybrid, Borda, ...) tuned alone on the
-  same folds: the held-out score of its best setting with a 95 % percentile bootstrap
+  same folds: the held-out score of its best setting with a 95 % BCa bootstrap
   interval over questions, and the paired held-out difference to the service config
   (``rrf_k60_bm25+dense+boost``) with its interval: "should we leave RRF?" answered on
   questions the choice did not see (ranx's ``optimize_fusion`` tunes in-sample); the
@@ -78,7 +78,7 @@ class Fold:
 @dataclass(frozen=True)
 class MethodScore:
     """One fusion method's configs tuned alone by the same folds: the held-out score of
-    choosing its best setting on training folds, a 95 % bootstrap interval of that score,
+    choosing its best setting on training folds, a 95 % BCa bootstrap interval of that score,
     and the paired held-out difference to the service config with its interval (NaN
     without a service config, or for a median metric)."""
 

@@ -35,7 +35,10 @@ class Tables(Protocol):
 
 
 def measured_answer_metrics() -> list[str]:
-    """The measured answer metrics, in declaration order."""
+    """The measured answer metrics, in declaration order (their facts loaded first: a
+    command that reads a run, ``rulegauge answerers``, has not asked for them yet)."""
+    from rulegauge.answering import metric_facts  # noqa: F401  declares latency_ms and the others
+
     return [name for name, f in METRICS.items() if f.kind == "answer" and f.measured]
 
 

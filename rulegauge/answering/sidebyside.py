@@ -11,9 +11,10 @@ facts, are left out), latency p50/p95 (numpy's linear quantiles over the
 compared calls), the error count over every row, and the paired difference
 against the *baseline* answerer (default: the first answerer of the run): the
 mean of ``value(answerer) - value(baseline)`` over the compared questions in
-the metric's scope with a value on both sides, with a percentile bootstrap
-confidence interval (:func:`rulegauge.metrics.stats.bootstrap_ci`, seeded
-local generator) and the paired sign-flip permutation p-value
+the metric's scope with a value on both sides, with a BCa bootstrap confidence interval
+(:func:`rulegauge.metrics.stats.bootstrap_ci`, seeded local generator; percentile where BCa is
+undefined), its t margin of error and Cohen's d_z (:mod:`rulegauge.regression.effect_size`)
+and the paired sign-flip permutation p-value
 (:func:`rulegauge.metrics.stats.permutation_test`, the gate's test). The p-values of
 every (config, answerer, metric) difference form ONE family adjusted by the
 multiplicity rule of report, compare, tune and gate
@@ -48,7 +49,9 @@ from rulegauge.metrics.multiplicity import (
     CorrectionFamily,
     family_of,
 )
+from rulegauge.metrics.reach import limited
 from rulegauge.metrics.stats import bootstrap_ci, permutation_test
+from rulegauge.regression.effect_size import PairedEffect, paired_effect
 from rulegauge.store.rundir import Run
 
 SHOWN = ("fence_pass", "citation_precision", "abstained", "abstention_correct", "citation_recall",
@@ -90,6 +93,7 @@ class PairedDiff:
     p_value: float = math.nan  # paired permutation test; NaN: untested (no direction, no pair)
     p_adjusted: float = math.nan  # over the call's family (SideBySide.family)
     significant: bool = False
+    effect: PairedEffect | None = None  # mean +- its t margin of error, d_z
 
     @property
     def member(self) -> tuple[str, str]:
@@ -191,6 +195,7 @@ def side_by_side(run: Run, config_id: str | None = None, baseline: str | None = 
                           for m in SHOWN]
     adjusted, family = family_of([d.member for d in diffs], [d.p_value for d in diffs], adjustment,
                                  alpha, f"every answerer against {baseline}, every config and metric")
+    family = limited(family, [d.shared for d in diffs if not math.isnan(d.p_value)], n_resamples)
     flags = set(family.flagged)
     diffs = [replace(d, p_adjusted=float(a), significant=d.member in flags)
              for d, a in zip(diffs, adjusted, strict=True)]
@@ -215,4 +220,5 @@ def _paired(dc: pd.DataFrame, cid: str, label: str, baseline: str, metric: str, 
     # the gate's test, for metrics a gate could judge (a direction); the rest untested
     p = (permutation_test(d, n_resamples, seed).p_value if metric_info(metric) is not None
          else math.nan)
-    return PairedDiff(cid, label, baseline, metric, len(shared), float(d.mean()), low, high, p)
+    return PairedDiff(cid, label, baseline, metric, len(shared), float(d.mean()), low, high, p,
+                      effect=paired_effect(d, confidence))

@@ -2,8 +2,9 @@
 
 The figures are :func:`rulegauge.answering.sidebyside.side_by_side`'s; this module only
 formats them (``rulegauge answerers RUN --format table|markdown|json``). A NaN prints
-``-``; a paired difference prints as ``+d [lo, hi] n=N p (holm) P``, with `` *`` when
-significant; every format gives the family line of the one multiplicity rule
+``-``; a paired difference prints as ``+d [lo, hi] ±MOE d_z D n=N p (holm) P`` (the BCa
+interval, then the t margin of error and Cohen's d_z: :mod:`rulegauge.regression.effect_size`),
+with `` *`` when significant; every format gives the family line of the one multiplicity rule
 (:meth:`rulegauge.metrics.multiplicity.CorrectionFamily.line`) under its tables.
 """
 
@@ -38,8 +39,8 @@ def render(sbs: SideBySide) -> list[Any]:
         others = [r.answerer for r in rows if r.answerer != sbs.baseline]
         title = f"answerers on config {cid}"
         if others:
-            title += (f" (differences: paired vs {sbs.baseline}, mean [95% bootstrap CI] "
-                      f"over shared questions, {_p_label(sbs)}; * significant)")
+            title += (f" (differences: paired vs {sbs.baseline}, mean [95% BCa bootstrap CI] "
+                      f"±MOE (95% t) d_z over shared questions, {_p_label(sbs)}; * significant)")
         ex = sbs.exclusion(cid)
         t = Table(title=title, caption=_caption(ex))
         header, body = _grid(sbs, cid)
@@ -92,7 +93,8 @@ def to_markdown(sbs: SideBySide) -> str:
         out.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
         out += ["| " + " | ".join(c.replace("|", "\\|") for c in line) + " |" for line in body]
         out.append(f"\n{_caption(sbs.exclusion(cid))}; differences: paired vs {sbs.baseline}, "
-                   f"mean [95% bootstrap CI] n=pairs, {_p_label(sbs)}; * significant\n")
+                   f"mean [95% BCa bootstrap CI] ±MOE (95% t) d_z n=pairs, {_p_label(sbs)}; "
+                   "* significant\n")
     if out:
         out.append(sbs.family.line().replace("|", "\\|") + "\n")
     return "\n".join(out)
@@ -114,7 +116,9 @@ def to_records(sbs: SideBySide) -> dict[str, Any]:
         "differences": [{"config_id": d.config_id, "answerer": d.answerer,
                          "baseline": d.baseline, "metric": d.metric, "pairs": d.shared,
                          "mean": _num(d.mean_diff), "ci_low": _num(d.ci_low),
-                         "ci_high": _num(d.ci_high), "p_value": _num(d.p_value),
+                         "ci_high": _num(d.ci_high),
+                         "moe": _num(d.effect.moe) if d.effect else None,
+                         "d_z": _num(d.effect.d_z) if d.effect else None, "p_value": _num(d.p_value),
                          "p_adjusted": _num(d.p_adjusted), "significant": d.significant}
                         for d in sbs.diffs],
         "family": {"method": sbs.family.method, "alpha": sbs.family.alpha,
@@ -130,8 +134,9 @@ def _diff_cell(d: PairedDiff, digits: int, method: str) -> str:
         return "-"
     p = "" if math.isnan(d.p_adjusted) else (f" p ({method}) {d.p_adjusted:.3g}"
                                              + (" *" if d.significant else ""))
+    size = (f" ±{_fmt(d.effect.moe, digits)} d_z {_fmt(d.effect.d_z, 2)}" if d.effect else "")
     return (f"{_fmt(d.mean_diff, digits, sign=True)} [{_fmt(d.ci_low, digits, sign=True)}, "
-            f"{_fmt(d.ci_high, digits, sign=True)}] n={d.shared}{p}")
+            f"{_fmt(d.ci_high, digits, sign=True)}]{size} n={d.shared}{p}")
 
 
 def print_side_by_side(run: Run, console: Any = None, config_id: str | None = None,

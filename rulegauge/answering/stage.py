@@ -2,7 +2,7 @@
 
 Definition: registers the stage ``answering`` in :data:`rulegauge.pipeline.stages.STAGES`
 (``rulegauge run --answerer ...``), the metric frame of ``answer_metrics`` in
-:data:`rulegauge.regression.compare.METRIC_FRAMES`, and, by importing
+:data:`rulegauge.regression.metric_frames.METRIC_FRAMES`, and, by importing
 :mod:`rulegauge.answering.metric_facts`, the answer metrics' facts. The kernel never
 imports this module: :mod:`rulegauge.core.plugins` loads it (group ``rulegauge.stages``)
 when a run names the stage, a metric name is not known or a compared side holds a table
@@ -36,7 +36,7 @@ from rulegauge.core.errors import ConfigError, Problem
 from rulegauge.fusion.configs import FusionConfig, RunConfig
 from rulegauge.pipeline.options import RunOptions
 from rulegauge.pipeline.stages import STAGES, Stage, StageParameters, StageRequest
-from rulegauge.regression.compare import METRIC_FRAMES
+from rulegauge.regression.metric_frames import METRIC_FRAMES
 from rulegauge.store.baseline import Side
 
 NAME = "answering"

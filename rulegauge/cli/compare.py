@@ -167,7 +167,7 @@ def _with_stability(comparison: Any, side: Any, seed: int, n_resamples: int) -> 
     from dataclasses import replace
 
     from rulegauge.metrics.info import metric_info
-    from rulegauge.regression.stability import best_stability
+    from rulegauge.regression.stability import best_config, best_stability
 
     out = []
     compared = {p.candidate for p in comparison.pairs} | {p.base for p in comparison.pairs}
@@ -178,9 +178,13 @@ def _with_stability(comparison: Any, side: Any, seed: int, n_resamples: int) -> 
         rows = [m for m in comparison.metrics if m.metric == name and m.answerer is None]
         if info is None or not rows or not (metrics["metric"] == name).any():
             continue
-        sign = 1.0 if info.higher_is_better else -1.0
-        best = sorted(rows, key=lambda m: (-sign * m.candidate_value, m.config.candidate))[0]
-        out.append(best_stability(metrics, name, best.config.candidate,
+        # ties in numeric config order, as tune and the report (never as id text); one run on
+        # both sides: the reference itself competes too, as in their ranking
+        values = {m.config.candidate: m.candidate_value for m in rows}
+        if comparison.base == comparison.candidate:
+            values.setdefault(rows[0].config.base, rows[0].base_value)
+        best = best_config(values, higher_is_better=bool(info.higher_is_better))
+        out.append(best_stability(metrics, name, best,
                                   n_resamples=min(n_resamples, 1000), test_resamples=n_resamples,
                                   seed=seed))
     return replace(comparison, stability=tuple(out))

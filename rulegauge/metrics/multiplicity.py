@@ -96,6 +96,7 @@ class CorrectionFamily:
     alpha: float = DEFAULT_ALPHA
     flagged: tuple[Member, ...] = ()
     scope: str = ""  # what the family is, in words (e.g. "every config against X")
+    limit: str = ""  # what it can never flag, and why (rulegauge.metrics.reach.limited)
 
     @property
     def size(self) -> int:
@@ -124,7 +125,7 @@ class CorrectionFamily:
         out += f"; flagged (p_adj < {self.alpha:g}): {len(self.flagged)}"
         if self.flagged:
             out += f": {grouped(self.flagged)}"
-        return out
+        return out + (f"; {self.limit}" if self.limit else "")
 
 
 NO_FAMILY = CorrectionFamily(DEFAULT_ADJUSTMENT, ())  # a comparison that tested nothing

@@ -8,9 +8,9 @@ selectors given (a config id or a config name on each side), so a changed config
 whose id changed can still be compared with the one it replaces.
 
 Per (config pair, metric): both sides' aggregates (mean, or median where the
-metric registry says so), their difference, a paired sign-flip permutation test
-and a BCa bootstrap CI of the mean per-question difference (``rulegauge.metrics.stats``,
-scipy underneath), and wins/ties/losses from the candidate's point of view. The
+metric registry says so), their difference, a paired sign-flip permutation test, a BCa
+bootstrap CI and the effect size of the mean per-question difference (``metrics.stats``,
+``regression.effect_size``), and wins/ties/losses from the candidate's point of view. The
 multiplicity rule (:mod:`rulegauge.metrics.multiplicity`: Holm by default, or
 Benjamini-Hochberg) runs over ONE family per call: every tested (config pair, answerer,
 metric) of the comparison (:class:`CorrectionFamily`, printed by every report), and a
@@ -20,10 +20,11 @@ and ``rulegauge gate --policy P`` adjust over the same family and print the same
 Each metric counts the questions of its scope declared in :mod:`rulegauge.metrics.info`
 (with its direction and aggregate): ranking metrics answerable ones, score metrics all,
 answer metrics their declared scope; NaN values of answer metrics count as not applicable.
-Besides ``metrics``, a side's metric tables are read through :data:`METRIC_FRAMES`, which
-the product that writes them fills (answering: ``answer_metrics``), so this module
-imports no product; the kernel's own ``search_latency`` (search time, compared when named:
-:mod:`rulegauge.metrics.latency`) is registered here.
+Besides ``metrics``, a side's metric tables are read through
+:mod:`rulegauge.regression.metric_frames`, which the product that writes them fills
+(answering: ``answer_metrics``), so this module imports no product; the kernel's own
+``search_latency`` (search time, compared when named: :mod:`rulegauge.metrics.latency`) is
+registered there.
 
 Per question: the changes named by :data:`CHANGE_RULES` (lost hit@k, first
 relevant page moved down, citation lost, fence failed) with the question's
@@ -44,13 +45,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from rulegauge.core import plugins
 from rulegauge.core.errors import RulegaugeError
-from rulegauge.core.registry import Registry
 from rulegauge.metrics.family import AGGREGATES, Metric
 from rulegauge.metrics.info import in_scope, metric_info
-from rulegauge.metrics.latency import TABLE as SEARCH_LATENCY
-from rulegauge.metrics.latency import latency_frame
 from rulegauge.metrics.multiplicity import (
     DEFAULT_ADJUSTMENT,
     DEFAULT_ALPHA,
@@ -58,10 +55,13 @@ from rulegauge.metrics.multiplicity import (
     CorrectionFamily,
     family_of,
 )
+from rulegauge.metrics.reach import limited
 from rulegauge.metrics.stats import agree, bootstrap_ci, permutation_test, wins_ties_losses
 from rulegauge.regression.changes import CHANGE_RULES
+from rulegauge.regression.effect_size import PairedEffect, paired_effect
 from rulegauge.regression.evidence import PageMove, SideEvidence, evidence_notes, page_moves, relevant_pages
 from rulegauge.regression.grown import GrownGoldSet, grown_goldset
+from rulegauge.regression.metric_frames import long_metrics
 from rulegauge.regression.pairing import (
     ConfigPair,
     ConfigSelector,
@@ -73,7 +73,6 @@ from rulegauge.regression.pairing import (
 )
 from rulegauge.regression.stability import Stability
 from rulegauge.store.baseline import Side
-from rulegauge.store.tables import KERNEL_TABLES
 
 
 @dataclass(frozen=True)
@@ -111,6 +110,7 @@ class MetricComparison:
     values: tuple[tuple[str, float, float], ...] = ()
     note: str = ""
     significant: bool = False
+    effect: PairedEffect | None = None  # mean difference +- its t margin of error, d_z
 
     @property
     def p_holm(self) -> float:
@@ -194,41 +194,6 @@ class Comparison:
         return None
 
 
-MetricFrame = Callable[[Side], pd.DataFrame]
-"""A side -> its rows of one table's metrics as one long frame: ``question_id``,
-``config_id``, ``answerer``, ``metric``, ``value``, ``answerable`` [, ``outcome``]."""
-
-METRIC_FRAMES: Registry[MetricFrame] = Registry("comparable metric table")
-"""Table name -> its :data:`MetricFrame`: the tables whose metrics a comparison reads
-beside ``metrics``, registered by the product that writes them (answering:
-``answer_metrics``, in :mod:`rulegauge.answering.stage`; plug-in group ``rulegauge.stages``)."""
-
-METRIC_FRAMES.add(SEARCH_LATENCY, latency_frame)  # the kernel's own measured metrics (search time)
-
-PRODUCT_FRAMES = "rulegauge.stages"
-
-
-def _load_frames(side: Side) -> None:
-    """Load the products' metric frames when ``side`` holds a table outside the kernel's
-    (a side whose manifest lists no tables is assumed to)."""
-    tables = side.manifest.get("tables")
-    if not isinstance(tables, dict) or set(tables) - set(KERNEL_TABLES):
-        plugins.load(PRODUCT_FRAMES)
-
-
-def _long_metrics(side: Side) -> pd.DataFrame:
-    """``metrics`` and every registered metric table the side has, in one frame;
-    ``outcome`` where a table gives one (NaN otherwise)."""
-    cols = ["question_id", "config_id", "answerer", "metric", "value", "answerable"]
-    frames = [side.table("metrics").assign(answerer="")[cols]]
-    _load_frames(side)
-    frames += [frame(side) for name, frame in METRIC_FRAMES.items() if side.has_table(name)]
-    out = pd.concat(frames, ignore_index=True)
-    if "outcome" not in out.columns:
-        out["outcome"] = np.nan
-    return out
-
-
 def _search_metric(name: str) -> bool:
     info = metric_info(name)
     return info is not None and info.kind == "search"
@@ -295,7 +260,8 @@ def _metric_comparison(pair: ConfigPair, answerer: str, info: Metric,
                             info.aggregate, info.scope, n, bv, cv, diff, p, float("nan"), lo, hi,
                             wtl.wins, wtl.ties, wtl.losses, worse, better,
                             tuple(zip(qids.tolist(), b.tolist(), c.tolist(), strict=True)),
-                            "; ".join(notes))
+                            "; ".join(notes),
+                            effect=paired_effect(c - b, confidence) if not np.isnan(p) else None)
 
 
 def _changes(pair: ConfigPair, answerer: str, metric: str, j: pd.DataFrame,
@@ -330,7 +296,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     """
     diffs, migrated = comparable(base, candidate, force=force)
     pairs = resolve_config_pairs(base, candidate, configs)
-    lb, lc = _long_metrics(base), _long_metrics(candidate)
+    lb, lc = long_metrics(base), long_metrics(candidate)
     rel = relevant_pages(base, candidate)
     ev_b = SideEvidence(base, {p.base for p in pairs})
     ev_c = SideEvidence(candidate, {p.candidate for p in pairs})
@@ -386,6 +352,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     # one family for the whole call (every config pair, answerer and metric)
     adjusted, family = family_of([_family_label(m) for m in tested],
                                  [m.p_value for m in tested], adjustment, alpha, scope)
+    family = limited(family, [m.n for m in tested if not np.isnan(m.p_value)], n_resamples)
     flags = set(family.flagged)
     results = [replace(m, p_adjusted=float(a), significant=_family_label(m) in flags)
                for m, a in zip(tested, adjusted, strict=True)]

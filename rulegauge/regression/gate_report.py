@@ -25,8 +25,13 @@ from rich.table import Table
 from rich.text import Text
 
 from rulegauge.core.registry import Registry
+from rulegauge.regression.check_reach import unfailable
 from rulegauge.regression.compare import Comparison, MetricComparison, QuestionChange
+from rulegauge.regression.effect_size import effect_cells, effect_head
 from rulegauge.regression.gate import GateResult, Status
+from rulegauge.regression.gate_power_report import fmt as _f
+from rulegauge.regression.gate_power_report import md_cell as _md
+from rulegauge.regression.gate_power_report import md_power, rich_power
 from rulegauge.regression.slice_report import gate_slices_markdown, gate_slices_renderables
 
 _MARK = {Status.OK: "✅ ok", Status.WITHIN_TOLERANCE: "⚠️ within tolerance", Status.FAIL: "❌ FAIL"}
@@ -49,12 +54,6 @@ def to_jsonable(obj: Any) -> Any:
             return None
         return obj if math.isfinite(obj) else ("inf" if obj > 0 else "-inf")
     return obj
-
-
-def _f(x: float, digits: int = 4) -> str:
-    if math.isnan(x):
-        return "n/a"
-    return {math.inf: "inf", -math.inf: "-inf"}.get(x, f"{x:.{digits}g}")
 
 
 def _rank(r: int | None, *, known: bool) -> str:
@@ -83,10 +82,6 @@ def grouped_changes(c: Comparison, direction: str) -> list[tuple[QuestionChange,
     return [(ch, "; ".join(desc)) for ch, desc in rows.values()]
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _md_changes(c: Comparison, direction: str) -> list[str]:
     rows = grouped_changes(c, direction)
     if not rows:
@@ -108,14 +103,14 @@ def _sig(m: MetricComparison) -> str:
 
 
 def _md_metrics(c: Comparison) -> list[str]:
-    ci = f"{c.confidence:.0%} CI"
-    adj = f"p ({c.family.method})"
-    out = [f"| config | metric | n | base | candidate | Δ | {ci} | p | {adj} | significant | W/T/L |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    ci = f"{c.confidence:.0%} CI (BCa)"
+    adj, (moe, es) = f"p ({c.family.method})", effect_head(c.confidence)
+    out = [f"| config | metric | n | base | candidate | Δ | {ci} | {moe} | {es} | p | {adj} | "
+           "significant | W/T/L |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for m in c.metrics:
         out.append(f"| `{_md(m.config.label)}` | {_md(m.label)} | {m.n} | {_f(m.base_value)} | "
                    f"{_f(m.candidate_value)} | {_f(m.difference)} | "
-                   f"[{_f(m.ci_low)}, {_f(m.ci_high)}] | {_f(m.p_value, 3)} | "
+                   f"[{_f(m.ci_low)}, {_f(m.ci_high)}] | {' | '.join(effect_cells(m.effect))} | {_f(m.p_value, 3)} | "
                    f"{_f(m.p_adjusted, 3)} | {_sig(m)} | {m.wins}/{m.ties}/{m.losses} |")
     out += ["", _md(family_line(c))]
     out += [f"* {_md(m.config.label)} {_md(m.label)}: {_md(m.note)}" for m in c.metrics if m.note]
@@ -152,14 +147,15 @@ def gate_markdown(r: GateResult) -> str:
     out = [f"## Retrieval gate: {verdict}", "", *_md_header(c),
            f"config: `{_md(r.pair.label)}` · policy: `{_md(r.policy)}`", "",
            f"**{r.count(Status.FAIL)} failed**, {r.count(Status.WITHIN_TOLERANCE)} within "
-           f"tolerance, {r.count(Status.OK)} ok ({len(r.checks)} checks)", "",
+           f"tolerance, {r.count(Status.OK)} ok ({len(r.checks)} checks)",
+           *[f"> **{_md(line)}**" for line in unfailable(r)], "",
            "| status | check | expected | measured | message |", "|---|---|---|---|---|"]
     out += [f"| {_MARK[k.status]} | {_md(k.name)} | {_md(k.expected)} | {_md(k.measured)} | "
             f"{_md(k.message)} |" for k in r.checks]
     out += ["", _md(family_line(c))]
     out += ["", *gate_slices_markdown(r)] if r.slices or r.overlap else []
     if r.power:
-        out += ["", *_md_power(r)]
+        out += ["", *md_power(r)]
     if r.notes:
         out += ["", *[f"> note: {_md(n)}" for n in r.notes]]
     regressions = _md_changes(c, "regression")
@@ -199,12 +195,13 @@ def _rich_changes(c: Comparison, direction: str) -> Table | None:
 
 def _rich_metrics(c: Comparison) -> Table:
     t = Table(title=f"base {c.base.label} vs candidate {c.candidate.label}", title_justify="left")
-    for col in ("config", "metric", "n", "base", "candidate", "Δ",
-                f"{c.confidence:.0%} CI", "p", f"p ({c.family.method})", "significant", "W/T/L"):
+    for col in ("config", "metric", "n", "base", "candidate", "Δ", f"{c.confidence:.0%} CI (BCa)",
+                *effect_head(c.confidence), "p", f"p ({c.family.method})", "significant", "W/T/L"):
         t.add_column(col, overflow="fold")
     for m in c.metrics:
         t.add_row(m.config.label, m.label, str(m.n), _f(m.base_value), _f(m.candidate_value),
-                  _f(m.difference), f"[{_f(m.ci_low)}, {_f(m.ci_high)}]", _f(m.p_value, 3),
+                  _f(m.difference), f"[{_f(m.ci_low)}, {_f(m.ci_high)}]", *effect_cells(m.effect),
+                  _f(m.p_value, 3),
                   _f(m.p_adjusted, 3), _sig(m), f"{m.wins}/{m.ties}/{m.losses}")
     return t
 
@@ -244,62 +241,24 @@ def gate_renderables(r: GateResult) -> list[RenderableType]:
     verdict = "[bold green]PASS[/]" if r.passed else "[bold red]FAIL[/]"
     out: list[RenderableType] = [t]
 
-    out.append(Text(family_line(r.comparison)))
+    out += [_rich_metrics(r.comparison), Text(family_line(r.comparison))]
     out += gate_slices_renderables(r)
     if r.power:
-        out.append(_rich_power(r))
+        out.append(rich_power(r))
     out += [Text(f"note: {n}", style="yellow") for n in r.notes]
     reg = _rich_changes(r.comparison, "regression")
     if reg is not None:
         out.append(reg)
     out.append(f"{verdict}: {r.count(Status.FAIL)} failed, {r.count(Status.WITHIN_TOLERANCE)} "
                f"within tolerance, {r.count(Status.OK)} ok")
-    return out
-
-
-_POWER_COLUMNS = ("metric", "n", "alpha per test", "power", "MDE", "MDE by", "t-test MDE",
-                  "max_drop", "MDE <= max_drop", "questions for max_drop (t-test)",
-                  "SD of paired differences")
-
-
-def _power_rows(r: GateResult) -> list[tuple[str, ...]]:
-    rows: list[tuple[str, ...]] = []
-    for w in r.power:
-        ok = {True: "yes", False: "NO", None: "-"}[w.mde_ok]
-        sd = w.estimate.describe() if w.estimate else "none"
-        rows.append((w.metric, str(w.n), _f(w.alpha_test, 3), f"{w.power:g}", _f(w.mde, 3),
-                     w.method if not math.isnan(w.mde) else "-", _f(w.t_mde, 3),
-                     "-" if w.max_drop is None else _f(w.max_drop), ok,
-                     "-" if w.needed is None else str(w.needed),
-                     sd + (f"; {w.note}" if w.note else "")))
-    return rows
-
-
-def _power_title(r: GateResult) -> str:
-    return ("detectable drops (MDE by the gate's permutation test over resampled paired "
-            "differences, or by the paired t-test: column 'MDE by'; alpha per test = alpha / "
-            "family size; docs/gate.md \"Power\")")
-
-
-def _rich_power(r: GateResult) -> Table:
-    t = Table(title=_power_title(r), title_justify="left")
-    for col in _POWER_COLUMNS:
-        t.add_column(col, overflow="fold")
-    for row in _power_rows(r):
-        t.add_row(*row)
-    return t
-
-
-def _md_power(r: GateResult) -> list[str]:
-    out = [f"**{_md(_power_title(r))}**", "", "| " + " | ".join(_POWER_COLUMNS) + " |",
-           "|" + "---|" * len(_POWER_COLUMNS)]
-    out += ["| " + " | ".join(_md(x) for x in row) + " |" for row in _power_rows(r)]
+    out += [Text(line, style="bold yellow") for line in unfailable(r)]
     return out
 
 
 def _text(renderables: list[RenderableType]) -> str:
     buf = io.StringIO()
-    Console(file=buf, width=140, color_system=None, force_terminal=False).print(Group(*renderables))
+    # wide enough for the power table's twelve columns without folding a header
+    Console(file=buf, width=200, color_system=None, force_terminal=False).print(Group(*renderables))
     return buf.getvalue()
 
 
@@ -312,18 +271,28 @@ def gate_junit(r: GateResult) -> str:
     props = ET.SubElement(suite, "properties")
     for k, v in (("base", r.comparison.base.label), ("candidate", r.comparison.candidate.label),
                  ("config", r.pair.label), ("policy", r.policy),
-                 ("correction", r.comparison.family.describe())):
+                 ("correction", r.comparison.family.describe()),
+                 *(("cannot fail", line) for line in unfailable(r))):
         ET.SubElement(props, "property", name=k, value=v)
+    tag = family_tag(r.comparison)
     for check in r.checks:
         case = ET.SubElement(suite, "testcase", classname=f"gate.{check.metric}", name=check.name,
                              time="0")
         detail = f"expected: {check.expected}\nmeasured: {check.measured}\n" + (
-            f"questions: {', '.join(check.questions)}\n" if check.questions else "")
+            f"questions: {', '.join(check.questions)}\n" if check.questions else "") + (
+            f"family: {r.comparison.family.describe()}\n")
+        message = f"{check.message} {tag}"
         if check.status is Status.FAIL:
-            ET.SubElement(case, "failure", message=check.message, type="regression").text = detail
+            ET.SubElement(case, "failure", message=message, type="regression").text = detail
         else:
-            ET.SubElement(case, "system-out").text = f"{check.status.value}: {check.message}\n{detail}"
+            ET.SubElement(case, "system-out").text = f"{check.status.value}: {message}\n{detail}"
     return _xml(root)
+
+
+def family_tag(c: Comparison) -> str:
+    """``[p family: holm over 6 test(s), alpha 0.05]``: the family, adjustment and alpha of
+    the comparison's tests, named in every JUnit case message."""
+    return f"[p family: {c.family.method} over {c.family.size} test(s), alpha {c.family.alpha:g}]"
 
 
 def _xml(root: ET.Element) -> str:
@@ -334,7 +303,7 @@ def _xml(root: ET.Element) -> str:
 def gate_json(r: GateResult) -> str:
     d = {"passed": r.passed, "exit_code": r.exit_code, "policy": r.policy,
          "config": to_jsonable(r.pair), "checks": to_jsonable(r.checks), "notes": list(r.notes),
-         "power": to_jsonable(r.power),
+         "power": to_jsonable(r.power), "cannot_fail": list(unfailable(r)),
          "comparison": to_jsonable(r.comparison),
          "slices": to_jsonable(r.slices), "overlap": to_jsonable(r.overlap)}
     return json.dumps(d, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -54,7 +54,7 @@ import pandas as pd
 
 from rulegauge.core.config_order import sort_configs
 from rulegauge.core.errors import RulegaugeError
-from rulegauge.regression.power_resample import resampled_power
+from rulegauge.regression.power_cache import cached_number, cached_resampled
 from rulegauge.regression.tdist import bisect, nct_sf, norm_isf, t_isf
 
 MAX_QUESTIONS = 10_000_000  # sample sizes beyond this are reported as unreachable
@@ -309,6 +309,8 @@ class MetricPower:
     note: str = ""
     method: str = "t-test"
     t_mde: float = math.nan
+    loss_mde: float = math.nan  # the drop of loss_k whole questions lost (power_models)
+    loss_k: float = math.nan  # questions that must lose all relevant pages to be detected
 
     @property
     def mde_ok(self) -> bool | None:
@@ -337,14 +339,19 @@ def metric_power(metric: str, n: int, estimate: SdEstimate | None, *, alpha: flo
     :func:`dataclasses.replace`."""
     a = alpha / max(1, family_size)
     sd = estimate.sd if estimate is not None else math.nan
-    t_value = mde(sd, n, power, a) if estimate is not None else math.nan
+    t_value = (cached_number("t-test mde", lambda: mde(sd, n, power, a), sd=sd, n=n, power=power,
+                             alpha=a) if estimate is not None else math.nan)
     value, method = t_value, "t-test"
     if (resampling is not None and estimate is not None and estimate.centred is not None
             and n >= 1):
-        found = resampled_power(estimate.centred, n, a, n_resamples=resampling.n_resamples,
-                                draws=resampling.draws, seed=resampling.seed)
+        found = cached_resampled(estimate.centred, n, a, n_resamples=resampling.n_resamples,
+                                 draws=resampling.draws, seed=resampling.seed)
         value, method = found.mde(power), "resampled"
-    needed = (sample_size(max_drop, sd, power, a)
-              if estimate is not None and max_drop is not None and max_drop > 0 else None)
+    needed: int | None = None
+    if estimate is not None and max_drop is not None and max_drop > 0:
+        got = cached_number("t-test sample size", lambda: float(sample_size(max_drop, sd, power, a)
+                                                              or math.inf),
+                            delta=max_drop, sd=sd, power=power, alpha=a)
+        needed = None if math.isinf(got) else int(got)
     return MetricPower(metric, n, alpha, a, power, estimate, value, max_drop, needed, "",
                        method, t_value)

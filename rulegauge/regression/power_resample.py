@@ -108,7 +108,7 @@ class ResampledPower:
                 f"{self.pool} centred differences, {how}, seed {self.seed}")
 
 
-def _largest_count(alpha: float, size: int, add: int) -> int:
+def largest_count(alpha: float, size: int, add: int) -> int:
     """The largest lower-tail count whose p-value ``2 (count + add) / (size + add)`` is below
     ``alpha``, in the gate's own float arithmetic (``metrics.resample.two_sided_p``); -1 when
     none."""
@@ -168,7 +168,7 @@ def thresholds(d: np.ndarray, batches: Iterable[np.ndarray], *, exact: bool, n_r
     at ``alpha_test`` (module docstring); +inf where it never can."""
     size = 2 ** d.shape[1] if exact else n_resamples
     add = 0 if exact else 1
-    allowed = _largest_count(alpha_test, size, add)
+    allowed = largest_count(alpha_test, size, add)
     top: np.ndarray | None = None
     zeros = 0
     for flips in batches:

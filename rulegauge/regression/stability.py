@@ -127,6 +127,21 @@ def stability(values: dict[str, np.ndarray], chosen: str, *, higher_is_better: b
                      float(alone.mean()), tied, rule, family, metric)
 
 
+def best_config(values: dict[str, float], *, higher_is_better: bool) -> str:
+    """The best config id by ``values`` (aggregates of one metric), ties (within
+    :data:`_TIE` of the best, relative) in numeric config order
+    (:func:`rulegauge.core.config_order.config_sort_key`: ``rrf_k6`` before ``rrf_k100``),
+    never as text: the first of ``rulegauge.metrics.selection.rank_configs``, the order of
+    tune and the report, for the kernel's ``compare --reference``. NaN values never win."""
+    sign = 1.0 if higher_is_better else -1.0
+    finite = {c: sign * v for c, v in values.items() if math.isfinite(v)}
+    if not finite:
+        raise RulegaugeError("best config: no config has a finite value")
+    top = max(finite.values())
+    tied = [c for c, v in finite.items() if abs(top - v) <= _TIE * max(1.0, abs(top))]
+    return sort_configs(tied)[0]
+
+
 def best_stability(metrics: pd.DataFrame, metric: str, best: str, *, n_resamples: int = 1000,
                    test_resamples: int = 10_000, seed: int = 0) -> Stability:
     """:func:`stability` of ``best`` among every config of

@@ -21,6 +21,12 @@ its multiplicity rule and its significance check), not a re-implementation:
    ``alpha`` (family size 1) is run on the two sides; a detection is its significance
    check failing (a worsening with adjusted p < alpha).
 
+**Whole questions lost** (:func:`simulate_loss`, the model of
+:func:`rulegauge.regression.power_models.loss_power`): step 2 plants no shift; instead ``k``
+of the drawn questions whose value is above the metric's floor (at most all of them) are
+chosen at random and the candidate's value of each is set to the floor (they lost every
+relevant page), ``k`` the fewest lost questions the model detects at the target power.
+
 For each target power, ``delta`` is the MDE at that power as the gate prints it:
 ``method="resampled"`` (the default, the gate's ``[gate] power_method``), the permutation
 test's MDE by resampling the same pool
@@ -52,6 +58,7 @@ from rulegauge.metrics.info import scored_rows
 from rulegauge.regression.gate import Status, run_gate
 from rulegauge.regression.policy import parse_policy
 from rulegauge.regression.power import Resampling, mde, neighbours, ttest_power
+from rulegauge.regression.power_models import QuestionPool, loss_power, worst_value
 from rulegauge.regression.power_resample import resampled_power
 
 TARGETS = (0.5, 0.8, 0.95)
@@ -116,6 +123,7 @@ class SimulatedPower:
     n_control: int = 0
     method: str = "t-test"
     t_predicted: float = math.nan  # the paired t-test's power at the planted delta
+    lost: int = -1  # whole-question loss: the questions planted as lost (-1: a shift)
 
     @property
     def observed(self) -> float:
@@ -261,4 +269,71 @@ def simulate(pool: DifferencePool, targets: tuple[float, ...] = TARGETS, *, n_si
                                   int(same.sum()), int(np.count_nonzero(gate != same)),
                                   int(control.sum()), n_control, method,
                                   ttest_power(delta, pool.sd, pool.n, alpha)))
+    return tuple(out)
+
+
+def loss_pool(pool: DifferencePool) -> QuestionPool:
+    """The :class:`rulegauge.regression.power_models.QuestionPool` of a difference pool (a
+    higher-is-better metric with a finite floor; raises otherwise)."""
+    from rulegauge.metrics.info import resolve
+
+    info = resolve(pool.metric)
+    floor = worst_value(info.family.bounds, higher_is_better=bool(info.higher_is_better))
+    if not info.higher_is_better or math.isnan(floor):
+        raise RulegaugeError(f"{pool.metric}: whole-question loss is simulated for a higher-is-better "
+                             "metric with a finite floor")
+    return QuestionPool(pool.base, pool.differences, floor)
+
+
+def _lost(pool: DifferencePool, floor: float, k: float, rng: np.random.Generator,
+          size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(base, candidate) values of ``size`` replicates: ``n`` drawn pairs each, ``k`` of
+    the questions above the floor (at most all) set to the floor on the candidate side."""
+    idx = rng.integers(0, pool.differences.size, size=(size, pool.n))
+    b = pool.base[idx]
+    c = b + pool.differences[idx]
+    keys = np.where(b > floor + 1e-12, rng.random(b.shape), np.inf)
+    rank = np.argsort(np.argsort(keys, axis=1, kind="stable"), axis=1)
+    c = np.where((rank < k) & np.isfinite(keys), floor, c)
+    return b, c
+
+
+def simulate_loss(pool: DifferencePool, targets: tuple[float, ...] = TARGETS, *, n_sims: int = 400,
+                  resampling: Resampling = GATE_RESAMPLING, alpha: float = 0.05,
+                  n_control: int = 0, manifest: dict[str, Any] | None = None
+                  ) -> tuple[SimulatedPower, ...]:
+    """Per target power: the fewest lost questions the whole-question-loss model detects
+    at it (``k``, planted; ``delta`` its mean drop), the model's power at ``k``, and the
+    real gate's detections over ``n_sims`` replicates with ``k`` questions lost (module
+    docstring), the t-test's on them and on ``n_control`` more. Replicate ``i`` runs the gate
+    with seed ``resampling.seed + i``; a target the model never reaches is left out."""
+    if n_sims < 1 or n_control < 0:
+        raise RulegaugeError(f"n_sims must be >= 1 and n_control >= 0, got {n_sims}, {n_control}")
+    qpool = loss_pool(pool)
+    found = loss_power(qpool, pool.n, alpha, n_resamples=resampling.n_resamples,
+                       draws=resampling.draws, seed=resampling.seed)
+    man = dict(manifest or {"goldset": {"sha256": "simulated"},
+                            "corpus": {"content_hash": "simulated"}}, status="complete")
+    policy = _policy(pool, alpha, resampling.n_resamples)
+    rng = np.random.default_rng(resampling.seed)
+    qids = [f"q{i:05d}" for i in range(pool.n)]
+    out = []
+    for target in targets:
+        k = found.mde_k(target)
+        if math.isinf(k):
+            continue
+        b, c = _lost(pool, qpool.floor, k, rng, n_sims)
+        gate = np.zeros(n_sims, dtype=bool)
+        for i in range(n_sims):
+            result = run_gate(replace(policy, seed=resampling.seed + i),
+                              _side("base", man, pool, b[i], qids), _side("candidate", man, pool, c[i], qids))
+            gate[i] = any(ch.kind == "alpha" and ch.status is Status.FAIL for ch in result.checks)
+        same = t_detections(c - b, alpha)
+        control = np.zeros(0, dtype=bool)
+        if n_control:
+            cb, cc = _lost(pool, qpool.floor, k, rng, n_control)
+            control = t_detections(cc - cb, alpha)
+        out.append(SimulatedPower(target, found.drop(k), found.power(int(k)), int(gate.sum()), n_sims,
+                                  int(same.sum()), int(np.count_nonzero(gate != same)),
+                                  int(control.sum()), n_control, "loss", math.nan, int(k)))
     return tuple(out)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import math
 import re
 from pathlib import Path
 
@@ -51,6 +52,24 @@ def test_comparison_is_reproducible_with_a_seed(run: Run) -> None:
     b = report.config_comparison(run, "nDCG@10", reference="rrf-2", n_resamples=300, seed=7)
     assert a.equals(b)
     assert a.loc[a["reference"], "config_id"].item() == "rrf-2"
+
+
+def test_comparison_prints_each_tests_effect_size(run: Run) -> None:
+    """Beside each paired test: the t margin of error and Cohen's d_z of the differences
+    (rulegauge.regression.effect_size), as compare gives them; the reference has none."""
+    from rulegauge.regression.compare import compare_runs
+
+    c = report.config_comparison(run, "recall@5", n_resamples=300, seed=1)
+    ref = c.loc[c["reference"], "config_id"].item()
+    comp = compare_runs(run, run, configs=[(ref, x) for x in c["config_id"] if x != ref],
+                        metrics=["recall@5"], force=True, n_resamples=300, seed=1)
+    effects = {m.config.candidate: m.effect for m in comp.metrics}
+    for row in c.itertuples():
+        e = effects.get(row.config_id)
+        if row.reference or e is None:
+            assert math.isnan(row.moe)
+        else:
+            assert row.moe == e.moe and (row.d_z == e.d_z or math.isnan(e.d_z))
 
 
 def test_comparison_infinite_values_get_a_note_not_an_interval(run: Run) -> None:
@@ -105,6 +124,8 @@ def test_write_report_is_self_contained(run: Run, tmp_path: Path) -> None:
     for cid in run.table("configs")["config_id"]:
         assert cid in html
     assert "Score bands" in html and "Summary per config" in html
+    # the intervals are BCa (scipy's method="BCa" equivalent) and say so; each test its d_z
+    assert "percentile bootstrap" not in html and "95% BCa bootstrap" in html and "d_z" in html
     # read top-down: headline, intervals, comparison, bands, summary
     order = [html.index(x) for x in ("class='cards'", "Configs by metric",
                                       "Against the service config", "Score bands",

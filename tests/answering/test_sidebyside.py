@@ -154,7 +154,9 @@ def test_differences_use_the_one_multiplicity_rule(answered: Run) -> None:
         assert rec.p_value == permutation_test(np.array([0.0, 0.5]), 300, 5).p_value
         adjusted, family = family_of([d.member for d in sbs.diffs], [d.p_value for d in sbs.diffs],
                                      adjustment)
-        assert sbs.family == replace(family, scope=sbs.family.scope)
+        assert sbs.family == replace(family, scope=sbs.family.scope, limit=sbs.family.limit)
+        # at most 3 paired questions: the smallest p is 2/2^3 = 0.25 (rulegauge.metrics.reach)
+        assert sbs.family.limit.startswith("CANNOT FLAG ANYTHING: its smallest possible p is 0.25")
         assert sbs.family.size == len(tested) and sbs.family.method == adjustment
         assert [d.p_adjusted for d in sbs.diffs] == pytest.approx(list(adjusted), nan_ok=True)
         assert {d.member for d in sbs.diffs if d.significant} == set(family.flagged)
@@ -170,3 +172,36 @@ def test_differences_use_the_one_multiplicity_rule(answered: Run) -> None:
     assert all("p_adjusted" in d and "significant" in d for d in data["differences"])
     bad = CliRunner().invoke(app, ["answerers", str(answered.path), "--adjustment", "nope"])
     assert bad.exit_code == 2 and "nope" in bad.output
+
+
+def test_each_difference_carries_its_effect_size(answered: Run) -> None:
+    """Beside the BCa interval: the t margin of error and Cohen's d_z of the same paired
+    differences (rulegauge.regression.effect_size), in every format."""
+    from rulegauge.regression.effect_size import paired_effect
+
+    sbs = side_by_side(answered, n_resamples=300, seed=1)
+    rec = diff(sbs, "rrf-3", "b", "citation_recall")
+    assert rec.effect == paired_effect(np.array([0.0, 0.5]))
+    records = {(d["config_id"], d["metric"]): d for d in to_records(sbs)["differences"]}
+    assert records[("rrf-3", "citation_recall")]["d_z"] == pytest.approx(rec.effect.d_z)
+    assert "±MOE (95% t) d_z" in to_markdown(sbs)
+    assert f"±{rec.effect.moe:.3f} d_z {rec.effect.d_z:.2f}" in to_markdown(sbs)
+
+
+def test_answerers_in_a_fresh_process_loads_latency_and_the_same_family(answered: Run) -> None:
+    """``rulegauge answerers`` reads a run in a process that never answered: the measured
+    latency and its paired test are there, the family is the one ``rulegauge answer``
+    (which loads every answerer first) prints."""
+    import json
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).with_name("rulegauge")
+    done = subprocess.run([str(exe), "answerers", str(answered.path), "--json"], capture_output=True,
+                          text=True, check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    in_process = side_by_side(answered)
+    assert data["family"]["size"] == in_process.family.size
+    assert ["rrf-3: a -> b", "latency_ms"] in data["family"]["members"]
+    assert all(a["means"]["latency_ms"] is not None for a in data["answerers"])

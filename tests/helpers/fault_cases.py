@@ -227,6 +227,7 @@ from tests.helpers.fault_cases_cred import CRED  # noqa: E402
 from tests.helpers.fault_cases_h_contracts import H_CONTRACTS  # noqa: E402
 from tests.helpers.fault_cases_h_door import H_DOOR_CASES  # noqa: E402
 from tests.helpers.fault_cases_h_imports import H_IMPORTS  # noqa: E402
+from tests.helpers.fault_cases_h_stats import STATS  # noqa: E402
 from tests.helpers.fault_cases_h_wheel import H_WHEEL  # noqa: E402
 from tests.helpers.fault_cases_issue25 import ISSUE25  # noqa: E402 (the tables build on RUN etc.)
 from tests.helpers.fault_cases_outputs import JSONL, OUTPUTS  # noqa: E402
@@ -241,4 +242,5 @@ CASES: tuple[Case, ...] = (
     + H_DOOR_CASES
     + H_WHEEL
     + H_CONTRACTS
+    + STATS
 )

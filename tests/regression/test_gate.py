@@ -189,9 +189,13 @@ def test_junit_has_one_case_per_check_and_failures_carry_the_message(
     assert [c.name for c in cases] == [c.name for c in result.checks]
     failed = {c.name: r for c in cases for r in c.result if isinstance(r, Failure)}
     assert set(failed) == {c.name for c in result.failures()}
-    for check in result.failures():
-        assert failed[check.name].message == check.message
-        assert "q07" in failed[check.name].text
+    family = result.comparison.family
+    tag = f"[p family: {family.method} over {family.size} test(s), alpha {family.alpha:g}]"
+    for check in result.failures():  # each case names its family, adjustment and alpha
+        assert failed[check.name].message == f"{check.message} {tag}"
+        assert "q07" in failed[check.name].text and f"family: {family.describe()}" in failed[check.name].text
+    outs = [c.system_out for c in cases if not any(isinstance(r, Failure) for r in c.result)]
+    assert outs and all(tag in (o or "") for o in outs)
 
 
 def test_markdown_json_and_table_reports(runs: dict[str, Path]) -> None:
@@ -496,3 +500,4 @@ def test_policy_multiplicity_keys_are_checked(tmp_path: Path) -> None:
     assert "power_method" in text and "sd_source" in text  # every problem, together
     ok = load_policy(_policy_file(tmp_path, 'adjustment = "bh"\nfamily = "grid"\n'))
     assert (ok.adjustment, ok.family) == ("bh", "grid")
+

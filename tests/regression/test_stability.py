@@ -45,3 +45,21 @@ def test_median_aggregate_ties_by_equal_value_and_bad_input() -> None:
     assert "equal median" in s.rule and "rrf_k10_a+b" in s.tied
     with pytest.raises(RulegaugeError, match="not among"):
         stability(_values(), "nope", higher_is_better=True)
+
+
+def test_the_best_config_breaks_ties_in_numeric_order_as_tune_and_the_report() -> None:
+    """``compare --reference`` names the best config as tune and the report do: ties (to a
+    few ulps) in numeric config order, k6 before k100, never by id text."""
+    from rulegauge.metrics.selection import rank_configs
+    from rulegauge.regression.stability import best_config
+
+    tied = {"rrf_k100_bm25+dense": 0.9, "rrf_k6_bm25+dense": 0.9,
+            "rrf_k20_bm25+dense": 0.9 + 1e-16, "arm-bm25": 0.5, "rrf_k2_x": float("nan")}
+    assert best_config(tied, higher_is_better=True) == "rrf_k6_bm25+dense"
+    assert best_config(tied, higher_is_better=False) == "arm-bm25"
+    rng = np.random.default_rng(4)
+    ids = [f"rrf_k{k}_bm25+{a}" for k in (2, 6, 10, 60, 100) for a in ("dense", "boost")]
+    for _ in range(50):
+        values = {c: float(rng.integers(0, 3)) / 3 for c in ids}
+        for hib in (True, False):
+            assert best_config(values, higher_is_better=hib) == rank_configs(values, higher_is_better=hib)[0]
