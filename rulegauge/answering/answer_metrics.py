@@ -52,6 +52,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from rulegauge.answering import metric_facts  # noqa: F401 - declares the answer metrics computed here
 from rulegauge.answering.citations import (
     Citation,
@@ -66,7 +68,9 @@ from rulegauge.answering.fence import DEFAULT_PARAMS, FenceParams, FenceResult, 
 from rulegauge.answering.read import ReadRow, context_recall
 from rulegauge.core.errors import RegistryError
 from rulegauge.goldset.records import Question
+from rulegauge.metrics.contract import check_values
 from rulegauge.metrics.family import METRICS, implement
+from rulegauge.metrics.info import resolve as resolve_metric
 
 
 @dataclass(frozen=True)
@@ -141,5 +145,10 @@ def answer_metric_names() -> list[str]:
 
 
 def score_answer(ctx: AnswerContext) -> dict[str, float]:
-    """Every answer metric of one answer, in declaration order."""
-    return {name: float(METRICS.get(name).compute(ctx)) for name in answer_metric_names()}
+    """Every answer metric of one answer, in declaration order, each checked against its
+    declared bounds where it is computed (:mod:`rulegauge.metrics.contract`: NaN is "not
+    applicable" for answer metrics; a value out of bounds stops the run naming the metric)."""
+    out = {name: float(METRICS.get(name).compute(ctx)) for name in answer_metric_names()}
+    for name, value in out.items():
+        check_values(resolve_metric(name), np.array([value]), [ctx.question.question_id])
+    return out
