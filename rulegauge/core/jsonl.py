@@ -87,6 +87,9 @@ def iter_records(lines: Iterable[str], source: str | Path,
         except RecursionError:  # [[[[... thousands deep
             problems.append(Problem(where, "invalid JSON: nested too deeply"))
             continue
+        except ValueError as exc:  # an integer of more than 4,300 digits (int's conversion limit)
+            problems.append(Problem(where, f"invalid JSON: {str(exc)[:120]}"))
+            continue
         if not isinstance(obj, dict):
             problems.append(Problem(where, f"expected a JSON object, got {type(obj).__name__}"))
             continue

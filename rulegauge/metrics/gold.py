@@ -5,7 +5,10 @@ codes; a (question, page) pair is the key ``question index * pages + page code``
 every lookup is an array search over sorted keys, never a per-row Python loop.
 Judged pages (:meth:`rulegauge.goldset.records.Question.judged_pages`: requirement
 pages and explicit judgments, judged non-relevant included) feed ``Judged@k`` and the
-condensed-list metrics.
+condensed-list metrics. A foreign hit (a row the rank matrix marks ``foreign``: an id that
+matches no chunk) is a page of its own, ``<reply id>#0``
+(:func:`rulegauge.corpus.foreign.foreign_page_key`): relevant to no question, judged by none,
+merged with no other hit.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rulegauge.corpus.foreign import FOREIGN_PAGE
 from rulegauge.corpus.records import page_key, page_keys
 from rulegauge.fusion.fuse import RankMatrix
 from rulegauge.goldset.records import Question
@@ -37,6 +41,7 @@ class Gold:
     gold_gain: np.ndarray | None = None  # grade aligned with gold_keys; None: binary
     ideal_gain: np.ndarray | None = None  # (Q, max relevant) grades sorted descending
     judged_keys: np.ndarray | None = None  # sorted keys of every judged (question, page)
+    chunk_foreign: np.ndarray | None = None  # matrix row -> bool: a foreign hit; None: none
 
     @property
     def n_pages(self) -> int:
@@ -61,8 +66,12 @@ def requirement_masks(question: Question) -> dict[str, int]:
 
 def make_gold(questions: Sequence[Question], matrix: RankMatrix,
               chunk_pages: dict[str, tuple[str, int]]) -> Gold:
-    """``chunk_pages`` maps chunk id -> (doc id, page)."""
+    """``chunk_pages`` maps chunk id -> (doc id, page); a foreign hit of the matrix (module
+    docstring) needs no entry: it is ``(reply id, 0)``."""
     judged = [q.judged_pages() for q in questions]
+    if matrix.foreign is not None:  # only then: the ordinary path builds no new mapping
+        chunk_pages = {**chunk_pages, **{str(c): (str(c), FOREIGN_PAGE)
+                                         for c in np.unique(matrix.chunk_ids[matrix.foreign])}}
     page_ids = {page_key(d, p) for d, p in chunk_pages.values()}
     page_ids |= {p for q in questions for p in q.relevant_pages}
     page_ids |= {p for j in judged for p in j}
@@ -90,7 +99,7 @@ def make_gold(questions: Sequence[Question], matrix: RankMatrix,
                 np.array([len(q.requirements) for q in questions]),
                 np.array([len(q.relevant_pages) for q in questions]),
                 np.asarray(gains, dtype=np.float64)[order] if graded else None,
-                ideal_gains(questions) if graded else None, jkeys)
+                ideal_gains(questions) if graded else None, jkeys, matrix.foreign)
 
 
 def ideal_gains(questions: Sequence[Question]) -> np.ndarray:
