@@ -87,8 +87,9 @@ def latency_problem(value: object) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return f"latency_ms must be a number or null, got {value!r}"[:120]
     if isinstance(value, int) and abs(value) > 10**18:  # float() of a huge integer overflows
-        digits = int(abs(value).bit_length() * 0.30103) + 1  # str() of a 5,000-digit integer raises
-        return f"latency_ms must be within 0..{MAX_LATENCY_MS:,.0f} ms, got an integer of about {digits} digits"
+        bits = abs(value).bit_length()  # str() of an integer of more than 4,300 digits raises
+        digits = f"{len(str(abs(value)))}" if bits < 14_000 else f"about {int(bits * 0.30103) + 1}"
+        return f"latency_ms must be within 0..{MAX_LATENCY_MS:,.0f} ms, got an integer of {digits} digits"
     if not math.isfinite(value) or not 0.0 <= float(value) <= MAX_LATENCY_MS:
         return f"latency_ms must be a finite number within 0..{MAX_LATENCY_MS:,.0f} ms, got {value!r}"
     return None
