@@ -60,7 +60,7 @@ def test_the_arms_default_to_keep_and_refuse_warn(tmp_path) -> None:
     assert HttpArm(url="http://127.0.0.1:9/s", chunk="id").on_unmatched == "keep"
     with pytest.raises(ConfigError, match='external arm: on_unmatched = "warn" is no longer accepted'):
         ExternalArm(str(ranked), on_unmatched="warn")
-    with pytest.raises(ConfigError, match='http arm: on_unmatched = "warn" is no longer accepted.*"drop"'):
+    with pytest.raises(ConfigError, match=r'http arm: on_unmatched = "warn" is no longer accepted.*"drop"'):
         HttpArm(url="http://127.0.0.1:9/s", chunk="id", on_unmatched="warn")
 
 

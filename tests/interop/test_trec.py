@@ -98,7 +98,7 @@ def test_external_arm_reports_unmatched_ids(base_run, tmp_path):
     assert ranks[["chunk_id", "rank", "foreign"]].values.tolist() == [
         ["nosuch#p0001.c000", 1, True], ["bw-rules#p0003.c000", 2, False]]
     cfg.write_text(cfg.read_text().replace('path = ', 'on_unmatched = "warn"\npath = '))
-    with pytest.raises(ValidationError, match='on_unmatched = "warn" is no longer accepted.*"keep".*"drop"'):
+    with pytest.raises(ValidationError, match=r'on_unmatched = "warn" is no longer accepted.*"keep".*"drop"'):
         run(RunOptions(config=cfg, runs_dir=tmp_path, run_id="warn"))
 
 

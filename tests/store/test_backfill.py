@@ -67,5 +67,5 @@ def test_another_missing_column_is_still_refused(older: Run, tmp_path: Path) -> 
     copy = tmp_path / "copy"
     shutil.copytree(older.path, copy)
     _drop_column(copy, "fused", "relevant")
-    with pytest.raises(ProvenanceError, match="fused.parquet lacks the declared column"):
+    with pytest.raises(ProvenanceError, match=r"fused\.parquet lacks the declared column"):
         Run(copy)
