@@ -16,6 +16,7 @@ from ir_measures import RR, nDCG
 
 from rulegauge.interop.export import export_run
 from rulegauge.pipeline.options import RunOptions
+from rulegauge.pipeline.rescore import rescore
 from rulegauge.pipeline.retrieval import run
 from rulegauge.store.rundir import Run
 from tests.helpers.common import LEXICAL
@@ -68,11 +69,11 @@ k = [60]
 arms = [["ext", "ext2"], ["plain"]]
 ''')
     res = Run(run(RunOptions(config=cfg, runs_dir=tmp / "runs", run_id="ext", metrics=METRICS)).path)
-    return base, res, ext
+    return base, res, ext, cfg
 
 
 def test_mrr_at_10_is_ir_measures_on_the_raw_list_with_the_unknown_id(runs) -> None:
-    base, res, ext = runs
+    base, res, ext, _ = runs
     qs = base.table("questions")
     rel = {r.question_id: {p for req in json.loads(r.requirements) for p in req} for r in qs.itertuples()}
     answerable = [q for q in qs["question_id"] if rel[q]]
@@ -96,7 +97,7 @@ def test_mrr_at_10_is_ir_measures_on_the_raw_list_with_the_unknown_id(runs) -> N
 
 
 def test_foreign_at_5_is_the_share_of_the_top_5_from_outside(runs) -> None:
-    _, res, ext = runs
+    _, res, ext, _ = runs
     m = res.table("metrics")
     got = m[(m["config_id"] == "arm-ext") & (m["metric"] == "foreign@5")].set_index("question_id")["value"]
     for q, hits in ext.items():  # one foreign page among min(5, pages listed); unanswerable ones count too
@@ -112,7 +113,7 @@ def test_foreign_at_5_is_the_share_of_the_top_5_from_outside(runs) -> None:
 
 
 def test_one_foreign_id_from_two_arms_is_one_hit_and_two_ids_are_two(runs) -> None:
-    _, res, ext = runs
+    _, res, ext, _ = runs
     f = res.table("fused")
     f = f[f["config_id"] == "rrf_k60_ext+ext2"]
     for q in ext:
@@ -134,9 +135,19 @@ def test_one_foreign_id_from_two_arms_is_one_hit_and_two_ids_are_two(runs) -> No
 
 
 def test_a_run_without_foreign_hits_is_what_it_was(runs) -> None:
-    base, res, _ = runs
+    base, res, _, _ = runs
     ranks = base.table("arm_ranks")
     assert not ranks["foreign"].any() and not base.table("fused")["foreign"].any()
     assert "foreign_hits" not in base.manifest["arms"]["bm25"]
     assert math.isfinite(res.table("metrics")["value"].replace(math.inf, 0).sum())
     assert list(pd.read_parquet(base.path / "arm_ranks.parquet").columns)[-1] == "foreign"
+
+
+def test_rescoring_a_run_with_foreign_hits_gives_the_same_tables(runs) -> None:
+    _, res, _, cfg = runs
+    grid = cfg.parent / "grid-only.toml"  # --from takes the stored ranks: a grid of the arms by name
+    grid.write_text('[defaults]\nk = 60\ndepth = 100\n[grid]\nk = [60]\narms = [["ext", "ext2"], ["plain"]]\n')
+    again = Run(rescore(RunOptions(config=grid, runs_dir=res.path.parent, run_id="again", source_run="ext",
+                                   metrics=METRICS)).path)
+    for table in ("metrics", "fused"):
+        pd.testing.assert_frame_equal(again.table(table).drop(columns="run_id"), res.table(table).drop(columns="run_id"))
