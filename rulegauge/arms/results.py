@@ -130,3 +130,15 @@ def make_hits(chunk_ids: Sequence[str], ranks: Sequence[int], scores: Sequence[f
     finally:
         if paused:
             gc.enable()
+
+
+def foreign_columns(results: Sequence[object], chunks: ChunkColumns) -> ChunkColumns:
+    """``chunks`` with a row for every id the ``results`` declare foreign (``ArmResult.foreign``;
+    ``chunks`` itself when none does). Anything that is not a result, or not a set of ids, is
+    skipped here: the arm contract names it (:mod:`rulegauge.arms.contract`)."""
+    ids: set[str] = set()
+    for r in results:
+        declared = getattr(r, "foreign", None) if isinstance(r, ArmResult) else None
+        if isinstance(declared, frozenset):
+            ids.update(i for i in declared if isinstance(i, str))
+    return chunks.with_foreign(sorted(ids)) if ids else chunks

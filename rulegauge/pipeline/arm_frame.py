@@ -25,23 +25,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from rulegauge.arms.results import ArmResult
+from rulegauge.arms.results import ArmResult, foreign_columns
 from rulegauge.corpus.chunk_columns import ChunkColumns
 from rulegauge.corpus.records import Corpus
 
 COLUMNS = ("question_id", "arm", "chunk_id", "rank", "score", "doc_id", "page", "foreign")
-
-
-def foreign_columns(results: Sequence[object], chunks: ChunkColumns) -> ChunkColumns:
-    """``chunks`` with a row for every id the ``results`` declare foreign (``ArmResult.foreign``;
-    ``chunks`` itself when none does). Anything that is not a result, or not a set of ids, is
-    skipped here: the arm contract names it (:mod:`rulegauge.arms.contract`)."""
-    ids: set[str] = set()
-    for r in results:
-        declared = getattr(r, "foreign", None) if isinstance(r, ArmResult) else None
-        if isinstance(declared, frozenset):
-            ids.update(i for i in declared if isinstance(i, str))
-    return chunks.with_foreign(sorted(ids)) if ids else chunks
 
 
 def arm_frame(results: Sequence[ArmResult], corpus: Corpus, chunks: ChunkColumns | None = None) -> pd.DataFrame:

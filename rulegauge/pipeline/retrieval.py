@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 from rulegauge.arms import ARMS, ArmContext, load_builtin_arms
 from rulegauge.arms.base import empty_counts, make_arm, preflight_arms
 from rulegauge.arms.contract import check_results, order_rule
+from rulegauge.arms.results import foreign_columns
 from rulegauge.core import plugins
 from rulegauge.core.atomic import atomic_path
 from rulegauge.core.cachedir import cache_root
@@ -47,7 +48,7 @@ from rulegauge.goldset.parse import check_corpus, load_goldset
 from rulegauge.goldset.records import GoldSet
 from rulegauge.metrics.family import Metric
 from rulegauge.metrics.gold import make_gold
-from rulegauge.pipeline.arm_frame import arm_frame, foreign_columns
+from rulegauge.pipeline.arm_frame import arm_frame
 from rulegauge.pipeline.depth_unit import DEFAULT_PLAN, DepthPlan, best_per_page, chunk_depth, page_codes, short_lists
 from rulegauge.pipeline.grid_tables import check_grid_size
 from rulegauge.pipeline.lifecycle import RankInputs, execute

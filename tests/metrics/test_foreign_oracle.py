@@ -150,4 +150,5 @@ def test_rescoring_a_run_with_foreign_hits_gives_the_same_tables(runs) -> None:
     again = Run(rescore(RunOptions(config=grid, runs_dir=res.path.parent, run_id="again", source_run="ext",
                                    metrics=METRICS)).path)
     for table in ("metrics", "fused"):
-        pd.testing.assert_frame_equal(again.table(table).drop(columns="run_id"), res.table(table).drop(columns="run_id"))
+        pd.testing.assert_frame_equal(again.table(table).drop(columns="run_id"),
+                                      res.table(table).drop(columns="run_id"))
