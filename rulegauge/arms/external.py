@@ -120,10 +120,6 @@ class ExternalArm:
         self.unmatched = [str(p) for p in problems]
         if problems and self.on_unmatched == "error":
             raise ValidationError(problems, f"external arm {self.path}: unmatched ids")
-        if self.on_unmatched == "keep":
-            bad = bad_foreign_ids((f"{self.path}:{r.line}", r.id) for r in rows(df[df["foreign"] & asked], index=True))
-            if bad:
-                raise ValidationError(bad, f"external arm {self.path}: ids that cannot be kept as foreign hits")
         ok = df[asked].assign(key=df["chunk_id"].where(df["chunk_id"].notna(), df["id"].astype(str)))
         ok = ok.drop_duplicates(["question_id", "key"])
         out = []
@@ -144,6 +140,11 @@ class ExternalArm:
             self.count.add(listed)
             out.append(ArmResult(q.question_id, self.name, listed.hits,
                                  None if listed.hits else NO_ROWS, listed.foreign))
+        kept = {(r.question_id, i) for r in out for i in r.foreign}
+        bad = bad_foreign_ids((f"{self.path}:{r.line}", str(r.id)) for r in rows(ok[ok["foreign"]], index=True)
+                              if (r.question_id, str(r.id)) in kept)
+        if bad:
+            raise ValidationError(bad, f"external arm {self.path}: ids that cannot be kept as foreign hits")
         return out
 
     def describe(self) -> dict[str, Any]:

@@ -287,7 +287,7 @@ class HttpArm:
             raise ValidationError(listed_ids, f"{where}: ids matching nothing in the corpus "
                                   '(on_unmatched = "keep" keeps them at their ranks as non-relevant foreign hits)')
         if self.on_unmatched == "keep":
-            bad = bad_foreign_ids((f"question {q}", i) for q, i in unmatched)
+            bad = bad_foreign_ids((f"question {r.question_id}", i) for r in out for i in sorted(r.foreign))
             if bad:
                 raise ValidationError(bad, f"{where}: reply ids that cannot be kept as foreign hits")
             if n and not errors and any(r.foreign for r in out) \

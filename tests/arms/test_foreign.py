@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from rulegauge.arms.base import ArmContext
 from rulegauge.arms.external import ExternalArm
 from rulegauge.arms.foreign import UNMATCHED, ForeignCount, apply_rule, bad_foreign_ids, check_unmatched
 from rulegauge.arms.http import HttpArm
 from rulegauge.arms.results import Hit
-from rulegauge.core.errors import ConfigError
+from rulegauge.core.errors import ConfigError, ValidationError
 from rulegauge.corpus.foreign import MAX_FOREIGN_ID, foreign_id_problem, foreign_page_key
+from tests.helpers.common import q
 
 # (id, matches no chunk, score): x1 and x2 are foreign, a..d chunks of the corpus
 LIST = [("x1", True, 9.0), ("a", False, 8.0), ("x2", True, 7.0), ("a", False, 6.5), ("b", False, 6.0),
@@ -90,3 +92,32 @@ def test_what_the_run_says_of_each_rule() -> None:
     assert (drop.warning() or "").startswith('on_unmatched = "drop" left out 2 hit(s) in 1 of 1 questions whose '
                                              "ids match no chunk of the corpus, so 4 hit(s) below them moved up")
     assert ForeignCount("keep").warning() is None
+
+
+def test_the_external_arm_under_each_rule(tiny_corpus, tmp_path) -> None:
+    """Rows re-ranked by score (ties by id, a foreign row's id its own), then the rule; a
+    foreign id that cannot be one is refused with its file and line only when it is kept."""
+    ranked = tmp_path / "r.jsonl"
+    rows = [("q1", "elsewhere#9", 3, 9.0), ("q1", "rb#2", 1, 5.0), ("q1", "rb#p0001.c000", 2, 5.0),
+            ("q1", "zz\u0007#1", 4, 0.5), ("qx", "rb#1", 1, 1.0)]
+    ranked.write_text("".join(f'{{"question_id": "{q}", "page_id": "{i}", "rank": {r}, "score": {s}}}\n'
+                              .replace("\u0007", "\\u0007") for q, i, r, s in rows))
+    ctx = ArmContext(tmp_path)
+    questions = [q("q1", "boat")]
+
+    def search(rule: str, depth: int):  # type: ignore[no-untyped-def]
+        arm = ExternalArm(str(ranked), on_unmatched=rule)
+        arm.prepare(tiny_corpus, ctx)
+        return arm, arm.search(questions, depth)
+
+    arm, (kept,) = search("keep", 3)
+    assert kept.hits == (Hit("elsewhere#9", 1, 9.0), Hit("rb#p0001.c000", 2, 5.0), Hit("rb#p0002.c000", 3, 5.0))
+    assert kept.foreign == {"elsewhere#9"} and arm.describe()["unmatched_count"] == 3  # 2 ids, 1 question
+    with pytest.raises(ValidationError, match=r"r\.jsonl:4: id 'zz\\x07#1' holds invisible or control characters"):
+        search("keep", 4)
+    arm, (dropped,) = search("drop", 4)
+    assert dropped.hits == (Hit("rb#p0001.c000", 1, 5.0), Hit("rb#p0002.c000", 2, 5.0))
+    assert arm.describe()["moved_up"] == 2 and "left out 2 hit(s) in 1 of 1 questions" in arm.describe()["warning"]
+    with pytest.raises(ValidationError) as info:
+        search("error", 4)
+    assert [p.where.rsplit(":", 1)[1] for p in info.value.problems] == ["1", "4", "5"]
