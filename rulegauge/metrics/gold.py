@@ -7,8 +7,10 @@ Judged pages (:meth:`rulegauge.goldset.records.Question.judged_pages`: requireme
 pages and explicit judgments, judged non-relevant included) feed ``Judged@k`` and the
 condensed-list metrics. A foreign hit (a row the rank matrix marks ``foreign``: an id that
 matches no chunk) is a page of its own, ``<reply id>#0``
-(:func:`rulegauge.corpus.foreign.foreign_page_key`): relevant to no question, judged by none,
-merged with no other hit.
+(:func:`rulegauge.corpus.foreign.foreign_page_key`), merged with no other hit, and judged
+non-relevant for every question: a page from outside the corpus is no page of the gold set, its
+relevance is known, so it stays in condensed lists and counts in ``Judged@k`` (every metric
+counts it as the non-relevant page it is, and nobody is sent to judge it).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class Gold:
     ideal_gain: np.ndarray | None = None  # (Q, max relevant) grades sorted descending
     judged_keys: np.ndarray | None = None  # sorted keys of every judged (question, page)
     chunk_foreign: np.ndarray | None = None  # matrix row -> bool: a foreign hit; None: none
+    page_foreign: np.ndarray | None = None  # page code -> bool: a foreign hit's page; None: none
 
     @property
     def n_pages(self) -> int:
@@ -92,6 +95,10 @@ def make_gold(questions: Sequence[Question], matrix: RankMatrix,
             gains.append(grades[page])
     order = np.argsort(np.asarray(keys, dtype=np.int64), kind="stable")
     graded = any(q.graded for q in questions)
+    page_foreign = None
+    if matrix.foreign is not None:
+        page_foreign = np.zeros(n_pages, bool)
+        page_foreign[np.unique(pcode[matrix.foreign])] = True
     jkeys = np.unique(np.asarray([qi * n_pages + code[p] for qi, j in enumerate(judged) for p in j],
                                  dtype=np.int64))
     return Gold(tuple(questions), code, pcode, docs, pnos,
@@ -99,7 +106,7 @@ def make_gold(questions: Sequence[Question], matrix: RankMatrix,
                 np.array([len(q.requirements) for q in questions]),
                 np.array([len(q.relevant_pages) for q in questions]),
                 np.asarray(gains, dtype=np.float64)[order] if graded else None,
-                ideal_gains(questions) if graded else None, jkeys, matrix.foreign)
+                ideal_gains(questions) if graded else None, jkeys, matrix.foreign, page_foreign)
 
 
 def ideal_gains(questions: Sequence[Question]) -> np.ndarray:
@@ -132,4 +139,6 @@ def lookup(gold: Gold, keys: np.ndarray) -> Lookup:
     jk = gold.judged_keys if gold.judged_keys is not None else np.zeros(0, np.int64)
     jpos = np.minimum(np.searchsorted(jk, keys), max(len(jk) - 1, 0))
     judged = (jk[jpos] == keys) if len(jk) else np.zeros(len(keys), bool)
+    if gold.page_foreign is not None:  # a foreign hit's page: judged non-relevant (module docstring)
+        judged |= gold.page_foreign[keys % gold.n_pages]
     return Lookup(hit, mask, gain, judged | hit)

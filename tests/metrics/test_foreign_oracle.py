@@ -22,7 +22,7 @@ from rulegauge.store.rundir import Run
 from tests.helpers.common import LEXICAL
 
 FOREIGN, STALE = "other-game#7", "stale-edition#2"
-METRICS = ("MRR@10", "nDCG@10", "hit@1", "foreign@5")
+METRICS = ("MRR@10", "nDCG@10", "hit@1", "foreign@5", "MRR(judged_only=True)@10", "Judged@5")
 
 
 def _lists(path: Path) -> dict[str, list[tuple[str, float]]]:
@@ -152,3 +152,17 @@ def test_rescoring_a_run_with_foreign_hits_gives_the_same_tables(runs) -> None:
     for table in ("metrics", "fused"):
         pd.testing.assert_frame_equal(again.table(table).drop(columns="run_id"),
                                       res.table(table).drop(columns="run_id"))
+
+
+def test_a_foreign_page_counts_as_judged_non_relevant(runs) -> None:
+    """Its relevance is known: condensed lists keep it (the question that had its relevant page
+    first under the condensed list has it second), and Judged@k counts it."""
+    _, res, ext, _ = runs
+    m = res.table("metrics").set_index(["config_id", "question_id", "metric"])["value"]
+    condensed = "MRR(judged_only=True)@10"
+    firsts = [q for q in ext if m[("arm-plain", q, condensed)] == 1.0]
+    assert firsts and all(m[("arm-ext", q, condensed)] == 0.5 for q in firsts)
+    answerable = set(res.table("questions").query("answerable")["question_id"])
+    for q, hits in ext.items():  # the foreign page is judged: Judged@5 never falls below 1 / min(5, listed)
+        if q in answerable:  # (Judged@k counts answerable questions; the others score its default)
+            assert m[("arm-ext", q, "Judged@5")] >= 1 / min(5, len(hits)) - 1e-12, q
