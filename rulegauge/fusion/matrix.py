@@ -39,7 +39,11 @@ class RankMatrix:
             unknown = sorted(set(df["question_id"][qcode < 0].astype(str)))
             raise ValueError(f"arm_ranks holds unknown question ids: {unknown[:5]}")
         codes, uniques = pd.factorize(df["chunk_id"].astype(str), sort=False)
-        uniq = np.asarray(uniques, dtype=str)
+        flagged = df["foreign"].to_numpy(dtype=bool) if "foreign" in df.columns else np.zeros(0, bool)
+        # fixed-width strings sort fastest, but take the longest id's width for every id: a run with
+        # foreign hits (reply ids up to corpus/foreign.MAX_FOREIGN_ID characters) sorts objects instead,
+        # in the same code-point order
+        uniq = np.asarray(uniques, dtype=object if flagged.any() else str)
         by_id = np.argsort(uniq, kind="stable")
         rank_of = np.empty(len(uniq), np.int64)
         rank_of[by_id] = np.arange(len(uniq))
@@ -57,11 +61,9 @@ class RankMatrix:
             scores[row[by_rank], acode[by_rank]] = df["score"].to_numpy(np.float64)[by_rank]
         ranks[ranks == big] = 0
         foreign = None
-        if "foreign" in df.columns:
-            flagged = df["foreign"].to_numpy(dtype=bool)
-            if flagged.any():  # an id is foreign in every arm that has it (it matches no chunk)
-                foreign = np.zeros(len(ukey), bool)
-                foreign[row[flagged]] = True
+        if flagged.any():  # an id is foreign in every arm that has it (it matches no chunk)
+            foreign = np.zeros(len(ukey), bool)
+            foreign[row[flagged]] = True
         chunk_code = ukey % max(len(uniq), 1)
         return cls(
             question_ids=np.asarray(question_ids, dtype=object),
