@@ -132,11 +132,13 @@ def make_hits(chunk_ids: Sequence[str], ranks: Sequence[int], scores: Sequence[f
             gc.enable()
 
 
-def foreign_columns(results: Sequence[object], chunks: ChunkColumns) -> ChunkColumns:
+def foreign_columns(results: object, chunks: ChunkColumns) -> ChunkColumns:
     """``chunks`` with a row for every id the ``results`` declare foreign (``ArmResult.foreign``;
     ``chunks`` itself when none does). Anything that is not a result, or not a set of ids, is
     skipped here: the arm contract names it (:mod:`rulegauge.arms.contract`)."""
     ids: set[str] = set()
+    if not isinstance(results, (list, tuple)):  # not a list of results: the contract names it
+        return chunks
     for r in results:
         declared = getattr(r, "foreign", None) if isinstance(r, ArmResult) else None
         if isinstance(declared, frozenset):
