@@ -49,6 +49,6 @@ def test_a_journal_record_latency_is_bounded_where_it_is_read(tmp_path) -> None:
     assert text.startswith("arm live journal is damaged (3 problem(s)):")
     assert f"{path}:2: latency_ms must be a finite number within 0..3,600,000 ms, got -5000" in text
     assert f"{path}:3: latency_ms must be a finite number within 0..3,600,000 ms, got inf" in text
-    assert f"{path}:5: invalid JSON: Exceeds the limit (4300 digits)" in text
+    assert f"{path}:5: invalid JSON: a number too long to read (over 4,300 digits)" in text
     path.write_text('{"key": "a", "latency_ms": 12.0}\n{"key": "d", "latency_ms": null}\n')
     assert set(journal(path, "live").load()) == {("a",), ("d",)}
