@@ -51,6 +51,7 @@ from rulegauge.analysis.figures import (
     question_figure,
     ratio_figure,
 )
+from rulegauge.analysis.foreign_hits import foreign_html
 from rulegauge.analysis.headline import (
     HEADLINE_METRICS,
     best_per_method,
@@ -317,6 +318,7 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
         *trend_html(run, metric, tuple(c for c in chosen if c in trend_set), service or top_line.best),
         *bands_html(fused, shown, overview_frame(tables).drop(columns=["name", "kind"]),
                     cells_frame(shown), top_k),
+        *foreign_html(fused, chosen, top_k),
     ]
     if questions is not None and "language" in questions:
         lang = language_table(charted, questions, metric, also=())

@@ -5,7 +5,9 @@ Algorithm (one question, one fusion config)
 1. **Pool**: the config's fused rows in ``fused_rank`` order (decided on exact scores,
    chunk id ascending: :func:`rulegauge.fusion.exact.fused_row_order`; float scores of
    exact ties may differ in the last bit),
-   first ``pool`` (80) rows.
+   first ``pool`` (80) rows. A foreign hit among them (an id that matches no chunk of the
+   corpus, :mod:`rulegauge.corpus.foreign`) takes its place in those rows, as the service
+   would read it, but is not a candidate: its text is not in the run.
 2. **Re-rank**: the registered re-ranker (:mod:`rulegauge.answering.rerankers`)
    scores the pool; ordering by that score (descending, chunk id ascending) gives
    ``rerank_rank`` 1..P. The first ``final`` (8) are selected, slot ``reranker``.
@@ -52,6 +54,7 @@ from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
 from rulegauge.core.limits import count_problem
 from rulegauge.core.ordering import order
 from rulegauge.core.registry import Registry
+from rulegauge.corpus.foreign import foreign_flags
 from rulegauge.corpus.records import Chunk, Document
 from rulegauge.fusion.exact import fused_row_order
 from rulegauge.goldset.records import Question
@@ -195,6 +198,7 @@ def build_pool(fused_rows: pd.DataFrame, chunks: Mapping[str, Chunk],
         arms = [c[len("rank_"):] for c in fused_rows.columns if c.startswith("rank_")]
     idx = fused_row_order(fused_rows["fused_rank"].to_numpy(np.int64),
                           fused_rows["chunk_id"].astype(str).to_numpy())[:size]
+    idx = idx[~foreign_flags(fused_rows)[idx]]  # in the pool's rows, but no text to read (module docstring)
     missing = sorted({str(fused_rows["chunk_id"].iloc[i]) for i in idx} - set(chunks))
     if missing:
         raise RulegaugeError(f"fused rows name chunks missing from the chunks table: "

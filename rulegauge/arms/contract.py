@@ -7,7 +7,10 @@ per question asked (none for a question it was not asked), and each result's hit
   fusion planes: a hit ranked 0 would vanish from every fused list); an arm of order rule
   ``observed`` may skip and repeat ranks, never go below 1 or down;
 * at most ``depth`` of them (the depth asked);
-* distinct chunk ids of the corpus searched;
+* distinct chunk ids of the corpus searched, or ids the result declares foreign
+  (``ArmResult.foreign``: ids that match no chunk, kept at their ranks as non-relevant hits,
+  :mod:`rulegauge.corpus.foreign`): a declared foreign id is no chunk of the corpus and is
+  usable as an id (non-empty, bounded, no invisible characters);
 * finite scores;
 * of the declared types: ``search`` returns a list (or tuple) of :class:`ArmResult`, each
   result's hits a tuple of :class:`~rulegauge.arms.results.Hit` (a ``str`` chunk id, an
@@ -39,6 +42,7 @@ from rulegauge.arms.results import ArmResult, Hit, HitColumns
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import shown
 from rulegauge.corpus.chunk_columns import ChunkColumns
+from rulegauge.corpus.foreign import foreign_id_problem
 
 ORDER_RULES = ("score", "given", "observed")
 _SHOWN = 3  # problems named per result
@@ -63,9 +67,10 @@ def _arrays(result: ArmResult, chunks: ChunkColumns) -> tuple[np.ndarray, np.nda
     f = result.found
     if isinstance(f, HitColumns):
         rows = np.asarray(f.rows, np.int64)
-        if f.chunks is not chunks and not np.array_equal(f.chunks.ids, chunks.ids):
+        if f.chunks is not chunks and f.chunks is not chunks.corpus \
+                and not np.array_equal(f.chunks.ids, chunks.base.ids):
             return rows, np.asarray(f.ranks), np.asarray(f.scores, np.float64), ["hits index another corpus"]
-        bad = (rows < 0) | (rows >= len(chunks))
+        bad = (rows < 0) | (rows >= len(f.chunks))
         return (np.where(bad, -1, rows), np.asarray(f.ranks), np.asarray(f.scores, np.float64),
                 [f"{int(bad.sum())} corpus rows out of range"] if bad.any() else [])
     row_of = chunks.row_of
@@ -108,6 +113,8 @@ def shape_problems(result: Any) -> list[str]:
             return [f"HitColumns dtypes {', '.join(f'{n} {a.dtype}' for n, a in arrays.items())}: rows and "
                     "ranks must be integers, scores real"]
         return []
+    if not isinstance(result.foreign, frozenset) or not all(isinstance(i, str) for i in result.foreign):
+        return [f"foreign is {shown(result.foreign)}, not a frozenset of ids"]
     if not isinstance(f, (tuple, list)):
         return [f"hits are {shown(f)}, not a tuple of Hit"]
     for i, h in enumerate(f, start=1):
@@ -134,6 +141,7 @@ def result_problems(result: ArmResult, chunks: ChunkColumns, depth: int, rule: s
     elif not np.array_equal(ranks, want):
         at = int(np.flatnonzero(ranks != want)[0])
         problems.append(f"ranks must be 1..{n} in list order without gaps; hit {at + 1} has rank {int(ranks[at])}")
+    problems += _foreign_problems(result, rows, chunks)
     uniq, counts = np.unique(rows[rows >= 0], return_counts=True)
     if (counts > 1).any():
         problems.append(f"chunk {str(chunks.ids[uniq[counts > 1][0]])!r} is ranked more than once")
@@ -149,6 +157,22 @@ def result_problems(result: ArmResult, chunks: ChunkColumns, depth: int, rule: s
             problems.append(f"hit {at + 1} breaks the order rule 'score' (scores descending, equal scores "
                             f"by chunk id): {ids[at - 1]!r} {scores[at - 1]!r} before {ids[at]!r} {scores[at]!r}")
     return problems
+
+
+def _foreign_problems(result: ArmResult, rows: np.ndarray, chunks: ChunkColumns) -> list[str]:
+    """A hit outside the corpus that the result does not declare foreign, a declared foreign
+    id that is a chunk of the corpus, or one that cannot be an id (module docstring)."""
+    n = chunks.n_corpus
+    outside = [str(chunks.ids[r]) for r in rows if r >= n]
+    undeclared = [i for i in outside if i not in result.foreign]
+    out = [f"chunk ids not in the corpus: {', '.join(map(repr, undeclared[:_SHOWN]))} (declare them "
+           "in ArmResult.foreign to keep them as foreign hits)"] if undeclared else []
+    row_of = chunks.base.row_of
+    inside = sorted(i for i in result.foreign if i in row_of)
+    if inside:
+        out.append(f"declares foreign the chunk id(s) {', '.join(map(repr, inside[:_SHOWN]))} of the corpus")
+    out += [p for p in (foreign_id_problem(i) for i in outside if i in result.foreign) if p][:_SHOWN]
+    return out
 
 
 def results_problems(results: Sequence[ArmResult], question_ids: Sequence[str], chunks: ChunkColumns,

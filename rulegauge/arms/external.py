@@ -9,13 +9,17 @@ or JSONL with columns ``question_id``, ``rank``, optional ``score``, and an id:
 Matching. A chunk id must exist in the corpus. A page id maps to that page's
 first chunk (lowest chunk id): page-level metrics are unaffected, and fused
 page order is what a page-level system would produce. Every id that matches no
-chunk, and every question id not in the gold set, is reported: with
-``on_unmatched="error"`` (default) the run stops with the full list (file, line,
-id); with ``"warn"`` the unmatched rows are left out and listed in the manifest.
+chunk, and every question id not in the gold set, is listed in the manifest with its
+file and line. ``on_unmatched`` (:mod:`rulegauge.arms.foreign`) says what becomes of a row
+whose id matches no chunk: ``"keep"`` (default) keeps it at its place as a non-relevant
+foreign hit under its id; ``"error"`` stops the run with the full list (file, line, id; rows
+of questions not in the gold set too); ``"drop"`` leaves it out (the rows below move up)
+with a warning saying how many moved. Rows of a question not in the gold set are left out
+(listed) unless the rule is ``error``: they move no rank.
 
-Order. Rows are re-ranked per question by score descending, then chunk id
-ascending (rulegauge's tie rule); without a score column, by the given rank.
-Ranks are renumbered 1..n after matching.
+Order. Rows are re-ranked per question by score descending, then id ascending
+(rulegauge's tie rule; a foreign row's id is its own); without a score column, by the
+given rank. Ranks are renumbered 1..n after the rule.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 from rulegauge.arms.base import ARMS, ArmContext
-from rulegauge.arms.results import ArmResult, Hit
+from rulegauge.arms.foreign import DEFAULT_UNMATCHED, ForeignCount, apply_rule, bad_foreign_ids, check_unmatched
+from rulegauge.arms.results import ArmResult
 from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import ConfigError, Problem, ValidationError
 from rulegauge.core.jsonl import read_records
@@ -38,7 +43,6 @@ from rulegauge.corpus.records import Corpus, page_key
 from rulegauge.goldset.records import Question
 from rulegauge.interop.trec import read_run
 
-UNMATCHED = ("error", "warn")
 NO_ROWS = "the ranked file has no matched rows for the question"
 
 
@@ -83,14 +87,14 @@ class ExternalArm:
 
     name: ClassVar[str] = "external"
 
-    def __init__(self, path: str, format: str | None = None, on_unmatched: str = "error") -> None:
-        if on_unmatched not in UNMATCHED:
-            raise ConfigError(f"external arm: on_unmatched must be one of {', '.join(UNMATCHED)}")
+    def __init__(self, path: str, format: str | None = None, on_unmatched: str = DEFAULT_UNMATCHED) -> None:
+        check_unmatched(on_unmatched, "external arm")
         self.path = Path(path)
         if not self.path.exists():
             raise ConfigError(f"external arm: file not found: {self.path}")
         self.format, self.on_unmatched = format, on_unmatched
         self.unmatched: list[str] = []
+        self.count = ForeignCount(on_unmatched)
         self._rows: pd.DataFrame | None = None
 
     def prepare(self, corpus: Corpus, context: ArmContext) -> None:
@@ -100,6 +104,7 @@ class ExternalArm:
             first_chunk.setdefault(page_key(c.doc_id, c.page), c.chunk_id)
         ids = corpus.chunk_by_id
         df["chunk_id"] = [i if i in ids else first_chunk.get(i) for i in df["id"]]
+        df["foreign"] = df["chunk_id"].isna()
         self._rows = df
 
     def search(self, questions: Sequence[Question], depth: int) -> list[ArmResult]:
@@ -107,16 +112,19 @@ class ExternalArm:
             raise RuntimeError("external arm: prepare() must run before search()")
         df = self._rows
         known = {q.question_id for q in questions}
+        asked = df["question_id"].isin(known)
         problems = [Problem(f"{self.path}:{r.line}", f"id {r.id!r} matches no chunk or page of the corpus")
-                    for r in rows(df[df["chunk_id"].isna()], index=True)]
+                    for r in rows(df[df["foreign"]], index=True)]
         problems += [Problem(f"{self.path}:{r.line}", f"question {r.question_id!r} is not in the gold set")
-                     for r in rows(df[~df["question_id"].isin(known)], index=True)]
+                     for r in rows(df[~asked], index=True)]
         self.unmatched = [str(p) for p in problems]
         if problems and self.on_unmatched == "error":
             raise ValidationError(problems, f"external arm {self.path}: unmatched ids")
-        ok = df[df["chunk_id"].notna()].drop_duplicates(["question_id", "chunk_id"])
+        ok = df[asked].assign(key=df["chunk_id"].where(df["chunk_id"].notna(), df["id"].astype(str)))
+        ok = ok.drop_duplicates(["question_id", "key"])
         out = []
         groups = dict(tuple(ok.groupby("question_id")))
+        self.count = ForeignCount(self.on_unmatched)
         for q in questions:
             g = groups.get(q.question_id)
             if g is None:
@@ -124,14 +132,23 @@ class ExternalArm:
                 continue
             has_score = g["score"].notna().all()
             key = g["score"].to_numpy(float) if has_score else -g["rank"].to_numpy(float)
-            idx = order(key, g["chunk_id"].to_numpy(dtype=object))[:depth]
-            ch, sc, rk = g["chunk_id"].to_numpy(), g["score"].to_numpy(float), g["rank"].to_numpy()
-            out.append(ArmResult(q.question_id, self.name, tuple(
-                Hit(str(ch[i]), n, float(sc[i]) if has_score else float(1.0 / rk[i]))
-                for n, i in enumerate(idx, start=1))))
+            ids = g["key"].to_numpy(dtype=object)
+            idx = order(key, ids)
+            sc, rk, outside = g["score"].to_numpy(float), g["rank"].to_numpy(), g["foreign"].to_numpy(bool)
+            listed = apply_rule(((str(ids[i]), bool(outside[i]), float(sc[i]) if has_score else float(1.0 / rk[i]))
+                                 for i in idx), depth, self.on_unmatched)
+            self.count.add(listed)
+            out.append(ArmResult(q.question_id, self.name, listed.hits,
+                                 None if listed.hits else NO_ROWS, listed.foreign))
+        kept = {(r.question_id, i) for r in out for i in r.foreign}
+        bad = bad_foreign_ids((f"{self.path}:{r.line}", str(r.id)) for r in rows(ok[ok["foreign"]], index=True)
+                              if (r.question_id, str(r.id)) in kept)
+        if bad:
+            raise ValidationError(bad, f"external arm {self.path}: ids that cannot be kept as foreign hits")
         return out
 
     def describe(self) -> dict[str, Any]:
         return {"arm": self.name, "path": str(self.path), "sha256": file_sha256(self.path),
                 "format": self.format, "on_unmatched": self.on_unmatched,
-                "unmatched": self.unmatched[:100], "unmatched_count": len(self.unmatched)}
+                "unmatched": self.unmatched[:100], "unmatched_count": len(self.unmatched),
+                **self.count.manifest(), **({"warning": w} if (w := self.count.warning()) else {})}

@@ -6,7 +6,8 @@ Settings are the dataclass fields below (the grid file's ``[arms.NAME]`` keys):
 ``chunk`` or ``doc`` + ``page``, ``score``, ``arm_ranks`` (where the reply keeps them,
 :mod:`rulegauge.arms.http_reply`), ``concurrency``, ``timeout_s`` (one total deadline per
 call), ``retries`` / ``backoff_s`` / ``backoff_max_s``, ``max_body_bytes``,
-``on_unmatched`` (``error`` | ``warn``), ``max_error_rate`` and ``replay`` (a recorded
+``on_unmatched`` (``keep`` | ``error`` | ``drop``: :mod:`rulegauge.arms.foreign`),
+``max_error_rate`` and ``replay`` (a recorded
 journal to serve every request from). Calls: :mod:`rulegauge.arms.http_calls`.
 
 Search time: each call's latency (the request of the attempt that brought the reply, on a
@@ -19,9 +20,12 @@ redirecting, oversized or mis-shaped endpoint is exit 2 before any folder exists
 During the run a call that still fails after its retries is an error row: the
 question gets no hits (its empty reason says why) and the manifest counts it;
 above ``max_error_rate`` the run stops with every error named. Ids that match no
-chunk stop the run (``on_unmatched = "error"``) or are left out and listed
-(``"warn"``); a list empty for every question stops the run. Every message names the
-arm's URL without credentials and the question.
+chunk keep their ranks as non-relevant foreign hits (``on_unmatched = "keep"``, the
+default; an id that cannot be one, empty or holding control characters, stops the run),
+stop the run (``"error"``) or are left out with a warning of how many hits moved up
+(``"drop"``); every one is listed in the manifest (``unmatched``). A list empty for every
+question, or a run where no id of any reply matches the corpus, stops the run. Every
+message names the arm's URL without credentials and the question.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from rulegauge.arms.base import ARMS, ArmContext
+from rulegauge.arms.foreign import DEFAULT_UNMATCHED, ForeignCount, bad_foreign_ids, unmatched_problem
 from rulegauge.arms.http_calls import (
     CallLimits,
     Prepared,
@@ -47,9 +52,9 @@ from rulegauge.arms.http_calls import (
     request_key,
     valid_name,
 )
-from rulegauge.arms.http_reply import ReplyError, ReplyHit, ReplyShape, first_chunks, match, ranked
+from rulegauge.arms.http_reply import ReplyError, ReplyHit, ReplyShape, first_chunks, listed, match
 from rulegauge.arms.http_template import PLACEHOLDERS, check_template, question_values, render, secrets
-from rulegauge.arms.results import ArmResult, Hit
+from rulegauge.arms.results import ArmResult
 from rulegauge.core.errors import ConfigError, Problem, RulegaugeError, ValidationError
 from rulegauge.core.httpcall import RetryPolicy, redact_headers, redact_url
 from rulegauge.core.redact import MASK, is_secret_key, mask_url
@@ -57,7 +62,6 @@ from rulegauge.corpus.records import Corpus
 from rulegauge.goldset.records import Question
 
 METHODS = ("GET", "POST")
-UNMATCHED = ("error", "warn")
 
 
 @dataclass
@@ -84,7 +88,7 @@ class HttpArm:
     backoff_s: float = 0.5
     backoff_max_s: float = 8.0
     max_body_bytes: int = 16 * 1024 * 1024
-    on_unmatched: str = "error"
+    on_unmatched: str = DEFAULT_UNMATCHED
     max_error_rate: float = 0.05
     replay: str | None = None
     seed: int = 0
@@ -123,8 +127,9 @@ class HttpArm:
         if (self.chunk is None) == (self.doc is None and self.page is None) or \
                 (self.chunk is None and (self.doc is None or self.page is None)):
             p.append('name the hit id fields: chunk = "chunk_id", or doc = "doc_id" and page = "page"')
-        if self.on_unmatched not in UNMATCHED:
-            p.append(f"on_unmatched must be one of {', '.join(UNMATCHED)}")
+        unmatched = unmatched_problem(self.on_unmatched, "on_unmatched")
+        if unmatched:
+            p.append(unmatched.removeprefix("on_unmatched: "))
         for key, v, lo in (("concurrency", self.concurrency, 1), ("max_body_bytes", self.max_body_bytes, 1)):
             if v < lo:
                 p.append(f"{key} must be >= {lo}, got {v}")
@@ -205,7 +210,8 @@ class HttpArm:
                     f"{corpus.chunks[0].chunk_id!r})")
         if unmatched and self.on_unmatched == "error":
             return (f"{self.endpoint}, question {q.question_id}: ids matching no chunk or page: "
-                    f"{', '.join(map(repr, unmatched[:10]))} (on_unmatched = \"warn\" leaves them out)")
+                    f"{', '.join(map(repr, unmatched[:10]))} (on_unmatched = \"keep\" keeps them at their "
+                    "ranks as non-relevant foreign hits)")
         return None
 
     def _hits(self, rec: Record, corpus: Corpus) -> list[ReplyHit]:
@@ -247,6 +253,7 @@ class HttpArm:
         self._latency = {q.question_id: call_latency(recs[q.question_id]) for q in questions}
         corpus = self.corpus
         out, errors, unmatched = [], [], []
+        count = ForeignCount(self.on_unmatched)
         for q in questions:
             rec = recs[q.question_id]
             try:
@@ -255,12 +262,12 @@ class HttpArm:
                 errors.append(Problem(f"question {q.question_id}", str(exc)))
                 out.append(ArmResult(q.question_id, self.name, (), f"call failed: {exc}"))
                 continue
-            unmatched += [Problem(f"question {q.question_id}", f"id {h.reply_id!r} matches no chunk "
-                                  "or page of the corpus") for h in hits if h.chunk_id is None]
-            top = ranked(hits, depth)
-            out.append(ArmResult(q.question_id, self.name, tuple(Hit(c, r, s) for c, r, s in top),
-                                 None if top else "the endpoint returned no matched hit"))
-        self._check(questions, out, errors, unmatched)
+            unmatched += [(q.question_id, h.reply_id) for h in hits if h.chunk_id is None]
+            top = listed(hits, depth, self.on_unmatched)
+            count.add(top)
+            out.append(ArmResult(q.question_id, self.name, top.hits,
+                                 None if top.hits else "the endpoint returned no matched hit", top.foreign))
+        self._check(questions, out, errors, unmatched, count)
         return out
 
     def call_latencies(self) -> dict[str, float]:
@@ -268,18 +275,35 @@ class HttpArm:
         return dict(self._latency)
 
     def _check(self, questions: Sequence[Question], out: list[ArmResult], errors: list[Problem],
-               unmatched: list[Problem]) -> None:
+               unmatched: list[tuple[str, str]], count: ForeignCount) -> None:
         n = len(questions)
+        listed_ids = [Problem(f"question {q}", f"id {i!r} matches no chunk or page of the corpus")
+                      for q, i in unmatched]
         self.stats = {"questions": n, "errors": len(errors), "error_examples": [str(p) for p in errors[:20]],
-                      "unmatched_count": len(unmatched), "unmatched": [str(p) for p in unmatched[:100]]}
+                      "unmatched_count": len(unmatched), "unmatched": [str(p) for p in listed_ids[:100]],
+                      **count.manifest()}
+        warning = count.warning()
+        if warning:
+            self.stats["warning"] = warning
         where = f"http arm {self.endpoint}"
         if n and len(errors) / n > self.max_error_rate:
             raise ValidationError(errors, f"{where}: {len(errors)} of {n} calls failed, above "
                                   f"max_error_rate {self.max_error_rate:g}; rerun with the same "
                                   "--run-id to ask only those again")
         if unmatched and self.on_unmatched == "error":
-            raise ValidationError(unmatched, f"{where}: ids matching nothing in the corpus "
-                                  '(on_unmatched = "warn" leaves them out)')
+            raise ValidationError(listed_ids, f"{where}: ids matching nothing in the corpus "
+                                  '(on_unmatched = "keep" keeps them at their ranks as non-relevant foreign hits)')
+        if self.on_unmatched == "keep":
+            bad = bad_foreign_ids((f"question {r.question_id}", i) for r in out for i in sorted(r.foreign))
+            if bad:
+                raise ValidationError(bad, f"{where}: reply ids that cannot be kept as foreign hits")
+            if n and not errors and any(r.foreign for r in out) \
+                    and all(len(r.foreign) == len(r.hits) for r in out):
+                ex = ", ".join(repr(i) for _, i in unmatched[:3])
+                raise ValidationError([Problem(where, f"no id of any reply matches a chunk or page of the corpus "
+                                               f"(e.g. {ex}; the corpus has ids like "
+                                               f"{self.corpus.chunks[0].chunk_id!r})")],
+                                      f"{where}: the reply fields read no id of the corpus")
         if n and not errors and all(not r.hits for r in out):
             raise ValidationError([Problem(where, f"the ranked list was empty for all {n} questions "
                                    f"(e.g. question {questions[0].question_id})")],

@@ -15,8 +15,10 @@ status, the hits read out of the reply (``hits``: each hit's id, score and per-a
 :func:`rulegauge.arms.http_reply.extract`, and ``fields``: the reply fields they were read
 with), or an error, attempts, wall time (``elapsed_ms``: every attempt and backoff sleep)
 and the search latency (``latency_ms``: a monotonic clock around the request of the attempt
-that brought the reply, null when none did; :mod:`rulegauge.metrics.latency`). The reply
-body itself is never stored: a service may echo the request's credentials anywhere in it.
+that brought the reply, null when none did; :mod:`rulegauge.metrics.latency`), bounded where a
+journal is read (:func:`record_problem`: null, or finite within 0 .. one hour; else exit 2
+naming the journal file and line). The reply body itself is never stored: a service may echo
+the request's credentials anywhere in it.
 Ids and error texts are scrubbed of every secret the request carried
 (:class:`rulegauge.core.redact.Secrets`: URL credentials, secret query values, credential
 headers and cookies, every environment value the templates read), before any cut. A journal
@@ -46,6 +48,7 @@ from rulegauge.core.httpcall import (
     status_problem,
 )
 from rulegauge.core.journal import KeyedJournal
+from rulegauge.core.limits import latency_problem
 from rulegauge.core.redact import Secrets
 
 JOURNAL_DIR = "arms-journal"
@@ -72,8 +75,16 @@ def request_key(shown: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def record_problem(rec: Record) -> str | None:
+    """What is wrong with a journaled record's values (checked where a journal is read: a
+    resumed run's own, a replayed one): its ``latency_ms`` is null or a finite number of ms
+    within :data:`rulegauge.core.limits.MAX_LATENCY_MS` (a negative or infinite figure would
+    pass a latency gate or break its percentile)."""
+    return latency_problem(rec.get("latency_ms"))
+
+
 def journal(path: Path, arm: str) -> KeyedJournal:
-    return KeyedJournal(path, ("key",), f"arm {arm} journal")
+    return KeyedJournal(path, ("key",), f"arm {arm} journal", check=record_problem)
 
 
 def valid_name(arm: str) -> bool:

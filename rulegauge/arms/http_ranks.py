@@ -18,7 +18,9 @@ must then equal that arm's depth, which it does by default), two ways:
   and counted as ambiguous, with its candidate count, in the manifest.
 
 Ranks are kept as decoded or disclosed (never renumbered: a hit the fused list
-dropped leaves a gap); only ranks up to the search depth are kept. The manifest
+dropped leaves a gap); only ranks up to the search depth are kept. A hit whose id matches no
+chunk follows the ``http`` arm's ``on_unmatched`` rule: kept at its rank as a foreign hit
+(``keep``, :mod:`rulegauge.arms.foreign`), or left out (``drop``: a gap, nothing moves up). The manifest
 entry says ``decoded`` or ``disclosed`` and counts hits, unique decodes, ambiguous
 hits (first 100 listed with their candidate counts) and scores without candidates.
 """
@@ -115,10 +117,12 @@ class HttpRanksArm:
             except ReplyError as exc:
                 out.append(ArmResult(q.question_id, self.name, (), f"call failed: {exc}"))
                 continue
-            ranked = self._ranks(q.question_id, _first(hits), depth, memo)
+            keep = parent.on_unmatched == "keep"
+            ranked = self._ranks(q.question_id, _first(hits, keep=keep), depth, memo)
             ranked.sort(key=lambda cr: cr[1])  # stable: equal ranks keep the reply's order
+            foreign = frozenset(c for c, _ in ranked) & frozenset(h.reply_id for h in hits if h.chunk_id is None)
             out.append(ArmResult(q.question_id, self.name, tuple(Hit(c, r, 1.0 / r) for c, r in ranked),
-                                 None if ranked else f"no hit carries a {self.stats['mode']} rank"))
+                                 None if ranked else f"no hit carries a {self.stats['mode']} rank", foreign))
         return out
 
     def _ranks(self, qid: str, hits: list[ReplyHit], depth: int,
@@ -128,8 +132,8 @@ class HttpRanksArm:
             self.stats["hits"] += 1
             rank = h.arm_ranks.get(self.disclosed) if self.disclosed is not None else \
                 self._decoded(qid, h, memo)
-            if rank is not None and rank <= depth and h.chunk_id is not None:
-                out.append((h.chunk_id, rank))
+            if rank is not None and rank <= depth:
+                out.append((h.chunk_id if h.chunk_id is not None else h.reply_id, rank))
                 self.stats["ranked"] += 1
         return out
 
@@ -150,7 +154,7 @@ class HttpRanksArm:
         if len(values) > 1:
             self.stats["ambiguous"] += 1
             if len(self.stats["ambiguous_hits"]) < 100:
-                self.stats["ambiguous_hits"].append({"question_id": qid, "chunk_id": h.chunk_id,
+                self.stats["ambiguous_hits"].append({"question_id": qid, "chunk_id": h.chunk_id or h.reply_id,
                                                      "candidates": len(d.candidates)})
             return None
         return values.pop()
@@ -164,13 +168,15 @@ class HttpRanksArm:
         self._parent = None
 
 
-def _first(hits: Sequence[ReplyHit]) -> list[ReplyHit]:
-    """Matched hits, first occurrence of each chunk (as the ``http`` arm ranks them)."""
+def _first(hits: Sequence[ReplyHit], *, keep: bool) -> list[ReplyHit]:
+    """The first occurrence of each chunk (as the ``http`` arm ranks them): matched hits, and
+    with ``keep`` the unmatched ones too, each under its reply id."""
     seen: set[str] = set()
     out = []
     for h in hits:
-        if h.chunk_id is not None and h.chunk_id not in seen:
-            seen.add(h.chunk_id)
+        key = h.chunk_id if h.chunk_id is not None else (h.reply_id if keep else None)
+        if key is not None and key not in seen:
+            seen.add(key)
             out.append(h)
     return out
 

@@ -9,8 +9,9 @@
   of arm name -> rank (a positive integer, or null / absent: not ranked by that arm).
   Field names are dotted paths inside the hit.
 * The list order is the ranking (a service's order is its answer); an id that comes
-  again later in the list is left out, and so is one that matches no chunk of the
-  corpus (returned in ``unmatched``).
+  again later in the list is left out. An id that matches no chunk of the corpus is
+  matched to None; the arm's ``on_unmatched`` rule says what becomes of it
+  (:mod:`rulegauge.arms.foreign`: by default it keeps its rank as a foreign hit).
 
 Two steps: :func:`extract` reads what a replay needs out of a reply (each hit's id,
 score and per-arm ranks: :func:`kept_hits`, the journal's ``hits``, never the body) with
@@ -27,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rulegauge.arms.foreign import Listed, apply_rule
 from rulegauge.core.httpcall import parse_json
 from rulegauge.core.redact import Secrets
 from rulegauge.corpus.records import Corpus, page_key
@@ -170,17 +172,10 @@ def read_hits(reply: Any, shape: ReplyShape, chunk_ids: Mapping[str, Any],
     return match(extract(reply, shape), shape, chunk_ids, pages)
 
 
-def ranked(hits: Sequence[ReplyHit], depth: int) -> list[tuple[str, int, float]]:
-    """(chunk id, rank, score) of the matched hits, first occurrence of each chunk,
-    ranks 1..n in list order, at most ``depth``; without a score, ``1/rank``."""
-    seen: set[str] = set()
-    out: list[tuple[str, int, float]] = []
-    for h in hits:
-        if h.chunk_id is None or h.chunk_id in seen:
-            continue
-        seen.add(h.chunk_id)
-        rank = len(out) + 1
-        out.append((h.chunk_id, rank, h.score if h.score is not None else 1.0 / rank))
-        if len(out) == depth:
-            break
-    return out
+def listed(hits: Sequence[ReplyHit], depth: int, rule: str) -> Listed:
+    """The hits in list order under the ``on_unmatched`` ``rule``
+    (:func:`rulegauge.arms.foreign.apply_rule`): a matched hit under its chunk id, an unmatched
+    one under its reply id; the first occurrence of each, ranks 1..n, at most ``depth``;
+    without a score, ``1/rank``."""
+    return apply_rule(((h.chunk_id if h.chunk_id is not None else h.reply_id, h.chunk_id is None, h.score)
+                       for h in hits), depth, rule)

@@ -10,8 +10,13 @@ What is searched: without ``table`` the arm loads the run's chunks into a ``TEMP
 (it needs only the ``TEMP`` privilege, and leaves nothing behind in the database); with
 ``table`` (``name`` or ``schema.name``) it only reads that table, whose columns are named by
 ``columns`` (``id``, default ``chunk_id``, must hold the corpus's chunk ids; the arm says
-which other columns it reads), so a read-only role is enough. Rows whose id is not a chunk
-of the run's corpus are left out and counted in the manifest.
+which other columns it reads), so a read-only role is enough. The statements restrict the
+candidates to the corpus's chunk ids before the depth cut, so a row of another chunk (the
+table may hold a whole library) never takes a rank and none moves up: the arm ranks the gold
+set's corpus, as every built-in arm does (a team's service searching the whole library is
+measured by the ``http`` or ``external`` arm, whose foreign hits keep their ranks). A row whose
+id is still no chunk of the corpus keeps its rank as a foreign hit
+(:mod:`rulegauge.corpus.foreign`), counted in the manifest (``unmatched_rows``).
 
 The DSN never reaches the manifest or a message with its password: :func:`redact`.
 Preflight (before any run folder exists): the server answers, the table and its columns
@@ -214,12 +219,13 @@ class PgArmBase:
         self._corpus_ids = set(self.corpus_ids)
         return self._conn
 
-    def matched(self, rows: Sequence[tuple[Any, ...]]) -> list[tuple[str, float]]:
-        """(chunk id, score) of the rows whose id is a chunk of the corpus; the others are
-        counted in :attr:`unmatched_rows` (a table may hold more than this run's chunks)."""
-        out = [(str(r[0]), float(r[1])) for r in rows if str(r[0]) in self._corpus_ids]
-        self.unmatched_rows += len(rows) - len(out)
-        return out
+    def matched(self, rows: Sequence[tuple[Any, ...]]) -> tuple[list[tuple[str, float]], frozenset[str]]:
+        """(id, score) of every row and the ids that are no chunk of the corpus: foreign hits,
+        kept at their ranks (module docstring), counted in :attr:`unmatched_rows`."""
+        out = [(str(r[0]), float(r[1])) for r in rows]
+        foreign = frozenset(i for i, _ in out if i not in self._corpus_ids)
+        self.unmatched_rows += sum(1 for i, _ in out if i in foreign)
+        return out, foreign
 
     def describe_base(self) -> dict[str, Any]:
         return {"arm": self.name, "engine": "postgresql", "where": self.where(), "table": self.table,

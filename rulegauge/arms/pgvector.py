@@ -150,9 +150,10 @@ class PgVectorArm(PgArmBase):
         for q, v in zip(questions, queries, strict=True):
             params = {"v": vector_literal(v), "off": max(depth - 1, 0), "k": depth, "ids": self.corpus_ids}
             rows = self._conn.execute(stmt, params).fetchall() if depth > 0 else []
-            found = self.matched([(i, 1.0 - float(d)) for i, d in rows])
+            found, outside = self.matched([(i, 1.0 - float(d)) for i, d in rows])
             hits = hits_from_scores([i for i, _ in found], np.array([s for _, s in found], dtype=np.float64), depth)
-            out.append(ArmResult(q.question_id, self.name, hits, None if hits else "the table has no vectors"))
+            out.append(ArmResult(q.question_id, self.name, hits, None if hits else "the table has no vectors",
+                                 frozenset(h.chunk_id for h in hits) & outside))
         return out
 
     def describe(self) -> dict[str, Any]:

@@ -160,12 +160,13 @@ class PostgresArm(PgArmBase):
             params = {"cfg": cfg, "text": q.question.replace("\x00", ""), "off": max(depth - 1, 0),
                       "ids": self.corpus_ids}
             rows = self._conn.execute(ranking, params).fetchall() if depth > 0 else []
-            found = self.matched(rows)
+            found, outside = self.matched(rows)
             hits = hits_from_scores([i for i, _ in found], np.array([s for _, s in found], dtype=np.float64), depth)
             reason = None
             if not hits:
                 reason = NO_MATCH if self._conn.execute(lexemes, params).fetchone()[0] else NO_LEXEME
-            out.append(ArmResult(q.question_id, self.name, hits, reason))
+            out.append(ArmResult(q.question_id, self.name, hits, reason,
+                                 frozenset(h.chunk_id for h in hits) & outside))
         return out
 
     def describe(self) -> dict[str, Any]:

@@ -55,13 +55,16 @@ class ArmResult:
     """An arm's hits for one question: ``found`` is a tuple of :class:`Hit` records or a
     :class:`HitColumns`; :attr:`hits` is always the records (built from columns on first
     read), :meth:`columns` always the arrays. ``empty_reason``: why there are no hits,
-    when the arm knows. Equality, hash and repr are those of
-    ``(question_id, arm, hits, empty_reason)``, whichever form ``found`` has."""
+    when the arm knows. ``foreign``: the ids of hits that match no chunk of the corpus,
+    kept at their ranks as non-relevant hits (:mod:`rulegauge.corpus.foreign`; only an arm
+    that reads ids from outside has any). Equality, hash and repr are those of
+    ``(question_id, arm, hits, empty_reason, foreign)``, whichever form ``found`` has."""
 
     question_id: str
     arm: str
     found: tuple[Hit, ...] | HitColumns = ()
     empty_reason: str | None = None
+    foreign: frozenset[str] = frozenset()
 
     @cached_property
     def hits(self) -> tuple[Hit, ...]:
@@ -73,12 +76,14 @@ class ArmResult:
         return len(self.found)
 
     def columns(self, chunks: ChunkColumns) -> HitColumns:
-        """The hits as arrays over ``chunks`` (the corpus searched). Columns over other
-        chunk arrays (a copy, an unpickled result) must hold the same ids; a Hit's chunk
-        id that is not in ``chunks`` raises ``KeyError``."""
+        """The hits as arrays over ``chunks`` (the corpus searched, or its columns with foreign
+        rows appended: :meth:`ChunkColumns.with_foreign`). Columns over other chunk arrays (a
+        copy, an unpickled result) must hold the same ids; a Hit's chunk id that is not in
+        ``chunks`` raises ``KeyError``."""
         f = self.found
         if isinstance(f, HitColumns):
-            if f.chunks is not chunks and not np.array_equal(f.chunks.ids, chunks.ids):
+            if f.chunks is not chunks and f.chunks is not chunks.corpus \
+                    and not np.array_equal(f.chunks.ids, chunks.base.ids):
                 raise ValueError(f"arm {self.arm}, question {self.question_id}: hits index another corpus")
             return f
         row_of = chunks.row_of
@@ -86,8 +91,8 @@ class ArmResult:
                           np.fromiter((h.rank for h in f), np.int32, len(f)),
                           np.fromiter((h.score for h in f), np.float64, len(f)))
 
-    def _key(self) -> tuple[str, str, tuple[Hit, ...], str | None]:
-        return (self.question_id, self.arm, self.hits, self.empty_reason)
+    def _key(self) -> tuple[str, str, tuple[Hit, ...], str | None, frozenset[str]]:
+        return (self.question_id, self.arm, self.hits, self.empty_reason, self.foreign)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ArmResult) and self._key() == other._key()
@@ -97,7 +102,8 @@ class ArmResult:
 
     def __repr__(self) -> str:
         return (f"ArmResult(question_id={self.question_id!r}, arm={self.arm!r}, hits={self.hits!r}, "
-                f"empty_reason={self.empty_reason!r})")
+                f"empty_reason={self.empty_reason!r}"
+                + (f", foreign={sorted(self.foreign)!r})" if self.foreign else ")"))
 
 
 def make_hits(chunk_ids: Sequence[str], ranks: Sequence[int], scores: Sequence[float]) -> list[Hit]:
@@ -124,3 +130,17 @@ def make_hits(chunk_ids: Sequence[str], ranks: Sequence[int], scores: Sequence[f
     finally:
         if paused:
             gc.enable()
+
+
+def foreign_columns(results: object, chunks: ChunkColumns) -> ChunkColumns:
+    """``chunks`` with a row for every id the ``results`` declare foreign (``ArmResult.foreign``;
+    ``chunks`` itself when none does). Anything that is not a result, or not a set of ids, is
+    skipped here: the arm contract names it (:mod:`rulegauge.arms.contract`)."""
+    ids: set[str] = set()
+    if not isinstance(results, (list, tuple)):  # not a list of results: the contract names it
+        return chunks
+    for r in results:
+        declared = getattr(r, "foreign", None) if isinstance(r, ArmResult) else None
+        if isinstance(declared, frozenset):
+            ids.update(i for i in declared if isinstance(i, str))
+    return chunks.with_foreign(sorted(ids)) if ids else chunks

@@ -9,7 +9,8 @@ journal and makes only the calls that are missing. Used by the answer journal
 Conventions: a later record for the same key replaces an earlier one. A last line
 without its newline (the process died mid-write) is cut off when the journal is
 loaded; any other unparseable line (invalid JSON or UTF-8), or a record without the
-key fields, is a :class:`rulegauge.core.errors.ValidationError` naming the file and line.
+key fields, or one whose values the journal's ``check`` refuses (a latency out of bounds),
+is a :class:`rulegauge.core.errors.ValidationError` naming the file and line.
 
 Hostile input: the journal is opened with ``O_NOFOLLOW`` (a planted link is refused,
 never truncated through), and a journal above ``max_bytes`` (default
@@ -19,7 +20,7 @@ never truncated through), and a journal above ``max_bytes`` (default
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -43,11 +44,13 @@ class KeyedJournal:
     the journal in messages ("answer journal"). Use as a context manager to append."""
 
     def __init__(self, path: Path, key_fields: tuple[str, ...], what: str = "journal",
-                 max_bytes: int = MAX_JOURNAL_BYTES) -> None:
+                 max_bytes: int = MAX_JOURNAL_BYTES,
+                 check: Callable[[dict[str, Any]], str | None] | None = None) -> None:
         self.path = Path(path)
         self.key_fields = key_fields
         self.what = what
         self.max_bytes = max_bytes
+        self.check = check  # what a record's values must be (bounds where they enter), or None
         self._fh: TextIO | None = None
 
     def load(self) -> dict[tuple[Any, ...], dict[str, Any]]:
@@ -73,6 +76,10 @@ class KeyedJournal:
             if not all(f in r.record for f in self.key_fields):
                 problems.append(Problem(r.where, "unreadable journal line (needs "
                                         + " and ".join(self.key_fields) + ")"))
+                continue
+            bad = self.check(r.record) if self.check is not None else None
+            if bad:
+                problems.append(Problem(r.where, bad))
                 continue
             out[tuple(r.record[f] for f in self.key_fields)] = r.record
         if problems:

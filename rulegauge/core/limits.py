@@ -17,6 +17,7 @@ it enters (a gold set's ``{ref, grade}``, qrels of ``goldset import-beir`` /
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import cast
@@ -80,3 +81,25 @@ def check_size(path: Path | str, limit: int, what: str = "file") -> None:
     problem = size_problem(path, limit, what)
     if problem:
         raise RulegaugeError(problem)
+
+
+MAX_LATENCY_MS = 3_600_000.0
+"""The longest search latency a record may hold, in ms (one hour: a call's deadline,
+``timeout_s``, is seconds; a larger figure is a damaged or forged record, and one such
+value would move a p95 gate)."""
+
+
+def latency_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a recorded latency in ms (a finite number within
+    ``[0, MAX_LATENCY_MS]``; None stands for "unknown" and is fine), or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"latency_ms must be a number or null, got {value!r}"[:120]
+    if isinstance(value, int) and abs(value) > 10**18:  # float() of a huge integer overflows
+        bits = abs(value).bit_length()  # str() of an integer of more than 4,300 digits raises
+        digits = f"{len(str(abs(value)))}" if bits < 14_000 else f"about {int(bits * 0.30103) + 1}"
+        return f"latency_ms must be within 0..{MAX_LATENCY_MS:,.0f} ms, got an integer of {digits} digits"
+    if not math.isfinite(value) or not 0.0 <= float(value) <= MAX_LATENCY_MS:
+        return f"latency_ms must be a finite number within 0..{MAX_LATENCY_MS:,.0f} ms, got {value!r}"
+    return None

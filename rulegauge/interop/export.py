@@ -2,7 +2,9 @@
 
 File format and tie rule: :mod:`rulegauge.interop.trec`. Page level: a page takes the
 rank of its best-ranked chunk (first occurrence in the list) and that chunk's score;
-ranks are renumbered 1..n over pages.
+ranks are renumbered 1..n over pages. A foreign hit (an id an arm read from outside that
+matches no chunk: :mod:`rulegauge.corpus.foreign`) is written as its reply id at both levels,
+in its place: it is in no qrels, so every tool scores it non-relevant, as rulegauge does.
 
 Which questions (:data:`QUESTION_SETS`). ``answerable`` (the default) writes, in
 every run file and in the qrels, exactly the questions rulegauge averages its
@@ -39,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from rulegauge.core.config_order import sort_configs
@@ -46,6 +49,7 @@ from rulegauge.core.errors import ConfigError, Problem, ValidationError
 from rulegauge.core.names import name_problem
 from rulegauge.core.registry import Registry
 from rulegauge.core.tablerows import rows as table_rows
+from rulegauge.corpus.foreign import foreign_flags
 from rulegauge.corpus.records import page_keys
 from rulegauge.interop.docids import collection_docids, renamed
 from rulegauge.interop.trec import LEVELS, SCORE_MODES, write_qrels, write_run
@@ -65,8 +69,10 @@ def ranked_rows(df: pd.DataFrame, rank_col: str, score_col: str, level: str, sco
     if level not in LEVELS or scores not in SCORE_MODES:
         raise ValueError(f"level must be one of {LEVELS} and scores one of {SCORE_MODES}")
     d = df.sort_values(["question_id", rank_col], kind="stable")
-    if level == "page":
-        d = d.assign(docid=page_keys(d["doc_id"], d["page"])).drop_duplicates(["question_id", "docid"])
+    if level == "page":  # a foreign hit is a page of its own, written as its reply id (corpus/foreign)
+        pages = np.asarray(page_keys(d["doc_id"], d["page"]), dtype=object)
+        docid = np.where(foreign_flags(d), d["chunk_id"].astype(str).to_numpy(dtype=object), pages)
+        d = d.assign(docid=docid).drop_duplicates(["question_id", "docid"])
         d = d.assign(docid=renamed(d["docid"], docids or {}))
     else:
         d = d.assign(docid=d["chunk_id"])
@@ -153,6 +159,18 @@ def _safe_name(name: str, what: str, problems: list[Problem]) -> None:
         problems.append(Problem(what, f"{name!r} cannot be a file name: {problem}"))
 
 
+def _check_foreign_ids(arm_ranks: pd.DataFrame, fused: pd.DataFrame, questions: pd.DataFrame,
+                       problems: list[Problem]) -> None:
+    """A foreign hit's reply id is written as its docid: one with whitespace cannot be, and one
+    spelling a page the qrels list would read as that (relevant) page."""
+    ids = {str(i) for df in (arm_ranks, fused) for i in df["chunk_id"][foreign_flags(df)].unique()}
+    listed = {p for reqs in _requirements(questions).values() for req in reqs for p in req}
+    problems += [Problem(f"foreign id {i!r}", "a TREC docid cannot contain whitespace")
+                 for i in sorted(ids) if any(c.isspace() for c in i)]
+    problems += [Problem(f"foreign id {i!r}", "spells a page the qrels list as relevant; the exported "
+                         "run would score it relevant where rulegauge does not") for i in sorted(ids & listed)]
+
+
 def _check_ids(questions: pd.DataFrame, problems: list[Problem]) -> None:
     for qid in questions["question_id"].astype(str):
         if not qid or any(c.isspace() for c in qid):
@@ -185,6 +203,7 @@ def export_run(run: Side, out_dir: Path, level: str = "page", scores: str = "ran
     problems: list[Problem] = []
     _check_ids(qs, problems)
     docids = collection_docids(run)
+    _check_foreign_ids(ar, fused, qs, problems)
     scored = set(run.table("configs")["config_id"].astype(str)) if run.has_table("configs") else set()
     problems += [Problem(f"--config {c}", (
         f"scored, but its fused rows were not stored (the run stores them for {len(have_cfgs)} of "

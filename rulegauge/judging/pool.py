@@ -7,7 +7,9 @@ collapsed to pages in fused order: ``page_rank <= K``) and of every arm alone (f
 some judgment already covers (the gold set's listed and ``judged:`` pages, and the
 pairs of any ``--judgments`` file). Each pooled page records which run, config or arm
 found it at which page rank, and its text (the run's chunks put back at their
-offsets). Pages come in the order best rank first, then page id.
+offsets). Pages come in the order best rank first, then page id. A foreign hit (an id
+that matches no chunk of the corpus: its page is 0, :mod:`rulegauge.corpus.foreign`) is
+never pooled: the run holds no text of it to judge, and it is non-relevant by definition.
 
 Checks (all reported together, exit 2): every run must be of the same gold set (the
 manifest's SHA-256), the gold set file must still hash as the runs recorded, the
@@ -33,6 +35,7 @@ import pandas as pd
 from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
 from rulegauge.core.limits import count_problem
+from rulegauge.corpus.foreign import FOREIGN_PAGE
 from rulegauge.corpus.records import page_key, page_keys
 from rulegauge.goldset.judgments import load_judgments
 from rulegauge.goldset.parse import load_goldset
@@ -163,6 +166,7 @@ def build_pool(request: PoolRequest) -> Pool:
     if problems:
         raise ValidationError(problems, "cannot pool these runs")
     hits = pd.concat(found, ignore_index=True)
+    hits = hits[hits["page"] != FOREIGN_PAGE]  # a foreign hit: no text in the run to judge (corpus/foreign)
     hits["page_id"] = page_keys(hits["doc_id"], hits["page"])
     if not request.include_judged:
         hits = hits[[(q, p) not in covered for q, p in zip(hits["question_id"],

@@ -5,7 +5,12 @@ codes; a (question, page) pair is the key ``question index * pages + page code``
 every lookup is an array search over sorted keys, never a per-row Python loop.
 Judged pages (:meth:`rulegauge.goldset.records.Question.judged_pages`: requirement
 pages and explicit judgments, judged non-relevant included) feed ``Judged@k`` and the
-condensed-list metrics.
+condensed-list metrics. A foreign hit (a row the rank matrix marks ``foreign``: an id that
+matches no chunk) is a page of its own, ``<reply id>#0``
+(:func:`rulegauge.corpus.foreign.foreign_page_key`), merged with no other hit, and judged
+non-relevant for every question: a page from outside the corpus is no page of the gold set, its
+relevance is known, so it stays in condensed lists and counts in ``Judged@k`` (every metric
+counts it as the non-relevant page it is, and nobody is sent to judge it).
 
 Requirements met (``recall@k``): a relevant page carries the bitmask of the requirements
 it meets (bit i = requirement i, an int64: at most
@@ -28,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from rulegauge.core.limits import MAX_ANY_OF_REQUIREMENTS
+from rulegauge.corpus.foreign import FOREIGN_PAGE
 from rulegauge.corpus.records import page_key, page_keys
 from rulegauge.fusion.fuse import RankMatrix
 from rulegauge.goldset.records import Question
@@ -50,6 +56,8 @@ class Gold:
     ideal_gain: np.ndarray | None = None  # (Q, max relevant) grades sorted descending
     judged_keys: np.ndarray | None = None  # sorted keys of every judged (question, page)
     by_page: np.ndarray | None = None  # (Q,) bool: requirements counted page by page; None: none is
+    chunk_foreign: np.ndarray | None = None  # matrix row -> bool: a foreign hit; None: none
+    page_foreign: np.ndarray | None = None  # page code -> bool: a foreign hit's page; None: none
 
     @property
     def n_pages(self) -> int:
@@ -83,8 +91,12 @@ def requirement_masks(question: Question) -> dict[str, int]:
 
 def make_gold(questions: Sequence[Question], matrix: RankMatrix,
               chunk_pages: dict[str, tuple[str, int]]) -> Gold:
-    """``chunk_pages`` maps chunk id -> (doc id, page)."""
+    """``chunk_pages`` maps chunk id -> (doc id, page); a foreign hit of the matrix (module
+    docstring) needs no entry: it is ``(reply id, 0)``."""
     judged = [q.judged_pages() for q in questions]
+    if matrix.foreign is not None:  # only then: the ordinary path builds no new mapping
+        chunk_pages = {**chunk_pages, **{str(c): (str(c), FOREIGN_PAGE)
+                                         for c in np.unique(matrix.chunk_ids[matrix.foreign])}}
     page_ids = {page_key(d, p) for d, p in chunk_pages.values()}
     page_ids |= {p for q in questions for p in q.relevant_pages}
     page_ids |= {p for j in judged for p in j}
@@ -105,6 +117,10 @@ def make_gold(questions: Sequence[Question], matrix: RankMatrix,
             gains.append(grades[page])
     order = np.argsort(np.asarray(keys, dtype=np.int64), kind="stable")
     graded = any(q.graded for q in questions)
+    page_foreign = None
+    if matrix.foreign is not None:
+        page_foreign = np.zeros(n_pages, bool)
+        page_foreign[np.unique(pcode[matrix.foreign])] = True
     jkeys = np.unique(np.asarray([qi * n_pages + code[p] for qi, j in enumerate(judged) for p in j],
                                  dtype=np.int64))
     by_page = np.array([counted_by_page(q) for q in questions], dtype=bool)
@@ -113,7 +129,8 @@ def make_gold(questions: Sequence[Question], matrix: RankMatrix,
                 np.array([len(q.requirements) for q in questions]),
                 np.array([len(q.relevant_pages) for q in questions]),
                 np.asarray(gains, dtype=np.float64)[order] if graded else None,
-                ideal_gains(questions) if graded else None, jkeys, by_page if by_page.any() else None)
+                ideal_gains(questions) if graded else None, jkeys, by_page if by_page.any() else None,
+                matrix.foreign, page_foreign)
 
 
 def ideal_gains(questions: Sequence[Question]) -> np.ndarray:
@@ -146,4 +163,6 @@ def lookup(gold: Gold, keys: np.ndarray) -> Lookup:
     jk = gold.judged_keys if gold.judged_keys is not None else np.zeros(0, np.int64)
     jpos = np.minimum(np.searchsorted(jk, keys), max(len(jk) - 1, 0))
     judged = (jk[jpos] == keys) if len(jk) else np.zeros(len(keys), bool)
+    if gold.page_foreign is not None:  # a foreign hit's page: judged non-relevant (module docstring)
+        judged |= gold.page_foreign[keys % gold.n_pages]
     return Lookup(hit, mask, gain, judged | hit)

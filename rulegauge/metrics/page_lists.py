@@ -49,7 +49,9 @@ class PageLists:
     ``judged[g, i]``: the gold set judged the page; ``n_pages[g]``: pages in the list
     within D (None where the builder was not asked for judgments). ``by_page[g]``: the
     question's requirements are counted page by page, ``req`` is then 1 on a requirement
-    page (:mod:`rulegauge.metrics.gold`); None when no question is.
+    page (:mod:`rulegauge.metrics.gold`); None when no question is. ``foreign[g, i]``: the
+    page is a foreign hit (an id that matches no chunk, :mod:`rulegauge.corpus.foreign`);
+    None when the run has none.
     """
 
     rel: np.ndarray
@@ -64,6 +66,7 @@ class PageLists:
     judged: np.ndarray | None = None
     n_pages: np.ndarray | None = None
     by_page: np.ndarray | None = None
+    foreign: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class Candidates:
     gain: np.ndarray | None  # float grade; None: binary relevance
     judged: np.ndarray  # bool
     judged_cols: np.ndarray  # (Q, J) columns of each question's judged candidates, -1 padded
+    foreign: np.ndarray | None = None  # bool: a foreign hit; None: the run has none
 
     @cached_property
     def unjudged_col(self) -> np.ndarray:
@@ -109,7 +113,8 @@ class Candidates:
         cols = np.argsort(~judged, axis=1, kind="stable")[:, :width]
         cols = np.where(np.take_along_axis(judged, cols, 1), cols, -1)
         return cls(dense(gold.chunk_page, -1), dense(found.rel, False), dense(found.req, 0),
-                   None if found.gain is None else dense(found.gain, 0.0), judged, cols)
+                   None if found.gain is None else dense(found.gain, 0.0), judged, cols,
+                   None if gold.chunk_foreign is None else dense(gold.chunk_foreign, False))
 
 
 class Ordering(Protocol):
@@ -197,6 +202,10 @@ def from_fused(fused: Fused, gold: Gold, depth: int, *,
     if found.gain is not None:
         gain = np.zeros((nq, depth))
         gain[at] = found.gain[sel]
+    foreign = None
+    if gold.chunk_foreign is not None:
+        foreign = np.zeros((nq, depth), bool)
+        foreign[at] = gold.chunk_foreign[fused.rows][sel]
     first_rel = np.full(nq, np.inf)
     rsel = first & found.rel
     np.minimum.at(first_rel, fused.question_index[rsel], prank[rsel].astype(np.float64))
@@ -206,7 +215,7 @@ def from_fused(fused: Fused, gold: Gold, depth: int, *,
     ceiling = np.full(nq, config_ceiling(fused.config))
     n_pages = np.bincount(fused.question_index[sel], minlength=nq)
     return (PageLists(rel, req, gold.n_req, gold.n_rel, first_rel, top, ceiling, gain, gold.ideal_gain,
-                      judged, n_pages, gold.by_page), found.rel)
+                      judged, n_pages, gold.by_page, foreign), found.rel)
 
 
 def first_pages(pages: np.ndarray) -> np.ndarray:
@@ -271,7 +280,8 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
     to = (at // m) * depth + prank.ravel()[at] - 1  # (question, page rank - 1) of each kept position
     chosen = flat.ravel()[at]
     out = {name: np.zeros((nq, depth), a.dtype) for name, a in
-           (("rel", d.rel), ("req", d.req), ("gain", d.gain), ("judged", d.judged)) if a is not None}
+           (("rel", d.rel), ("req", d.req), ("gain", d.gain), ("judged", d.judged), ("foreign", d.foreign))
+           if a is not None}
     for name, arr in out.items():
         arr.ravel()[to] = getattr(d, name).ravel().take(chosen)
     if len(full_rows):
@@ -297,4 +307,4 @@ def _top_pages(o: Ordering, gold: Gold, depth: int, m: int, *, whole_list: bool,
         first_rel_rank[first_rel_rank > depth] = np.inf
     return PageLists(out["rel"], out["req"], gold.n_req, gold.n_rel, first_rel_rank, top,
                      np.full(nq, o.ceiling), out.get("gain"), gold.ideal_gain, out["judged"], n_pages,
-                     gold.by_page)
+                     gold.by_page, out.get("foreign"))

@@ -32,6 +32,12 @@ Chunks collapse to their page in fused order (first occurrence wins), then:
                  residual beyond k is not added.
 * ``Judged@k``   fraction of the top k pages the gold set judged (ir_measures ``Judged@k``:
                  divided by min(k, pages ranked); 0.0 when nothing was ranked).
+* ``foreign@k``  fraction of the top k pages that came from outside the corpus: foreign hits,
+                 ids an arm read from outside that match no chunk (another game's page, a
+                 stale edition; :mod:`rulegauge.corpus.foreign`), divided by min(k, pages
+                 ranked) as ``Judged@k``; 0.0 when nothing was ranked; lower is better. Every
+                 question counts, answerable or not (a foreign page shown for a question
+                 nothing answers is shown all the same).
 
 Each family is declared here, once, with its facts, its needs and the names other
 tools use, on its computation (:func:`rulegauge.metrics.family.declare`). Ranking
@@ -40,7 +46,8 @@ the same computation on the list with unjudged pages removed (Sakai 2007).
 
 Every question gets a row for every metric. Ranking metrics of unanswerable
 questions (no relevant page) take the metric's default and are left out of means
-(the ``answerable`` column says which rows count); score metrics count everywhere.
+(the ``answerable`` column says which rows count), unless the family's scope is ``all``
+(``foreign@k``); score metrics count everywhere.
 """
 
 from __future__ import annotations
@@ -195,6 +202,21 @@ def _judged(p: PageLists, k: int) -> np.ndarray:
         return np.where(n > 0, p.judged[:, :k].sum(axis=1) / np.maximum(n, 1), 0.0)
 
 
+@_family("foreign", direction="lower", scope="all", condensable=False,
+         reference="rulegauge: the share of the top k that no chunk of the corpus matched",
+         description="fraction of the top k pages that came from outside the corpus (foreign hits: ids "
+                     "matching no chunk, kept at their ranks): foreign pages in the top k / min(k, pages "
+                     "ranked); 0.0 when nothing was ranked; every question counts")
+def _foreign(p: PageLists, k: int) -> np.ndarray:
+    if p.n_pages is None:
+        raise ValueError("foreign@k needs page lists that count their pages")
+    if p.foreign is None:  # the run has no foreign hit
+        return np.zeros(len(p.rel), dtype=np.float64)
+    n = np.minimum(p.n_pages, k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, p.foreign[:, :k].sum(axis=1) / np.maximum(n, 1), 0.0)
+
+
 @_family("first_rel_rank", direction="lower", aggregate="median", default=float("inf"), bounds=(1.0, float("inf")),
          takes_cutoff=False, needs=("whole_list",),
          description="rank of the first relevant page; +inf when none was retrieved (median)")
@@ -246,7 +268,7 @@ def score(metrics: Sequence[Metric], source: Fused | Ordering, gold: Gold) -> di
 
     The page lists are built as the metrics need them (``whole_list``; the condensed
     list for ``judged_only`` metrics); ranking metrics of unanswerable questions take
-    the metric's default."""
+    the metric's default, but those of scope ``all``."""
     depth = depth_needed(metrics)
     answerable = gold.n_req > 0
     out: dict[str, np.ndarray] = {}
@@ -259,7 +281,8 @@ def score(metrics: Sequence[Metric], source: Fused | Ordering, gold: Gold) -> di
         values = compute(group, lists)
         for m in group:
             v = values[m.name]
-            out[m.name] = (np.where(answerable, v, m.default) if m.kind == "ranking" else v).astype(np.float64)
+            defaulted = m.kind == "ranking" and m.scope == "answerable"  # foreign@k counts every question
+            out[m.name] = (np.where(answerable, v, m.default) if defaulted else v).astype(np.float64)
             config = getattr(source, "config", None)  # every value within its declared bounds (metrics/contract)
             check_values(m, out[m.name], gold.questions, f"config {config.name}" if config is not None else "")
     return {m.name: out[m.name] for m in metrics}

@@ -37,7 +37,16 @@ def legend(columns: Sequence[str]) -> str:
     """The legend of a summary's ``columns``, one line per entry (empty when none needs
     one); every other metric column is a mean over answerable questions."""
     lines = ["other metric columns: means over answerable questions"] if len(columns) > 1 else []
-    return "\n".join([*(text for col, text in LEGEND.items() if col in columns), *lines])
+    every = [c for c in columns if c not in (*LEGEND, "config_id", RATIO_ANSWERABLE, RATIO_UNANSWERABLE)
+             and _every_question(c)]  # foreign@k
+    lines = [f"{', '.join(every)}: mean over every question, answerable or not" if every else "", *lines]
+    return "\n".join(x for x in [*(text for col, text in LEGEND.items() if col in columns), *lines] if x)
+
+
+def _every_question(column: str) -> bool:
+    """A ranking metric of scope ``all`` (``foreign@k``): its mean counts every question."""
+    m = resolve(column, kinds=("ranking",))
+    return m.scope == "all"
 
 
 Metrics: TypeAlias = pd.DataFrame | pa.Table
@@ -147,7 +156,8 @@ def _recorded_blocks(metrics: pa.Table) -> tuple[np.ndarray, np.ndarray, list[st
 def summary_frame(metrics: Metrics, configs: pd.DataFrame) -> pd.DataFrame:
     """Per config, in :func:`rulegauge.core.config_order.config_sort_key` order: the
     aggregate (:mod:`rulegauge.metrics.info`: mean, median for
-    first_rel_rank) of each shown ranking metric over answerable questions, and the mean
+    first_rel_rank) of each shown ranking metric over answerable questions (every question
+    for a metric of scope ``all``: ``foreign@k``), and the mean
     top score/ceiling for answerable and unanswerable questions when the run has it.
     A metric with no answerable value for any config has no column (never a plausible 0)."""
     names = metric_names(metrics)
@@ -156,10 +166,13 @@ def summary_frame(metrics: Metrics, configs: pd.DataFrame) -> pd.DataFrame:
     groups = grouped_values(metrics, [*shown, "top_score_ratio"])
     rows = []
     agg = {name: aggregator(name) for name in shown}
+    every = {name: _every_question(name) for name in shown}
     for cid in sort_configs(configs["config_id"].astype(str)):
         row: dict[str, object] = {"config_id": cid}
         for name in shown:
             vals = groups.get((cid, name, True))
+            if every.get(name) and (cid, name, False) in groups:  # foreign@k: every question counts
+                vals = np.concatenate([v for v in (vals, groups[(cid, name, False)]) if v is not None])
             if vals is None or not len(vals):
                 continue
             row[name] = agg[name](vals)

@@ -1,15 +1,19 @@
 """An arm's results as its part of the ``arm_ranks`` table.
 
 :func:`arm_frame` turns one arm's :class:`~rulegauge.arms.results.ArmResult` list into rows
-``question_id, arm, chunk_id, rank, score, doc_id, page`` (hits in result order, each
-question's best first). Every result is read as columns
+``question_id, arm, chunk_id, rank, score, doc_id, page, foreign`` (hits in result order, each
+question's best first). A foreign hit (an id that matches no chunk, declared in
+``ArmResult.foreign``; :mod:`rulegauge.corpus.foreign`) is a row of the columns the arm's hits
+are read over (:meth:`~rulegauge.corpus.chunk_columns.ChunkColumns.with_foreign`: its reply id,
+its own page 0, ``foreign`` true); an arm without one is read over the corpus's own columns.
+Every result is read as columns
 (:meth:`~rulegauge.arms.results.ArmResult.columns`: corpus rows, ranks, scores), and the
 table is built in Arrow: a few concatenations, and gathers by corpus row
 (:class:`~rulegauge.corpus.chunk_columns.ChunkColumns`; ``take`` for the strings), then one
 conversion to pandas. No Python object per hit for the arms that return arrays (``bm25``),
 one dictionary lookup per hit for those that return :class:`~rulegauge.arms.results.Hit`
-records. dtypes: ``rank`` and ``page`` int32, ``score`` float64, the text columns pandas'
-string dtype: the frame a row-by-row construction from the records gives
+records. dtypes: ``rank`` and ``page`` int32, ``score`` float64, ``foreign`` bool, the text
+columns pandas' string dtype: the frame a row-by-row construction from the records gives
 (``tests/pipeline/test_arm_frame.py`` compares the two).
 """
 
@@ -21,16 +25,18 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from rulegauge.arms.results import ArmResult
+from rulegauge.arms.results import ArmResult, foreign_columns
+from rulegauge.corpus.chunk_columns import ChunkColumns
 from rulegauge.corpus.records import Corpus
 
-COLUMNS = ("question_id", "arm", "chunk_id", "rank", "score", "doc_id", "page")
+COLUMNS = ("question_id", "arm", "chunk_id", "rank", "score", "doc_id", "page", "foreign")
 
 
-def arm_frame(results: Sequence[ArmResult], corpus: Corpus) -> pd.DataFrame:
-    """The ``arm_ranks`` rows of ``results`` over ``corpus`` (module docstring). A Hit's
-    chunk id that is not in the corpus raises ``KeyError``."""
-    chunks = corpus.chunk_columns
+def arm_frame(results: Sequence[ArmResult], corpus: Corpus, chunks: ChunkColumns | None = None) -> pd.DataFrame:
+    """The ``arm_ranks`` rows of ``results`` over ``corpus`` (module docstring), read over
+    ``chunks`` (default: :func:`foreign_columns` of the results). A Hit's chunk id that is
+    neither in the corpus nor declared foreign raises ``KeyError``."""
+    chunks = chunks if chunks is not None else foreign_columns(results, corpus.chunk_columns)
     cols = [r.columns(chunks) for r in results]
     counts = np.fromiter((len(c) for c in cols), dtype=np.int64, count=len(cols))
     rows = np.concatenate([c.rows for c in cols]) if cols else np.zeros(0, dtype=np.int64)
@@ -46,6 +52,7 @@ def arm_frame(results: Sequence[ArmResult], corpus: Corpus) -> pd.DataFrame:
         "score": pa.array(scores.astype(np.float64, copy=False)),
         "doc_id": chunks.arrow_doc_ids.take(take),
         "page": pa.array(chunks.pages[rows]),
+        "foreign": pa.array(rows >= chunks.n_corpus, type=pa.bool_()),
     })
     frame: pd.DataFrame = table.to_pandas()
     return frame

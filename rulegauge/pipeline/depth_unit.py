@@ -101,9 +101,11 @@ def short_lists(results: Sequence[ArmResult], chunks: ChunkColumns, codes: np.nd
     being the cutoff or the corpus's page count when smaller, ``ids`` the first
     :data:`SHOWN_IDS` short questions in gold-set order. ``asked``: the chunks the arm was
     asked for."""
-    if cutoff is None or asked >= len(chunks):
+    n = chunks.n_corpus  # rows beyond it are foreign hits (corpus/foreign): each a page of its own
+    if cutoff is None or asked >= n:
         return None
-    target = min(cutoff, int(codes.max()) + 1 if len(codes) else 0)
+    pages = (int(codes.max()) + 1 if n == len(codes) else len(np.unique(codes[:n]))) if n else 0
+    target = min(cutoff, pages)
     short: list[tuple[str, int]] = []
     for r in results:
         if r.n_hits >= asked:

@@ -6,7 +6,8 @@ selects the top ``depth`` candidates of every question (``kernel.top_columns`` o
 then :func:`rulegauge.fusion.kernel.exact_rows`: the exact fused order, ties by chunk id;
 ``depth`` 0 = the whole list) and gives integer columns: question, matrix row, fused
 rank, page rank, arms voted, each run arm's rank with a validity mask, fused score,
-relevant. The selection holds a margin beyond ``depth``; a question whose ``depth``-th
+relevant (and ``foreign``: the chunk is a foreign hit, :mod:`rulegauge.corpus.foreign`, read
+by matrix row). The selection holds a margin beyond ``depth``; a question whose ``depth``-th
 key does not clear the best key left out by more than the float tolerance (a tie across
 the cut) is ordered in full, so the rows are the first ``depth`` of the exact list
 whatever the ties. A page's rank is its position among distinct pages, counted at its
@@ -147,6 +148,7 @@ class RowContext:
     doc_code: np.ndarray  # matrix row -> index into doc_ids
     pageno: np.ndarray  # matrix row -> page number
     starts: np.ndarray  # question index -> its first matrix row
+    foreign: np.ndarray | None = None  # matrix row -> a foreign hit; None: the run has none
 
     @classmethod
     def build(cls, matrix: RankMatrix, gold: Gold, run_arms: Sequence[str]) -> RowContext:
@@ -157,7 +159,8 @@ class RowContext:
         return cls(tuple(run_arms), pa.array([str(x) for x in matrix.question_ids], pa.string()),
                    pa.array([str(x) for x in chunk], pa.string()), matrix.chunk_rank.astype(np.int32),
                    pa.array([str(x) for x in docs], pa.string()), doc_code.astype(np.int32),
-                   np.asarray(gold.chunk_pageno).astype(np.int32), np.r_[0, np.cumsum(counts)[:-1]].astype(np.int64))
+                   np.asarray(gold.chunk_pageno).astype(np.int32), np.r_[0, np.cumsum(counts)[:-1]].astype(np.int64),
+                   gold.chunk_foreign)
 
     def rows(self, o: ConfigScores, depth: int) -> ConfigRows:
         return top_rows(o, depth, self.run_arms, self.starts)
@@ -187,6 +190,8 @@ class RowContext:
             "arms_voted": pa.array(cat(lambda p: p.arms_voted), pa.int32()),
             "relevant": pa.array(cat(lambda p: p.relevant).astype(bool), pa.bool_()),
             "page_rank": pa.array(cat(lambda p: p.page_rank), pa.int32()),
+            "foreign": pa.array(self.foreign[row] if self.foreign is not None else np.zeros(len(row), bool),
+                                pa.bool_()),
         }
         for j, arm in enumerate(self.run_arms):
             valid = np.concatenate([p.arm_valid[j] for p in parts]) if parts else np.zeros(0, bool)

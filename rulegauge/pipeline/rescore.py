@@ -131,9 +131,10 @@ class StoredRunSource:
             tables[t] = {"sha256": file_sha256(dst), "rows": self.src.manifest["tables"][t]["rows"]}
         writer.update_manifest({"tables": tables})  # before reading: a copy is a table of the run
         path = writer.file("arm_ranks.parquet")
-        # the arms' own scores too: the score-based fusion methods fuse them (docs/fusion.md)
-        columns = ["question_id", "arm", "chunk_id", "rank"] + (["score"] if "score" in pq.read_schema(path).names
-                                                              else [])
+        # the arms' own scores too: the score-based fusion methods fuse them (docs/fusion.md); the foreign
+        # hits (corpus/foreign) where the source kept some (an older source has no such column)
+        have = pq.read_schema(path).names
+        columns = ["question_id", "arm", "chunk_id", "rank"] + [c for c in ("score", "foreign") if c in have]
         arm_ranks = pq.read_table(path, columns=columns).to_pandas()
         ch = self.chunks
         matrix = RankMatrix.from_arm_ranks(arm_ranks, [q.question_id for q in self.questions],

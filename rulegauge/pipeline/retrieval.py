@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 from rulegauge.arms import ARMS, ArmContext
 from rulegauge.arms.base import empty_counts, make_arm, preflight_arms
 from rulegauge.arms.contract import check_results, order_rule
+from rulegauge.arms.results import foreign_columns
 from rulegauge.core import plugins
 from rulegauge.core.atomic import atomic_path
 from rulegauge.core.cachedir import cache_root
@@ -204,7 +205,10 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, con
         out = writer.file(f".partial/arm_ranks-{check_name('arm name', name)}.parquet")
         timed = writer.file(f".partial/search_latency-{check_name('arm name', name)}.parquet")
         if out.exists() and name in done:
-            frames.append(pq.read_table(out).to_pandas())
+            kept = pq.read_table(out).to_pandas()
+            if "foreign" not in kept:  # ranks kept by a version before foreign hits: none of them is one
+                kept["foreign"] = False
+            frames.append(kept)
             if timed.exists():
                 timings.append(pq.read_table(timed).to_pandas()[LATENCY_COLUMNS])
             continue
@@ -214,7 +218,7 @@ def run_arms(writer: RunWriter, gs: GoldSet, corpus: Corpus, cfg: RunConfig, con
             df, described[name], lat = _search_one(writer, name, gs, corpus, cfg, context, progress, plan)
         timings.append(lat)
         frames.append(df)
-    cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score"]
+    cols = ["question_id", "arm", "chunk_id", "doc_id", "page", "rank", "score", "foreign"]
     ranks = pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
     latency = (pd.concat(timings, ignore_index=True)[LATENCY_COLUMNS] if timings
                else pd.DataFrame(columns=LATENCY_COLUMNS))
@@ -246,14 +250,19 @@ def _search_one(writer: RunWriter, name: str, gs: GoldSet, corpus: Corpus, cfg: 
             seconds = time.perf_counter() - start
             if bar is not None:
                 bar(len(gs.questions))
+        # foreign hits (ids the arm was given that match no chunk) get rows of their own, after the
+        # corpus's: only for an arm that has some (corpus/foreign); the others read the corpus's columns
+        read_over = foreign_columns(returned, chunks)
         # where results enter the run: a broken one (not an ArmResult, rank 0, a gap, NaN, a chunk twice,
-        # an id not in the corpus...) is exit 2 naming the arm and the question, never stored (arms/contract)
-        check_results(name, returned, [q.question_id for q in gs.questions], chunks, asked, order_rule(arm))
+        # an id neither in the corpus nor declared foreign...) is exit 2 naming the arm and the question,
+        # never stored (arms/contract)
+        check_results(name, returned, [q.question_id for q in gs.questions], read_over, asked, order_rule(arm))
         results = [replace(r, arm=name) for r in returned]  # the config's arm name: one kind serves several arms
-        short = short_lists(results, chunks, codes, plan.cutoff, asked)
+        read_codes = codes if read_over is chunks else page_codes(read_over)  # each foreign hit a page of its own
+        short = short_lists(results, read_over, read_codes, plan.cutoff, asked)
         if plan.unit == "page":  # ranks count pages: each page at its best chunk
-            results = [best_per_page(r, chunks, codes, depth) for r in results]
-        df = arm_frame(results, corpus)
+            results = [best_per_page(r, read_over, read_codes, depth) for r in results]
+        df = arm_frame(results, corpus, read_over)
         lat = arm_latency_frame(arm, name, [q.question_id for q in gs.questions], seconds)
         with atomic_path(timed, within=writer.path) as tmp:
             lat.to_parquet(tmp, index=False)

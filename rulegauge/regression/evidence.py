@@ -2,7 +2,10 @@
 
 :class:`SideEvidence` reads one side's ``fused`` table (a run's, or a baseline's rows of
 relevant pages); :func:`page_moves` pairs two sides' evidence into one :class:`PageMove`
-per relevant page, best-ranked first; :func:`evidence_notes` says what a side cannot
+per relevant page, best-ranked first, then one per foreign hit ranked above the relevant
+pages on either side (an id an arm read from outside that matches no chunk, kept at its
+rank: :mod:`rulegauge.corpus.foreign`; at most :data:`FOREIGN_SHOWN`, best-ranked first), as
+the hit that pushed a relevant page down; :func:`evidence_notes` says what a side cannot
 show (configs without stored fused rows, lists cut to a depth).
 """
 
@@ -16,8 +19,14 @@ import numpy as np
 import pandas as pd
 
 from rulegauge.core.ordering import order
+from rulegauge.corpus.foreign import foreign_flags
 from rulegauge.corpus.records import page_key, page_keys
 from rulegauge.store.baseline import Side
+
+FOREIGN_SHOWN = 3
+"""Foreign hits a question's "why" shows (those ranked above its relevant pages, best first)."""
+FOREIGN_TOP = 10
+"""Where no relevant page was retrieved on a side: the foreign hits within this many pages."""
 
 
 @dataclass(frozen=True)
@@ -33,12 +42,14 @@ class ArmRank:
 @dataclass(frozen=True)
 class PageMove:
     """A relevant page's rank in the page list before and after, with every arm's rank.
-    None: not retrieved, or unknown when the side has no ``fused`` table."""
+    None: not retrieved, or unknown when the side has no ``fused`` table. ``foreign``: the
+    "page" is a foreign hit (``page`` is then ``foreign <reply id>``; module docstring)."""
 
     page: str
     before: int | None
     after: int | None
     arms: tuple[ArmRank, ...]
+    foreign: bool = False
 
 
 def parse_requirements(text: str) -> tuple[str, ...]:
@@ -81,7 +92,7 @@ class SideEvidence:
             f = f[f["config_id"].isin(config_ids)]
             self.stored = frozenset(str(c) for c in f["config_id"].unique())
             self.arms = tuple(c[len("rank_"):] for c in f.columns if c.startswith("rank_"))
-            f = f.assign(page_id=page_keys(f["doc_id"].astype(str), f["page"]))
+            f = f.assign(page_id=page_keys(f["doc_id"].astype(str), f["page"]), is_foreign=foreign_flags(f))
             self._groups = {(str(k[0]), str(k[1])): g
                             for k, g in f.groupby(["question_id", "config_id"], sort=False)}
 
@@ -98,6 +109,16 @@ class SideEvidence:
             arms = {a: int(v) for a in self.arms if pd.notna(v := rows[f"rank_{a}"].min())}
             out[str(pid)] = (int(rows["page_rank"].min()), arms)
         return out, voting
+
+    def foreign(self, question_id: str, config_id: str) -> dict[str, tuple[int, dict[str, int]]]:
+        """Reply id -> (page rank, {arm: rank}) of the question's foreign hits in the config."""
+        g = self._groups.get((question_id, config_id))
+        if g is None or not g["is_foreign"].any():
+            return {}
+        g = g[g["is_foreign"]]
+        return {str(r["chunk_id"]): (int(r["page_rank"]), {a: int(r[f"rank_{a}"]) for a in self.arms
+                                                            if pd.notna(r[f"rank_{a}"])})
+                for _, r in g.iterrows()}
 
 
 def evidence_notes(ev: SideEvidence) -> list[str]:
@@ -136,4 +157,26 @@ def page_moves(question_id: str, pages: Sequence[str], base: SideEvidence, base_
         moves.append(PageMove(pid if new == pid else f"{pid} -> {new}", b[0] if b else None,
                               c[0] if c else None, arms))
     best = [min([r for r in (m.before, m.after) if r is not None], default=np.nan) for m in moves]
-    return tuple(moves[i] for i in order(-np.asarray(best, float), [m.page for m in moves]))
+    shown = tuple(moves[i] for i in order(-np.asarray(best, float), [m.page for m in moves]))
+    return shown + foreign_moves(question_id, shown, base, base_config, candidate, candidate_config, arm_names)
+
+
+def foreign_moves(question_id: str, pages: Sequence[PageMove], base: SideEvidence, base_config: str,
+                  candidate: SideEvidence, candidate_config: str, arm_names: Sequence[str]) -> tuple[PageMove, ...]:
+    """The foreign hits ranked above the question's relevant ``pages`` on either side (within
+    :data:`FOREIGN_TOP` pages where a side retrieved none), best-ranked first, at most
+    :data:`FOREIGN_SHOWN` (module docstring)."""
+    fb = base.foreign(question_id, base_config)
+    fc = candidate.foreign(question_id, candidate_config)
+    if not fb and not fc:
+        return ()
+    limit_b = min([m.before for m in pages if m.before is not None], default=FOREIGN_TOP + 1)
+    limit_c = min([m.after for m in pages if m.after is not None], default=FOREIGN_TOP + 1)
+    above = sorted({i for i, (r, _) in fb.items() if r < limit_b} | {i for i, (r, _) in fc.items() if r < limit_c})
+    moves = []
+    for rid in above:
+        b, c = fb.get(rid), fc.get(rid)
+        arms = tuple(ArmRank(a, b[1].get(a) if b else None, c[1].get(a) if c else None) for a in arm_names)
+        moves.append(PageMove(f"foreign {rid}", b[0] if b else None, c[0] if c else None, arms, foreign=True))
+    best = [min([r for r in (m.before, m.after) if r is not None], default=np.nan) for m in moves]
+    return tuple(moves[i] for i in order(-np.asarray(best, float), [m.page for m in moves])[:FOREIGN_SHOWN])

@@ -36,7 +36,7 @@ from rulegauge.core.errors import RulegaugeError
 from rulegauge.store.fits import Wants
 from rulegauge.store.provenance import now_iso
 from rulegauge.store.rundir import MANIFEST, Run, RunWriter, open_run
-from rulegauge.store.schema import Kept, kept_tables, known_table
+from rulegauge.store.schema import Kept, backfilled, kept_tables, known_table
 
 BASELINES_DIR = Path("runs") / "baselines"
 BASELINE_FUSED_TOP = 10
@@ -95,7 +95,7 @@ def _write(writer: RunWriter, name: str, df: pd.DataFrame) -> None:
         writer.update_manifest({"tables": {name: {"sha256": file_sha256(out), "rows": len(df)}}})
         return
     arms = [c[len("rank_"):] for c in df.columns if c.startswith("rank_")]
-    writer.write_table(name, df, {"rank_*": arms})
+    writer.write_table(name, backfilled(name, df), {"rank_*": arms})  # an older run's table: as written now
 
 
 def _compact(run: Side, name: str, kept: Kept, configs: set[str] | None) -> pd.DataFrame:

@@ -90,7 +90,8 @@ def column_problems(name: str, path: Path) -> list[str]:
     except (OSError, ValueError) as exc:  # pyarrow raises ArrowInvalid (a ValueError)
         return [f"{name}.parquet is not a readable Parquet file ({exc})"]
     spec = table_spec(name)
-    fixed = [c.name for c in spec.columns if not c.name.endswith("*")]
+    # a backfilled column is one runs written before it lack (store/schema: Column.backfill)
+    fixed = [c.name for c in spec.columns if not c.name.endswith("*") and c.backfill is None]
     missing = [c for c in fixed if c not in have]
     if missing:
         return [f"{name}.parquet lacks the declared column(s) {', '.join(missing)} "

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 
@@ -31,13 +32,17 @@ class Column:
     """A declared column; ``statistics``: Parquet keeps its min/max per row group (off
     where every row group holds the same range, e.g. every question id or the one run id:
     nothing to skip by, and the strings' min/max cost a quarter of the metrics table's
-    write)."""
+    write); ``backfill``: see the field."""
 
     name: str
     type: pa.DataType
     doc: str
     nullable: bool = False
     statistics: bool = True
+    backfill: bool | None = None
+    """A column added after runs were first written: the value every row of a file without
+    it holds (a run written before it; checked and read so, :mod:`rulegauge.store.manifest`);
+    None: every file of the table has the column."""
 
 
 SCHEMA_VERSION = "2"
@@ -116,6 +121,15 @@ def table(name: str, doc: str, key: tuple[str, ...], *columns: Column, kept: Kep
     if carried not in (None, REQUIRED, IF_PRESENT):
         raise ValueError(f"table {name}: carried must be None, {REQUIRED!r} or {IF_PRESENT!r}")
     return TABLES.add(name, TableSpec(name, doc, tuple(columns), key, kept, carried, record))
+
+
+def backfilled(name: str, df: Any) -> Any:
+    """``df`` (rows of table ``name``) with each backfilled column it lacks added, holding its
+    :attr:`Column.backfill` value: a table of a run written before the column existed, as a
+    writer of this version writes it (a baseline saved from an older run)."""
+    spec = TABLES.get(name)
+    missing = {c.name: c.backfill for c in spec.columns if c.backfill is not None and c.name not in df.columns}
+    return df.assign(**missing) if missing else df
 
 
 def load_tables() -> None:

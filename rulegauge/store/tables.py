@@ -113,6 +113,10 @@ ARM_RANKS = table(
     Column("page", I32, "physical page of the chunk"),
     Column("rank", I32, "1-based rank under this arm (score desc, chunk id asc)"),
     Column("score", F64, "the arm's own score (bm25 score, cosine, boost score)"),
+    Column("foreign", B, "the id matches no chunk of the corpus (an id the arm read from outside: another "
+           "game's page, a stale edition) and keeps its rank as a non-relevant hit; then `chunk_id` and "
+           "`doc_id` are the reply id and `page` is 0, a page of its own (docs/arms.md, Foreign hits). "
+           "Runs written before foreign hits were kept lack the column: read as false", backfill=False),
     carried=REQUIRED,
 )
 
@@ -157,6 +161,9 @@ FUSED = table(
     Column("arms_voted", I32, "number of arms whose top-depth list holds the chunk"),
     Column("relevant", B, "the chunk's page is one of the question's relevant pages"),
     Column("page_rank", I32, "rank of the chunk's page in the page list (chunks collapsed to pages in fused order)"),
+    Column("foreign", B, "a foreign hit: an id an arm read from outside that matches no chunk of the corpus, "
+           "in its place as a non-relevant hit (`chunk_id`, `doc_id`: the reply id; `page` 0). Runs written "
+           "before foreign hits were kept lack the column: read as false", backfill=False),
     Column("rank_*", I32, "rank under each arm of the run (null: the arm did not rank it within the config's depth)"),
     kept=Kept(("config_id", "question_id", "fused_rank"), only="relevant", top="fused_rank"),
 )

@@ -21,6 +21,7 @@ from typing import Any
 
 from rulegauge.arms.base import ARMS, ArmContext
 from rulegauge.arms.contract import order_rule, results_problems
+from rulegauge.arms.results import foreign_columns
 from rulegauge.core.cachedir import cache_root
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.corpus.records import Corpus
@@ -87,8 +88,9 @@ def _run(name: str, arm: Any, gs: GoldSet, corpus: Corpus, context: ArmContext) 
         arm.prepare(corpus, replace(context, name=name))
         for depth in DEPTHS:
             results = arm.search(gs.questions, depth)
+            over = foreign_columns(results, corpus.chunk_columns)  # declared foreign hits: rows of their own
             problems += [f"depth {depth}, question {q}: {p}"
-                         for q, p in results_problems(results, qids, corpus.chunk_columns, depth, rule)][:5]
+                         for q, p in results_problems(results, qids, over, depth, rule)][:5]
         described = arm.describe()
         json.dumps(described)
         if not isinstance(described, dict):

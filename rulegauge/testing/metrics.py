@@ -12,7 +12,8 @@
   top-m page lists from the kernel) gives the very values the full path gives
   (:func:`rulegauge.fusion.fuse.fuse` of every chunk, then :func:`rulegauge.metrics.pages.metrics_frame`),
   question by question, over RRF configs with small k (ties at the top-m boundary) and one config
-  of every other registered method that keeps its contract, on graded and binary gold sets with judgments;
+  of every other registered method that keeps its contract, on graded and binary gold sets with judgments,
+  and on arm lists holding foreign hits (ids that match no chunk, kept at their ranks);
 * **a docs row**: a built-in family has its `` `label` `` row in docs/metrics.md (when
   rulegauge runs from its source tree; else ``skipped``); every family has a description.
 
@@ -41,7 +42,7 @@ from rulegauge.pipeline.sweep import score_configs
 from rulegauge.testing.synthetic import config, synthetic_ranks
 
 CUTOFFS = (1, 5, 10)
-CASES = ((5, False), (8, True))  # (seed, graded)
+CASES = ((5, False, 0), (8, True, 0), (9, False, 2))  # (seed, graded, foreign hits per arm list)
 
 
 @dataclass(frozen=True)
@@ -114,8 +115,8 @@ def _paths(metrics: list[Metric], family: MetricFamily) -> tuple[list[str], list
     """(fast-path problems, range problems)."""
     fast_bad: list[str] = []
     range_bad: list[str] = []
-    for seed, graded in CASES:
-        data = synthetic_ranks(seed, graded=graded, chunks_per_page=3)
+    for seed, graded, foreign in CASES:
+        data = synthetic_ranks(seed, graded=graded, chunks_per_page=3, foreign=foreign)
         configs = scoring_configs()
         try:
             fast = score_configs(data.matrix, data.gold, configs, metrics, workers=1)

@@ -9,6 +9,7 @@ from rulegauge.answering.read import (
     FLOORS,
     ReadOptions,
     answering_read,
+    build_pool,
     context_recall,
     question_game,
 )
@@ -262,3 +263,18 @@ def test_context_recall_counts_requirements_covered_by_the_read() -> None:
     assert context_recall(rows, question("q", "rb#2", "er#1", "rb#7")) == 2 / 3
     assert context_recall(rows, question("q")) == 0.0  # unanswerable: documented default
     assert context_recall((), question("q", "rb#2")) == 0.0
+
+
+def test_a_foreign_hit_takes_its_pool_row_but_is_never_read() -> None:
+    """An id that matched no chunk (its text is not in the run) keeps its place in the pool's
+    first rows, as the service reads them, and is no candidate."""
+    refs = ["rb#1", "rb#2", "rb#3", "rb#4"]
+    df = fused(ladder(refs))
+    outside = df.iloc[:1].assign(chunk_id="other#p0001.c000", doc_id="other#p0001.c000", page=0, fused_rank=0,
+                                 fused_score=1.0, foreign=True)
+    df = pd.concat([outside, df.assign(foreign=False)], ignore_index=True)
+    df["fused_rank"] = range(1, len(df) + 1)
+    pool = build_pool(df, chunks_for(refs), DOCS, 3)
+    assert [c.chunk_id for c in pool] == [ck("rb#1"), ck("rb#2")]  # the foreign row was one of the 3
+    rows = answering_read(question(), df, chunks_for(refs), DOCS, ReadOptions(pool=3, final=2), ARMS)
+    assert "other#p0001.c000" not in {r.chunk_id for r in rows} and len(rows) == 2

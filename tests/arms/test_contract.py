@@ -82,3 +82,41 @@ def test_order_rule_is_declared_or_score():
     assert order_rule(Plain()) == "score"
     with pytest.raises(ArmContractError, match="order_rule 'random'"):
         order_rule(Odd())
+
+
+def _foreign(*hits: tuple[str, int, float], foreign: frozenset[str] = frozenset(), q: str = "q1") -> ArmResult:
+    return ArmResult(q, "a", tuple(Hit(c, r, s) for c, r, s in hits), foreign=foreign)
+
+
+def test_declared_foreign_hits_keep_the_contract_over_the_columns_they_extend():
+    """A foreign hit (an id matching no chunk, declared in ``ArmResult.foreign``) is read over
+    the corpus columns with a row per foreign id (ChunkColumns.with_foreign); ties by id."""
+    ok = _foreign(("zz#9", 1, 3.0), ("c1", 2, 2.0), ("a-other", 3, 2.0), foreign=frozenset({"zz#9", "a-other"}))
+    over = CHUNKS.with_foreign(["zz#9", "a-other"])
+    assert over.n_corpus == 4 and len(over) == 6 and over.base is CHUNKS and CHUNKS.with_foreign([]) is CHUNKS
+    assert over.pages[4:].tolist() == [0, 0] and over.doc_ids[4:].tolist() == ["zz#9", "a-other"]
+    assert result_problems(ok, over, 5, "given") == []
+    # a tie at 2.0 where 'a-other' sorts before 'c1'
+    assert any("breaks the order rule 'score'" in p for p in result_problems(ok, over, 5, "score"))
+    cols = ArmResult("q1", "a", HitColumns(CHUNKS, np.array([3, 0]), np.array([1, 2], np.int32), np.array([2.0, 1.0])))
+    assert result_problems(cols, over, 3, "score") == []  # columns over the corpus read over its extension
+
+
+@pytest.mark.parametrize(("result", "why"), [
+    (_foreign(("zz#9", 1, 3.0)), "chunk ids not in the corpus: 'zz#9'"),  # not declared: not even read over
+    (_foreign(("c1", 1, 3.0), foreign=frozenset({"c1"})), "declares foreign the chunk id(s) 'c1' of the corpus"),
+    (_foreign(("", 1, 3.0), foreign=frozenset({""})), "id '' is empty"),
+    (_foreign(("a\tb", 1, 3.0), foreign=frozenset({"a\tb"})), "holds invisible or control characters (U+0009"),
+    (ArmResult("q1", "a", (), foreign={"zz"}), "foreign is {'zz'} (a set), not a frozenset of ids"),  # type: ignore[arg-type]
+])
+def test_each_broken_foreign_declaration_is_named(result, why):
+    over = CHUNKS.with_foreign(["", "a\tb", "zz"])
+    problems = result_problems(result, over, 3, "given")
+    assert any(why in p for p in problems), problems
+
+
+def test_a_foreign_row_another_result_declared_is_not_this_ones():
+    over = CHUNKS.with_foreign(["zz#9"])
+    problems = result_problems(_foreign(("zz#9", 1, 1.0)), over, 3, "given")
+    assert problems == ["chunk ids not in the corpus: 'zz#9' (declare them in ArmResult.foreign to keep them "
+                        "as foreign hits)"]

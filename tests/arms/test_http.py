@@ -77,7 +77,7 @@ results = "data.hits"
 doc = "doc"
 page = "p"
 score = "s"
-on_unmatched = "warn"
+on_unmatched = "keep"
 [grid]
 k = [60]
 arms = [["live"]]

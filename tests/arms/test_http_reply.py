@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rulegauge.arms.http_reply import ReplyError, ReplyShape, dig, parse_body, ranked, read_hits
+from rulegauge.arms.http_reply import ReplyError, ReplyShape, dig, listed, parse_body, read_hits
+from rulegauge.arms.results import Hit
 
 CHUNKS = {"a#p0001.c000": 1, "a#p0002.c000": 1, "a#p0002.c001": 1}
 PAGES = {"a#1": "a#p0001.c000", "a#2": "a#p0002.c000"}
@@ -26,12 +27,20 @@ def test_chunk_and_page_ids_scores_ranks_and_duplicates():
     hits = read_hits(reply, shape, CHUNKS, PAGES)
     assert [h.chunk_id for h in hits] == ["a#p0002.c000", "a#p0002.c000", None, "a#p0001.c000"]
     assert hits[0].arm_ranks == {"bm25": 3, "dense": None} and hits[2].reply_id == "zz#1"
-    # the list order is the ranking; a repeated chunk and an unmatched id are left out
-    assert ranked(hits, 10) == [("a#p0002.c000", 1, 0.5), ("a#p0001.c000", 2, 0.2)]
-    assert ranked(hits, 1) == [("a#p0002.c000", 1, 0.5)]
-    no_score = read_hits({"hits": [{"c": "a#p0002.c001"}]}, ReplyShape("hits", "c", None, None, None, None),
-                         CHUNKS, PAGES)
-    assert ranked(no_score, 5) == [("a#p0002.c001", 1, 1.0)]
+    # the list order is the ranking; a repeated chunk is left out; an unmatched id keeps its rank
+    # under its reply id (keep), or is left out and the hits below it move up (drop)
+    kept = listed(hits, 10, "keep")
+    assert kept.hits == (Hit("a#p0002.c000", 1, 0.5), Hit("zz#1", 2, 0.3), Hit("a#p0001.c000", 3, 0.2))
+    assert kept.foreign == {"zz#1"} and (kept.dropped, kept.moved) == (0, 0)
+    dropped = listed(hits, 10, "drop")
+    assert dropped.hits == (Hit("a#p0002.c000", 1, 0.5), Hit("a#p0001.c000", 2, 0.2))
+    assert dropped.foreign == frozenset() and (dropped.dropped, dropped.moved) == (1, 1)
+    assert listed(hits, 1, "keep").hits == (Hit("a#p0002.c000", 1, 0.5),)
+    assert listed(hits, 2, "keep").hits[-1] == Hit("zz#1", 2, 0.3)
+    no_score = read_hits({"hits": [{"c": "zz#p0009.c000"}, {"c": "a#p0002.c001"}]},
+                         ReplyShape("hits", "c", None, None, None, None), CHUNKS, PAGES)
+    assert listed(no_score, 5, "keep").hits == (Hit("zz#p0009.c000", 1, 1.0), Hit("a#p0002.c001", 2, 1 / 2))
+    assert listed(no_score, 5, "drop").hits == (Hit("a#p0002.c001", 1, 1.0),)
 
 
 @pytest.mark.parametrize(("reply", "message"), [

@@ -47,7 +47,7 @@ def _config(url: str) -> str:
     base = f"http://ann:{SECRETS['url password']}@{host}/search?api_key={SECRETS['query key']}"
     arm = (f'kind = "http"\nurl = "{base}"\n'
            'body = { q = "{question}", qid = "{question_id}", k = "{depth}" }\n'
-           'doc = "doc"\npage = "page"\nscore = "score"\non_unmatched = "warn"\n'
+           'doc = "doc"\npage = "page"\nscore = "score"\non_unmatched = "keep"\n'
            "max_error_rate = 0.9\nretries = 0\ntimeout_s = 20\n")
     headers = ('headers = { Authorization = "Bearer {env:RG_T_SEARCH_TOKEN}", '
                f'Cookie = "session={SECRETS["cookie"]}; theme=dark" }}\n')
@@ -98,6 +98,7 @@ def test_no_secret_nor_any_8_character_piece_of_one_is_stored_or_printed(tmp_pat
     arms = json.loads((run / "manifest.json").read_text())["arms"]
     assert arms["live"]["errors"] == 3 and arms["basic"]["errors"] == 3  # q2, q3, q4: error rows
     assert arms["live"]["unmatched_count"] == 1  # q1's echoed header as a doc id
+    assert arms["live"]["foreign_hits"] == 1  # kept at its rank, scrubbed: the grep below finds no piece of it
     journal = [json.loads(x) for x in (run / "arms-journal" / "live.jsonl").read_text().splitlines()]
     assert all("reply" not in r for r in journal)  # hits, never the body
     assert next(h["id"] for r in journal if r["question_id"] == "q1" for h in r["hits"]) == "rb#2"

@@ -114,6 +114,7 @@ def _fused(chunks: pd.DataFrame, questions: pd.DataFrame,
             page_id = df["doc_id"] + "#" + df["page"].astype(str)
             df["page_rank"] = page_id.map({p: i + 1 for i, p in enumerate(dict.fromkeys(page_id))})
             df["relevant"] = page_id.isin(q["_pages"])
+            df["foreign"] = False
             df["question_id"], df["config_id"] = q["question_id"], cid
             df["fused_rank"] = np.arange(1, len(df) + 1)
             df["ceiling"], df["n_arms"] = ceiling, len(arms)

@@ -82,7 +82,7 @@ def fused_rows() -> pd.DataFrame:
                     "fused_score": scores[ref], "ceiling": ceiling,
                     "score_ratio": scores[ref] / ceiling, "n_arms": len(arms),
                     "arms_voted": sum(ref in arm_rank[a] for a in arms),
-                    "relevant": ref in relevant, "page_rank": fr}
+                    "relevant": ref in relevant, "page_rank": fr, "foreign": False}
                 for a in ARMS:
                     row[f"rank_{a}"] = arm_rank[a].get(ref)
                 rows.append(row)

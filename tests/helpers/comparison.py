@@ -98,7 +98,7 @@ def write_run(path: Path, lists: Mapping[str, Sequence[str]], *,
                        "chunk_id": f"{doc}#p{int(no):04d}.c000", "doc_id": doc, "page": int(no),
                        "fused_rank": i + 1, "fused_score": 3 / (K + i + 1), "ceiling": 3 / (K + 1),
                        "score_ratio": (K + 1) / (K + i + 1), "n_arms": 3, "arms_voted": 3,
-                       "relevant": page in q.relevant_pages, "page_rank": i + 1}
+                       "relevant": page in q.relevant_pages, "page_rank": i + 1, "foreign": False}
                 override = (arm_ranks or {}).get((q.question_id, page), {})
                 for a in ARMS:
                     row[f"rank_{a}"] = override.get(a, i + 1) if a in override else i + 1

@@ -226,6 +226,7 @@ BASE_CASES: tuple[Case, ...] = (
 from tests.helpers.fault_cases_cred import CRED  # noqa: E402
 from tests.helpers.fault_cases_h_contracts import H_CONTRACTS  # noqa: E402
 from tests.helpers.fault_cases_h_door import H_DOOR_CASES  # noqa: E402
+from tests.helpers.fault_cases_h_foreign import H_FOREIGN  # noqa: E402
 from tests.helpers.fault_cases_h_imports import H_IMPORTS  # noqa: E402
 from tests.helpers.fault_cases_h_stats import STATS  # noqa: E402
 from tests.helpers.fault_cases_h_wheel import H_WHEEL  # noqa: E402
@@ -243,4 +244,5 @@ CASES: tuple[Case, ...] = (
     + H_WHEEL
     + H_CONTRACTS
     + STATS
+    + H_FOREIGN
 )

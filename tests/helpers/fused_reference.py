@@ -34,6 +34,7 @@ def fused_frame(fused: Fused, matrix: RankMatrix, gold: Gold, run_arms: Sequence
         "arms_voted": fused.arms_voted.astype(np.int32),
         "relevant": rel_row,
         "page_rank": prank.astype(np.int32),
+        "foreign": np.zeros(len(fused.rows), bool) if gold.chunk_foreign is None else gold.chunk_foreign[fused.rows],
     })
     for arm in run_arms:
         col = pd.array([pd.NA] * len(df), dtype="Int32")

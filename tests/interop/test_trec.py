@@ -81,15 +81,25 @@ def test_external_arm_reports_unmatched_ids(base_run, tmp_path):
     bad = tmp_path / "bad.trec"
     bad.write_text("bw-01 Q0 nosuch#p0001.c000 1 2.0 x\nbw-01 Q0 bw-rules#3 2 1.0 x\nzz-99 Q0 bw-rules#4 1 1.0 x\n")
     cfg = tmp_path / "bad.toml"
-    cfg.write_text(f'[arms.ext]\nkind = "external"\npath = "{bad}"\n[grid]\narms = [["ext", "boost"]]\n')
+    cfg.write_text(f'[arms.ext]\nkind = "external"\non_unmatched = "error"\npath = "{bad}"\n'
+                   '[grid]\narms = [["ext", "boost"]]\n')
     with pytest.raises(ValidationError) as ei:
         run(RunOptions(config=cfg, runs_dir=tmp_path, run_id="bad"))
     text = str(ei.value)
     assert f"{bad}:1: id 'nosuch#p0001.c000' matches no chunk" in text
     assert f"{bad}:3: question 'zz-99' is not in the gold set" in text
+    # the default keeps the unknown id at its rank as a foreign hit; both rows stay listed
+    cfg.write_text(cfg.read_text().replace('on_unmatched = "error"\n', ""))
+    ok = Run(run(RunOptions(config=cfg, runs_dir=tmp_path, run_id="keep")).path)
+    info = ok.manifest["arms"]["ext"]
+    assert info["unmatched_count"] == 2 and info["foreign_hits"] == 1 and info["on_unmatched"] == "keep"
+    ranks = ok.table("arm_ranks")
+    ranks = ranks[(ranks["arm"] == "ext") & (ranks["question_id"] == "bw-01")]
+    assert ranks[["chunk_id", "rank", "foreign"]].values.tolist() == [
+        ["nosuch#p0001.c000", 1, True], ["bw-rules#p0003.c000", 2, False]]
     cfg.write_text(cfg.read_text().replace('path = ', 'on_unmatched = "warn"\npath = '))
-    ok = Run(run(RunOptions(config=cfg, runs_dir=tmp_path, run_id="warn")).path)
-    assert ok.manifest["arms"]["ext"]["unmatched_count"] == 2
+    with pytest.raises(ValidationError, match=r'on_unmatched = "warn" is no longer accepted.*"keep".*"drop"'):
+        run(RunOptions(config=cfg, runs_dir=tmp_path, run_id="warn"))
 
 
 @pytest.mark.parametrize("form", ["qrels.txt", "qrels-requirements.txt"])

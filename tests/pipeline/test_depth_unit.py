@@ -171,3 +171,20 @@ def test_best_per_page_and_chunk_depth_by_formula():
     assert found == {"cutoff": 10, "target": 3, "questions": 1, "of": 1, "fewest": 1, "ids": ["q"]}
     assert short_lists([ArmResult("q", "x", hits[:1])], chunks, codes, 10, 2) is None  # the arm had no more
     assert np.array_equal(page_codes(ChunkColumns.of([])), np.zeros(0))
+
+
+def test_a_foreign_hit_is_a_page_of_its_own_when_depth_counts_pages():
+    chunks = ChunkColumns.of([type("C", (), {"chunk_id": f"{d}#p{p:04d}.c{i:03d}", "doc_id": d, "page": p})()
+                              for d, p, i in (("a", 1, 0), ("a", 1, 1), ("a", 2, 0))])
+    over = chunks.with_foreign(["x#1", "a#1"])  # "a#1" is no chunk id: a reply id like any other
+    codes = page_codes(over)
+    assert len(set(codes.tolist())) == 4 and codes[3] != codes[4]  # two foreign pages, none merged with a#1
+    hits = tuple(Hit(over.ids[r], n, 1.0 / n) for n, r in enumerate([3, 0, 1, 4, 2], start=1))
+    result = ArmResult("q", "x", hits, foreign=frozenset({"x#1", "a#1"}))
+    best = best_per_page(result, over, codes, 3)
+    assert [(h.chunk_id, h.rank) for h in best.hits] == [("x#1", 1), ("a#p0001.c000", 2), ("a#1", 3)]
+    # short: 3 of the corpus's 3 chunks asked (asked >= the corpus: never short, whatever the foreign rows)
+    assert short_lists([result], over, codes, 10, 3) is None
+    found = short_lists([ArmResult("q", "x", hits[:1], foreign=frozenset({"x#1"}))], over, codes, 10, 1)
+    assert found is not None and (found["target"], found["fewest"]) == (2, 1)  # the corpus's 2 pages; 1 listed
+    assert short_lists([ArmResult("q", "x", hits[:2], foreign=frozenset({"x#1"}))], over, codes, 10, 2) is None
