@@ -78,15 +78,24 @@ def judge_cmd(
                                   "judging resumes from it.")] = None,
     port: Annotated[int, typer.Option("--port", min=0, max=65535,
                                       help="Port on 127.0.0.1 (0: any free port).")] = 8765,
+    unblinded: Annotated[bool, typer.Option(
+        "--unblinded", help="Show which configs and arms found each page, at which rank, in "
+                            "pool order (default: blind, a seeded random order).")] = False,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**32 - 1,
+                                      help="Seed of the blind view's random order.")] = 0,
 ) -> None:
     """Serve the judging page on 127.0.0.1: keys 0-3 grade a page, s skips; Ctrl-C stops.
     Given a proposals file, serve the review page instead: a accepts, e edits, r rejects.
+
+    The judging page is blind by default: pages in a random order (--seed), no config,
+    arm or rank shown; --unblinded shows them. Each judgment records the view and seed.
 
     Several people can judge the same pool at once: each opens the page with ?judge=NAME
     (http://127.0.0.1:8765/?judge=ann).
     Example: rulegauge judge pool.jsonl --port 8765
     Example: rulegauge judge proposals.jsonl
     """
+    from rulegauge.judging.blind import UNBLINDED, View
     from rulegauge.judging.poolfile import read_pool
     from rulegauge.judging.proposals import is_proposals_file, read_proposals
     from rulegauge.judging.review import ReviewSession
@@ -99,11 +108,13 @@ def judge_cmd(
     with bad_input_exits_2():
         session: Session | ReviewSession = (ReviewSession(read_proposals(pool), target)
                                             if review else
-                                            Session(read_pool(pool), target, pool_path=str(pool)))
+                                            Session(read_pool(pool), target, pool_path=str(pool),
+                                                    view=UNBLINDED if unblinded else View(seed=seed)))
         server = make_server(session, port)
     host, bound = server.server_address[:2]
     what = (f"reviewing {len(session.items)} proposed questions" if review else
-            f"judging {len(session.items)} pooled pages of {cast(Session, session).pool.goldset}")
+            f"judging {len(session.items)} pooled pages of {cast(Session, session).pool.goldset}"
+            + (", unblinded" if unblinded else f", blind (seed {seed})"))
     plain_console(stderr=True).print(f"{what}: http://{host!s}:{bound}/  (saved to {target}; "
                                      "Ctrl-C to stop)")
     def stop(signum: int, frame: object) -> None:
