@@ -50,6 +50,8 @@ class View:
 
 
 UNBLINDED = View(blind=False, seed=None)
+BLIND = View()
+"""The default view: blind, seed :data:`DEFAULT_SEED`."""
 
 
 def blind_order(pages: Sequence[PoolPage], seed: int) -> list[PoolPage]:

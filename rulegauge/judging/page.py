@@ -3,7 +3,8 @@
 It asks for the judge's name unless the URL carries ``?judge=ID``, then shows one
 pooled page at a time: the question, the page text with the question's terms marked,
 the gold pages already listed (for reference, folded), which configs and arms found
-the page (only in the unblinded view: blind, the page is told nothing of them), a note field, and the keys **0 1 2 3** (grade), **s** (skip). Below:
+the page (only in the unblinded view: blind, the page is told nothing of them), a note
+field, and the keys **0 1 2 3** (grade), **s** (skip). Below:
 progress (judged of total, time on this page, mean and median time per judgment) and,
 when several people judge the pool, their agreement and disagreements. Everything the
 page shows comes from the server's JSON API (:mod:`rulegauge.judging.server`); the

@@ -36,7 +36,7 @@ from rulegauge.corpus.records import split_page_key
 from rulegauge.goldset.judgments import Judgment, append_judgment, read_judgments
 from rulegauge.goldset.records import GRADES, PageJudgment
 from rulegauge.judging import agreement
-from rulegauge.judging.blind import View, ordered
+from rulegauge.judging.blind import BLIND, View, ordered
 from rulegauge.judging.poolfile import Pool, PoolPage
 
 JUDGE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
@@ -60,7 +60,7 @@ class Session:
     """Thread-safe state of one judging session (module docstring)."""
 
     def __init__(self, pool: Pool, judgments_path: Path, *, pool_path: str = "pool",
-                 view: View = View()) -> None:
+                 view: View = BLIND) -> None:
         self.pool, self.path, self.view = pool, Path(judgments_path), view
         self.items: list[PoolPage] = ordered(pool.pages, view)
         self.index = {(p.question_id, p.page): i for i, p in enumerate(self.items)}
