@@ -223,12 +223,15 @@ def _answers_html(run: Run) -> list[str]:
 
 def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int = 0,
                 n_resamples: int = 10_000, top: int = DEFAULT_TOP,
-                config_ids: Sequence[str] = (), progress: Progress | None = None) -> str:
+                config_ids: Sequence[str] = (), progress: Progress | None = None,
+                sections: Sequence[str] = ()) -> str:
     """The report of ``run`` as one HTML string (see module docstring).
 
     Charts show the configs of :func:`rulegauge.analysis.selection.chosen_configs`
     (``config_ids`` when given, else the ``top`` best plus the service config and each
-    arm alone); tables list every config. ``progress(message)`` hears each step."""
+    arm alone); tables list every config. ``progress(message)`` hears each step.
+    ``sections``: HTML parts a product made (judging's filled-judgments section), placed
+    before the summary."""
     say = progress or (lambda message: None)
     metrics, configs, fused = run.table("metrics"), run.table("configs"), run.table("fused")
     primary = primary_metric(run.manifest)
@@ -319,7 +322,7 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
         parts += _answers_html(run)
     parts += latency_html(run.table("search_latency") if run.has_table("search_latency") else None,
                           configs, chosen)
-    parts += [
+    parts += [*sections,
         "<h2>Summary per config</h2>",
         "<p class='note'>Ranking metrics: mean over answerable questions (median for "
         "first_rel_rank); ratio = top score / ceiling.</p>",

@@ -12,6 +12,7 @@ import typer
 
 from rulegauge.cli.errors import bad_input_exits_2, plain_console, print_note
 from rulegauge.cli.judges_llm import llm_cmd
+from rulegauge.cli.judges_ppi import overlap_cmd, ppi_cmd
 from rulegauge.cli.outputs import check_output
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ def register(app: typer.Typer) -> None:
     app.command("pool")(pool_cmd)
     app.command("judge")(judge_cmd)
     judges_app.command("llm")(llm_cmd)
+    judges_app.command("overlap")(overlap_cmd)
+    judges_app.command("ppi")(ppi_cmd)
     app.add_typer(judges_app, name="judges")
 
 
