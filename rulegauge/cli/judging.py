@@ -146,13 +146,17 @@ def _print_agreement(r: LabelAgreement, ranking: RankingAgreement | None) -> Non
             + (f"; {r.llm_pairs} of them LLM-judged [llm]" if r.llm_pairs else ""))
     ci = r.interval
     c.print(f"Cohen's kappa (grades 0-3): {f(r.kappa)}  95% bootstrap CI {f(ci.low)} to "
-            f"{f(ci.high)} ({ci.resamples} resamples, seeded)")
+            f"{f(ci.high)} (percentile, over the {r.questions} questions: {ci.resamples} "
+            "resamples, seeded)")
     c.print(f"Cohen's kappa (relevant >= 1 vs 0): {f(r.binary_kappa)}")
     c.print(f"agreement: {f(r.accuracy)}; always-most-common baseline (grade "
             f"{r.baseline_grade} of B): {f(r.baseline_accuracy)}, kappa 0.000")
     c.print("confusion (rows A, columns B):\n      B=0  B=1  B=2  B=3")
     for g, row in enumerate(r.confusion):
         c.print(f"A={g} " + " ".join(f"{n:4d}" for n in row))
+    same = [(r.confusion[g][g], sum(row[g] for row in r.confusion)) for g in range(4)]
+    c.print("per grade of B, the share A gave the same grade: " + ", ".join(
+        f"{g}: {k}/{n}" for g, (k, n) in enumerate(same)))
     if ranking is not None:
         c.print(f"Kendall's tau between config rankings by {ranking.metric} "
                 f"({len(ranking.configs)} configs, {ranking.questions} questions): "
