@@ -78,4 +78,7 @@ def filled_sections(run: Run, human: tuple[Path, ...], auto: tuple[Path, ...],
     stored = set(page_lists(run)["config_id"].astype(str))
     result = ppi_run(PpiRequest(run, human, auto,
                                 baseline=SERVICE_CONFIG if SERVICE_CONFIG in stored else None))
+    for metric, tau in result.tau.items():
+        say(f"{metric}: Kendall's tau-b of the configs' orders, human-only against filled: "
+            + ("undefined" if tau is None else f"{tau:.3f}"))
     return tuple(ppi_html(result, *names))
