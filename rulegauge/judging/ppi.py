@@ -27,11 +27,11 @@ an error (no variance); no unlabelled unit (``N = 0``) gives the classical inter
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
+import numpy.typing as npt
 
 from rulegauge.core.errors import RulegaugeError
 
@@ -63,7 +63,7 @@ def _z(level: float) -> float:
     return NormalDist().inv_cdf(1.0 - (1.0 - level) / 2.0)
 
 
-def _arrays(*xs: Sequence[float]) -> list[np.ndarray]:
+def _arrays(*xs: npt.ArrayLike) -> list[npt.NDArray[np.float64]]:
     out = [np.asarray(x, dtype=float) for x in xs]
     for x in out:
         if x.ndim != 1 or not np.isfinite(x).all():
@@ -71,7 +71,7 @@ def _arrays(*xs: Sequence[float]) -> list[np.ndarray]:
     return out
 
 
-def classical_interval(y: Sequence[float], *, level: float = 0.95) -> MeanInterval:
+def classical_interval(y: npt.ArrayLike, *, level: float = 0.95) -> MeanInterval:
     """The CLT interval of the mean of the human values alone (``ppi_py.classical_mean_ci``)."""
     (ys,) = _arrays(y)
     if len(ys) < 2:
@@ -81,8 +81,8 @@ def classical_interval(y: Sequence[float], *, level: float = 0.95) -> MeanInterv
     return MeanInterval(mean, mean - z * se, mean + z * se, se, len(ys), 0, 0.0, level)
 
 
-def tuned_lambda(y: Sequence[float], yhat: Sequence[float],
-                 yhat_unlabelled: Sequence[float]) -> float:
+def tuned_lambda(y: npt.ArrayLike, yhat: npt.ArrayLike,
+                 yhat_unlabelled: npt.ArrayLike) -> float:
     """PPI++'s variance-minimising weight for a mean, clipped to [0, 1] (module docstring)."""
     ys, hs, us = _arrays(y, yhat, yhat_unlabelled)
     n, big_n = len(ys), len(us)
@@ -95,7 +95,7 @@ def tuned_lambda(y: Sequence[float], yhat: Sequence[float],
     return float(np.clip(cov / ((1.0 + n / big_n) * var), 0.0, 1.0))
 
 
-def ppi_interval(y: Sequence[float], yhat: Sequence[float], yhat_unlabelled: Sequence[float],
+def ppi_interval(y: npt.ArrayLike, yhat: npt.ArrayLike, yhat_unlabelled: npt.ArrayLike,
                  *, level: float = 0.95, lam: float | None = 1.0) -> MeanInterval:
     """The prediction-powered estimate of the mean of ``Y`` and its interval (module
     docstring); ``lam`` None: PPI++'s tuned weight. ``y[i]`` and ``yhat[i]`` are one unit."""

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
@@ -166,27 +167,27 @@ def ppi_run(req: PpiRequest) -> PpiResult:
     base = from_goldset(gold)
     h, a = overlay(base, human), overlay(auto, base)
     filled = overlay(a, human)
-    rest = [q for q in population if q not in set(sample)]
+    labelled = np.isin(np.asarray(population), np.asarray(sample))
     rows: list[PpiRow] = []
     tau: dict[str, float | None] = {}
     lam = None if req.tuned else 1.0
     for metric in req.metrics:
-        vh, va, vf = (question_values(lists, labels, population, metric)
+        vh, va, vf = (question_values(lists, labels, population, metric).reindex(
+                          configs, fill_value=0.0).to_numpy(dtype=float)
                       for labels in (h, a, filled))
-        pairs = [(c, None) for c in configs]
+        at = {c: i for i, c in enumerate(configs)}
+        pairs: list[tuple[str, str | None]] = [(c, None) for c in configs]
         if req.baseline is not None:
             pairs += [(c, req.baseline) for c in configs if c != req.baseline]
         for cid, ref in pairs:
-            def values(frame: pd.DataFrame, cid: str = cid, ref: str | None = ref) -> pd.Series:
-                row = frame.loc[cid]
-                return row - frame.loc[ref] if ref is not None else row
-            yh, ya, yf = values(vh), values(va), values(vf)
+            yh, ya, yf = ((v[at[cid]] - v[at[ref]]) if ref is not None else v[at[cid]]
+                          for v in (vh, va, vf))
             rows.append(PpiRow(metric, cid, ref,
-                               ppi_interval(yh[sample], ya[sample], ya[rest], level=req.level,
-                                            lam=lam),
-                               classical_interval(yh[sample], level=req.level),
+                               ppi_interval(yh[labelled], ya[labelled], ya[~labelled],
+                                            level=req.level, lam=lam),
+                               classical_interval(yh[labelled], level=req.level),
                                float(yh.mean()), float(yf.mean())))
-        tau[metric] = _tau([float(vh.loc[c].mean()) for c in configs],
-                           [float(vf.loc[c].mean()) for c in configs])
+        tau[metric] = _tau([float(x) for x in vh.mean(axis=1)],
+                           [float(x) for x in vf.mean(axis=1)])
     return PpiResult(req.run.run_id, len(population), tuple(sample), n_human, n_auto, outside,
                      tuple(rows), tau, req.level, req.tuned)
