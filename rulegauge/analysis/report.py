@@ -221,17 +221,18 @@ def _answers_html(run: Run) -> list[str]:
     return parts
 
 
+SUMMARY_HEADING = "<h2>Summary per config</h2>"
+"""Where a product's sections go (:func:`write_report`)."""
+
+
 def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int = 0,
                 n_resamples: int = 10_000, top: int = DEFAULT_TOP,
-                config_ids: Sequence[str] = (), progress: Progress | None = None,
-                sections: Sequence[str] = ()) -> str:
+                config_ids: Sequence[str] = (), progress: Progress | None = None) -> str:
     """The report of ``run`` as one HTML string (see module docstring).
 
     Charts show the configs of :func:`rulegauge.analysis.selection.chosen_configs`
     (``config_ids`` when given, else the ``top`` best plus the service config and each
-    arm alone); tables list every config. ``progress(message)`` hears each step.
-    ``sections``: HTML parts a product made (judging's filled-judgments section), placed
-    before the summary."""
+    arm alone); tables list every config. ``progress(message)`` hears each step."""
     say = progress or (lambda message: None)
     metrics, configs, fused = run.table("metrics"), run.table("configs"), run.table("fused")
     primary = primary_metric(run.manifest)
@@ -322,8 +323,8 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
         parts += _answers_html(run)
     parts += latency_html(run.table("search_latency") if run.has_table("search_latency") else None,
                           configs, chosen)
-    parts += [*sections,
-        "<h2>Summary per config</h2>",
+    parts += [
+        SUMMARY_HEADING,
         "<p class='note'>Ranking metrics: mean over answerable questions (median for "
         "first_rel_rank); ratio = top score / ceiling.</p>",
         table_html(summary_frame(metrics, configs), tall=len(configs) > 40),
@@ -335,10 +336,14 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
     return "\n".join(p for p in parts if p)
 
 
-def write_report(run: Run, out: Path, **options: object) -> Path:
-    """Write :func:`render_html` of ``run`` to ``out`` (UTF-8) and return the path."""
+def write_report(run: Run, out: Path, sections: Sequence[str] = (), **options: object) -> Path:
+    """Write :func:`render_html` of ``run`` to ``out`` (UTF-8) and return the path;
+    ``sections``: HTML parts a product made (judging's filled-judgments section), placed
+    before the summary per config."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     text = render_html(run, **options)  # type: ignore[arg-type]
+    if sections:
+        text = text.replace(SUMMARY_HEADING, "\n".join(sections) + "\n" + SUMMARY_HEADING, 1)
     atomic_write_text(out, text)
     return out

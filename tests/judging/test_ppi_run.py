@@ -121,6 +121,12 @@ def test_the_report_section_shows_both_label_sets_and_tau(setup: tuple[Path, Run
     assert "<th>human-only</th>" in page and "<th>filled</th>" in page
     assert "<th>PPI low</th>" in page and "<th>classical low</th>" in page
     assert filled_sections(r, (), (), lambda message: None) == ()
+    from rulegauge.analysis.report import SUMMARY_HEADING, write_report
+
+    html = write_report(r, r.path.parent / "report.html", sections=parts, n_resamples=50,
+                        top=3).read_text(encoding="utf-8")
+    assert html.index("Human-only and filled judgments") < html.index(SUMMARY_HEADING)
+    assert html.count("class='tau'>") == 1
 
 
 def test_cli_ppi_prints_human_labels_used_and_both_intervals(setup: tuple[Path, Run, Path]) -> None:
