@@ -229,6 +229,10 @@ def _answers_html(run: Run) -> list[str]:
     return parts
 
 
+SUMMARY_HEADING = "<h2>Summary per config</h2>"
+"""Where a product's sections go (:func:`write_report`)."""
+
+
 def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int = 0,
                 n_resamples: int = 10_000, top: int = DEFAULT_TOP,
                 config_ids: Sequence[str] = (), progress: Progress | None = None) -> str:
@@ -333,7 +337,7 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
     parts += latency_html(run.table("search_latency") if run.has_table("search_latency") else None,
                           configs, chosen)
     parts += [
-        "<h2>Summary per config</h2>",
+        SUMMARY_HEADING,
         "<p class='note'>Ranking metrics: mean over answerable questions (median for "
         "first_rel_rank); ratio = top score / ceiling.</p>",
         table_html(summary_frame(metrics, configs), tall=len(configs) > 40),
@@ -345,10 +349,14 @@ def render_html(run: Run, top_k: int = 5, metric: str | None = None, seed: int =
     return "\n".join(p for p in parts if p)
 
 
-def write_report(run: Run, out: Path, **options: object) -> Path:
-    """Write :func:`render_html` of ``run`` to ``out`` (UTF-8) and return the path."""
+def write_report(run: Run, out: Path, sections: Sequence[str] = (), **options: object) -> Path:
+    """Write :func:`render_html` of ``run`` to ``out`` (UTF-8) and return the path;
+    ``sections``: HTML parts a product made (judging's filled-judgments section), placed
+    before the summary per config."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     text = render_html(run, **options)  # type: ignore[arg-type]
+    if sections:
+        text = text.replace(SUMMARY_HEADING, "\n".join(sections) + "\n" + SUMMARY_HEADING, 1)
     atomic_write_text(out, text)
     return out

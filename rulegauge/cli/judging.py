@@ -13,6 +13,7 @@ import typer
 from rulegauge.cli.errors import bad_input_exits_2, plain_console, print_note
 from rulegauge.cli.json_out import JSON_HELP, echo_json, json_errors
 from rulegauge.cli.judges_llm import llm_cmd
+from rulegauge.cli.judges_ppi import overlap_cmd, ppi_cmd
 from rulegauge.cli.outputs import check_output
 
 if TYPE_CHECKING:
@@ -29,6 +30,8 @@ def register(app: typer.Typer) -> None:
     app.command("pool")(pool_cmd)
     app.command("judge")(judge_cmd)
     judges_app.command("llm")(llm_cmd)
+    judges_app.command("overlap")(overlap_cmd)
+    judges_app.command("ppi")(ppi_cmd)
     app.add_typer(judges_app, name="judges")
 
 
@@ -89,15 +92,24 @@ def judge_cmd(
                                   "judging resumes from it.")] = None,
     port: Annotated[int, typer.Option("--port", min=0, max=65535,
                                       help="Port on 127.0.0.1 (0: any free port).")] = 8765,
+    unblinded: Annotated[bool, typer.Option(
+        "--unblinded", help="Show which configs and arms found each page, at which rank, in "
+                            "pool order (default: blind, a seeded random order).")] = False,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**32 - 1,
+                                      help="Seed of the blind view's random order.")] = 0,
 ) -> None:
     """Serve the judging page on 127.0.0.1: keys 0-3 grade a page, s skips; Ctrl-C stops.
     Given a proposals file, serve the review page instead: a accepts, e edits, r rejects.
+
+    The judging page is blind by default: pages in a random order (--seed), no config,
+    arm or rank shown; --unblinded shows them. Each judgment records the view and seed.
 
     Several people can judge the same pool at once: each opens the page with ?judge=NAME
     (http://127.0.0.1:8765/?judge=ann).
     Example: rulegauge judge pool.jsonl --port 8765
     Example: rulegauge judge proposals.jsonl
     """
+    from rulegauge.judging.blind import UNBLINDED, View
     from rulegauge.judging.poolfile import read_pool
     from rulegauge.judging.proposals import is_proposals_file, read_proposals
     from rulegauge.judging.review import ReviewSession
@@ -110,11 +122,13 @@ def judge_cmd(
     with bad_input_exits_2():
         session: Session | ReviewSession = (ReviewSession(read_proposals(pool), target)
                                             if review else
-                                            Session(read_pool(pool), target, pool_path=str(pool)))
+                                            Session(read_pool(pool), target, pool_path=str(pool),
+                                                    view=UNBLINDED if unblinded else View(seed=seed)))
         server = make_server(session, port)
     host, bound = server.server_address[:2]
     what = (f"reviewing {len(session.items)} proposed questions" if review else
-            f"judging {len(session.items)} pooled pages of {cast(Session, session).pool.goldset}")
+            f"judging {len(session.items)} pooled pages of {cast(Session, session).pool.goldset}"
+            + (", unblinded" if unblinded else f", blind (seed {seed})"))
     plain_console(stderr=True).print(f"{what}: http://{host!s}:{bound}/  (saved to {target}; "
                                      "Ctrl-C to stop)")
     def stop(signum: int, frame: object) -> None:
@@ -143,13 +157,17 @@ def _print_agreement(r: LabelAgreement, ranking: RankingAgreement | None) -> Non
             + (f"; {r.llm_pairs} of them LLM-judged [llm]" if r.llm_pairs else ""))
     ci = r.interval
     c.print(f"Cohen's kappa (grades 0-3): {f(r.kappa)}  95% bootstrap CI {f(ci.low)} to "
-            f"{f(ci.high)} ({ci.resamples} resamples, seeded)")
+            f"{f(ci.high)} (percentile, over the {r.questions} questions: {ci.resamples} "
+            "resamples, seeded)")
     c.print(f"Cohen's kappa (relevant >= 1 vs 0): {f(r.binary_kappa)}")
     c.print(f"agreement: {f(r.accuracy)}; always-most-common baseline (grade "
             f"{r.baseline_grade} of B): {f(r.baseline_accuracy)}, kappa 0.000")
     c.print("confusion (rows A, columns B):\n      B=0  B=1  B=2  B=3")
     for g, row in enumerate(r.confusion):
         c.print(f"A={g} " + " ".join(f"{n:4d}" for n in row))
+    same = [(r.confusion[g][g], sum(row[g] for row in r.confusion)) for g in range(4)]
+    c.print("per grade of B, the share A gave the same grade: " + ", ".join(
+        f"{g}: {k}/{n}" for g, (k, n) in enumerate(same)))
     if ranking is not None:
         c.print(f"Kendall's tau between config rankings by {ranking.metric} "
                 f"({len(ranking.configs)} configs, {ranking.questions} questions): "

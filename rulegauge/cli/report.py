@@ -44,6 +44,12 @@ def report_cmd(
                                         "for --serve.")] = 2.0,
     runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Folder that holds run "
                                            "directories.")] = Path("runs"),
+    human: Annotated[list[Path] | None, typer.Option(
+        "--human", help="People's judgments of a sample of questions: with --auto, a section "
+                        "of each config's metric under human-only and filled judgments "
+                        "(Kendall's tau, PPI intervals; rulegauge judges ppi).")] = None,
+    auto: Annotated[list[Path] | None, typer.Option(
+        "--auto", help="Automatic judgments of the pool (with --human).")] = None,
 ) -> None:
     """Write one self-contained HTML report (headline, configs, sweeps, bands, tables).
 
@@ -63,13 +69,19 @@ def report_cmd(
         # `latest` with --metric / -c: the newest run that scored them (rulegauge.store.rundir.open_run)
         info = metric_info(metric) if metric else None
         opened = open_run(run, runs_dir, metrics=(info.name,) if info else (), wants=Wants.of(configs=config))
-        check_output(out, (), runs=(opened,))
+        check_output(out, (*(human or ()), *(auto or ())), runs=(opened,))
+        if bool(human) != bool(auto):
+            raise typer.BadParameter("--human and --auto go together")
+        from rulegauge.judging.ppi_section import filled_sections  # deferred: judging's product
+
+        sections = filled_sections(opened, tuple(human or ()), tuple(auto or ()), _say)
         _say(f"rendering {opened.run_id}")
         # matplotlib's layout notes are about our figures, not the user's input: logged
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             path = write_report(opened, out, top_k=top_k, metric=metric, top=top,
-                                config_ids=tuple(config or ()), progress=_say)
+                                config_ids=tuple(config or ()), progress=_say,
+                                sections=sections)
         for w in caught:
             log.info("figure warning: %s", w.message)
         return path

@@ -9,7 +9,9 @@ qrels import writes, and what ``rulegauge goldset merge`` folds into a gold set:
 
 ``grade`` 0-3 (0 = judged non-relevant), ``judge_kind`` ``human`` or ``llm``,
 ``judge_id`` a person or model + prompt hash; ``time``, ``note``, ``seconds`` (time
-spent on the judgment) and ``goldset_sha256`` (the gold set judged against) are
+spent on the judgment), ``goldset_sha256`` (the gold set judged against), ``view`` (how
+the judging page showed the page: ``blind``, configs, arms and ranks hidden and pages in
+a seeded random order, or ``unblinded``) and ``order_seed`` (the seed of that order) are
 optional. Reading collects every problem with ``file:line`` (through
 :mod:`rulegauge.core.jsonl`): bad JSON, grades outside 0-3, unknown kinds, a page that
 is no ``doc#page``, one judge judging one pair twice, and, when checked against a
@@ -46,9 +48,13 @@ from rulegauge.goldset.judged import judgment_fields
 from rulegauge.goldset.records import GoldSet, PageJudgment
 
 FILE_FIELDS = ("question_id", "page", "grade", "judge_kind", "judge_id", "time", "note",
-               "seconds", "goldset_sha256")
+               "seconds", "goldset_sha256", "view", "order_seed")
 """Keys of one judgments-file line (question_id, page, grade, judge_kind, judge_id required)."""
 _NAMES = {"kind": "judge_kind", "judge": "judge_id"}
+VIEWS = ("blind", "unblinded")
+"""How a judging page showed a page (``view``): systems hidden (the default) or shown."""
+MAX_SEED = 2**32 - 1
+"""The largest ``order_seed`` (``rulegauge judge --seed`` is bounded the same)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,10 @@ class Judgment:
     judgment: PageJudgment
     seconds: float | None = None
     goldset_sha256: str = ""
+    view: str = ""
+    """``blind`` or ``unblinded`` (:data:`VIEWS`) for a judging page's judgment; empty otherwise."""
+    order_seed: int | None = None
+    """The seed of the blind view's random order."""
     where: str = field(default="", compare=False)
     """``file:line`` it was read from (empty for judgments made in memory)."""
 
@@ -82,6 +92,10 @@ def judgment_row(j: Judgment) -> dict[str, Any]:
         row["seconds"] = j.seconds
     if j.goldset_sha256:
         row["goldset_sha256"] = j.goldset_sha256
+    if j.view:
+        row["view"] = j.view
+    if j.order_seed is not None:
+        row["order_seed"] = j.order_seed
     return row
 
 
@@ -106,12 +120,18 @@ def parse_judgment(record: Mapping[str, Any], where: str) -> tuple[Judgment | No
     sha = record.get("goldset_sha256", "")
     if not isinstance(sha, str):
         messages.append(f"goldset_sha256 must be a string, got {sha!r}")
+    view, seed = record.get("view", ""), record.get("order_seed")
+    if view != "" and view not in VIEWS:
+        messages.append(f"view must be one of {', '.join(VIEWS)}, got {view!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                             or not 0 <= seed <= MAX_SEED):
+        messages.append(f"order_seed must be an integer 0..{MAX_SEED}, got {seed!r}")
     if messages:
         return None, [Problem(where, m) for m in messages]
     pj = PageJudgment(doc, number, fields["grade"], fields["kind"], fields["judge"],
                       fields["time"], fields["note"])
     return Judgment(str(qid), pj, None if seconds is None else float(seconds), str(sha),
-                    where), []
+                    str(view), seed, where), []
 
 
 QRELS_PEEK = 64 * 1024

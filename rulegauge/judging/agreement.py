@@ -4,10 +4,13 @@
   ``(p_o - p_e) / (1 - p_e)``, computed by ``sklearn.metrics.cohen_kappa_score``
   (``labels=[0, 1, 2, 3]``). When both judges give one and the same label to every
   item, kappa is 0/0: reported as ``None`` (undefined), never as a plausible number.
-* The bootstrap interval resamples the judged pairs with replacement
-  (``numpy.random.default_rng(seed)``, a local generator; same seed, same interval)
-  and takes the percentile interval of the kappas; undefined resamples are dropped
-  (their count is returned).
+* The bootstrap interval resamples with replacement (``numpy.random.default_rng(seed)``,
+  a local generator; same seed, same interval) and takes the percentile interval of the
+  kappas; undefined resamples are dropped (their count is returned). Given ``groups``
+  (the question of each pair, as ``judges agreement`` does) it resamples *questions*,
+  each drawn question bringing all its pairs (a cluster bootstrap: a question's pages are
+  judged with one reading of the question, so its pairs are not independent and a
+  bootstrap over pairs would be too narrow); without, it resamples pairs.
 * The **always-most-common baseline**: a judge that gives every item the reference's
   most common grade agrees on that grade's share of items, with kappa 0 by definition.
 * Fleiss' kappa (Fleiss 1971) for any number of judges over the items at least two of
@@ -52,15 +55,22 @@ class Interval:
 
 
 def bootstrap_kappa(a: Sequence[int], b: Sequence[int], *, seed: int = 0,
-                    resamples: int = 1000, level: float = 0.95) -> Interval:
-    """Percentile bootstrap interval of Cohen's kappa over the pairs (module docstring)."""
+                    resamples: int = 1000, level: float = 0.95,
+                    groups: Sequence[str] | None = None) -> Interval:
+    """Percentile bootstrap interval of Cohen's kappa over the pairs, or over the
+    ``groups`` (questions) when given (module docstring)."""
     if len(a) == 0:
         return Interval(None, None, resamples, resamples)
     rng = np.random.default_rng(seed)
     x, y = np.asarray(a), np.asarray(b)
+    members: dict[str, list[int]] = {}
+    for i, g in enumerate(groups if groups is not None else range(len(x))):
+        members.setdefault(str(g), []).append(i)
+    clusters = [np.asarray(v) for v in members.values()]  # first-seen order: seeded draws repeat
     values = []
     for _ in range(resamples):
-        idx = rng.integers(0, len(x), len(x))
+        drawn = rng.integers(0, len(clusters), len(clusters))
+        idx = np.concatenate([clusters[int(k)] for k in drawn])
         k = cohen(x[idx].tolist(), y[idx].tolist())
         if k is not None:
             values.append(k)

@@ -7,7 +7,8 @@ convention of one-known-relevant gold sets (MacAvaney & Soldaini, SIGIR 2023); h
 many pairs rest on that assumption is reported (``assumed_zero``).
 
 Reported: the number of pairs, how many of them carry an LLM-only grade on either
-side (always marked), Cohen's kappa on the 0-3 grades with its bootstrap interval,
+side (always marked), Cohen's kappa on the 0-3 grades with its bootstrap interval over
+questions (each resampled question brings all its pairs),
 the same on relevant / not relevant (grade >= 1), the share of pairs with equal
 grades, the always-most-common baseline of side B (the reference), and the 4 x 4
 confusion matrix (rows A, columns B). :mod:`rulegauge.judging.agreement` has the
@@ -33,6 +34,9 @@ class LabelAgreement:
     """Pairs whose grade on either side comes from LLM judges only."""
     kappa: float | None
     interval: agreement.Interval
+    """95% percentile bootstrap over questions (a cluster bootstrap)."""
+    questions: int
+    """Questions the compared pairs belong to (the bootstrap's units)."""
     binary_kappa: float | None
     accuracy: float | None
     baseline_grade: int | None
@@ -61,6 +65,7 @@ def compare(a: LabelSet, b: LabelSet, *, seed: int = 0, resamples: int = 1000) -
     base_grade, base_acc = agreement.most_common_baseline(gb)
     return LabelAgreement(
         a.name, b.name, len(pairs), assumed, sum(1 for p in pairs if p in a.llm or p in b.llm),
-        agreement.cohen(ga, gb), agreement.bootstrap_kappa(ga, gb, seed=seed, resamples=resamples),
-        agreement.cohen([int(g >= 1) for g in ga], [int(g >= 1) for g in gb]),
+        agreement.cohen(ga, gb), agreement.bootstrap_kappa(ga, gb, seed=seed, resamples=resamples,
+                                                         groups=[q for q, _ in pairs]),
+        len({q for q, _ in pairs}), agreement.cohen([int(g >= 1) for g in ga], [int(g >= 1) for g in gb]),
         agreement.accuracy(ga, gb), base_grade, base_acc, agreement.confusion(ga, gb))

@@ -3,7 +3,8 @@
 It asks for the judge's name unless the URL carries ``?judge=ID``, then shows one
 pooled page at a time: the question, the page text with the question's terms marked,
 the gold pages already listed (for reference, folded), which configs and arms found
-the page, a note field, and the keys **0 1 2 3** (grade), **s** (skip). Below:
+the page (only in the unblinded view: blind, the page is told nothing of them), a note
+field, and the keys **0 1 2 3** (grade), **s** (skip). Below:
 progress (judged of total, time on this page, mean and median time per judgment) and,
 when several people judge the pool, their agreement and disagreements. Everything the
 page shows comes from the server's JSON API (:mod:`rulegauge.judging.server`); the
@@ -71,10 +72,11 @@ table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: .
   <button id="start">Start judging</button>
 </div>
 <div id="work" hidden>
-  <div class="meta">judge <b id="judge"></b> &middot; <span id="progress"></span></div>
+  <div class="meta">judge <b id="judge"></b> &middot; <span id="progress"></span> &middot;
+  <span id="view"></span></div>
   <div class="meta" id="item-id"></div>
   <div id="question"></div>
-  <div class="meta" id="found-by"></div>
+  <div class="meta" id="found-by" hidden></div>
   <div id="text"></div>
   <details id="gold-box"><summary>gold pages already listed (<span id="gold-count">0</span>)
   </summary><div id="gold"></div></details>
@@ -122,7 +124,11 @@ function show(state) {
   $("item-id").textContent = item.question_id + " \\u00b7 " + item.page + " \\u00b7 page " +
       (item.index + 1) + " of " + pr.total;
   $("question").textContent = item.question;
-  $("found-by").textContent = "found by " + item.found_by.join(", ");
+  $("view").textContent = state.view.name === "blind"
+      ? "blind: pages in random order (seed " + state.view.seed + "), systems hidden"
+      : "unblinded: pool order, finders shown";
+  $("found-by").hidden = !item.found_by;
+  $("found-by").textContent = item.found_by ? "found by " + item.found_by.join(", ") : "";
   $("text").innerHTML = item.html;
   $("gold-count").textContent = item.gold.length;
   $("gold").innerHTML = item.gold.map((g) => "<p><b>" + esc(g.page) + "</b> (grade " + g.grade +

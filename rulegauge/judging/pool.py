@@ -57,7 +57,8 @@ class PoolRequest:
     """Keep the pages a judgment covers (to measure a judge against the gold set)."""
 
 
-def _goldset(runs: Sequence[Run]) -> GoldSet:
+def runs_goldset(runs: Sequence[Run]) -> GoldSet:
+    """The gold set the runs were scored on (one for all, unchanged since): every problem raised."""
     problems = []
     first = runs[0].manifest.get("goldset", {})
     for r in runs[1:]:
@@ -146,7 +147,7 @@ def build_pool(request: PoolRequest) -> Pool:
     problem = count_problem("depth", request.depth)
     if problem:  # the bound of every depth (core/limits): each list is read this deep
         raise RulegaugeError(f"--depth: {problem}")
-    goldset = _goldset(request.runs)
+    goldset = runs_goldset(request.runs)
     covered = {(q.question_id, p) for q in goldset.questions for p in q.judged_pages()}
     covered |= {j.pair for j in load_judgments(request.judgments, goldset)}
     found, problems = [], []

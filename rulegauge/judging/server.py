@@ -3,7 +3,9 @@
 Judging mode, routes (one :class:`~rulegauge.judging.session.Session`):
 
 * ``GET /`` the page (:mod:`rulegauge.judging.page`); ``?judge=ID`` names the judge
-* ``GET /api/state?judge=ID`` the judge's next item, progress and the agreement so far
+* ``GET /api/state?judge=ID`` the judge's next item, progress, the view (blind with its
+  seed, or unblinded: :mod:`rulegauge.judging.blind`) and the agreement so far; an item
+  carries its finders (configs, arms, ranks) only in the unblinded view
 * ``POST /api/judge`` ``{judge, question_id, page, grade, note, seconds}`` -> the next state
 * ``POST /api/skip`` ``{judge, question_id, page}`` -> the next state
 * ``GET /api/agreement`` agreement between the judges (Cohen's and Fleiss' kappa)
@@ -55,24 +57,29 @@ MAX_BODY = 1 << 16
 
 
 def item_payload(session: Session, index: int) -> dict[str, Any]:
-    """What the page shows of item ``index``: question, marked text, gold pages, finders."""
+    """What the page shows of item ``index``: question, marked text, gold pages, and, only
+    in the unblinded view, its finders (blind: no config, arm or rank in the payload)."""
     p = session.items[index]
     q = session.questions[p.question_id]
     terms = question_terms(q.question, q.language)
-    return {"index": index, "question_id": p.question_id, "question": q.question,
-            "language": q.language, "page": p.page,
-            "html": highlight(p.text, terms, q.language),
-            "found_by": [f"{f.source} ({f.kind} #{f.rank}{', run ' + f.run if len(session.pool.runs) > 1 else ''})"
-                         for f in p.found_by],
-            # the page being judged is never shown as gold (an --include-judged pool holds them)
-            "gold": [{"page": g, "grade": grade, "html": highlight(text, terms, q.language)}
-                     for g, grade, text in q.gold if g != p.page]}
+    out = {"index": index, "question_id": p.question_id, "question": q.question,
+           "language": q.language, "page": p.page,
+           "html": highlight(p.text, terms, q.language),
+           # the page being judged is never shown as gold (an --include-judged pool holds them)
+           "gold": [{"page": g, "grade": grade, "html": highlight(text, terms, q.language)}
+                    for g, grade, text in q.gold if g != p.page]}
+    if not session.view.blind:
+        many = len(session.pool.runs) > 1
+        out["found_by"] = [f"{f.source} ({f.kind} #{f.rank}{', run ' + f.run if many else ''})"
+                           for f in p.found_by]
+    return out
 
 
 def state(session: Session, judge: str) -> dict[str, Any]:
     index = session.next_item(judge)
     return {"judge": judge, "progress": asdict(session.progress(judge)),
             "item": None if index is None else item_payload(session, index),
+            "view": {"name": session.view.name, "seed": session.view.order_seed},
             "agreement": session.agreement()}
 
 

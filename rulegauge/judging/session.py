@@ -1,7 +1,9 @@
 """A judging session: one pool, one judgments file, any number of judges at once.
 
-Every judge works through the whole pool in pool order (question by question, best
-rank first). A judgment is appended to the judgments file the moment it is made
+Every judge works through the whole pool in the session's order: by default blind, a
+seeded random order with no config, arm or rank shown (:mod:`rulegauge.judging.blind`);
+unblinded, pool order (question by question, best rank first). Each judgment records the
+view and the seed. A judgment is appended to the judgments file the moment it is made
 (:func:`rulegauge.goldset.judgments.append_judgment`: one line, one write, fsync), so
 a session stopped at any point resumes where each judge left off: the file is read
 back when the session opens, and its judgments count as done. *Skip* sets an item
@@ -34,6 +36,7 @@ from rulegauge.corpus.records import split_page_key
 from rulegauge.goldset.judgments import Judgment, append_judgment, read_judgments
 from rulegauge.goldset.records import GRADES, PageJudgment
 from rulegauge.judging import agreement
+from rulegauge.judging.blind import BLIND, View, ordered
 from rulegauge.judging.poolfile import Pool, PoolPage
 
 JUDGE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
@@ -56,9 +59,10 @@ class Progress:
 class Session:
     """Thread-safe state of one judging session (module docstring)."""
 
-    def __init__(self, pool: Pool, judgments_path: Path, *, pool_path: str = "pool") -> None:
-        self.pool, self.path = pool, Path(judgments_path)
-        self.items: list[PoolPage] = list(pool.pages)
+    def __init__(self, pool: Pool, judgments_path: Path, *, pool_path: str = "pool",
+                 view: View = BLIND) -> None:
+        self.pool, self.path, self.view = pool, Path(judgments_path), view
+        self.items: list[PoolPage] = ordered(pool.pages, view)
         self.index = {(p.question_id, p.page): i for i, p in enumerate(self.items)}
         self.questions = {q.question_id: q for q in pool.questions}
         self._lock = threading.Lock()
@@ -117,7 +121,7 @@ class Session:
         j = Judgment(question_id, PageJudgment(doc, number, grade, "human", judge, when,
                                                str(note or "").strip()),
                      None if seconds is None else round(max(float(seconds), 0.0), 3),
-                     self.pool.goldset_sha256)
+                     self.pool.goldset_sha256, self.view.name, self.view.order_seed)
         with self._lock:
             if pair in self.done.get(judge, {}):
                 raise JudgingError(f"{judge} already judged {page} for {question_id}")

@@ -228,6 +228,7 @@ from tests.helpers.fault_cases_h_contracts import H_CONTRACTS  # noqa: E402
 from tests.helpers.fault_cases_h_door import H_DOOR_CASES  # noqa: E402
 from tests.helpers.fault_cases_h_foreign import H_FOREIGN  # noqa: E402
 from tests.helpers.fault_cases_h_imports import H_IMPORTS  # noqa: E402
+from tests.helpers.fault_cases_h_judging import H_JUDGING  # noqa: E402
 from tests.helpers.fault_cases_h_stats import STATS  # noqa: E402
 from tests.helpers.fault_cases_h_wheel import H_WHEEL  # noqa: E402
 from tests.helpers.fault_cases_issue25 import ISSUE25  # noqa: E402 (the tables build on RUN etc.)
@@ -245,4 +246,5 @@ CASES: tuple[Case, ...] = (
     + H_CONTRACTS
     + STATS
     + H_FOREIGN
+    + H_JUDGING
 )

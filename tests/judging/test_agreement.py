@@ -46,6 +46,20 @@ def test_bootstrap_is_seeded_and_brackets_kappa() -> None:
     assert agreement.bootstrap_kappa(a, b, seed=8, resamples=300) != one
 
 
+def test_bootstrap_over_questions_resamples_whole_questions() -> None:
+    a = [0, 1, 2, 3, 0, 1, 2, 3, 1, 1, 0, 2]
+    b = [0, 1, 2, 2, 0, 1, 1, 3, 1, 0, 0, 2]
+    # every pair twice, the two copies one question: drawing questions is drawing the pairs
+    # (same draws, kappa unchanged by doubling), so the interval is the pairs' own
+    twice = agreement.bootstrap_kappa([x for x in a for _ in "ab"], [y for y in b for _ in "ab"],
+                                      seed=5, resamples=200,
+                                      groups=[f"q{i}" for i in range(len(a)) for _ in "ab"])
+    assert twice == agreement.bootstrap_kappa(a, b, seed=5, resamples=200)
+    # one question holding everything: every resample is the whole set, the interval a point
+    one = agreement.bootstrap_kappa(a, b, seed=5, resamples=50, groups=["q"] * len(a))
+    assert one.low == one.high == pytest.approx(agreement.cohen(a, b))
+
+
 def test_baseline_and_confusion() -> None:
     assert agreement.most_common_baseline([0, 0, 1, 1, 2]) == (0, 0.4)  # tie -> lower grade
     assert agreement.confusion([0, 1, 3], [0, 2, 3]) == [[1, 0, 0, 0], [0, 0, 1, 0],

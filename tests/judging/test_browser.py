@@ -1,5 +1,6 @@
 """The judging loop in a real headless Chromium (selenium + Debian's chromium-driver):
-pool -> judge in the browser (two judges, a skip, a note, a restart) -> merge -> rerun.
+pool -> judge in the browser, blind (no config, arm or rank on the page; two judges, a
+skip, a note, a restart) -> merge -> rerun; the unblinded view shows the finders.
 
 Skips, saying why, where Chromium, chromedriver or selenium is missing
 (``scripts/test`` apt-installs ``chromium`` and ``chromium-driver``; selenium is in the
@@ -16,7 +17,9 @@ from typer.testing import CliRunner
 from rulegauge.cli import app
 from rulegauge.goldset.judgments import read_judgments
 from rulegauge.goldset.parse import load_goldset
-from rulegauge.judging.poolfile import read_pool
+from rulegauge.judging.blind import UNBLINDED, View
+from rulegauge.judging.highlight import highlight, question_terms
+from rulegauge.judging.poolfile import Pool, read_pool
 from rulegauge.judging.server import serve_in_thread
 from rulegauge.judging.session import Session
 from rulegauge.pipeline.options import RunOptions
@@ -55,6 +58,22 @@ def press(driver, keys: str, done_after: int) -> None:  # type: ignore[no-untype
         and d.find_element(By.ID, "progress").text.startswith(f"{done_after} of "))
 
 
+def systems_named(pool: Pool) -> set[str]:
+    """Every config and arm that found a pooled page and every rank the finders carry
+    ('arm #2')."""
+    return ({f.source for p in pool.pages for f in p.found_by} | set(pool.configs)
+            | {f"{f.kind} #{f.rank}" for p in pool.pages for f in p.found_by})
+
+
+def page_words(driver) -> str:  # type: ignore[no-untyped-def]
+    """Everything the page holds: its rendered text and its markup (hidden parts too)."""
+    from selenium.webdriver.common.by import By
+
+    text = driver.find_element(By.TAG_NAME, "body").text
+    assert "found by" not in text and not driver.find_element(By.ID, "found-by").text
+    return text + "\n" + driver.page_source
+
+
 def test_pool_judge_in_the_browser_merge_and_rerun(tmp_path: Path) -> None:
     reason = webdriver_skip_reason()
     if reason:
@@ -71,21 +90,31 @@ def test_pool_judge_in_the_browser_merge_and_rerun(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     pool = read_pool(pool_file)
     judgments = tmp_path / "pool.judgments.jsonl"
-    server, _ = serve_in_thread(Session(pool, judgments))
+    session = Session(pool, judgments)  # the default view: blind, seed 0
+    order = session.items
+    assert session.view == View(seed=0) and order != list(pool.pages)
+    server, _ = serve_in_thread(session)
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     driver = driven_chromium(tmp_path / "profile")
+    hidden = systems_named(pool)
+    assert LEXICAL_CONFIG in hidden and {"bm25", "boost", "arm #1", "config #1"} <= hidden
     try:
         driver.get(base)  # no judge in the URL: the page asks for a name
         driver.find_element(By.ID, "judge-name").send_keys("ann")
         driver.find_element(By.ID, "start").click()
         wait = WebDriverWait(driver, 20)
         wait.until(lambda d: d.find_element(By.ID, "question").text)
-        first = pool.pages[0]
+        first = order[0]
         assert driver.find_element(By.ID, "item-id").text.startswith(
             f"{first.question_id} · {first.page}")
-        assert driver.find_elements(By.CSS_SELECTOR, "#text mark")  # question terms marked
+        shown = page_words(driver)  # blind: no config, arm or rank anywhere on the page
+        assert [w for w in sorted(hidden) if w in shown] == []
+        assert "blind" in driver.find_element(By.ID, "view").text
+        q = next(q for q in pool.questions if q.question_id == first.question_id)
+        marked = highlight(first.text, question_terms(q.question, q.language), q.language)
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#text mark")) == marked.count("<mark>")
         assert driver.find_element(By.ID, "gold-count").text == str(
-            len(pool.questions[0].gold))
+            len([g for g in q.gold if g[0] != first.page]))
         driver.find_element(By.ID, "note").send_keys("setup page, not the answer")
         driver.find_element(By.ID, "grade-3").click()  # typing in the note: keys are text there
         wait.until(lambda d: d.find_element(By.ID, "progress").text.startswith("1 of "))
@@ -93,6 +122,8 @@ def test_pool_judge_in_the_browser_merge_and_rerun(tmp_path: Path) -> None:
         for key in ANN:
             done += key != "s"
             press(driver, key, done)
+            shown = page_words(driver)
+            assert [w for w in sorted(hidden) if w in shown] == [], key
         assert "mean" in driver.find_element(By.ID, "timing").text
         # a second judge on the same pool, in the same session
         driver.get(base + "?judge=bob")
@@ -111,6 +142,16 @@ def test_pool_judge_in_the_browser_merge_and_rerun(tmp_path: Path) -> None:
         driver.get(f"http://127.0.0.1:{server.server_address[1]}/?judge=ann")
         wait.until(lambda d: d.find_element(By.ID, "progress").text.startswith(
             f"{done} of {len(pool.pages)} judged"))
+        server.shutdown()
+        server.server_close()
+        # the unblinded view, asked for explicitly, names the finders (pool order)
+        server, _ = serve_in_thread(Session(read_pool(pool_file), tmp_path / "open.jsonl",
+                                            view=UNBLINDED))
+        driver.get(f"http://127.0.0.1:{server.server_address[1]}/?judge=cy")
+        wait.until(lambda d: d.find_element(By.ID, "found-by").text)
+        assert driver.find_element(By.ID, "found-by").text == "found by " + ", ".join(
+            f"{f.source} ({f.kind} #{f.rank})" for f in pool.pages[0].found_by)
+        assert "unblinded" in driver.find_element(By.ID, "view").text
     finally:
         driver.quit()
         server.shutdown()
@@ -121,7 +162,9 @@ def test_pool_judge_in_the_browser_merge_and_rerun(tmp_path: Path) -> None:
     assert ann[0].judgment.note == "setup page, not the answer" and ann[0].judgment.grade == 3
     assert (ann[0].question_id, ann[0].page) == (first.question_id, first.page)
     assert all(j.seconds is not None and j.seconds >= 0 for j in rows)
-    skipped = pool.pages[3]  # ann's fourth judgment was a skip: that page waits for the end
+    assert {(j.view, j.order_seed) for j in rows} == {("blind", 0)}  # the view is recorded
+    assert [j.pair for j in ann[:3]] == [(p.question_id, p.page) for p in order[:3]]
+    skipped = order[3]  # ann's fourth judgment was a skip: that page waits for the end
     assert (skipped.question_id, skipped.page) not in {j.pair for j in ann}
     # merge the session into a new gold-set version, and rerun it
     v2 = gold.with_name("sample-v2.yaml")

@@ -12,6 +12,7 @@ import pytest
 from rulegauge.core.errors import ValidationError
 from rulegauge.goldset.judgments import read_judgments
 from rulegauge.judging import page
+from rulegauge.judging.blind import UNBLINDED, View, blind_order
 from rulegauge.judging.highlight import highlight, question_terms
 from rulegauge.judging.poolfile import FoundBy, Pool, PoolPage, PoolQuestion
 from rulegauge.judging.server import CSP, serve_in_thread
@@ -31,7 +32,7 @@ def tiny_pool() -> Pool:
 
 def test_judge_skip_resume_and_refusals(tmp_path: Path) -> None:
     jf = tmp_path / "j.jsonl"
-    s = Session(tiny_pool(), jf)
+    s = Session(tiny_pool(), jf, view=UNBLINDED)  # pool order: the indices below are the pool's
     assert s.next_item("ann") == 0
     s.skip("ann", "q1", "d#2")
     assert s.next_item("ann") == 1
@@ -53,7 +54,8 @@ def test_judge_skip_resume_and_refusals(tmp_path: Path) -> None:
     assert [(j.question_id, j.page, j.judgment.grade, j.judgment.note) for j in rows] == [
         ("q1", "d#3", 0, "storms only"), ("q2", "d#4", 3, "")]
     assert all(j.goldset_sha256 == "ab" * 32 and j.judgment.judge_kind == "human" for j in rows)
-    again = Session(tiny_pool(), jf)  # resumes: what was judged is done
+    assert all((j.view, j.order_seed) == ("unblinded", None) for j in rows)
+    again = Session(tiny_pool(), jf, view=UNBLINDED)  # resumes: what was judged is done
     assert again.progress("ann").done == 2 and again.next_item("ann") == 0
     assert again.next_item("bob") == 0
 
@@ -97,7 +99,7 @@ def test_llm_judgments_in_the_file_count_as_an_llm_judge(tmp_path: Path) -> None
 
 
 def test_api_serves_the_page_and_refuses_bad_requests(tmp_path: Path) -> None:
-    s = Session(tiny_pool(), tmp_path / "j.jsonl")
+    s = Session(tiny_pool(), tmp_path / "j.jsonl", view=UNBLINDED)
     server, _ = serve_in_thread(s)
     base = f"http://127.0.0.1:{server.server_address[1]}"
     try:
@@ -110,6 +112,8 @@ def test_api_serves_the_page_and_refuses_bad_requests(tmp_path: Path) -> None:
         assert (item["question_id"], item["page"]) == ("q1", "d#2")
         assert "<mark>lanterns</mark>" in item["html"] and "&lt;b&gt;" in item["html"]
         assert item["gold"][0]["page"] == "d#1"
+        assert item["found_by"] == ["bm25 (arm #1)"] and state["view"] == {"name": "unblinded",
+                                                                           "seed": None}
         status, reply = post_as_page(base, "/api/judge", {"judge": "ann", "question_id": "q1",
                                                           "page": "d#2", "grade": 7})
         assert status == 400 and "grade must be" in reply["error"]
@@ -126,3 +130,62 @@ def test_highlight_marks_question_words_by_stem_and_escapes() -> None:
     assert out == ("<mark>Lanterns</mark> &amp; a &lt;<mark>lantern</mark>&gt; lit by THE "
                    "<mark>guilds</mark>")
     assert "<button id=\"grade-3\">" in page.render()
+
+
+def many_pool(questions: int = 6, pages: int = 5) -> Pool:
+    qs = tuple(PoolQuestion(f"q{i}", f"Question {i}?", "en", ()) for i in range(questions))
+    return Pool("g", "g.yaml", "ab" * 32, ("r1",), 5, ("svc",), qs, tuple(
+        PoolPage(f"q{i}", f"d#{k + 1}", (FoundBy("r1", "svc", "config", k + 1),), f"text {k}")
+        for i in range(questions) for k in range(pages)))
+
+
+def test_blind_order_is_a_seeded_permutation_keeping_questions_together() -> None:
+    pool = many_pool()
+    first, again = blind_order(pool.pages, 7), blind_order(pool.pages, 7)
+    assert first == again and sorted(first, key=repr) == sorted(pool.pages, key=repr)
+    assert first != list(pool.pages) and blind_order(pool.pages, 8) != first
+    runs = [p.question_id for p in first]  # each question's pages in one run
+    assert len([q for k, q in enumerate(runs) if k == 0 or runs[k - 1] != q]) == 6
+    # within questions the systems' order is gone too: ranks are not 1, 2, 3, ... everywhere
+    ranks = [[p.found_by[0].rank for p in first if p.question_id == f"q{i}"] for i in range(6)]
+    assert any(r != sorted(r) for r in ranks)
+    with pytest.raises(ValueError, match="seed"):
+        View(seed=-1)
+
+
+def test_the_blind_default_hides_finders_and_records_view_and_seed(tmp_path: Path) -> None:
+    jf = tmp_path / "j.jsonl"
+    s = Session(many_pool(), jf, view=View(seed=11))
+    assert s.items == blind_order(many_pool().pages, 11)
+    server, _ = serve_in_thread(s)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        state = json.load(urllib.request.urlopen(base + "/api/state?judge=ann"))
+        assert "found_by" not in state["item"] and state["view"] == {"name": "blind", "seed": 11}
+        assert "svc" not in json.dumps(state) and "#1" not in json.dumps(state)
+        item = state["item"]
+        status, _ = post_as_page(base, "/api/judge", {"judge": "ann", "grade": 2, "question_id":
+                                                      item["question_id"], "page": item["page"]})
+        assert status == 200
+    finally:
+        server.shutdown()
+        server.server_close()
+    (row,) = read_judgments(jf)
+    assert (row.pair, row.view, row.order_seed) == ((item["question_id"], item["page"]),
+                                                    "blind", 11)
+    assert json.loads(jf.read_text())["view"] == "blind"
+    assert Session(many_pool(), jf).view == View(seed=0)  # the default: blind, seed 0
+
+
+def test_a_bad_view_or_seed_in_a_judgments_file_is_named(tmp_path: Path) -> None:
+    jf = tmp_path / "j.jsonl"
+    base = {"question_id": "q1", "page": "d#2", "grade": 1, "judge_kind": "human"}
+    jf.write_text("\n".join(json.dumps({**base, "judge_id": j, **extra}) for j, extra in (
+        ("ann", {"view": "peeking"}), ("bob", {"order_seed": -3}),
+        ("cy", {"order_seed": True}))) + "\n")
+    with pytest.raises(ValidationError) as err:
+        read_judgments(jf)
+    assert [str(p) for p in err.value.problems] == [
+        f"{jf}:1: view must be one of blind, unblinded, got 'peeking'",
+        f"{jf}:2: order_seed must be an integer 0..4294967295, got -3",
+        f"{jf}:3: order_seed must be an integer 0..4294967295, got True"]
