@@ -103,7 +103,7 @@ def margins(sim: np.ndarray) -> np.ndarray:
     """Ratio margin of every (old unit, new unit) pair: cosine / mean of the two neighbourhoods."""
     if not sim.size:
         return sim
-    return sim / ((neighbourhood(sim, 1)[:, None] + neighbourhood(sim, 0)[None, :]) / 2)
+    return np.asarray(sim / ((neighbourhood(sim, 1)[:, None] + neighbourhood(sim, 0)[None, :]) / 2))
 
 
 def mutual_matches(score: np.ndarray, least: float) -> dict[int, int]:
