@@ -82,7 +82,7 @@ class DenseArm:
         self.batch_size = batch_size
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.backend = backend
-        self.resolved_backend = resolve_backend(backend).name
+        self.resolved_backend = resolve_backend(backend, model).name
         self._model: EmbeddingModel | None = None
         self._cache: EmbeddingCache | None = None
         self._runner: BatchRunner | None = None
