@@ -53,9 +53,11 @@ def cpu_kind(flags: Iterable[str]) -> str:
 
 @dataclass(frozen=True)
 class Measurement:
-    """One backend's agreement with ``torch-fp32`` on one CPU kind, for one model."""
+    """One backend's agreement with ``torch-fp32`` on one CPU kind, for one model, and its
+    speed there (passages per CPU-second, x ``torch-fp32``; ``benchmarks/bench_embed.py``)."""
 
     agrees: bool
+    speed: float
     measured: str
     """When, on which CPU, and the figures per check set."""
 
@@ -63,20 +65,29 @@ class Measurement:
 ZEN4 = "avx512_vnni+avx512_bf16+avx2"
 MEASURED: dict[tuple[str, str], dict[str, Measurement]] = {
     (ZEN4, "e5-small"): {
-        "onnx-int8": Measurement(False, "AMD EPYC (Zen 4), 2026-12-07: DISAGREES; sample 2 of 57 questions "
-                                        "changed, top-10 overlap 0.90"),
-        "torch-bf16": Measurement(True, "AMD EPYC (Zen 4), 2026-12-07: agrees; sample 0 of 57 changed, overlap 0.993"),
+        "onnx-int8": Measurement(False, 5.19, "AMD EPYC (Zen 4), 2026-12-07, load 9-12: DISAGREES; "
+                                 "questions changing recall@5 or @10 / mean top-10 overlap: sample 2 of 57 / "
+                                 "0.900, sample-de2 5 of 47 / 0.911, secret-hitler 0 of 40 / 0.928, "
+                                 "AisleRiot parallel 20 of 208 / 0.754"),
+        "torch-bf16": Measurement(False, 1.68, "AMD EPYC (Zen 4), 2026-12-07, load 9-12: DISAGREES; "
+                                  "sample 0 of 57 / 0.993, sample-de2 1 of 47 / 0.992, secret-hitler 0 of 40 / "
+                                  "0.995, AisleRiot parallel 4 of 208 / 0.976"),
+        "onnx-fp32": Measurement(True, 2.99, "AMD EPYC (Zen 4), 2026-12-07, load 9-12: agrees; sample 0 "
+                                 "of 57 / 1.000, sample-de2 0 of 47 / 1.000, secret-hitler 0 of 40 / 1.000, "
+                                 "AisleRiot parallel 0 of 208 / 1.000"),
     },
 }
-"""(CPU kind, model) -> backend -> its measured agreement (``benchmarks/bench_backends.py``;
-figures in docs/dense.md and benchmarks/README.md)."""
+"""(CPU kind, model) -> backend -> its measured agreement and speed (``benchmarks/bench_backends.py``,
+``benchmarks/bench_embed.py``; figures in docs/dense.md and benchmarks/README.md)."""
 
 
 def choose(kind: str, model: str, candidates: Sequence[str],
            measured: dict[tuple[str, str], dict[str, Measurement]] | None = None) -> tuple[str, str]:
-    """``(backend, why)``: the first of ``candidates`` (fastest first) measured to agree on CPU
-    kind ``kind`` for ``model``; else :data:`EXACT`, saying why."""
+    """``(backend, why)``: the fastest of ``candidates`` measured to agree on CPU kind ``kind``
+    for ``model`` (faster first by the speed measured on this kind, else in the given order);
+    else :data:`EXACT`, saying why."""
     table = (MEASURED if measured is None else measured).get((kind, model), {})
+    candidates = sorted(candidates, key=lambda b: -table[b].speed if b in table else 0.0)
     for backend in candidates:
         m = table.get(backend)
         if m is not None and m.agrees:

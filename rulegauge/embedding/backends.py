@@ -125,6 +125,9 @@ AUTO_RULES: tuple[tuple[str, str, str], ...] = (
      "3.06x fp32 passages/s (Intel AMX, 2026-11-30)"),
     ("avx512_bf16", "torch-bf16", "AVX-512 BF16 without AMX or VNNI: 1.6x fp32 passages/s (torch-bf16 "
      "measured on AMD Zen 4)"),
+    ("avx2", "onnx-fp32", "the fused ONNX float32 graph, one text per call: AMD EPYC Zen 4 (2026-12-07, load "
+     "11-12) 2.9x torch-fp32 passages per CPU-second, faster than torch-bf16 there (1.6x); Intel AMX "
+     "(2026-12-04, load 1.5) 1.52x, slower than torch-bf16 (2.52x)"),
 )
 """The speed order of ``auto``'s candidates: (CPU feature, backend, the speed measurement behind
 the rule), fastest first; :func:`candidates` keeps the rules whose feature the CPU lists. Which

