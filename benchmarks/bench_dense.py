@@ -1,38 +1,77 @@
-"""Benchmark: the dense arm's exact search against faiss ``IndexFlatIP.search``.
+"""Benchmark: the dense arm's search as ``rulegauge run`` calls it, against faiss ``IndexFlatIP.search``.
 
-Both search the same seeded unit vectors (``--sizes`` corpora x ``--dim``) with the same
-``--queries`` query vectors for the top ``--k``, alternating, ``--repeats`` times;
-printed: median wall and CPU seconds per side and their ratio (target: rulegauge
-within 1.5x of faiss at 50k and 500k vectors x 384 with 1,000 queries), with the machine
-line (date, CPU flags, load) before and after. Rulegauge side is
-``rulegauge.arms.flat_search.FlatSearch.search``, the call the dense arm makes for every
-batch of questions (hits are then built from its rows); faiss is the peer the arm used
-before. Also checked and printed: the share of queries whose top-k chunk set equals
-faiss's (they differ only where two scores are within the kernels' rounding), the largest
-score difference, and that a query searched alone gets its batched row bit for bit.
+The user's path: ``rulegauge run`` prepares the ``dense`` arm once (model, embedding cache,
+index) and then times ``DenseArm.search(questions, depth)``: the questions' vectors read from
+the embedding cache, the exact search (:class:`rulegauge.arms.flat_search.FlatSearch`) and the
+hits handed back as columns. That call is timed here on a generated corpus (``--chunks``
+chunks of ``tests/helpers/generated_corpus``, ``--queries`` questions), the arm prepared
+through a registered stand-in model (``bench-seeded``: a unit vector seeded by the text's
+SHA-256, so no model is loaded and every vector is in the cache before timing).
 
-Run: .venv/bin/python benchmarks/bench_dense.py [--sizes 50000,500000] [--repeats 3]
+Peer, in the same process on the same vectors: faiss ``IndexFlatIP.search`` (the search the
+arm used before; its own OpenMP threads, ``OMP_NUM_THREADS`` honoured). Also timed: the
+kernel alone (``FlatSearch.search`` on the arm's query vectors). The three sides are
+interleaved, their order rotating every repeat; printed are median wall and CPU seconds per
+side over ``--repeats`` and the ratios to faiss, with the machine line (date, CPU flags,
+load) before and after. Checked and printed: the arm's hits are the kernel's rows, the
+share of queries whose top-k set equals faiss's (they differ only where two scores are
+within the kernels' rounding), the largest score difference, and that a query searched
+alone gets its batched row bit for bit.
+
+Run: .venv/bin/python benchmarks/bench_dense.py [--chunks 50000] [--repeats 15]
+     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_dense.py   # one thread each side
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
 import statistics
+import sys
+import tempfile
 import time
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from machine import machine_line
 
-from rulegauge.arms.flat_search import FlatSearch, describe_kernel
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # the generated corpus lives with the tests
+
+from rulegauge.arms.base import ArmContext  # noqa: E402
+from rulegauge.arms.dense import DenseArm  # noqa: E402
+from rulegauge.arms.flat_search import FlatSearch, describe_kernel  # noqa: E402
+from rulegauge.embedding.models import EMBEDDING_MODELS, ModelSpec  # noqa: E402
+from tests.helpers.generated_corpus import generated_corpus, generated_questions  # noqa: E402
+
+STAND_IN = "bench-seeded"
 
 
-def unit(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
-    """Seeded random unit rows, generated in pieces (bounded memory)."""
-    out = np.empty((n, d), dtype=np.float32)
-    for s in range(0, n, 100_000):
-        v = rng.standard_normal((min(100_000, n - s), d), dtype=np.float32)
-        out[s:s + len(v)] = v / np.linalg.norm(v, axis=1, keepdims=True)
-    return out
+class SeededModel:
+    """Stand-in embedding model: a unit vector seeded by the role and the text's SHA-256."""
+
+    def __init__(self, dim: int) -> None:
+        self.dimension = dim
+        self.model_id = f"{STAND_IN}-{dim}"
+
+    def _vectors(self, role: str, texts: Any) -> np.ndarray:
+        out = np.empty((len(texts), self.dimension), np.float32)
+        for i, t in enumerate(texts):
+            seed = int.from_bytes(hashlib.sha256(f"{role}:{t}".encode()).digest()[:8], "little")
+            v = np.random.default_rng(seed).standard_normal(self.dimension)
+            out[i] = v / np.linalg.norm(v)
+        return out
+
+    def encode_queries(self, texts: Any, batch_size: int = 32) -> np.ndarray:
+        return self._vectors("query", texts)
+
+    def encode_passages(self, texts: Any, batch_size: int = 32) -> np.ndarray:
+        return self._vectors("passage", texts)
+
+    def describe(self) -> dict[str, Any]:
+        return {"model": STAND_IN, "note": "benchmark stand-in, seeded unit vectors"}
 
 
 def timed(fn):  # type: ignore[no-untyped-def]
@@ -41,48 +80,65 @@ def timed(fn):  # type: ignore[no-untyped-def]
     return time.perf_counter() - w, time.process_time() - c, out
 
 
-def one_size(n: int, args: argparse.Namespace) -> None:
+def one_size(n: int, args: argparse.Namespace, cache: Path) -> None:
     import faiss  # deferred: the peer
 
-    rng = np.random.default_rng(args.seed)
-    x, q = unit(rng, n, args.dim), unit(rng, args.queries, args.dim)
+    corpus, vocab = generated_corpus(args.seed, n, n_games=20, vocab_size=20_000, chunk_len=(20, 60))
+    questions = generated_questions(args.seed + 1, vocab, args.queries, games=20)
+    model = SeededModel(args.dim)
+    if STAND_IN not in EMBEDDING_MODELS:
+        EMBEDDING_MODELS.add(STAND_IN, ModelSpec(STAND_IN, "benchmark stand-in", lambda root, backend: model))
+    arm = DenseArm(model=STAND_IN, cache_dir=cache)
+    b_arm, _, _ = timed(lambda: arm.prepare(corpus, ArmContext(cache_dir=cache)))
+    arm.search(questions, args.k)  # the questions' vectors into the cache (a rerun of `run` finds them)
+    x = model.encode_passages([c.search_text for c in corpus.chunks])
+    q = model.encode_queries([qq.question for qq in questions])
     b_faiss, _, index = timed(lambda: (ix := faiss.IndexFlatIP(args.dim), ix.add(x))[0])
-    b_flat, _, flat = timed(lambda: FlatSearch(x))
-    rows: dict[str, list[tuple[float, float]]] = {"faiss": [], "rulegauge": []}
-    for _ in range(args.repeats):
-        w, c, (fs, fi) = timed(lambda: index.search(q, args.k))
-        rows["faiss"].append((w, c))
-        w, c, (hs, hi) = timed(lambda: flat.search(q, args.k))
-        rows["rulegauge"].append((w, c))
-    med = {side: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v)) for side, v in rows.items()}
+    flat = FlatSearch(x)
+    sides = {"faiss": lambda: index.search(q, args.k), "dense arm": lambda: arm.search(questions, args.k),
+             "kernel": lambda: flat.search(q, args.k)}
+    rows: dict[str, list[tuple[float, float]]] = {s: [] for s in sides}
+    out: dict[str, Any] = {}
+    names = list(sides)
+    for rep in range(args.repeats):
+        for side in names[rep % 3:] + names[:rep % 3]:  # rotate who goes first
+            w, c, out[side] = timed(sides[side])
+            rows[side].append((w, c))
+    med = {s: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v)) for s, v in rows.items()}
+    fs, fi = out["faiss"]
+    hs, hi = out["kernel"]
+    arm_rows = np.stack([r.columns(corpus.chunk_columns).rows for r in out["dense arm"]])
     same = np.mean([set(a.tolist()) == set(b.tolist()) for a, b in zip(hi, fi, strict=True)])
     alone_s, alone_i = flat.search(q[7:8], args.k)
-    print(f"{n:>9,} x {args.dim} | {args.queries} queries, k={args.k} | build faiss {b_faiss:.2f} s, "
-          f"rulegauge {b_flat:.2f} s (incl. canary)")
+    print(f"{n:>9,} chunks x {args.dim} | {args.queries} questions, k={args.k} | prepare: dense arm "
+          f"{b_arm:.1f} s (stand-in model, cache filled), faiss index {b_faiss:.2f} s | "
+          f"search threads: rulegauge {flat.threads}, faiss {faiss.omp_get_max_threads()}")
     for side, (w, c) in med.items():
-        print(f"  {side:8s} median wall {w:7.3f} s  CPU {c:7.3f} s  ({args.queries / w:,.0f} queries/s)  "
-              f"repeats {[round(r[0], 3) for r in rows[side]]}")
-    print(f"  ratio rulegauge/faiss: wall {med['rulegauge'][0] / med['faiss'][0]:.2f}x, "
-          f"CPU {med['rulegauge'][1] / med['faiss'][1]:.2f}x (target <= 1.5x wall)")
-    print(f"  same top-{args.k} set as faiss: {same:.3f} of queries; max |score diff| "
-          f"{np.abs(hs - fs).max():.2e}; alone == batched row: "
+        print(f"  {side:9s} median wall {w:7.3f} s  CPU {c:7.3f} s  ({args.queries / w:,.0f} queries/s)  "
+              f"walls {[round(r[0], 3) for r in rows[side]]}")
+    for side in ("dense arm", "kernel"):
+        print(f"  ratio {side}/faiss: wall {med[side][0] / med['faiss'][0]:.2f}x, "
+              f"CPU {med[side][1] / med['faiss'][1]:.2f}x (target <= 1x)")
+    print(f"  arm hits = kernel rows: {np.array_equal(arm_rows, hi)}; same top-{args.k} set as faiss: "
+          f"{same:.3f} of queries; max |score diff| {np.abs(hs - fs).max():.2e}; alone == batched row: "
           f"{np.array_equal(alone_s[0], hs[7]) and np.array_equal(alone_i[0], hi[7])}; "
           f"per-query fallback: {flat.per_query}")
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--sizes", default="50000,500000", help="corpus sizes, comma-separated")
+    p.add_argument("--chunks", default="50000", help="corpus sizes, comma-separated")
     p.add_argument("--dim", type=int, default=384)
     p.add_argument("--queries", type=int, default=1000)
     p.add_argument("--k", type=int, default=100)
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=15)
     p.add_argument("--seed", type=int, default=2026)
     args = p.parse_args()
-    print("start:", machine_line())
+    print("start:", machine_line(), f"| OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}")
     print("kernel:", describe_kernel(None))
-    for n in (int(s) for s in args.sizes.split(",")):
-        one_size(n, args)
+    with tempfile.TemporaryDirectory(prefix="bench-dense-") as tmp:
+        for n in (int(s) for s in args.chunks.split(",")):
+            one_size(n, args, Path(tmp))
     print("end:  ", machine_line())
 
 

@@ -10,8 +10,9 @@ sample of SRD 5.1 chunks with the real e5-small model and no embedding cache, th
 backend: the medians of passages/s by wall time and per CPU-second, the ratio to fp32, the
 cores used (CPU-s / wall: at load average L on C cores a process gets about C / L of each
 core it asks for), the cosine of every passage's vector to its fp32 vector (min and median);
-then which backend ``auto`` resolves to on this CPU (and by which rule of ``AUTO_RULES``),
-and the fastest backend within the guard: ``auto`` should be it. The machine line (date,
+then which backend ``auto`` resolves to on this CPU (the fastest measured to agree with
+torch-fp32 in retrieval on this CPU kind, ``benchmarks/bench_backends.py``), and the fastest
+backend within the cosine guard. The machine line (date,
 CPU flags, load average) is printed before and after, and one line per run is appended to
 ``benchmarks/history/bench_embed.log``.
 
@@ -145,9 +146,9 @@ def throughput(args: argparse.Namespace, cache: Path, names: list[str]) -> tuple
     within = [n for n in names if not cosines[n].min() < MIN_COSINE]
     fastest = max(within, key=lambda n: rate[n][0]) if within else None
     fastest_cpu = max(within, key=lambda n: rate[n][1]) if within else None
-    print(f"auto -> {auto_pick} (rule {feature}); fastest within the guard (min cosine >= {MIN_COSINE}): "
-          f"{fastest} by wall time, {fastest_cpu} per CPU-second; auto is the fastest: "
-          f"{'yes' if auto_pick == fastest else 'NO'}")
+    print(f"auto -> {auto_pick} (CPU kind {feature}: the fastest measured to agree with torch-fp32 in "
+          f"retrieval, embedding/agreement.py, else torch-fp32); fastest within the cosine guard (min "
+          f"cosine >= {MIN_COSINE}): {fastest} by wall time, {fastest_cpu} per CPU-second")
     end_line = machine_line()
     print("end:  ", end_line, flush=True)
     failed = auto_pick in cosines and bool(cosines[auto_pick].min() < MIN_COSINE)
@@ -156,7 +157,7 @@ def throughput(args: argparse.Namespace, cache: Path, names: list[str]) -> tuple
         f"({rate[n][0] / rate.get(REFERENCE, rate[n])[0]:.2f}x fp32) cores {med[n][1] / med[n][0]:.2f} "
         f"min cos {cosines[n].min():.6f}" for n in names)
     line = (f"{start_line} | throughput, {len(texts)} SRD chunks, medians of {args.repeats}, load during "
-            f"{min(loads):.1f}-{max(loads):.1f} | {summary} | auto -> {auto_pick} (rule {feature}), "
+            f"{min(loads):.1f}-{max(loads):.1f} | {summary} | auto -> {auto_pick} (CPU kind {feature}), "
             f"fastest within guard {fastest} (CPU-s: {fastest_cpu})")
     return failed, line
 

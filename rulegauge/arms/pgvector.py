@@ -97,7 +97,7 @@ class PgVectorArm(PgArmBase):
         self.extension_version = conn.execute(
             "SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
         root = Path(self.cache_dir) if self.cache_dir is not None else Path(context.cache_dir)
-        self._model = load_model(self.model_name, root, resolve_backend(AUTO).name)
+        self._model = load_model(self.model_name, root, resolve_backend(AUTO, self.model_name).name)
         self._cache = EmbeddingCache(root, self._model.model_id)
         if self.table is None:
             vectors = embed(self._model, [c.search_text for c in corpus.chunks], "passage", self._cache, BATCH,

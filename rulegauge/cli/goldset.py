@@ -175,7 +175,8 @@ def migrate_cmd(
         "--allow-outside", help="Accept GOLD's documents outside its folder.")] = False,
 ) -> None:
     """Carry a gold set to a new edition of its documents: pages aligned by content (word
-    shingles), each label mapped to the new page holding it with a confidence, with
+    shingles; an edition sharing none, e.g. a translation, by multilingual sentence
+    embeddings), each label mapped to the new page holding it with a confidence, with
     provenance. Unmatched or ambiguous labels are listed, never guessed: their questions
     are held out and their candidates written to OUT.review.jsonl (rulegauge judge serves
     it). Exit 0 all carried, 1 written with labels flagged, 2 bad input.
@@ -209,6 +210,8 @@ def migrate_cmd(
             f"labels on the new edition: {len(moved) - len(m.flagged)} carried"
             + (f" ({m.reviewed} by review)" if m.reviewed else "")
             + f", {len(m.flagged)} flagged")
+    for d in (d for d in m.documents if d.note):  # no shared text: why, and how the pages were aligned
+        print_note(d.note)
     for x in m.flagged:
         c.print(f"flagged {x.question_id} {x.old}: {x.flag}"
                 + (f" (candidates: {', '.join(x.candidates)})" if x.candidates else ""))

@@ -66,6 +66,7 @@ GROUPS: dict[str, Group] = {
     "rulegauge.stages": Group("stages", "rulegauge.pipeline.stages", "STAGES"),
     "rulegauge.tables": Group("tables", "rulegauge.store.schema", "TABLES"),
     "rulegauge.engines": Group("engines", "rulegauge.core.engines", "ENGINES"),
+    "rulegauge.aligners": Group("page aligners", "rulegauge.goldset.align", "ALIGNERS"),
 }
 """Registry groups: entry-point group -> where its registry lives (one line per group)."""
 

@@ -24,12 +24,15 @@ Backends
     the fused float32 graph, or int8 weights quantised per output channel with
     activations quantised per call, one text per call (VNNI's u8 x s8 dot products).
 ``auto`` (the dense arm's default)
-    The first rule of :data:`AUTO_RULES` whose CPU feature ``/proc/cpuinfo`` lists
-    (:func:`rule_for`): ``avx512_vnni`` -> ``onnx-int8`` (AMX Xeons list it too: int8 was
-    measured fastest there as well as on AMD Zen 4), ``amx_bf16`` -> ``torch-bf16`` (AMX
-    without the VNNI flag, e.g. a VM hiding it), ``avx512_bf16`` -> ``torch-bf16``; otherwise
-    (``avx2`` or less) ``torch-fp32``: there no backend here was measured faster at the
-    quality guard. The resolved name, the rule that chose it and the features seen go into
+    The fastest backend this CPU runs whose retrieval was measured to agree with
+    ``torch-fp32`` on this CPU kind for the model (:mod:`rulegauge.embedding.agreement`:
+    recall@5, recall@10 and the top-10 overlap on check sets with cross-lingual questions);
+    else ``torch-fp32``. The candidates, fastest first, are the backends of the rules of
+    :data:`AUTO_RULES` whose CPU feature ``/proc/cpuinfo`` lists (:func:`candidates`):
+    ``avx512_vnni`` -> ``onnx-int8`` (fastest where measured, AMX Xeons and AMD Zen 4),
+    ``amx_bf16`` and ``avx512_bf16`` -> ``torch-bf16``. On AMD Zen 4 int8 was measured to
+    move ranks (``auto`` = ``torch-bf16`` there); a CPU kind nobody measured gets
+    ``torch-fp32``. The resolved name, the CPU kind, the reason and the features seen go into
     the manifest, so two machines that resolved differently are visible there (and use
     different cache folders).
 
@@ -59,6 +62,7 @@ from typing import Any
 
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.core.registry import Registry
+from rulegauge.embedding import agreement
 
 AUTO = "auto"
 AMX_FLAG = "amx_bf16"
@@ -87,9 +91,9 @@ BACKENDS.add("torch-bf16", Backend("torch-bf16", "torch, bfloat16 weights (fast 
                                    "bfloat16"))
 BACKENDS.add("onnx-fp32", Backend("onnx-fp32", "ONNX Runtime, optimised float32 graph", "float32", "onnx"))
 BACKENDS.add("onnx-int8", Backend("onnx-int8", "ONNX Runtime, int8 weights per channel (VNNI)", "int8", "onnx"))
-BACKENDS.add(AUTO, Backend(AUTO, "by the CPU's features (AUTO_RULES): onnx-int8 with AVX-512 VNNI "
-                           "(AMX Xeons and AMD Zen 4), torch-bf16 with AMX or AVX-512 BF16 but no "
-                           "VNNI, else torch-fp32", None))
+BACKENDS.add(AUTO, Backend(AUTO, "the fastest backend this CPU runs whose retrieval was measured to "
+                           "agree with torch-fp32 on its CPU kind (embedding.agreement), else torch-fp32",
+                           None))
 
 
 @functools.lru_cache(maxsize=1)
@@ -121,24 +125,42 @@ AUTO_RULES: tuple[tuple[str, str, str], ...] = (
      "3.06x fp32 passages/s (Intel AMX, 2026-11-30)"),
     ("avx512_bf16", "torch-bf16", "AVX-512 BF16 without AMX or VNNI: 1.6x fp32 passages/s (torch-bf16 "
      "measured on AMD Zen 4)"),
+    ("avx2", "onnx-fp32", "the fused ONNX float32 graph, one text per call: AMD EPYC Zen 4 (2026-12-07, load "
+     "11-12) 2.9x torch-fp32 passages per CPU-second, faster than torch-bf16 there (1.6x); Intel AMX "
+     "(2026-12-04, load 1.5) 1.52x, slower than torch-bf16 (2.52x)"),
 )
-"""``auto``: (CPU feature, backend, the measurement behind the rule); the first rule whose
-feature the CPU lists names the backend; none: ``torch-fp32`` (:data:`DEFAULT_RULE`).
+"""The speed order of ``auto``'s candidates: (CPU feature, backend, the speed measurement behind
+the rule), fastest first; :func:`candidates` keeps the rules whose feature the CPU lists. Which
+candidate ``auto`` takes is decided by retrieval agreement (:mod:`rulegauge.embedding.agreement`).
 The figures and the reasons are in docs/dense.md ("Rules")."""
 
 DEFAULT_RULE = ("none", "torch-fp32", "no faster backend measured at the quality guard")
 
 
 def rule_for(flags: Iterable[str]) -> tuple[str, str, str]:
-    """The rule of :data:`AUTO_RULES` that ``auto`` follows on a CPU listing ``flags``
-    (:data:`DEFAULT_RULE` when none matches, e.g. no flags at all)."""
+    """The fastest rule of :data:`AUTO_RULES` on a CPU listing ``flags`` (:data:`DEFAULT_RULE`
+    when none matches, e.g. no flags at all): ``auto``'s first candidate."""
     listed = frozenset(flags)
     return next((rule for rule in AUTO_RULES if rule[0] in listed), DEFAULT_RULE)
 
 
-def auto_rule() -> tuple[str, str, str]:
-    """The rule of :data:`AUTO_RULES` that ``auto`` follows on this CPU."""
-    return rule_for(cpu_flags())
+def candidates(flags: Iterable[str]) -> tuple[str, ...]:
+    """The faster backends a CPU listing ``flags`` runs, fastest first (:data:`AUTO_RULES`)."""
+    listed = frozenset(flags)
+    return tuple(dict.fromkeys(rule[1] for rule in AUTO_RULES if rule[0] in listed))
+
+
+def auto_for(flags: Iterable[str], model: str = "e5-small") -> tuple[str, str, str]:
+    """``(CPU kind, backend, why)``: what ``auto`` resolves to for ``model`` on a CPU listing
+    ``flags`` (:mod:`rulegauge.embedding.agreement`)."""
+    listed = frozenset(flags)
+    kind = agreement.cpu_kind(listed)
+    return (kind, *agreement.choose(kind, model, candidates(listed)))
+
+
+def auto_rule(model: str = "e5-small") -> tuple[str, str, str]:
+    """What ``auto`` resolves to on this CPU for ``model``: ``(CPU kind, backend, why)``."""
+    return auto_for(cpu_flags(), model)
 
 
 def usable_cores() -> int:
@@ -158,13 +180,13 @@ def embedding_threads() -> int:
     return min(cores, int(omp)) if omp.isdigit() and int(omp) > 0 else cores
 
 
-def resolve_backend(name: str) -> Backend:
-    """The concrete backend for ``name`` (``auto`` is resolved; unknown names raise,
-    listing the choices)."""
+def resolve_backend(name: str, model: str = "e5-small") -> Backend:
+    """The concrete backend for ``name`` (``auto`` is resolved for ``model``: :func:`auto_rule`;
+    unknown names raise, listing the choices)."""
     backend = BACKENDS.get(name)
     if backend.dtype is not None:
         return backend
-    return BACKENDS.get(auto_rule()[1])
+    return BACKENDS.get(auto_rule(model)[1])
 
 
 def apply(backend: Backend, network: Any) -> Any:
@@ -176,13 +198,14 @@ def apply(backend: Backend, network: Any) -> Any:
     return network.to(getattr(torch, backend.dtype))
 
 
-def describe(backend: Backend) -> dict[str, Any]:
+def describe(backend: Backend, model: str = "e5-small") -> dict[str, Any]:
     """Provenance of a resolved backend for the manifest: name, dtype, library
-    versions, the CPU features :data:`FEATURES` and the rule ``auto`` follows here."""
+    versions, the CPU features :data:`FEATURES` and what ``auto`` resolves to here for ``model``
+    (the CPU kind, the backend and why)."""
     flags = cpu_flags()
-    feature, target, why = auto_rule()
+    kind, target, why = auto_rule(model)
     return {"backend": backend.name, "dtype": backend.dtype, "engine": backend.engine,
             "torch": importlib.metadata.version("torch"), "cpu_amx_bf16": has_amx(),
             "cpu_features": {f: f in flags for f in FEATURES},
-            "auto_rule": {"feature": feature, "backend": target, "measured": why},
+            "auto_rule": {"cpu_kind": kind, "backend": target, "measured": why},
             "threads": embedding_threads()}

@@ -100,7 +100,7 @@ def load_model(name: str, cache_dir: str | Path | None = None,
     """Load the registered model ``name`` on ``backend`` (``auto`` is resolved here;
     unknown names raise listing the choices)."""
     spec = EMBEDDING_MODELS.get(name)
-    return spec.load(cache_root(cache_dir), be.resolve_backend(backend).name)
+    return spec.load(cache_root(cache_dir), be.resolve_backend(backend, name).name)
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ class LoadedModel:
     def __init__(self, packaged: Packaged, cache: Path, backend: str = "torch-fp32") -> None:
         self.packaged = packaged
         self.dimension = packaged.dimension
-        self.backend = be.resolve_backend(backend)
+        self.backend = be.resolve_backend(backend, packaged.name)
         self.cache = cache
         self.folder, self.provenance = packaged.folder(cache)
         ident = json.dumps([self.provenance["weights_sha256"], self.provenance["tokenizer_sha256"],
@@ -229,7 +229,7 @@ class LoadedModel:
         prefixes, sequence length and library versions: for the run manifest."""
         p = self.packaged
         version = importlib.metadata.version
-        return {"name": p.name, "model_id": self.model_id, **be.describe(self.backend),
+        return {"name": p.name, "model_id": self.model_id, **be.describe(self.backend, p.name),
                 "source_package": p.package,
                 "package_version": version(p.package), "dimension": self.dimension,
                 "query_prefix": p.query_prefix, "passage_prefix": p.passage_prefix,

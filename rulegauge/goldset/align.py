@@ -22,14 +22,23 @@ the parts together do), ``duplicated`` (two or more new pages each hold ``WHOLE`
 ambiguous), ``changed`` (coverage below ``WHOLE``: rewritten), ``removed`` (coverage
 below ``PART``). New pages that hold no old page's part are ``inserted``. Everything
 is exact set arithmetic on the texts, so the alignment is deterministic.
+
+When no page shares a shingle (a translated edition), :mod:`rulegauge.goldset.editions`
+asks a *page aligner* of :data:`ALIGNERS` by name (plug-in group ``rulegauge.aligners``;
+rulegauge's own, ``embedding``, is :mod:`rulegauge.embedding.page_align`, a product): it
+returns the same :class:`Alignment` (parts with their shares, kinds by the same rules,
+:func:`assemble`) and a :class:`Locate` for the answering sentences.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any, Protocol
 
+from rulegauge.core import plugins
+from rulegauge.core.registry import Registry, kind_check
 from rulegauge.core.text import tokenize
 
 METHOD = "shingle-containment"
@@ -101,35 +110,77 @@ def _backbone(main: Sequence[tuple[int, int, Fraction]]) -> tuple[tuple[int, int
     return max(best, key=lambda b: b[0])[1] if best else ()
 
 
-def align(old: Sequence[str], new: Sequence[str]) -> Alignment:
-    """Align the old edition's page texts with the new one's (module docstring)."""
-    olds, news = [shingles(t) for t in old], [shingles(t) for t in new]
-    every_new: Shingles = frozenset().union(*news) if news else frozenset()
-    rough: list[tuple[tuple[tuple[int, Fraction], ...], Fraction]] = []
-    main: list[tuple[int, int, Fraction]] = []
-    for i, s in enumerate(olds, start=1):
-        ranked = sorted(((j, share(s, t)) for j, t in enumerate(news, start=1)),
-                        key=lambda x: (-x[1], x[0]))
-        parts = tuple((j, c) for j, c in ranked if c >= PART)
-        rough.append((parts, share(s, every_new)))
-        if parts:
-            main.append((i, parts[0][0], parts[0][1]))
-    chain = _backbone(main)
-    on_chain = set(chain)
+def assemble(found: Sequence[tuple[tuple[tuple[int, Fraction], ...], Fraction]], new_pages: int) -> Alignment:
+    """The alignment of old pages given, per old page in order, its parts (new page, share;
+    best first, shares >= ``PART``) and its coverage: the backbone and each page's kind by
+    the module docstring's rules (shared by every aligner)."""
+    main = [(i, parts[0][0], parts[0][1]) for i, (parts, _) in enumerate(found, start=1) if parts]
+    on_chain = set(chain := _backbone(main))
     out = []
-    for i, (found, coverage) in enumerate(rough, start=1):
-        whole = [j for j, c in found if c >= WHOLE]
+    for i, (parts, coverage) in enumerate(found, start=1):
+        whole = [j for j, c in parts if c >= WHOLE]
         if len(whole) > 1:
             kind = "duplicated"
         elif whole:
             kind = "kept" if (i, whole[0]) in on_chain else "moved"
         elif coverage < PART:
             kind = "removed"
-        elif coverage >= WHOLE and len(found) > 1:
+        elif coverage >= WHOLE and len(parts) > 1:
             kind = "split"
         else:
             kind = "changed"
-        out.append(PageAlignment(i, kind, found, coverage))
+        out.append(PageAlignment(i, kind, tuple(parts), coverage))
     used = {j for p in out for j, _ in p.parts}
-    return Alignment(len(old), len(new), tuple(out),
-                     tuple(j for j in range(1, len(new) + 1) if j not in used), chain)
+    return Alignment(len(found), new_pages, tuple(out),
+                     tuple(j for j in range(1, new_pages + 1) if j not in used), chain)
+
+
+def align(old: Sequence[str], new: Sequence[str]) -> Alignment:
+    """Align the old edition's page texts with the new one's (module docstring)."""
+    olds, news = [shingles(t) for t in old], [shingles(t) for t in new]
+    every_new: Shingles = frozenset().union(*news) if news else frozenset()
+    found = []
+    for s in olds:
+        ranked = sorted(((j, share(s, t)) for j, t in enumerate(news, start=1)),
+                        key=lambda x: (-x[1], x[0]))
+        found.append((tuple((j, c) for j, c in ranked if c >= PART), share(s, every_new)))
+    return assemble(found, len(new))
+
+
+def shares_no_text(alignment: Alignment) -> bool:
+    """True when no old page holds even ``PART`` of its shingles anywhere in the new
+    edition (every page ``removed``): another language, or rewritten whole."""
+    return bool(alignment.pages) and all(p.kind == "removed" for p in alignment.pages)
+
+
+class Locate(Protocol):
+    """Where a sentence of the old edition is in the new one: the share of it found on new
+    page ``page`` (``WHOLE`` or more: it is there), as :class:`rulegauge.goldset.relabel.Locator`."""
+
+    def share(self, sentence: str, page: int) -> Fraction: ...
+
+
+@dataclass(frozen=True)
+class Realigned:
+    """What a page aligner returns: the alignment, the locator of answering sentences and
+    what the provenance records of the method (name, version, thresholds, model)."""
+
+    alignment: Alignment
+    locate: Locate
+    method: Mapping[str, Any] = field(default_factory=dict)
+
+
+class PageAligner(Protocol):
+    """A page aligner reached by name: ``realign(old pages, new pages)``."""
+
+    name: str
+    description: str
+
+    def realign(self, old: Sequence[str], new: Sequence[str]) -> Realigned: ...
+
+
+ALIGNER_GROUP = "rulegauge.aligners"
+ALIGNERS: Registry[PageAligner] = Registry("page aligner", group=ALIGNER_GROUP, door=plugins.DOOR,
+                                           accepts=kind_check("a page aligner", methods=("realign",)))
+"""Page aligners for editions that share no text, by name (``embedding``: multilingual
+sentence embeddings, :mod:`rulegauge.embedding.page_align`)."""

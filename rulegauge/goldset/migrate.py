@@ -54,6 +54,7 @@ from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
 from rulegauge.core.text import Tokenizer
 from rulegauge.corpus.records import DocumentSpec, page_key, split_page_key
 from rulegauge.goldset import align as al
+from rulegauge.goldset import editions
 from rulegauge.goldset.parse import load_goldset
 from rulegauge.goldset.records import GoldSet
 from rulegauge.goldset.relabel import (
@@ -62,7 +63,6 @@ from rulegauge.goldset.relabel import (
     STOPWORDS,
     DocumentMigration,
     LabelMove,
-    Locator,
     apply_review,
     move_label,
     quotes,
@@ -169,7 +169,8 @@ def _provenance(w: _Written, raw: Mapping[str, Any]) -> dict[str, Any]:
             "pages": [{"old": p.old_page, "kind": p.kind,
                        "new": [[j, _f(c)] for j, c in p.parts], "coverage": _f(p.coverage)}
                       for p in d.alignment.pages],
-            "inserted": list(d.alignment.inserted)} for d in docs],
+            "inserted": list(d.alignment.inserted),
+            **({"aligned_by": dict(d.aligned_by), "note": d.note} if d.note else {})} for d in docs],
         "labels": [{"question": m.question_id, "old": m.old, "new": list(m.new),
                     "confidence": _f(m.confidence), "how": m.how,
                     **({"flag": m.flag, "candidates": list(m.candidates)} if m.flag else {})}
@@ -217,9 +218,10 @@ def migrate(gold: Path | str, documents: Mapping[str, Path], out: Path | str, *,
                                            "the gold set's (same SHA-256): nothing to migrate")])
         docs[d] = DocumentMigration(d, spec.path, str(new_path), old_sha, new_sha, old_texts,
                                     new_texts, al.align(old_texts, new_texts))
+    docs = {d: editions.realign(dm) for d, dm in docs.items()}  # no shared text (another language?)
     quoted = quotes(goldset)
     stems = {d: Tokenizer(stem_language=specs[d].language, min_len=2, stopwords=STOPWORDS) for d in docs}
-    where = {d: Locator(dm.new_texts) for d, dm in docs.items()}
+    where = {d: editions.locator(dm) for d, dm in docs.items()}
     reviewed = read_review(review, goldset) if review is not None else {}
     moves: dict[tuple[str, str], LabelMove] = {}
     for q in goldset.questions:

@@ -65,6 +65,11 @@ class DocumentMigration:
     old_texts: tuple[str, ...] = field(repr=False)
     new_texts: tuple[str, ...] = field(repr=False)
     alignment: al.Alignment = field(repr=False)
+    note: str = ""
+    """Why the pages were aligned as they were, when shingles found no shared text
+    (:mod:`rulegauge.goldset.editions`)."""
+    aligned_by: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    locator: al.Locate | None = field(default=None, repr=False)
 
 
 def page_text(text: str, headings: tuple[tuple[str, ...], ...]) -> str:
@@ -111,14 +116,14 @@ def anchors(q: Question, old_text: str, quotes: Mapping[tuple[str, str], str], l
     return [s for n, s in scored if n == top], [s for n, s in scored if n == top - 1]
 
 
-def locate(sentence: str, parts: Sequence[int], where: Locator) -> list[tuple[int, Fraction]]:
+def locate(sentence: str, parts: Sequence[int], where: al.Locate) -> list[tuple[int, Fraction]]:
     """The parts holding ``sentence`` whole (share >= WHOLE), best first."""
     found = [(j, where.share(sentence, j)) for j in parts]
     return sorted([(j, c) for j, c in found if c >= al.WHOLE], key=lambda x: (-x[1], x[0]))
 
 
 def move_label(q: Question, label: str, dm: DocumentMigration, quotes: Mapping[tuple[str, str], str],
-                stem: Tokenizer, where: Locator, min_conf: Fraction) -> LabelMove:
+                stem: Tokenizer, where: al.Locate, min_conf: Fraction) -> LabelMove:
     doc, page = split_page_key(label)
     pa = dm.alignment.of(page)
     keys = [page_key(doc, j) for j, _ in pa.parts]

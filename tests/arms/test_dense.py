@@ -166,10 +166,13 @@ def test_batched_search_equals_one_call_per_question(tmp_path):
 @pytest.mark.slow
 def test_batched_search_on_a_large_corpus(tmp_path):
     """20,000 chunks of 384 dimensions (two corpus blocks), ids not in corpus order."""
+    from types import SimpleNamespace
+
     import numpy as np
 
     from rulegauge.arms.flat_search import FlatSearch
     from rulegauge.core.ordering import id_ranks
+    from rulegauge.corpus.chunk_columns import ChunkColumns
     from tests.helpers.embedding_fakes import FakeModel
 
     rng = np.random.default_rng(13)
@@ -179,6 +182,7 @@ def test_batched_search_on_a_large_corpus(tmp_path):
     texts = [" ".join(rng.choice(words, int(rng.integers(1, 4)))) for _ in range(20_000)]
     arm._model = model
     arm._ids = [f"c{i:05d}" for i in rng.permutation(20_000)]
+    arm._chunks = ChunkColumns.of([SimpleNamespace(chunk_id=i, doc_id="d", page=1) for i in arm._ids])
     arm._flat = FlatSearch(model.encode_passages(texts), id_ranks(arm._ids))
     questions = [q(f"q{i}", " ".join(rng.choice(words, 2))) for i in range(400)]
     got = arm.search(questions, 20)

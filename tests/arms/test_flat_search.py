@@ -156,3 +156,20 @@ def test_describe_names_the_blas() -> None:
     d = describe_kernel(FlatSearch(np.eye(4, dtype=np.float32)))
     assert d["query_block"] == QUERY_BLOCK and d["corpus_block"] == CORPUS_BLOCK
     assert str(d["blas"]).strip() and d["kernel"] in ("blas sgemm on fixed blocks", "one product per query")
+
+
+def test_results_do_not_depend_on_the_worker_threads() -> None:
+    """One thread, two, three: the same rows and scores, bit for bit, for many query blocks
+    (split by block) and for one block (the corpus split into runs merged on exact keys)."""
+    rng = np.random.default_rng(5)
+    x, q = unit(rng, 2 * CORPUS_BLOCK + 500, 24), unit(rng, 2 * QUERY_BLOCK + 10, 24)
+    x[CORPUS_BLOCK + 3] = x[2]  # an exact tie across two runs
+    ref = FlatSearch(x, threads=1)
+    for threads in (2, 3):
+        flat = FlatSearch(x, threads=threads)
+        for queries in (q, q[:5], x[2:3]):
+            want, got = ref.search(queries, 70), flat.search(queries, 70)
+            assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    s, r = ref.search(x[2:3], 2)
+    assert r[0].tolist() == [2, CORPUS_BLOCK + 3] and s[0, 0] == s[0, 1]
+    assert describe_kernel(FlatSearch(x[:10], threads=3))["workers"] == 3
