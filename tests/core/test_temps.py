@@ -94,7 +94,8 @@ def test_taking_a_run_lock_sweeps_the_run_folder(tmp_path: Path) -> None:
     run = tmp_path / "r1"
     (run / ".partial" / "arm").mkdir(parents=True)
     pid = _dead_pid()
-    left = [run / f".metrics.parquet.tmp-{pid}-0123abcd", run / ".partial" / "arm" / f".bm25.parquet.tmp-{pid}-89abcdef"]
+    left = [run / f".metrics.parquet.tmp-{pid}-0123abcd",
+            run / ".partial" / "arm" / f".bm25.parquet.tmp-{pid}-89abcdef"]
     for p in left:
         p.write_text("half")
     (run / "metrics.parquet").write_text("kept")
