@@ -19,7 +19,7 @@ Format (every key is documented in ``docs/gate.md``)::
                                   #   differences (regression/power_resample), or "t-test"
     require_mde = false           # exit 2 when a metric's MDE exceeds its max_drop
     seed = 0                      # permutation / bootstrap seed
-    n_resamples = 10000
+    n_resamples = 10000           # sign patterns: 40..1,000,000 at alpha 0.05 (fewer never flag)
     confidence = 0.95             # bootstrap CI level
     min_llm_kappa = 0.6           # admit LLM-only judged pages only at this kappa, shown by
     llm_agreement = "agree.json"  #   `rulegauge judges agreement --json` (regression/llm_admission)
@@ -52,8 +52,10 @@ from pathlib import Path
 from typing import Any
 
 from rulegauge.core.errors import ConfigError, Problem, ValidationError
+from rulegauge.core.limits import real_problem
 from rulegauge.metrics.info import known_metric_names, metric_info
 from rulegauge.metrics.multiplicity import ADJUSTMENTS
+from rulegauge.metrics.resample import resamples_problem
 
 GATE_KEYS = ("config", "candidate_config", "answerer", "base_answerer", "candidate_answerer",
              "alpha", "seed", "n_resamples", "confidence", "min_llm_kappa", "llm_agreement",
@@ -290,6 +292,12 @@ def parse_policy(raw: dict[str, Any], where: str = "<policy>") -> Policy:
         r.choice(gate, "sd_source", "gate.", SD_SOURCES, "grid"),
         r.flag(gate, "require_mde", "gate."),
         r.choice(gate, "power_method", "gate.", POWER_METHODS, "resampled"))
+    alphas = [policy.family_alpha, *(m.alpha for m in policy.metrics if m.alpha is not None)]
+    if (why := resamples_problem(policy.n_resamples, min(alphas))) is not None:  # core/limits
+        r.bad("gate.n_resamples", why)
+    for m in policy.metrics:
+        if m.sd is not None and (why := real_problem("sd", m.sd, open_low=True)) is not None:
+            r.bad(f"metrics.{m.metric}.sd", why)
     if policy.require_mde and not any(m.max_drop is not None for m in policy.metrics):
         r.bad("gate.require_mde", "no metric has a max_drop to hold its MDE against")
     if (policy.base_answerer or policy.candidate_answerer) and policy.answerer_pair is None:
