@@ -212,7 +212,7 @@ BASE_CASES: tuple[Case, ...] = (
     # --- goldset migrate: a new edition that holds nothing, the same file, a bad option
     Case("migrate-empty-edition", lambda root: (fi.tiny(root), fi.write(root, "docs/rules-2.txt", "")),
          ("rulegauge", "goldset", "migrate", "{root}/g.yaml", "--document", "rb={root}/docs/rules-2.txt",
-          "-o", "{root}/g2.yaml"), 2, "no question could be carried"),
+          "-o", "{root}/g2.yaml"), 2, "has no text"),
     Case("migrate-same-file", fi.tiny, ("rulegauge", "goldset", "migrate", "{root}/g.yaml", "--document",
                                         "rb={root}/docs/rules.txt", "-o", "{root}/g2.yaml"), 2,
          "same file as the gold set's"),
