@@ -41,6 +41,7 @@ import logging
 import os
 import signal
 import socket
+import subprocess
 import time
 import traceback
 import warnings
@@ -209,32 +210,61 @@ def end_orphans() -> None:
 
 
 def _raylet_running() -> bool:
-    """True when a child of this process is a raylet (or ``/proc`` cannot tell)."""
+    """True when a child of this process is a live raylet (or ``/proc`` cannot tell)."""
     if not Path("/proc").is_dir():
         return True
     me = os.getpid()
     for proc in Path("/proc").glob("[0-9]*"):
         try:
             stat = (proc / "stat").read_text().rpartition(")")[2].split()
-            if int(stat[1]) == me and stat[0] != "Z" and b"raylet" in (proc / "cmdline").read_bytes():
+            program = (proc / "cmdline").read_bytes().split(b"\0", 1)[0]
+            if int(stat[1]) == me and stat[0] != "Z" and program.endswith(b"/raylet"):
                 return True
         except (OSError, ValueError, IndexError):
             continue
     return False
 
 
+AGENT_PORTS = ("metrics_agent_port", "metrics_export_port", "dashboard_agent_listen_port",
+               "runtime_env_agent_port")
+"""The ports of a node's agents, chosen before the node starts (:func:`patient_start`)."""
+
+
+def free_ports(n: int) -> list[int]:
+    """``n`` distinct ports free on this machine now (bound together, then released)."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
+        for s in socks:
+            s.bind(("", 0))
+        return [int(s.getsockname()[1]) for s in socks]
+
+
 @contextmanager
 def patient_start(timeout_s: float = START_TIMEOUT_S) -> Iterator[None]:
-    """For the ``with`` block (starting a node here), Ray's check that the new node's raylet
-    registered with the GCS is retried for up to ``timeout_s`` instead of Ray's fixed 30 s
-    (``ray._private.node.Node`` polls ``ray._private.services.get_node``, which raises
-    ``RuntimeError`` until the node is known); it gives up at once when no raylet of this
-    process runs any more (a start that failed for good fails fast). Where that Ray
-    function is missing (another Ray version), nothing is changed."""
-    import ray._private.services as services  # deferred: optional dependency
+    """For the ``with`` block (starting nodes here), a node's start holds on a loaded machine:
 
-    real = getattr(services, "get_node", None)
-    if real is None:
+    * its agents' ports are chosen before it starts (:data:`AGENT_PORTS`, as ``ray start
+      --dashboard-agent-grpc-port ...`` gives them) and the one the raylet reads from a file
+      (the dashboard agent's listen port) is written there first, with Ray's own
+      ``ray._raylet.persist_port``, so the raylet does not wait for the agents: it waits a
+      fixed ~30 s for those port files and then aborts ("Check failed" in
+      ``WaitForDashboardAgentPorts``), and a Python agent's start took longer than that at
+      load 11-13 on 2 cores (measured: its first log line 36 s after the raylet's start);
+      the agents bind those ports when they are up and write the same files again (a port
+      taken meanwhile ends that start: it is retried);
+    * Ray's check that the raylet registered with the GCS (``ray._private.node.Node`` polls
+      ``ray._private.services.get_node``, raising ``RuntimeError`` until the node is known;
+      Ray allows 30 s) is retried for up to ``timeout_s``, and gives up at once when no
+      raylet of this process runs any more (a start that failed for good fails fast).
+
+    Where those Ray internals are missing (another Ray version), nothing is changed."""
+    import ray._private.node as node_module  # deferred: optional dependency
+    import ray._private.services as services
+
+    real_get = getattr(services, "get_node", None)
+    node_class = getattr(node_module, "Node", None)
+    real_init = getattr(node_class, "__init__", None)
+    if real_get is None or node_class is None or real_init is None:
         yield
         return
 
@@ -242,17 +272,42 @@ def patient_start(timeout_s: float = START_TIMEOUT_S) -> Iterator[None]:
         deadline = time.monotonic() + timeout_s
         while True:
             try:
-                return real(*args, **kwargs)
+                return real_get(*args, **kwargs)
             except RuntimeError:
                 if time.monotonic() >= deadline or not _raylet_running():
                     raise
                 time.sleep(0.5)
 
+    def init(self: Any, ray_params: Any, *args: Any, **kwargs: Any) -> None:
+        if not kwargs.get("connect_only", False):  # a node started here, not joined
+            for name, port in zip(AGENT_PORTS, free_ports(len(AGENT_PORTS)), strict=True):
+                if not getattr(ray_params, name, None):
+                    setattr(ray_params, name, port)
+        real_init(self, ray_params, *args, **kwargs)
+
+    real_start = getattr(node_class, "start_ray_processes", None)
+
+    def start(self: Any) -> Any:
+        port = getattr(getattr(self, "_ray_params", None), "dashboard_agent_listen_port", None)
+        session, node_id = getattr(self, "_session_dir", None), getattr(self, "_node_id", None)
+        if isinstance(port, int) and port > 0 and session and node_id:
+            with contextlib.suppress(Exception):  # best effort: without it Ray waits as before
+                from ray._raylet import DASHBOARD_AGENT_LISTEN_PORT_NAME, persist_port
+
+                persist_port(session, node_id, DASHBOARD_AGENT_LISTEN_PORT_NAME, port)
+        return real_start(self) if real_start is not None else None
+
     services.get_node = waiting
+    node_class.__init__ = init
+    if real_start is not None:
+        node_class.start_ray_processes = start
     try:
         yield
     finally:
-        services.get_node = real
+        services.get_node = real_get
+        node_class.__init__ = real_init
+        if real_start is not None:
+            node_class.start_ray_processes = real_start
 
 
 def end_failed_start(exc: BaseException, token: str | None = None) -> None:
@@ -276,11 +331,15 @@ def end_failed_start(exc: BaseException, token: str | None = None) -> None:
         with contextlib.suppress(Exception):
             node.kill_all_processes(check_alive=False, allow_graceful=False, wait=True)
     nodes.clear()
-    if exc.__traceback__ is not None:
-        traceback.clear_frames(exc.__traceback__)
     end_orphans()
     if token is not None:
         end_tagged(token)
+    for obj in gc.get_objects():  # any handle of a Ray process ended above: its status read
+        if isinstance(obj, subprocess.Popen) and obj.returncode is None and "/ray/" in str(obj.args):
+            with contextlib.suppress(Exception):
+                obj.poll()  # a live process (another cluster's) is left alone
+    if exc.__traceback__ is not None:
+        traceback.clear_frames(exc.__traceback__)
 
 
 def _init(ray: Any, address: str | None, token: str | None = None) -> None:
@@ -296,8 +355,9 @@ def _init(ray: Any, address: str | None, token: str | None = None) -> None:
                 ray.init(**_init_kwargs(address))
             return
         except Exception as exc:  # Ray raises bare Exception when a node times out starting
-            ray.shutdown()
-            end_failed_start(exc, token)
+            end_failed_start(exc, token)  # first: ray.shutdown() itself may raise after a crash
+            with contextlib.suppress(Exception):
+                ray.shutdown()
             if attempt == attempts:
                 where = f"join the Ray cluster at {address}" if address else "start Ray on this machine"
                 raise ClusterError(f"could not {where}: {exc}") from None

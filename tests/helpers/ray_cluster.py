@@ -65,8 +65,9 @@ def local_cluster(num_cpus: int = 2) -> Iterator[None]:
                              runtime_env={"env_vars": {**WORKER_ENV, "PYTHONPATH": str(REPO)}})
                 break
             except Exception as exc:
-                ray.shutdown()
-                end_failed_start(exc, token)
+                end_failed_start(exc, token)  # first: ray.shutdown() may raise after a crash
+                with suppress(Exception):
+                    ray.shutdown()
                 if attempt == START_ATTEMPTS:
                     raise
                 print(f"local Ray start, attempt {attempt} failed: {exc}", file=sys.stderr)
