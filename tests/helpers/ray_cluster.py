@@ -29,6 +29,12 @@ import numpy as np
 from tests.helpers.common import REPO
 from tests.helpers.embedding_fakes import FakeModel
 
+WORK_START_S = 300.0
+"""How long a test waits for work to start on a Ray cluster (a batch, an actor's first call)
+or to finish after a kill: a bound that holds at load 16 on 2 cores (the first batch of a
+Ray Data map started after more than 120 s at load 15-18 with two processes spinning on both
+cores; docs: CONTRIBUTING.md "Servers and clusters in tests")."""
+
 RAY_MISSING = (None if importlib.util.find_spec("ray") is not None
                else "ray is not installed (the [ray] extra: pip install -e '.[ray]'; scripts/test installs it)")
 
@@ -194,7 +200,7 @@ class PausingModel(FakeModel):
     """A ``fake-bow`` model for killing a worker mid-batch.
 
     Every call writes ``<folder>/pid-<pid>``; while ``<folder>/release`` does not exist the
-    call then waits (up to 120 s), so the test can find the process and kill it. The test
+    call then waits (up to :data:`WORK_START_S`), so the test can find the process and kill it. The test
     creates ``release`` after the kill: the retried batch, in a new process, goes through.
     """
 
@@ -204,7 +210,7 @@ class PausingModel(FakeModel):
 
     def _pause(self) -> None:
         (self.folder / f"pid-{os.getpid()}").write_text("", encoding="utf-8")
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + WORK_START_S
         while not (self.folder / "release").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
 
