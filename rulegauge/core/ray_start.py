@@ -23,7 +23,6 @@ import gc
 import importlib
 import os
 import signal
-import socket
 import subprocess
 import time
 import traceback
@@ -33,6 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from rulegauge.core.localserver import free_ports
 from rulegauge.core.reaper import end_tagged
 
 START_TIMEOUT_S = 300.0
@@ -81,15 +81,6 @@ def _raylet_running() -> bool:
 AGENT_PORTS = ("metrics_agent_port", "metrics_export_port", "dashboard_agent_listen_port",
                "runtime_env_agent_port")
 """The ports of a node's agents, chosen before the node starts (:func:`patient_start`)."""
-
-
-def free_ports(n: int) -> list[int]:
-    """``n`` distinct ports free on this machine now (bound together, then released)."""
-    with contextlib.ExitStack() as stack:
-        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
-        for s in socks:
-            s.bind(("", 0))
-        return [int(s.getsockname()[1]) for s in socks]
 
 
 @contextmanager

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from rulegauge.core import ray_start
+from rulegauge.core.localserver import free_ports
 from tests.helpers.ray_cluster import RAY_MISSING
 
 
@@ -91,7 +92,7 @@ def test_patient_start_waits_for_the_raylet_and_gives_up_when_it_died(monkeypatc
 
 
 def test_free_ports_are_distinct_and_bindable() -> None:
-    ports = ray_start.free_ports(4)
+    ports = free_ports(4)
     assert len(set(ports)) == 4
     for port in ports:
         with socket.socket() as s:
