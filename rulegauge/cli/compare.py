@@ -12,6 +12,7 @@ from rich.text import Text
 from rulegauge.cli.errors import bad_input_exits_2, print_error, warn_deprecated
 from rulegauge.cli.json_out import JSON_HELP, echo_json, json_errors
 from rulegauge.cli.output import TABLE_FORMATS, format_console, make_console
+from rulegauge.core import atomic
 from rulegauge.core.errors import RulegaugeError
 
 baseline_app = typer.Typer(help="Compact, committable baselines of runs.", no_args_is_help=True)
@@ -205,7 +206,7 @@ def _write_outputs(outputs: dict[str, Path | None], text_for: Callable[[str], st
     for fmt, path in outputs.items():
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text_for(fmt), encoding="utf-8")
+            atomic.write_text(path, text_for(fmt))  # a failed write names the file
 
 
 def gate_cmd(
