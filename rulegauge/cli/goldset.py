@@ -179,7 +179,9 @@ def migrate_cmd(
     embeddings), each label mapped to the new page holding it with a confidence, with
     provenance. Unmatched or ambiguous labels are listed, never guessed: their questions
     are held out and their candidates written to OUT.review.jsonl (rulegauge judge serves
-    it). Exit 0 all carried, 1 written with labels flagged, 2 bad input.
+    it). Exit 0 only when every question was carried, 1 when a question is held out or a
+    label flagged (written without them), 2 bad input (a new edition with no text; review
+    rows that review nothing of this migration).
 
     Example: rulegauge goldset migrate goldsets/sample.yaml --document bw-rules=goldsets/sample/brackwater-rulebook-en2.txt -o sample-en2.yaml
     """
@@ -215,10 +217,17 @@ def migrate_cmd(
     for x in m.flagged:
         c.print(f"flagged {x.question_id} {x.old}: {x.flag}"
                 + (f" (candidates: {', '.join(x.candidates)})" if x.candidates else ""))
+    flagged_questions = {x.question_id for x in m.flagged}
+    for qid, why in m.held_out:  # held out with no label flagged (pages merged)
+        if qid not in flagged_questions:
+            c.print(f"held out {qid}: {why}")
     if m.flagged:
         print_note(f"{len(m.held_out)} question(s) held out of {m.path.name}; review their candidates "
                    f"with: rulegauge judge {side}, then rerun with --review "
                    f"{side.with_name(side.stem + '.judgments.jsonl')}")
+    elif m.held_out:
+        print_note(f"{len(m.held_out)} question(s) held out of {m.path.name} (listed above)")
+    if m.held_out or m.flagged:  # CI sees every question the new version lacks
         raise typer.Exit(1)
 
 

@@ -108,7 +108,9 @@ def generate_cmd(
     with bad_input_exits_2():
         specs = tuple(s if isinstance(s, DocumentSpec) else spec_from_path(s)
                       for s in gather_sources(docs, allow_outside))
-        check_output(out, (*docs, *(s.path for s in specs), suite, cache))
+        for written in (out, out.with_name(out.name + ".manifest.json"),
+                        *(() if cache else (out.with_name(out.name + ".cache.jsonl"),))):
+            check_output(written, (*docs, *(s.path for s in specs), suite, cache))
         req = GenerateRequest(specs, tuple(lang or ()), per_page, tuple(page or ()), max_pages,
                               Fraction(str(similarity)).limit_denominator(1000))
         loaded = load(req)
@@ -156,9 +158,12 @@ def accept_cmd(
     Example: rulegauge goldset accept proposals.jsonl proposals.decisions.jsonl -o generated.yaml
     """
     from rulegauge.judging.accept import accept
+    from rulegauge.judging.proposals import read_proposals
 
     with bad_input_exits_2():
         check_output(out, (proposals, decisions))
+        named = read_proposals(proposals).header.get("documents") or []  # the gold set names them
+        check_output(out, [d.get("path") for d in named if isinstance(d, dict)])
         r = accept(proposals, decisions, out, name=name, reviewer=reviewer)
     counts = ", ".join(f"{n} {k}" for k, n in r.decisions)
     plain_console(soft_wrap=True).print(f"wrote {r.path}: {r.questions} questions "

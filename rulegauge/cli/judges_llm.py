@@ -46,7 +46,8 @@ def llm_cmd(
     from rulegauge.judging.poolfile import read_pool
 
     with bad_input_exits_2():
-        for written in (out, out.with_name(out.name + ".summary.json")):
+        for written in (out, out.with_name(out.name + ".summary.json"),
+                        *(() if cache else (out.with_name(out.name + ".cache.jsonl"),))):
             check_output(written, (pool, suite, cache))
         read = read_pool(pool)
         label, answerer = open_judge(suite, judge, timeout)

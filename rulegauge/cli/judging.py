@@ -245,7 +245,8 @@ def export_cmd(
     from rulegauge.interop.judgment_qrels import write_label_qrels
 
     with bad_input_exits_2():
-        check_output(out, (source,))
+        for written in (out, out.with_name(out.stem + ".llm.txt")):  # the LLM-only pairs' list
+            check_output(written, (source,))
         labels = load_labels(source, judge=judge)
         path, marks = write_label_qrels(labels, out)
     plain_console(soft_wrap=True).print(f"wrote {path}: {len(labels.grades)} judged pairs")

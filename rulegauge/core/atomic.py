@@ -6,12 +6,18 @@ power cut: the content goes to ``.<name>.tmp-<pid>-<random>`` in the target's fo
 only then renamed onto the target, whose folder is ``fsync``-ed after the rename
 (:func:`fsync_path`); on any error the temporary is removed and the target is untouched.
 The name carries the process id and a random token, so concurrent writers (two
-processes, or two threads of one) never share a temporary.
+processes, or two threads of one) never share a temporary; the owner holds a lock on its
+temporary while it writes, and the temporaries of dead owners are swept by the next write
+of the same target (:mod:`rulegauge.core.temps`).
 
 Edge cases: :func:`atomic_path` replaces an existing file; :func:`atomic_dir`
 replaces an existing folder only with ``replace=True`` (the two folders are exchanged in
-one step, :func:`exchange`, and the old one is deleted after), otherwise a folder that
-appeared meanwhile (another process finished first) is kept and the new one discarded.
+one step, :func:`exchange`, and the old one is deleted after). With ``replace=False`` a
+folder that appeared while the block ran (another process finished first) is kept, the
+new one discarded and :class:`TargetExists` raised: the check is the rename itself
+(:func:`rename_noreplace`, ``renameat2`` ``RENAME_NOREPLACE``), so no moment lies between
+the check and the rename. An ``OSError`` while writing (a full disk, a file-size limit)
+raises a :class:`RulegaugeError` naming the target, never the temporary.
 
 Links: nothing rulegauge writes under a run folder goes through a symbolic
 link. :func:`check_no_links` refuses a path when it, or any folder between a
@@ -37,6 +43,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from rulegauge.core import temps
 from rulegauge.core.errors import RulegaugeError
 
 
@@ -51,6 +58,31 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
     else:
         path.unlink(missing_ok=True)
+
+
+class TargetExists(RulegaugeError):
+    """``target`` appeared while a write that must not replace it ran (another process
+    wrote it first); it is kept and nothing of this write is left."""
+
+    def __init__(self, target: Path) -> None:
+        super().__init__(f"{target} appeared while this command ran (another process wrote it "
+                         "first); it is kept as that process wrote it and nothing of this "
+                         "command's was written")
+        self.target = target
+
+
+def _write_error(target: Path, exc: OSError, tmp: Path, *, existed: bool) -> BaseException:
+    """The error to raise for ``exc`` met while writing ``target`` through ``tmp``: one
+    naming ``target`` when ``exc`` names no file or names the temporary (what the user
+    wrote, never a temporary's name), else ``exc`` itself (an input it could not read)."""
+    where = exc.filename
+    if where is not None and not Path(os.fsdecode(where)).is_relative_to(tmp):
+        return exc
+    why = {errno.ENOSPC: "no space left on device", errno.EFBIG: "file too large: a file-size "
+           "limit (ulimit -f) or the file system's largest file",
+           errno.EDQUOT: "disk quota exceeded"}.get(exc.errno or 0, exc.strerror or str(exc))
+    kept = "it keeps its previous content" if existed else "nothing was written there"
+    return RulegaugeError(f"{target}: cannot write ({why}); {kept}")
 
 
 def link_error(path: Path) -> RulegaugeError:
@@ -119,14 +151,23 @@ def atomic_path(target: Path | str, *, within: Path | str | None = None) -> Iter
     if within is not None:
         check_no_links(t, within)
     t.parent.mkdir(parents=True, exist_ok=True)
+    temps.sweep(t.parent, t.name)
     tmp = temp_name(t)
+    existed = os.path.lexists(t)
+    held = -1
     try:
+        os.close(open_nofollow(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        held = temps.hold(tmp)  # the writer opens it by name: the same file, still held
         yield tmp
         fsync_path(tmp)
         os.replace(tmp, t)
         fsync_path(t.parent)
+    except OSError as exc:
+        raise _write_error(t, exc, tmp, existed=existed) from None
     finally:
-        if tmp.exists():
+        if held >= 0:
+            os.close(held)
+        if os.path.lexists(tmp):
             _remove(tmp)
 
 
@@ -143,6 +184,7 @@ def write_text(target: Path | str, text: str, encoding: str = "utf-8") -> Path:
 
 
 AT_FDCWD = -100  # <fcntl.h>: paths relative to the working directory
+RENAME_NOREPLACE = 1  # <linux/fs.h>: fail with EEXIST rather than replace the new name
 RENAME_EXCHANGE = 2  # <linux/fs.h>: swap the two names atomically
 
 
@@ -177,6 +219,33 @@ def exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(a), None, str(b))
 
 
+def rename_noreplace(src: Path, dst: Path) -> None:
+    """Rename ``src`` to ``dst`` unless ``dst`` exists, checked by the rename itself
+    (``renameat2(2)`` with ``RENAME_NOREPLACE``): :class:`FileExistsError` when it exists,
+    whatever appeared there just before. Where there is no such rename, ``dst`` is reserved
+    by a call that cannot replace (``mkdir`` for a folder, then ``rename`` onto that empty
+    folder; ``link`` for a file, then ``unlink`` of ``src``).
+    Reference: renameat2(2), "RENAME_NOREPLACE"; rename(2) ("newpath ... an empty directory")."""
+    fn = _renameat2()
+    if fn is not None:
+        if fn(AT_FDCWD, os.fsencode(src), AT_FDCWD, os.fsencode(dst), RENAME_NOREPLACE) == 0:
+            return
+        err = ctypes.get_errno()
+        if err not in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+            raise (FileExistsError if err == errno.EEXIST else OSError)(err, os.strerror(err),
+                                                                         str(dst))
+    if src.is_dir() and not src.is_symlink():
+        os.mkdir(dst)  # FileExistsError when it exists
+        try:
+            os.rename(src, dst)
+        except OSError:
+            os.rmdir(dst)
+            raise
+    else:
+        os.link(src, dst, follow_symlinks=False)
+        os.unlink(src)
+
+
 def _swap_in(tmp: Path, target: Path) -> None:
     """Put the folder ``tmp`` at ``target``, which exists, and delete the old tree.
 
@@ -200,28 +269,38 @@ def atomic_dir(target: Path | str, *, replace: bool = False) -> Iterator[Path]:
 
     ``replace=True``: an existing ``target`` is exchanged with the new folder in one step
     and the old tree deleted after (:func:`_swap_in`; where the kernel has no exchange, two
-    renames with a moment without ``target``). ``replace=False``: if ``target`` exists by
-    then, it is kept (another process finished first) and the new folder is discarded.
-    The folder holding ``target`` is ``fsync``-ed after the rename.
+    renames with a moment without ``target``). ``replace=False``: the new folder is renamed
+    to ``target`` only if nothing is there at that moment (:func:`rename_noreplace`);
+    otherwise it is discarded and :class:`TargetExists` raised (another process finished
+    first: its folder is kept). The folder holding ``target`` is ``fsync``-ed after the
+    rename. The temporaries of dead writers of ``target`` are swept first (:mod:`rulegauge.core.temps`).
     """
     t = Path(target)
     t.parent.mkdir(parents=True, exist_ok=True)
+    temps.sweep(t.parent, t.name)
     tmp = temp_name(t)
+    existed = os.path.lexists(t)
+    held = -1
     try:
         tmp.mkdir()
+        held = temps.hold(tmp)
         yield tmp
-        if replace and t.exists():
+        if replace and os.path.lexists(t):
             _swap_in(tmp, t)
-            fsync_path(t.parent)
-        elif not t.exists():
+        else:
             try:
-                os.rename(tmp, t)
-                fsync_path(t.parent)
-            except OSError:  # another process renamed its folder first
-                if not t.exists():
-                    raise
+                rename_noreplace(tmp, t)
+            except FileExistsError:
+                if not replace:
+                    raise TargetExists(t) from None
+                _swap_in(tmp, t)  # appeared meanwhile: replaced all the same
+        fsync_path(t.parent)
+    except OSError as exc:
+        raise _write_error(t, exc, tmp, existed=existed) from None
     finally:
-        if tmp.exists():
+        if held >= 0:
+            os.close(held)
+        if os.path.lexists(tmp):
             _remove(tmp)
 
 

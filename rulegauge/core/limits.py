@@ -2,10 +2,16 @@
 
 Sizes: a document, a gold set, a journal, a manifest or an HTTP body larger than its
 bound is refused with a message naming the file (or URL), the size and the bound,
-before it is read into memory. Counts a user gives that size work (resamples, folds,
-depths, concurrency, pool sizes...) are checked by :func:`count_problem` against
-:data:`COUNTS`; the bounds are far above any real use (a 100,000-question gold set,
-a depth of 10,000 ranks) and far below what exhausts a 24 GiB machine.
+before it is read into memory. Counts a user gives that size work (resamples, draws,
+folds, depths, concurrency, pool sizes...) are checked by :func:`count_problem` against
+:data:`COUNTS`, and counts whose product sizes work (draws x resamples) by
+:func:`work_problem` against :data:`WORK`; real numbers a user or a file gives (SDs,
+drops, latencies) by :func:`real_problem` against :data:`REALS`: finite, within their
+range. The bounds are far above any real use (a 100,000-question gold set, a depth of
+10,000 ranks) and far below what exhausts a 24 GiB machine or overflows a float; every
+command checks them where the value enters (an option, a policy key, a journal line),
+the same bound for the same quantity everywhere (``power --resamples`` and a policy's
+``n_resamples``).
 
 Grades and requirements: a relevance grade is an integer 0..:data:`MAX_GRADE` wherever
 it enters (a gold set's ``{ref, grade}``, qrels of ``goldset import-beir`` /
@@ -37,7 +43,8 @@ MAX_REQUIREMENTS = 10_000        # requirements of one question (TREC-COVID: ~50
 MAX_ANY_OF_REQUIREMENTS = 62     # ... when one is an any-of list: the bits of recall's int64 mask
 
 COUNTS: dict[str, int] = {
-    "resamples": 1_000_000, "folds": 1_000, "depth": 10_000, "fused_depth": 10_000,
+    "resamples": 1_000_000, "draws": 100_000, "tests": 1_000_000,
+    "folds": 1_000, "depth": 10_000, "fused_depth": 10_000,
     "concurrency": 256, "pool": 10_000, "top": 10_000, "summary_rows": 1_000_000,
     "max_fused_rows": 1_000_000_000, "retries": 20, "workers": 256, "rows": 10_000_000,
 }
@@ -102,4 +109,49 @@ def latency_problem(value: object) -> str | None:
         return f"latency_ms must be within 0..{MAX_LATENCY_MS:,.0f} ms, got an integer of {digits} digits"
     if not math.isfinite(value) or not 0.0 <= float(value) <= MAX_LATENCY_MS:
         return f"latency_ms must be a finite number within 0..{MAX_LATENCY_MS:,.0f} ms, got {value!r}"
+    return None
+
+
+WORK: dict[str, int] = {"resampled comparisons": 1_000_000_000, "drawn differences": 100_000_000}
+"""The largest product of counts one command may ask for: ``power``'s draws x sign patterns
+(the default 2,000 x 10,000 = 2 x 10^7 takes under a second for 51 questions on 2 cores;
+10^9 about a minute) and draws x questions (the drawn differences held in memory, 8 bytes
+each: 10^8 is 800 MB)."""
+
+
+def work_problem(name: str, factors: dict[str, int]) -> str | None:
+    """Why the product of ``factors`` (name -> count) is above :data:`WORK` ``[name]``, or None."""
+    product = 1
+    for value in factors.values():
+        product *= value
+    if product <= WORK[name]:
+        return None
+    parts = " x ".join(f"{k} {v:,}" for k, v in factors.items())
+    return (f"{parts} = {product:,} {name}, above the bound of {WORK[name]:,}; lower one of "
+            "them")
+
+
+REALS: dict[str, float] = {"sd": 1e6, "delta": 1e6}
+"""The largest value each user- or file-given real number may take: an SD of paired
+differences and a drop (``power --sd``/``--delta``, a policy's ``sd``; metrics lie in
+[0, 1], counts and times far below 10^6, and a larger SD overflows the sample-size
+arithmetic). Latencies have their own bound, :data:`MAX_LATENCY_MS`."""
+
+
+def real_problem(name: str, value: object, *, minimum: float = 0.0,
+                 open_low: bool = False) -> str | None:
+    """Why ``value`` is not a finite number in ``[minimum, bound]`` (``(minimum, bound]``
+    with ``open_low``; the bound of :data:`REALS` ``[name]``), or None. Booleans and
+    integers too large for a float are refused, never a traceback."""
+    bound = REALS[name]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"{name} must be a number, got {value!r}"
+    shown = repr(value)
+    if len(shown) > 24:  # a 320-digit integer is named by its length, not printed
+        shown = f"a number of {len(shown)} characters"
+    x = float(value) if isinstance(value, float) or abs(value) < 10**300 else math.inf
+    low = x <= minimum if open_low else x < minimum
+    if not math.isfinite(x) or low or x > bound:
+        side = ">" if open_low else ">="
+        return f"{name} must be a finite number {side} {minimum:g} and at most {bound:g}, got {shown}"
     return None

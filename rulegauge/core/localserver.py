@@ -48,9 +48,10 @@ import json
 import logging
 import os
 import secrets
+import socket
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -317,6 +318,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self._serve("POST")
+
+
+def free_ports(n: int) -> list[int]:
+    """``n`` distinct TCP ports free on this machine now, for a program that must be told its
+    ports before it starts (Ray's agents: :mod:`rulegauge.core.ray_start`): bound together on
+    every interface, never listened on, then released (another program may take one before
+    it is used: the caller retries)."""
+    with ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
+        for s in socks:
+            s.bind(("", 0))
+        return [int(s.getsockname()[1]) for s in socks]
 
 
 @contextmanager

@@ -30,12 +30,13 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from rulegauge.core.atomic import atomic_dir
+from rulegauge.core.atomic import TargetExists, atomic_dir
 from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.embedding.packed import F32, Q4, PackedModel, dequantize_q4, read_packed
@@ -199,7 +200,7 @@ def convert(source: Path, target: Path, provenance: dict[str, object],
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_dir(target) as tmp:  # kept if another process finished first
+    with suppress(TargetExists), atomic_dir(target) as tmp:  # kept if another process finished first
         write_folder(read_packed(source), tmp, max_seq_length)
         files = sorted(str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file())
         record = {**provenance, "converter_version": CONVERTER_VERSION,

@@ -36,10 +36,11 @@ import importlib.metadata
 import json
 import math
 import warnings
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from rulegauge.core.atomic import atomic_dir
+from rulegauge.core.atomic import TargetExists, atomic_dir
 from rulegauge.core.digest import file_sha256
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.embedding import convert
@@ -82,7 +83,7 @@ def ensure_onnx(source: Path, target: Path, backend: str, provenance: dict[str, 
     """
     target = Path(target)
     if not (target / BUILD_RECORD).exists():
-        with atomic_dir(target) as tmp:  # kept if another process finished first
+        with suppress(TargetExists), atomic_dir(target) as tmp:  # kept if another process finished first
             recipe = build(Path(source), tmp / MODEL_FILE, backend, base)
             record = {"build_key": build_key(provenance, backend), "backend": backend,
                       "exporter_version": EXPORTER_VERSION, "source_folder": str(source),

@@ -16,9 +16,11 @@ from typing import Any
 import yaml
 
 from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
+from rulegauge.core.limits import MAX_GOLDSET_BYTES, size_problem
 from rulegauge.core.names import id_problem
 from rulegauge.corpus import loaders
 from rulegauge.corpus.records import DOC_KINDS, DocumentSpec
+from rulegauge.goldset import yamlsafe
 from rulegauge.goldset.records import DOCUMENT_FIELDS
 from rulegauge.goldset.source import DOC_ID, LANGUAGE, Source, child, items, text_field
 
@@ -175,3 +177,28 @@ def default_game(docs: dict[str, Doc]) -> tuple[str | None, str | None]:
         return None, None
     editions = {s.edition for s in specs if s.kind == "rulebook"}
     return next(iter(games)), (next(iter(editions)) if len(editions) == 1 else None)
+
+
+def named_paths(goldset_path: Path | str) -> tuple[tuple[str, Path], ...]:
+    """(id, file) of each document a gold set's ``documents:`` names, the file resolved as
+    :func:`read_documents` resolves it (from the gold set's folder), for the output check
+    (:mod:`rulegauge.cli.outputs`).
+
+    Edge cases: a gold set that cannot be read (missing, too large, not YAML, no
+    ``documents`` list) names nothing here; reading it for real reports why. Entries without a
+    text ``path`` are skipped; one without a text ``id`` is named ``?``."""
+    path = Path(goldset_path)
+    if size_problem(path, MAX_GOLDSET_BYTES) or not path.is_file():
+        return ()
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ()
+    root, problems = yamlsafe.compose(path, data)
+    raw, problems = (None, problems) if root is None or problems else yamlsafe.construct(path, root)
+    entries = raw.get("documents") if isinstance(raw, dict) else None
+    if not isinstance(entries, list):
+        return ()
+    return tuple((e["id"] if isinstance(e.get("id"), str) else "?", (path.parent / e["path"]).resolve())
+                 for e in entries
+                 if isinstance(e, dict) and isinstance(e.get("path"), str) and e["path"])

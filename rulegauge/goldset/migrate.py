@@ -26,8 +26,12 @@ new version (left out, never half-migrated), listed with the reason, and its fla
 labels' candidate pages go to a review file. Reviewers' judgments of those candidates
 (``rulegauge judge`` on the review file, then ``--review``) carry a flagged label to the
 candidates graded 2 or more (people's grades first, lower median); graded lower, it
-stays held out. ``judged:`` entries on migrated documents are carried where their page
-moved whole, and dropped otherwise (unjudged, not wrongly judged).
+stays held out; a review row that reviews nothing of this migration (an unknown or
+unflagged question, a page not of the new edition or not offered) is refused, by line
+(:func:`rulegauge.goldset.relabel.review_problems`). A new edition with no text (no page
+holding a character) is refused before anything is aligned. ``judged:`` entries on
+migrated documents are carried where their page moved whole, and dropped otherwise
+(unjudged, not wrongly judged).
 
 The new file carries ``provenance:`` (``migrated_by``): the source gold set's path and
 SHA-256, the method and its version and thresholds, each migrated document's old and new
@@ -67,6 +71,7 @@ from rulegauge.goldset.relabel import (
     move_label,
     quotes,
     read_review,
+    review_problems,
     texts,
 )
 
@@ -207,23 +212,32 @@ def migrate(gold: Path | str, documents: Mapping[str, Path], out: Path | str, *,
     if problems:
         raise ValidationError(problems, "cannot migrate this gold set")
     docs: dict[str, DocumentMigration] = {}
+    empty: list[Problem] = []
     for d, new_path in documents.items():
         spec = specs[d]
         old_texts, old_sha = texts(spec)
         new_spec = DocumentSpec(d, str(new_path.resolve()), spec.kind, spec.game, spec.edition,
                                 spec.language, spec.title, spec.options)
         new_texts, new_sha = texts(new_spec)
+        if not any(t.strip() for t in new_texts):
+            empty.append(Problem("--document", f"{d}: {new_path} has no text ({len(new_texts)} "
+                                 "page(s), none with text): no label can be carried to it; is it "
+                                 "the right file (a scanned PDF needs OCR first)?"))
+            continue
         if old_sha == new_sha:
             raise ValidationError([Problem("--document", f"{d}: {new_path} is the same file as "
                                            "the gold set's (same SHA-256): nothing to migrate")])
         docs[d] = DocumentMigration(d, spec.path, str(new_path), old_sha, new_sha, old_texts,
                                     new_texts, al.align(old_texts, new_texts))
+    if empty:
+        raise ValidationError(empty, "the new edition has no text")
     docs = {d: editions.realign(dm) for d, dm in docs.items()}  # no shared text (another language?)
     quoted = quotes(goldset)
     stems = {d: Tokenizer(stem_language=specs[d].language, min_len=2, stopwords=STOPWORDS) for d in docs}
     where = {d: editions.locator(dm) for d, dm in docs.items()}
     reviewed = read_review(review, goldset) if review is not None else {}
     moves: dict[tuple[str, str], LabelMove] = {}
+    asked: dict[str, list[str]] = {}  # question -> candidates of its flagged labels
     for q in goldset.questions:
         for ref in dict.fromkeys(str(r) for req in q.requirements for r in req):
             doc, _ = split_page_key(ref)
@@ -231,9 +245,15 @@ def migrate(gold: Path | str, documents: Mapping[str, Path], out: Path | str, *,
                 m = LabelMove(q.question_id, ref, (ref,), Fraction(1), "document unchanged")
             else:
                 m = move_label(q, ref, docs[doc], quoted, stems[doc], where[doc], min_confidence)
+                if m.flag:
+                    asked.setdefault(q.question_id, []).extend(m.candidates)
                 if m.flag and reviewed:
                     m = apply_review(m, reviewed)
             moves[(q.question_id, ref)] = m
+    unused = review_problems(reviewed, asked, set(goldset.question_by_id),
+                             {d: len(dm.new_texts) for d, dm in docs.items()})
+    if unused:
+        raise ValidationError(unused, f"{review}: review rows that review nothing of this migration")
     raw = yaml.safe_load(gold.read_text(encoding="utf-8-sig"))  # validated above: safe to load
     for d in raw["documents"]:
         full = Path(docs[d["id"]].new_path) if d["id"] in docs else gold.parent / d["path"]

@@ -177,9 +177,13 @@ def quotes(goldset: GoldSet) -> dict[tuple[str, str], str]:
     return out
 
 
-def read_review(path: Path, goldset: GoldSet) -> dict[tuple[str, str], tuple[int, str]]:
-    """(question, page) -> (grade, judges) of a review of the flagged labels' candidates:
-    people's grades when any, else the models'; lower median of several."""
+Review = dict[tuple[str, str], tuple[int, str, str]]
+"""(question, page) -> (grade, judges, the ``file:line`` of its first row) of a review."""
+
+
+def read_review(path: Path, goldset: GoldSet) -> Review:
+    """(question, page) -> (grade, judges, where) of a review of the flagged labels'
+    candidates: people's grades when any, else the models'; lower median of several."""
     found = read_judgments(path)
     bad = [Problem(str(path), f"question {j.question_id}: judged against another gold set "
                    f"({j.goldset_sha256[:12]}) than {goldset.name} ({goldset.sha256[:12]})")
@@ -187,23 +191,52 @@ def read_review(path: Path, goldset: GoldSet) -> dict[tuple[str, str], tuple[int
     if bad:
         raise ValidationError(bad[:20], f"{path}: a review of another gold set's migration")
     by: dict[tuple[str, str], list[Any]] = {}
+    first: dict[tuple[str, str], str] = {}
     for j in found:
         by.setdefault((j.question_id, j.page), []).append(j.judgment)
+        first.setdefault((j.question_id, j.page), j.where or str(path))
     out = {}
     for key, js in by.items():
         human = [j for j in js if j.judge_kind == "human"]
         use = human or js
         out[key] = (int(statistics.median_low([j.grade for j in use])),
-                    ", ".join(sorted({j.judge_id for j in use})))
+                    ", ".join(sorted({j.judge_id for j in use})), first[key])
     return out
 
 
-def apply_review(m: LabelMove, review: Mapping[tuple[str, str], tuple[int, str]]) -> LabelMove:
+def review_problems(review: Review, asked: Mapping[str, Sequence[str]], questions: set[str],
+                    pages: Mapping[str, int]) -> list[Problem]:
+    """A problem for every review row that reviews nothing of this migration, naming the row:
+    an unknown question, a question with no flagged label (``asked``: question -> the
+    candidate pages of its flagged labels, what the review file offered), a page that is
+    not one of the new edition (``pages``: migrated document -> its page count), or a page
+    the review file did not offer. Such a row would otherwise be dropped without a word."""
+    problems = []
+    for (q, page), (_, _, where) in review.items():  # in file order
+        doc, n = split_page_key(page)
+        if q not in questions:
+            why = f"question {q} is not in the gold set"
+        elif q not in asked:
+            why = (f"question {q} has no flagged label in this migration: nothing of it is "
+                   "under review (a review of another migration, or other --min-confidence?)")
+        elif doc not in pages or not 1 <= n <= pages[doc]:
+            known = f" ({doc} has {pages[doc]} pages)" if doc in pages else ""
+            why = f"question {q}: page {page} is not a page of the new edition{known}"
+        elif page not in asked[q]:
+            why = (f"question {q}: page {page} is not among the candidates the review file "
+                   f"offered for it ({', '.join(asked[q])})")
+        else:
+            continue
+        problems.append(Problem(where, why))
+    return problems
+
+
+def apply_review(m: LabelMove, review: Review) -> LabelMove:
     seen = [(c, review[(m.question_id, c)]) for c in m.candidates if (m.question_id, c) in review]
     if not seen:
         return m
-    good = tuple(c for c, (g, _) in seen if g >= REVIEW_GRADE)
-    who = ", ".join(sorted({w for _, (_, w) in seen}))
+    good = tuple(c for c, (g, _, _) in seen if g >= REVIEW_GRADE)
+    who = ", ".join(sorted({w for _, (_, w, _) in seen}))
     if not good:
         return LabelMove(m.question_id, m.old, (), None, m.how, f"reviewed by {who}: no candidate "
                          f"page graded {REVIEW_GRADE} or more ({m.flag})", m.candidates, m.anchor)

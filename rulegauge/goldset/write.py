@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from rulegauge.core import atomic
 from rulegauge.goldset.judged import judged_entries
 from rulegauge.goldset.records import PageJudgment
 
@@ -67,5 +68,5 @@ def write_goldset(path: Path, name: str, description: str, documents: Sequence[d
     body["questions"] = qs
     text = yaml.safe_dump(body, allow_unicode=True, sort_keys=False, width=120)
     comment = "".join(f"# {line}\n" for line in header.splitlines()) if header else ""
-    path.write_text(comment + text, encoding="utf-8")
+    atomic.write_text(path, comment + text)
     return path

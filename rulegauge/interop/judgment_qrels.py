@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from rulegauge.core import atomic
 from rulegauge.core.errors import ValidationError
 from rulegauge.goldset.judgments import Judgment, check_judgments, parse_qrels_judgments
 from rulegauge.goldset.labels import LabelSet
@@ -33,7 +34,7 @@ def write_label_qrels(labels: LabelSet, path: Path) -> tuple[Path, Path | None]:
     if not labels.llm:
         return path, None
     marks = path.with_name(path.stem + ".llm.txt")
-    marks.write_text("".join(f"{q} {p}\n" for q, p in sorted(labels.llm)), encoding="utf-8")
+    atomic.write_text(marks, "".join(f"{q} {p}\n" for q, p in sorted(labels.llm)))
     return path, marks
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rulegauge.core.atomic import atomic_path
 from rulegauge.core.errors import Problem, ValidationError
 from rulegauge.core.tablerows import rows as table_rows
 from rulegauge.goldset.judgments import read_qrels_lines
@@ -45,7 +46,7 @@ class TrecLine:
 def write_run(rows: pd.DataFrame, path: Path, tag: str) -> Path:
     """Write ``rows`` (qid, docid, rank, score) as a TREC run file, sorted by qid, rank."""
     df = rows.sort_values(["qid", "rank"], kind="stable")
-    with open(path, "w", encoding="utf-8") as f:
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
         for r in table_rows(df):
             f.write(f"{r.qid} Q0 {r.docid} {int(r.rank)} {r.score!r} {tag}\n")
     return path
@@ -70,7 +71,7 @@ def read_run(path: Path) -> list[TrecLine]:
 
 
 def write_qrels(rows: Iterable[tuple[str, str, int]], path: Path) -> Path:
-    with open(path, "w", encoding="utf-8") as f:
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
         for qid, docid, rel in sorted(rows):
             f.write(f"{qid} 0 {docid} {rel}\n")
     return path

@@ -33,6 +33,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from rulegauge.core.limits import COUNTS, count_problem
+
 _NORMAL = NormalDist()
 
 
@@ -89,6 +91,44 @@ def two_sided_p(null: np.ndarray, observed: float, *, exact: bool) -> float:
     low = (int(np.count_nonzero(null <= observed + gamma)) + add) / (null.size + add)
     high = (int(np.count_nonzero(null >= observed - gamma)) + add) / (null.size + add)
     return float(min(1.0, 2.0 * min(low, high)))
+
+
+def smallest_p(n_resamples: int) -> float:
+    """The smallest two-sided p-value :func:`two_sided_p` can give with ``n_resamples``
+    random sign patterns: no null as extreme as the observation, ``2 (0 + 1) / (B + 1)``.
+    (Enumerating every pattern, ``2**n <= B``, the observed pattern itself counts:
+    ``2 / 2**n``, larger still.)"""
+    return float(min(1.0, 2.0 * ((0 + 1) / (n_resamples + 1))))
+
+
+def min_resamples(alpha: float) -> int:
+    """The fewest sign patterns with which the permutation test can give ``p < alpha`` (the
+    gate's comparison, :func:`rulegauge.metrics.multiplicity`): below it no difference, however
+    large, is ever significant. 40 at alpha 0.05 (2/41 < 0.05 = 2/40); for ``0 < alpha < 1``."""
+    b = max(1, math.floor(2.0 / alpha - 1.0))
+    while b > 1 and smallest_p(b - 1) < alpha:
+        b -= 1
+    while not smallest_p(b) < alpha:
+        b += 1
+    return b
+
+
+def resamples_problem(n_resamples: object, alpha: float) -> str | None:
+    """Why ``n_resamples`` is no usable count of sign patterns for a test at ``alpha``, or
+    None: not an integer in ``[1, COUNTS["resamples"]]`` (:mod:`rulegauge.core.limits`, the
+    one bound for ``power --resamples`` and a policy's ``n_resamples``), or below
+    :func:`min_resamples` (a test that can never be significant)."""
+    problem = count_problem("resamples", n_resamples)
+    if problem is not None or not isinstance(n_resamples, int):
+        return problem
+    least = min_resamples(alpha)
+    if n_resamples >= least:
+        return None
+    more = (f"use at least {least:,}" if least <= COUNTS["resamples"] else
+            f"at most {COUNTS['resamples']:,} are allowed: raise alpha or test fewer at once")
+    return (f"{n_resamples:,} sign patterns: the permutation test's smallest two-sided p-value is "
+            f"2/({n_resamples:,}+1) = {smallest_p(n_resamples):.3g}, never below alpha "
+            f"{alpha:.3g}, so its significance check could never fail; {more}")
 
 
 def bootstrap_means(d: np.ndarray, n_resamples: int, rng: np.random.Generator,

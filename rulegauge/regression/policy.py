@@ -19,7 +19,7 @@ Format (every key is documented in ``docs/gate.md``)::
                                   #   differences (regression/power_resample), or "t-test"
     require_mde = false           # exit 2 when a metric's MDE exceeds its max_drop
     seed = 0                      # permutation / bootstrap seed
-    n_resamples = 10000
+    n_resamples = 10000           # sign patterns: 40..1,000,000 at alpha 0.05 (fewer never flag)
     confidence = 0.95             # bootstrap CI level
     min_llm_kappa = 0.6           # admit LLM-only judged pages only at this kappa, shown by
     llm_agreement = "agree.json"  #   `rulegauge judges agreement --json` (regression/llm_admission)
@@ -69,8 +69,10 @@ from pathlib import Path
 from typing import Any
 
 from rulegauge.core.errors import ConfigError, Problem, ValidationError
+from rulegauge.core.limits import real_problem
 from rulegauge.metrics.info import known_metric_names, metric_info
 from rulegauge.metrics.multiplicity import ADJUSTMENTS
+from rulegauge.metrics.resample import resamples_problem
 from rulegauge.regression.policy_slices import OverlapRule, SliceSpec, read_overlap, read_slices
 
 GATE_KEYS = ("config", "candidate_config", "answerer", "base_answerer", "candidate_answerer",
@@ -272,6 +274,8 @@ def _metric_policy(name: str, table: Any, r: _Reader, where: str = "metrics") ->
             and info.higher_is_better:
         r.bad(prefix + "max_increase", f"{canonical} is better higher: an increase is no worsening; "
               "use max_drop_relative (a fraction of the base) for its drops")
+    if mp.sd is not None and (why := real_problem("sd", mp.sd, open_low=True)) is not None:
+        r.bad(prefix + "sd", why)  # core/limits: an SD that overflows the power arithmetic
     return mp if canonical else None
 
 
@@ -324,6 +328,9 @@ def parse_policy(raw: dict[str, Any], where: str = "<policy>") -> Policy:
         r.flag(gate, "require_mde", "gate."),
         r.choice(gate, "power_method", "gate.", POWER_METHODS, "resampled"),
         read_slices(raw.get("slices"), r, _metric_policies), read_overlap(raw.get("overlap"), "overlap", r))
+    alphas = [policy.family_alpha, *(m.alpha for m in policy.metrics if m.alpha is not None)]
+    if (why := resamples_problem(policy.n_resamples, min(alphas))) is not None:  # core/limits
+        r.bad("gate.n_resamples", why)
     if policy.require_mde and not any(m.max_drop is not None for m in policy.metrics):
         r.bad("gate.require_mde", "no metric has a max_drop to hold its MDE against")
     if (policy.base_answerer or policy.candidate_answerer) and policy.answerer_pair is None:

@@ -133,9 +133,10 @@ def sample_size(delta: float, sd: float, power: float = 0.8, alpha: float = 0.05
     if sd == 0:
         return 2
     z = norm_isf(alpha / 2.0) + norm_isf(1.0 - power)
-    n = max(2, math.floor(float(z * sd / abs(delta)) ** 2))  # the normal n never exceeds the t one
-    if n > MAX_QUESTIONS:
+    ratio = float(z * sd / abs(delta))
+    if not ratio <= math.sqrt(MAX_QUESTIONS):  # before squaring: a tiny drop overflows a float
         return None
+    n = max(2, math.floor(ratio ** 2))  # the normal n never exceeds the t one
     while ttest_power(delta, sd, n, alpha) < power:
         n += 1
         if n > MAX_QUESTIONS:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from rulegauge.core.errors import RulegaugeError
+from rulegauge.core.errors import Problem, RulegaugeError, ValidationError
+from rulegauge.core.limits import count_problem, real_problem, work_problem
 from rulegauge.metrics.reach import smallest_n
+from rulegauge.metrics.resample import resamples_problem
 from rulegauge.regression.power import (
     Resampling,
     SdEstimate,
@@ -123,6 +125,7 @@ def power_report(run: object, metric: str, *, config: str, delta: float | None =
     from rulegauge.metrics.info import scored_rows
 
     check_levels(alpha, power)
+    how = resampling or Resampling()
     if tests < 1:
         raise RulegaugeError(f"tests: a family has at least 1 test, got {tests}")
     if delta is not None and (not math.isfinite(delta) or delta <= 0):
@@ -130,6 +133,7 @@ def power_report(run: object, metric: str, *, config: str, delta: float | None =
     check_delta(metric, delta)
     if sd is not None and (not math.isfinite(sd) or sd <= 0):
         raise RulegaugeError(f"--sd must be a positive number, got {sd!r}")
+    _check_bounds(how, tests, sd, delta)
     metrics = run.table("metrics")  # type: ignore[attr-defined]
     configs = run.table("configs")  # type: ignore[attr-defined]
     if config not in set(configs["config_id"].astype(str)):
@@ -148,13 +152,14 @@ def power_report(run: object, metric: str, *, config: str, delta: float | None =
                              f"(a config differing in one parameter) differs from it; state one "
                              f"with --sd")
     a = alpha / tests
-    how = resampling or Resampling()
     least = smallest_n(a, how.n_resamples)
 
     def needed(d: float) -> int | None:  # the t-test's n, never below what the test can use
         got = sample_size(d, est.sd, power, a)
         return None if got is None or least is None else max(got, least)
 
+    if est.centred is not None and n >= 1:  # the permutation test's MDE is resampled
+        _check_work(how, a, n)
     deltas = sorted({0.02, 0.05, 0.10, *((delta,) if delta is not None else ())})
     sizes = tuple((d, power, needed(d)) for d in deltas)
     found = (cached_resampled(est.centred, n, a, n_resamples=how.n_resamples, draws=how.draws,
@@ -189,3 +194,26 @@ def check_delta(metric: str, delta: float | None) -> None:
     if math.isfinite(high - low) and delta > high - low:
         raise RulegaugeError(f"--delta {delta:g} is beyond the range of {resolve(metric).name}: its "
                              f"values lie in [{low:g}, {high:g}], so no drop exceeds {high - low:g}")
+
+
+def _check_bounds(how: Resampling, tests: int, sd: float | None, delta: float | None) -> None:
+    """The entry bounds of ``power``'s numbers (:mod:`rulegauge.core.limits`), all reported."""
+    found = [("--resamples", count_problem("resamples", how.n_resamples)),
+             ("--draws", count_problem("draws", how.draws)), ("--tests", count_problem("tests", tests)),
+             ("--sd", real_problem("sd", sd, open_low=True) if sd is not None else None),
+             ("--delta", real_problem("delta", delta, open_low=True) if delta is not None else None)]
+    problems = [Problem(flag, why) for flag, why in found if why is not None]
+    if problems:
+        raise ValidationError(problems, "power: a number out of bounds")
+
+
+def _check_work(how: Resampling, alpha_test: float, n: int) -> None:
+    """The resampled MDE's bounds: enough sign patterns to reach ``alpha_test`` (the gate's
+    bound, :func:`rulegauge.metrics.resample.resamples_problem`) and bounded work."""
+    found = [("--resamples", resamples_problem(how.n_resamples, alpha_test)),
+             ("--draws", work_problem("resampled comparisons", {"draws": how.draws,
+                                                               "sign patterns": how.n_resamples})),
+             ("--draws", work_problem("drawn differences", {"draws": how.draws, "questions": n}))]
+    problems = [Problem(flag, why) for flag, why in found if why is not None]
+    if problems:
+        raise ValidationError(problems, "power: the resampled MDE cannot be computed as asked")

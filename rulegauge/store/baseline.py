@@ -121,7 +121,9 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
     text files (name -> text) written into the folder with the tables (the expected
     numbers: :mod:`rulegauge.regression.expected`). The directory is written beside
     ``path`` and renamed into place, so a failed save never leaves a half-written
-    baseline. An existing baseline is replaced only with ``overwrite``. Returns ``path``.
+    baseline. An existing baseline is replaced only with ``overwrite``; without it, one
+    another process saves meanwhile is kept (checked at the rename:
+    :class:`rulegauge.core.atomic.TargetExists`). Returns ``path``.
     """
     path = Path(path)
     if run.manifest.get("status") != "complete":
@@ -137,7 +139,7 @@ def save_baseline(run: Side, path: Path, configs: Sequence[str] | None = None,
         cfg = side_configs(run)
         keep = {resolve_config(c, cfg, f"run {run.run_id}") for c in configs}
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_dir(path, replace=True) as tmp:
+    with atomic_dir(path, replace=overwrite) as tmp:  # without: TargetExists if one appears meanwhile
         writer = RunWriter(tmp)
         manifest = {k: v for k, v in run.manifest.items() if k != "tables"}
         manifest["baseline"] = {"name": path.name, "source_run": run.run_id, "saved": now_iso(),

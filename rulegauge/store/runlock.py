@@ -3,7 +3,9 @@
 A second *process* is refused with a :class:`RulegaugeError` naming the run and the
 holder's pid; writers in the same process share the lock (a run that answers opens
 the run again), and the manifest's read-modify-write also holds a per-run thread
-lock. The lock goes with the process, so a killed run can be resumed at once. The
+lock. The lock goes with the process, so a killed run can be resumed at once; the
+writer that takes it sweeps the temporaries the killed one left (``.<table>.parquet.tmp-*``,
+:func:`rulegauge.core.temps.sweep`). The
 lock file is opened with ``O_NOFOLLOW``: a planted link at ``.lock`` is refused,
 never truncated through.
 
@@ -18,6 +20,7 @@ import threading
 from pathlib import Path
 from typing import ClassVar
 
+from rulegauge.core import temps
 from rulegauge.core.atomic import LockHeld, lock_exclusive, open_nofollow
 from rulegauge.core.errors import RulegaugeError
 
@@ -51,6 +54,7 @@ class RunLock:
                                    f"({exc.strerror or exc})") from None
             cls._held[key] = (fd, 1)
             cls._manifest_locks.setdefault(key, threading.Lock())
+            temps.sweep(folder, recursive=True)  # a killed writer's temporaries: its lock is ours now
             return key
 
     @classmethod

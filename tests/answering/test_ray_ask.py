@@ -20,7 +20,7 @@ from rulegauge.core.engines import EngineChoice
 from tests.helpers.answering import QUESTIONS, write_run
 from tests.helpers.chat_server import chat_server, delay
 from tests.helpers.common import REPO
-from tests.helpers.ray_cluster import RAY_MISSING, local_cluster, pids_titled, wait_for
+from tests.helpers.ray_cluster import RAY_MISSING, WORK_START_S, local_cluster, pids_titled, wait_for
 from tests.helpers.tables import table_differences
 
 pytestmark = [pytest.mark.slow,
@@ -81,16 +81,16 @@ def test_ray_answers_equal_local_answers(cluster, tmp_path: Path) -> None:
 
 def test_a_worker_killed_mid_call_is_retried(cluster, tmp_path: Path) -> None:
     run = write_run(tmp_path / "r")
-    with chat_server([delay(120)]) as srv:  # the first call hangs until its worker is killed
+    with chat_server([delay(WORK_START_S + 60)]) as srv:  # the first call hangs until its worker is killed
         worker = threading.Thread(target=answer_run, args=(run, _ollama(srv.base_url)),
                                   kwargs={"configs": CONFIGS, "max_workers": 1,
                                           "preflight": False, "engine": EngineChoice("ray")})
         worker.start()
-        wait_for(lambda: _posts(srv) == 1, 120, "the first call to reach the server")
+        wait_for(lambda: _posts(srv) == 1, WORK_START_S, "the first call to reach the server")
         victims = pids_titled("ray::AnswererActor")
         assert len(victims) == 1
         os.kill(victims[0], signal.SIGKILL)
-        worker.join(timeout=300)
+        worker.join(timeout=2 * WORK_START_S)
         assert not worker.is_alive()
         assert _posts(srv) == CALLS + 1  # the killed call was made again, by a new worker
     journal = Journal(run / JOURNAL_DIR / "ollama.jsonl").load()
@@ -108,7 +108,7 @@ def test_a_killed_driver_resumes_asking_only_what_is_missing(cluster, tmp_path: 
                                   stdout=log, stderr=subprocess.STDOUT)
         try:
             wait_for(lambda: (journal.exists() and len(journal.read_bytes().splitlines()) >= 2)
-                     or driver.poll() is not None, 240, "two answers in the journal")
+                     or driver.poll() is not None, 2 * WORK_START_S, "two answers in the journal")
             assert driver.poll() is None, (tmp_path / "driver.log").read_text(errors="replace")
             os.kill(driver.pid, signal.SIGKILL)
             driver.wait(timeout=30)

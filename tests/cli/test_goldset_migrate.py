@@ -70,3 +70,52 @@ def test_the_same_pages_without_a_migration_are_refused(edition2, tmp_path):
                               "--policy", str(POLICY)], env={"COLUMNS": "300"})
     assert res.exit_code == 2
     assert "not comparable" in res.output and "rulegauge goldset migrate" in res.output
+
+
+def _migrate(new, out, *extra):
+    return runner.invoke(app, ["goldset", "migrate", str(REPO / "goldsets" / "sample.yaml"),
+                               "--document", f"bw-rules={new}", "-o", str(out), *extra])
+
+
+def test_questions_held_out_with_nothing_flagged_exit_1(tmp_path):
+    """A one-page edition merges pages: two questions' requirements fall on one page. No
+    label is flagged, yet they are held out, so CI must see it (issue 43 item 22)."""
+    one = tmp_path / "one-page.txt"
+    one.write_text(NEW.with_name("brackwater-rulebook.txt").read_text(encoding="utf-8").replace("\f", ""),
+                   encoding="utf-8")
+    res = _migrate(one, tmp_path / "one.yaml")
+    assert res.exit_code == 1, res.output
+    assert "55 of 57 questions carried" in res.output and "0 flagged" in res.output
+    assert "held out bw-09: two of its requirements now fall on one page (pages merged)" in res.output
+    assert "2 question(s) held out of one.yaml" in res.output
+    assert (tmp_path / "one.yaml").is_file() and not (tmp_path / "one.review.jsonl").exists()
+
+
+@pytest.mark.parametrize("text", ["", "\f\f\n", "   \n\n"])
+def test_an_edition_without_text_is_bad_input_and_writes_nothing(tmp_path, text):
+    empty = tmp_path / "empty.txt"
+    empty.write_text(text, encoding="utf-8")
+    res = _migrate(empty, tmp_path / "new.yaml")
+    assert res.exit_code == 2, res.output
+    assert f"bw-rules: {empty} has no text" in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.txt"]
+
+
+def test_review_rows_that_review_nothing_are_refused_by_line(edition2, tmp_path):
+    rows = [("bw-10", "bw-rules#6"), ("bw-10", "bw-rules#99"), ("bw-02", "bw-rules#2"),
+            ("bw-12", "bw-rules#3"), ("q-nope", "bw-rules#3")]
+    review = tmp_path / "review.jsonl"
+    review.write_text("".join(json.dumps({"question_id": q, "page": p, "grade": 3, "judge_kind": "human",
+                                          "judge_id": "ann"}) + "\n" for q, p in rows), encoding="utf-8")
+    res = _migrate(NEW, tmp_path / "new.yaml", "--review", str(review))
+    assert res.exit_code == 2, res.output
+    out = " ".join(res.output.split())
+    for line, why in ((2, "question bw-10: page bw-rules#99 is not a page of the new edition "
+                          "(bw-rules has 15 pages)"),
+                      (3, "question bw-02 has no flagged label in this migration"),
+                      (4, "question bw-12: page bw-rules#3 is not among the candidates the review "
+                          "file offered for it (bw-rules#8, bw-rules#7)"),
+                      (5, "question q-nope is not in the gold set")):
+        assert f"review.jsonl:{line}: {why}" in out, out
+    assert "review.jsonl:1" not in out and "4 problem(s)" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["review.jsonl"]

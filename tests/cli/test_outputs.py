@@ -74,3 +74,30 @@ def test_a_new_or_different_file_passes(tmp_path: Path) -> None:
     assert check_output(tmp_path / "new.yaml", (src, None, "")) == tmp_path / "new.yaml"
     assert check_output(tmp_path / "copy", (src,)) == tmp_path / "copy"
     assert not same_file(tmp_path / "copy", src)
+
+
+def test_every_document_a_gold_set_names_is_an_input(tmp_path: Path) -> None:
+    """Issue 43 item 1: the check gets the gold set's documents too, resolved from its folder."""
+    from tests.helpers import fault_inputs as fi
+
+    fi.tiny(tmp_path)
+    rules = tmp_path / "docs" / "rules.txt"
+    with pytest.raises(ConfigError, match=r"is the input .*rules\.txt \(document rb of the gold set "):
+        check_output(rules, (tmp_path / "g.yaml",))
+    (tmp_path / "alias.txt").symlink_to(rules)
+    with pytest.raises(ConfigError, match="through a link"):
+        check_output(tmp_path / "alias.txt", (tmp_path / "g.yaml",))
+    assert check_output(tmp_path / "new.yaml", (tmp_path / "g.yaml",)) == tmp_path / "new.yaml"
+    # a gold set that cannot be read names nothing: reading it for real says why
+    (tmp_path / "bad.yaml").write_text("documents: [\n")
+    assert check_output(rules, (tmp_path / "bad.yaml",)) == rules
+
+
+def test_an_output_inside_an_input_folder_is_refused(tmp_path: Path) -> None:
+    src = tmp_path / "beir"
+    src.mkdir()
+    with pytest.raises(ConfigError, match=r"lies inside the input .*beir"):
+        check_output(src / "out", (src,))
+    with pytest.raises(ConfigError, match="lies inside the input"):
+        check_output(src / "a" / ".." / "b" / "c", (src,))
+    assert check_output(tmp_path / "beir-out", (src,)) == tmp_path / "beir-out"  # a sibling, not inside

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rulegauge.core import cluster, extras
+from rulegauge.core import cluster, extras, ray_start
 from rulegauge.core.cluster import ClusterError, check_ray_target, check_reachable, require_ray, split_address
 from tests.helpers.answering import write_run
 from tests.helpers.ray_cluster import RAY_MISSING
@@ -109,9 +109,10 @@ def test_orphans_of_a_failed_start_are_ended_without_a_warning() -> None:
     watchdog = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
                                  "-m", "rulegauge.core.reaper", "ray-1-ab", "1", "1"])
     try:
-        cluster.end_orphans()
+        ray_start.end_orphans()
         assert not Path(f"/proc/{pid}").exists()  # killed and reaped
         assert watchdog.poll() is None  # the reaper's watchdog ("ray-" token) is left alone
     finally:
         watchdog.kill()
         watchdog.wait()
+

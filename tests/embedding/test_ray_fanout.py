@@ -19,7 +19,13 @@ from rulegauge.embedding.cache import EmbeddingCache, embed
 from rulegauge.embedding.fanout import runner_for
 from rulegauge.embedding.ray_fanout import pool_size
 from tests.helpers.embedding_fakes import FakeModel, shared_model_cache
-from tests.helpers.ray_cluster import RAY_MISSING, local_cluster, pausing_model, wait_for
+from tests.helpers.ray_cluster import (
+    RAY_MISSING,
+    WORK_START_S,
+    local_cluster,
+    pausing_model,
+    wait_for,
+)
 from tests.helpers.tables import table_differences
 
 TEXTS = [f"Rule {i}: a lit lantern " + "scores points " * (i % 6) for i in range(21)]
@@ -71,11 +77,11 @@ def test_a_worker_killed_mid_batch_is_retried(cluster, tmp_path: Path) -> None:
     worker = threading.Thread(target=lambda: out.update(v=embed(
         FakeModel(), TEXTS[:6], "passage", EmbeddingCache(tmp_path, "fake-bow"), 3, runner=runner)))
     worker.start()
-    wait_for(lambda: any(marks.glob("pid-*")), 120, "the first batch to start")
+    wait_for(lambda: any(marks.glob("pid-*")), WORK_START_S, "the first batch to start")
     victim = int(next(marks.glob("pid-*")).name.removeprefix("pid-"))
     os.kill(victim, signal.SIGKILL)
     (marks / "release").write_text("", encoding="utf-8")
-    worker.join(timeout=300)
+    worker.join(timeout=2 * WORK_START_S)
     assert not worker.is_alive()
     pids = {int(p.name.removeprefix("pid-")) for p in marks.glob("pid-*")}
     assert victim in pids and len(pids) >= 2  # the batch ran again in a new worker process

@@ -212,7 +212,7 @@ BASE_CASES: tuple[Case, ...] = (
     # --- goldset migrate: a new edition that holds nothing, the same file, a bad option
     Case("migrate-empty-edition", lambda root: (fi.tiny(root), fi.write(root, "docs/rules-2.txt", "")),
          ("rulegauge", "goldset", "migrate", "{root}/g.yaml", "--document", "rb={root}/docs/rules-2.txt",
-          "-o", "{root}/g2.yaml"), 2, "no question could be carried"),
+          "-o", "{root}/g2.yaml"), 2, "has no text"),
     Case("migrate-same-file", fi.tiny, ("rulegauge", "goldset", "migrate", "{root}/g.yaml", "--document",
                                         "rb={root}/docs/rules.txt", "-o", "{root}/g2.yaml"), 2,
          "same file as the gold set's"),
@@ -229,6 +229,7 @@ from tests.helpers.fault_cases_h_door import H_DOOR_CASES  # noqa: E402
 from tests.helpers.fault_cases_h_foreign import H_FOREIGN  # noqa: E402
 from tests.helpers.fault_cases_h_imports import H_IMPORTS  # noqa: E402
 from tests.helpers.fault_cases_h_judging import H_JUDGING  # noqa: E402
+from tests.helpers.fault_cases_h_outputs import H_OUTPUTS  # noqa: E402
 from tests.helpers.fault_cases_h_stats import STATS  # noqa: E402
 from tests.helpers.fault_cases_h_wheel import H_WHEEL  # noqa: E402
 from tests.helpers.fault_cases_issue25 import ISSUE25  # noqa: E402 (the tables build on RUN etc.)
@@ -247,4 +248,5 @@ CASES: tuple[Case, ...] = (
     + STATS
     + H_FOREIGN
     + H_JUDGING
+    + H_OUTPUTS
 )

@@ -29,35 +29,54 @@ import numpy as np
 from tests.helpers.common import REPO
 from tests.helpers.embedding_fakes import FakeModel
 
+WORK_START_S = 300.0
+"""How long a test waits for work to start on a Ray cluster (a batch, an actor's first call)
+or to finish after a kill: a bound that holds at load 16 on 2 cores (the first batch of a
+Ray Data map started after more than 120 s at load 15-18 with two processes spinning on both
+cores; docs: CONTRIBUTING.md "Servers and clusters in tests")."""
+
 RAY_MISSING = (None if importlib.util.find_spec("ray") is not None
                else "ray is not installed (the [ray] extra: pip install -e '.[ray]'; scripts/test installs it)")
 
 
 @contextmanager
 def local_cluster(num_cpus: int = 2) -> Iterator[None]:
-    """A Ray instance for the ``with`` block (see the module docstring)."""
-    from rulegauge.core.cluster import DRIVER_ENV, START_ATTEMPTS, WORKER_ENV, end_orphans
+    """A Ray instance for the ``with`` block (see the module docstring), started as
+    :mod:`rulegauge.core.cluster` starts one (:mod:`rulegauge.core.ray_start`): each attempt
+    waits up to ``START_TIMEOUT_S`` (a bound that holds at load 16 on 2 cores), a failed
+    attempt's processes are ended and reaped (``end_failed_start``), and everything the
+    block started (agents a raylet left too: the :mod:`rulegauge.core.reaper` watchdog's
+    tag) is ended when it ends, whether the start failed or not."""
+    from rulegauge.core.cluster import DRIVER_ENV, START_ATTEMPTS, WORKER_ENV
+    from rulegauge.core.ray_start import end_failed_start, end_orphans, patient_start
+    from rulegauge.core.reaper import end_tagged, reaped
 
     for key, value in DRIVER_ENV.items():
         os.environ.setdefault(key, value)
     import ray
 
-    for attempt in range(1, START_ATTEMPTS + 1):  # as rulegauge.core.cluster does: Ray gives its
-        try:                                        # raylet a fixed 30 s, a loaded machine misses it
-            ray.init(num_cpus=num_cpus, include_dashboard=False,
-                     object_store_memory=200 * 1024 * 1024, _node_ip_address="127.0.0.1",
-                     log_to_driver=False, logging_level="ERROR",
-                     runtime_env={"env_vars": {**WORKER_ENV, "PYTHONPATH": str(REPO)}})
-            break
-        except Exception:
+    with reaped("local-cluster") as token:
+        for attempt in range(1, START_ATTEMPTS + 1):
+            try:
+                with patient_start():
+                    ray.init(num_cpus=num_cpus, include_dashboard=False,
+                             object_store_memory=200 * 1024 * 1024, _node_ip_address="127.0.0.1",
+                             log_to_driver=False, logging_level="ERROR",
+                             runtime_env={"env_vars": {**WORKER_ENV, "PYTHONPATH": str(REPO)}})
+                break
+            except Exception as exc:
+                end_failed_start(exc, token)  # first: ray.shutdown() may raise after a crash
+                with suppress(Exception):
+                    ray.shutdown()
+                if attempt == START_ATTEMPTS:
+                    raise
+                print(f"local Ray start, attempt {attempt} failed: {exc}", file=sys.stderr)
+        try:
+            yield
+        finally:
             ray.shutdown()
-            end_orphans()
-            if attempt == START_ATTEMPTS:
-                raise
-    try:
-        yield
-    finally:
-        ray.shutdown()
+            end_orphans()  # a worker Ray gave up waiting for: ended and reaped, no warning later
+            end_tagged(token)
 
 
 @dataclass
@@ -86,17 +105,20 @@ while the raylet has its fixed 30 s to register. The nodes take this machine's a
 
 
 @contextmanager
-def two_node_cluster(attempts: int = 3) -> Iterator[TwoNodes]:
+def two_node_cluster(attempts: int = 2) -> Iterator[TwoNodes]:
     """A head and a worker node (``ray.cluster_utils.Cluster``, :data:`NODE_ARGS` each) for
     the ``with`` block, with a temp folder of their own (``RAY_TMPDIR`` is set to it while
     they start, so the address file Ray writes for ``ray.init()`` stays in it: no other
-    session on the machine joins this cluster by accident). Ray gives each raylet a fixed
-    30 s to register, which a loaded machine misses: a failed start is torn down (every
-    process tagged by :func:`rulegauge.core.reaper.reaped`) and tried again, ``attempts``
-    times. Everything the cluster started is ended when the block ends."""
+    session on the machine joins this cluster by accident). Each node's start waits up to
+    ``rulegauge.core.ray_start.START_TIMEOUT_S`` (Ray's own wait, a fixed 30 s, is missed at
+    load 16 on 2 cores: ``patient_start``); a start that fails all the same is torn down
+    (``end_failed_start``: both nodes' processes through their handles, then every process
+    tagged by :func:`rulegauge.core.reaper.reaped`) and tried again, ``attempts`` times.
+    Everything the cluster started is ended when the block ends."""
     from ray.cluster_utils import Cluster
 
-    from rulegauge.core.cluster import DRIVER_ENV, end_orphans
+    from rulegauge.core.cluster import DRIVER_ENV
+    from rulegauge.core.ray_start import end_orphans
     from rulegauge.core.reaper import end_tagged, reaped
 
     temp_dir = tempfile.mkdtemp(prefix="rn", dir="/tmp")  # short: Ray's socket paths
@@ -127,25 +149,21 @@ def two_node_cluster(attempts: int = 3) -> Iterator[TwoNodes]:
 
 def _start_two(cluster_class: Any, token: str, attempts: int) -> TwoNodes:
     """A started :class:`TwoNodes` (the retries of :func:`two_node_cluster`)."""
-    from rulegauge.core.cluster import end_orphans
-    from rulegauge.core.reaper import end_tagged
+    from rulegauge.core.ray_start import START_TIMEOUT_S, end_failed_start, patient_start
 
     for attempt in range(1, attempts + 1):
-        failure = None
         try:
-            cluster = cluster_class(initialize_head=True, shutdown_at_exit=False,
-                                    head_node_args={**NODE_ARGS, "no_monitor": True})
-            worker = cluster.add_node(**NODE_ARGS)
-            cluster.wait_for_nodes(timeout=120)
+            with patient_start():
+                cluster = cluster_class(initialize_head=True, shutdown_at_exit=False,
+                                        head_node_args={**NODE_ARGS, "no_monitor": True})
+                worker = cluster.add_node(**NODE_ARGS)
+            cluster.wait_for_nodes(timeout=START_TIMEOUT_S)
             return TwoNodes(cluster, worker, os.environ["RAY_TMPDIR"], 0.0)
         except Exception as exc:  # Ray raises bare Exception when a node times out starting
+            end_failed_start(exc, token)  # both nodes' processes, reaped through their handles
             if attempt == attempts:
-                end_tagged(token)
                 raise
-            failure = str(exc)
-        end_tagged(token)  # outside the handler: no traceback keeps the failed nodes alive
-        end_orphans()
-        print(f"two-node start, attempt {attempt} failed: {failure}", file=sys.stderr)
+            print(f"two-node start, attempt {attempt} failed: {exc}", file=sys.stderr)
     raise AssertionError("unreachable")
 
 
@@ -177,7 +195,7 @@ class PausingModel(FakeModel):
     """A ``fake-bow`` model for killing a worker mid-batch.
 
     Every call writes ``<folder>/pid-<pid>``; while ``<folder>/release`` does not exist the
-    call then waits (up to 120 s), so the test can find the process and kill it. The test
+    call then waits (up to :data:`WORK_START_S`), so the test can find the process and kill it. The test
     creates ``release`` after the kill: the retried batch, in a new process, goes through.
     """
 
@@ -187,7 +205,7 @@ class PausingModel(FakeModel):
 
     def _pause(self) -> None:
         (self.folder / f"pid-{os.getpid()}").write_text("", encoding="utf-8")
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + WORK_START_S
         while not (self.folder / "release").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
 

@@ -62,3 +62,23 @@ def test_bca_equals_scipy(confidence):
             assert np.isnan(low) and np.isnan(high)
         else:
             assert (low, high) == pytest.approx(want, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.01, 0.1, 0.5, 0.05 / 7, 1e-4])
+def test_min_resamples_is_where_the_test_can_first_reach_alpha(alpha: float) -> None:
+    """Below min_resamples no difference, however large, is significant: every sign pattern
+    but the identity flips a sign of an all-positive sample, so none is as extreme and p is
+    the smallest the test can give, 2/(B+1), which must be < alpha (issue 43 item 17)."""
+    from rulegauge.metrics.resample import min_resamples, resamples_problem, smallest_p
+
+    least = min_resamples(alpha)
+    assert smallest_p(least) < alpha <= smallest_p(least - 1) if least > 1 else smallest_p(1) < alpha
+    d = np.full(40, 1.0) + np.linspace(0, 0.1, 40)  # 2**40 patterns: drawn, never exact
+    for b, significant in ((least, True), (max(1, least - 1), least == 1)):
+        null, exact = sign_flip_null(d, b, np.random.default_rng(0), 10_000)
+        assert not exact
+        assert (two_sided_p(null, float(d.mean()), exact=False) < alpha) is significant
+    assert resamples_problem(least, alpha) is None
+    if least > 1:
+        assert f"use at least {least:,}" in (resamples_problem(least - 1, alpha) or "")
+    assert min_resamples(0.05) == 40
