@@ -43,6 +43,6 @@ def test_the_registry_tests_pass_with_the_fixture_plugins_installed(tmp_path: Pa
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     probe = subprocess.run([sys.executable, "-c", "from rulegauge.core import plugins; "
-                            "print(plugins.origins('rulegauge.tables')['acme_notes'])"],
+                            "print(plugins.origins('rulegauge.tables')['acme_reviews'])"],
                            cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert probe.stdout.strip() == "acme-rulegauge==0.1.0", probe.stderr  # the tier did run with the plug-ins

@@ -73,6 +73,7 @@ def ppi_cmd(
                           "tuned weight in [0, 1], never wider than the human sample's own "
                           "interval, asymptotically).")] = False,
     fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "table",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout (--format json).")] = False,
     runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Folder that holds run "
                                            "directories.")] = Path("runs"),
 ) -> None:
@@ -89,7 +90,7 @@ def ppi_cmd(
         result = ppi_run(PpiRequest(opened, tuple(human), tuple(auto),
                                     tuple(metric or ("nDCG@10",)), baseline, level,
                                     tuned=not untuned))
-    _print(result, fmt)
+    _print(result, "json" if as_json else fmt)
 
 
 def overlap_cmd(

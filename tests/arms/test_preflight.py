@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -46,9 +46,14 @@ class ProbeArm:
         return {"arm": self.name}
 
 
-load_builtin_arms()
-if ProbeArm.name not in ARMS:
+@pytest.fixture(autouse=True, scope="module")
+def _probe_registered() -> Iterator[None]:
+    """The probe arm is registered while this file's tests run and withdrawn after: the
+    registry other test files (of the same worker) read holds the built-ins only."""
+    load_builtin_arms()
     ARMS.add(ProbeArm.name, ProbeArm)
+    yield
+    ARMS.withdraw([ProbeArm.name])
 
 
 def test_every_problem_named_by_arm_and_arms_closed():

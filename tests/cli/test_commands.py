@@ -409,6 +409,19 @@ def _judges(fx: Fixture, tmp: Path) -> None:
     assert "OK" in _ok(rulegauge("validate", new))
 
 
+def _judges_auto(fx: Fixture, tmp: Path) -> None:
+    """The model-free judge over a pool, then PPI from the hand-judged sample plus its labels."""
+    import json
+
+    auto = tmp / "overlap.jsonl"
+    out = _ok(rulegauge("judges", "overlap", _pool(fx, tmp), "-o", auto))
+    assert "judged by term-overlap-v1" in out and auto.is_file()
+    out = _ok(rulegauge("judges", "ppi", fx.run, "--human", REPO / "goldsets" / "sample-judgments-hand.jsonl",
+                        "--auto", auto, "-b", CID, "--json"))
+    doc = json.loads(out[out.index("{"):out.rindex("}") + 1])
+    assert "human labels on 16" in doc["notes"][0] and doc["tables"][0]["rows"]
+
+
 def _generate(fx: Fixture, tmp: Path) -> None:
     from rulegauge.judging.proposals import read_proposals
     from rulegauge.judging.review import ReviewSession
@@ -448,6 +461,7 @@ CASES: dict[tuple[str, ...], Case] = {
     ("judges", "import"): _judges, ("goldset", "merge"): _judges, ("serve-search",): _serve_search,
     ("judges", "llm"): _judges_llm, ("goldset", "generate"): _generate,
     ("goldset", "accept"): _generate, ("goldset", "migrate"): _migrate,
+    ("judges", "overlap"): _judges_auto, ("judges", "ppi"): _judges_auto,
 }
 
 

@@ -28,8 +28,9 @@ def test_generate_over_the_sample_folder_reports_its_counts(tmp_path: Path) -> N
     c = manifest["counts"]
     found = read_proposals(out)
     assert found.header["counts"] == c and c["proposals"] == len(found.proposals) > 0
-    # the folder: the four sample documents (21 pages) and the rulebook's second printing (15)
-    assert c["pages_read"] == 21 + 15 and c["documents"] == 5
+    # the folder: the four sample documents (21 pages), the rulebook's second printing (15) and its
+    # German edition (13): --lang sets the proposals' language, it does not pick documents
+    assert c["pages_read"] == 21 + 15 + 13 and c["documents"] == 6
     for key, label in (("proposals", "proposals from"), ("empty_pages", "empty pages:"),
                        ("duplicates_removed", "duplicates removed:"),
                        ("unparseable_replies", "unparseable replies:")):

@@ -112,6 +112,8 @@ OUTPUTS: tuple[Case, ...] = (
     Case("output-judges-llm-summary-over-suite", _linked("symlink", "x.summary.json", "suite.toml"),
          ("rulegauge", "judges", "llm", "{root}/pool.jsonl", "--suite", "{root}/suite.toml", "-o",
           "{root}/x"), 2, LINK, after=intact("suite.toml")),
+    Case("output-judges-overlap", inputs, ("rulegauge", "judges", "overlap", "{root}/pool.jsonl", "-o",
+         "{root}/pool.jsonl"), 2, SAME, after=intact("pool.jsonl")),
     Case("output-judges-export", inputs, ("rulegauge", "judges", "export", "{root}/j.jsonl", "-o",
          "{root}/j.jsonl"), 2, SAME, after=intact("j.jsonl")),
     Case("output-judges-import", inputs, ("rulegauge", "judges", "import", "{root}/q.qrels",
