@@ -137,8 +137,9 @@ def test_the_committed_baseline_is_the_codes_own(fresh_run, tmp_path):
     committed one in every table: not "within tolerance", identical (the baseline is the
     code's own, so a change that moves any number must re-save it, in the same commit).
 
-    Dense scores depend on the embedding backend the CPU gets (`auto`: int8 with AVX-512 VNNI,
-    bf16 with AMX or avx512_bf16 without it, fp32 otherwise; docs/dense.md): on a machine whose backend differs from the
+    Dense scores depend on the embedding backend the CPU gets (`auto`: the fastest backend the
+    agreement table (rulegauge/embedding/agreement.py) measured to retrieve as torch-fp32 does on
+    that CPU, torch-fp32 where none is measured; docs/dense.md): on a machine whose backend differs from the
     baseline's, the configs without the dense arm must still be identical and the others are
     left to the gate's tolerances (test_unchanged_sample_passes_the_gate)."""
     import json
