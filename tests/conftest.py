@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.common import SHARED, make_tiny_corpus
+from tests.helpers.file_order import file_costs, longest_files_first
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # rich wraps CLI output at the terminal width (80 when there is none); tests that look
@@ -17,6 +18,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items[:] = longest_files_first(items, file_costs())  # tests/helpers/file_order.py: why
     if SHARED.is_dir():
         return
     skip = pytest.mark.skip(reason=f"real data folder {SHARED} is absent (tests marked 'shared' need it)")
