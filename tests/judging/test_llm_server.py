@@ -1,10 +1,12 @@
 """The LLM relevance judge against a real llama.cpp server with the packaged Qwen2.5 1.5B.
 
 One server for the module (the fixture pattern of tests/answering/test_llama_server.py);
-a SMALL pool (8 pages of a lexical run of the sample, depth 1, judged pages kept) so that
-the tier stays a few minutes on two cores: ``rulegauge judges llm`` in a fresh process, then
-``rulegauge judges agreement`` against the gold set and against the hand judgments of the
-sample (goldsets/sample-judgments-hand.jsonl). The kappa itself is a measurement
+a SMALL pool (3 pages of a lexical run of the sample, depth 1, judged pages kept: each
+page is a prompt of ~20 s of CPU, and what is tested is the round trip, the counts and the
+cache, which one page already decides) so that the tier stays a few minutes on two cores:
+``rulegauge judges llm`` in a fresh process, then ``rulegauge judges agreement`` against the
+gold set and against the hand judgments of the sample (goldsets/sample-judgments-hand.jsonl).
+The kappa itself is a measurement
 (docs/judging.md), not asserted: a model's grades are not a property of this code.
 """
 
@@ -25,7 +27,7 @@ from tests.helpers.judging import LEXICAL_CONFIG, lexical_run, sample_copy
 from tests.helpers.llama_server import LlamaServer, required_llama_server, rulegauge_cli
 
 pytestmark = pytest.mark.slow
-PAGES = 8
+PAGES = 3
 HAND = REPO / "goldsets" / "sample-judgments-hand.jsonl"
 
 
@@ -74,7 +76,7 @@ def test_llm_judge_on_a_small_sample_pool(server: LlamaServer, tmp_path: Path) -
     again = rulegauge_cli("judges", "llm", str(path), "--suite", str(tmp_path / "s.toml"),
                         "-o", str(tmp_path / "again.jsonl"), "--cache",
                         str(tmp_path / "llm.jsonl.cache.jsonl"), cwd=tmp_path)
-    assert again.returncode == 0 and "0 calls, 8 cached" in again.stdout, again.stdout
+    assert again.returncode == 0 and f"0 calls, {PAGES} cached" in again.stdout, again.stdout
     for reference in (gold, HAND):
         agree = rulegauge_cli("judges", "agreement", str(out), str(reference), "--json",
                             "--resamples", "200", cwd=tmp_path)
