@@ -25,7 +25,6 @@ Run: .venv/bin/python benchmarks/bench_dense.py [--chunks 50000] [--repeats 15]
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import statistics
 import sys
@@ -36,6 +35,7 @@ from typing import Any
 
 import numpy as np
 from machine import machine_line
+from standin import SeededModel
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # the generated corpus lives with the tests
@@ -49,31 +49,6 @@ from tests.helpers.generated_corpus import generated_corpus, generated_questions
 STAND_IN = "bench-seeded"
 
 
-class SeededModel:
-    """Stand-in embedding model: a unit vector seeded by the role and the text's SHA-256."""
-
-    def __init__(self, dim: int) -> None:
-        self.dimension = dim
-        self.model_id = f"{STAND_IN}-{dim}"
-
-    def _vectors(self, role: str, texts: Any) -> np.ndarray:
-        out = np.empty((len(texts), self.dimension), np.float32)
-        for i, t in enumerate(texts):
-            seed = int.from_bytes(hashlib.sha256(f"{role}:{t}".encode()).digest()[:8], "little")
-            v = np.random.default_rng(seed).standard_normal(self.dimension)
-            out[i] = v / np.linalg.norm(v)
-        return out
-
-    def encode_queries(self, texts: Any, batch_size: int = 32) -> np.ndarray:
-        return self._vectors("query", texts)
-
-    def encode_passages(self, texts: Any, batch_size: int = 32) -> np.ndarray:
-        return self._vectors("passage", texts)
-
-    def describe(self) -> dict[str, Any]:
-        return {"model": STAND_IN, "note": "benchmark stand-in, seeded unit vectors"}
-
-
 def timed(fn):  # type: ignore[no-untyped-def]
     w, c = time.perf_counter(), time.process_time()
     out = fn()
@@ -85,7 +60,7 @@ def one_size(n: int, args: argparse.Namespace, cache: Path) -> None:
 
     corpus, vocab = generated_corpus(args.seed, n, n_games=20, vocab_size=20_000, chunk_len=(20, 60))
     questions = generated_questions(args.seed + 1, vocab, args.queries, games=20)
-    model = SeededModel(args.dim)
+    model = SeededModel(STAND_IN, args.dim, "benchmark stand-in, seeded unit vectors")
     if STAND_IN not in EMBEDDING_MODELS:
         EMBEDDING_MODELS.add(STAND_IN, ModelSpec(STAND_IN, "benchmark stand-in", lambda root, backend: model))
     arm = DenseArm(model=STAND_IN, cache_dir=cache)

@@ -54,7 +54,6 @@ Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 5000x1000,50000x1000,50
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -71,6 +70,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from standin import SeededModel
 
 T_START = time.perf_counter()
 GAMES = 20
@@ -122,30 +122,16 @@ def generate(root: Path, n_chunks: int, n_q: int, seed: int = 0) -> Path:
     return gs
 
 
-class RandomModel:
-    """Stand-in embedding model: a unit vector seeded by the text's SHA-256 (role-prefixed)."""
+class RandomModel(SeededModel):
+    """The stand-in model (benchmarks/standin.py) that refuses to embed in the timed run."""
 
-    model_id = f"{FAKE_MODEL}-{DIM}"
-    dimension = DIM
+    def __init__(self) -> None:
+        super().__init__(FAKE_MODEL, DIM, "benchmark stand-in, random unit vectors")
 
     def _vectors(self, role: str, texts: Any) -> np.ndarray:
         if os.environ.get("BENCH_SCALE_NO_EMBED"):
             raise RuntimeError("bench_scale: the timed run must find every vector in the cache")
-        out = np.empty((len(texts), DIM), np.float32)
-        for i, t in enumerate(texts):
-            seed = int.from_bytes(hashlib.sha256(f"{role}:{t}".encode()).digest()[:8], "little")
-            v = np.random.default_rng(seed).standard_normal(DIM)
-            out[i] = v / np.linalg.norm(v)
-        return out
-
-    def encode_queries(self, texts: Any, batch_size: int = 32) -> np.ndarray:
-        return self._vectors("query", texts)
-
-    def encode_passages(self, texts: Any, batch_size: int = 32) -> np.ndarray:
-        return self._vectors("passage", texts)
-
-    def describe(self) -> dict[str, Any]:
-        return {"model": FAKE_MODEL, "note": "benchmark stand-in, random unit vectors"}
+        return super()._vectors(role, texts)
 
 
 def register_model() -> None:

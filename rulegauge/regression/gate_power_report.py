@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.table import Table
@@ -59,13 +60,18 @@ def _power_title(r: GateResult) -> str:
             "the same test; alpha per test = alpha / family size; docs/gate.md \"Power\")")
 
 
-def rich_power(r: GateResult) -> Table:
-    t = Table(title=_power_title(r), title_justify="left")
-    for col in _POWER_COLUMNS:
+def folded_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[str]]) -> Table:
+    """A terminal table of the gate's report: title on the left, long cells folded, never cut."""
+    t = Table(title=title, title_justify="left")
+    for col in columns:
         t.add_column(col, overflow="fold")
-    for row in _power_rows(r):
+    for row in rows:
         t.add_row(*row)
     return t
+
+
+def rich_power(r: GateResult) -> Table:
+    return folded_table(_power_title(r), _POWER_COLUMNS, _power_rows(r))
 
 
 def md_power(r: GateResult) -> list[str]:

@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rulegauge.regression.gate import GateResult, Status
+from rulegauge.regression.gate_power_report import folded_table
 from rulegauge.regression.overlap import PairOverlap
 from rulegauge.regression.slices import NAMED, SliceOutcome
 
@@ -77,12 +78,7 @@ def overlap_markdown(overlaps: Sequence[PairOverlap], notes: Sequence[str] = ())
 
 
 def overlap_table(overlaps: Sequence[PairOverlap]) -> Table:
-    t = Table(title=overlap_title(overlaps), title_justify="left")
-    for col in OVERLAP_COLUMNS:
-        t.add_column(col, overflow="fold")
-    for row in overlap_rows(overlaps):
-        t.add_row(*row)
-    return t
+    return folded_table(overlap_title(overlaps), OVERLAP_COLUMNS, overlap_rows(overlaps))
 
 
 def gate_slices_markdown(r: GateResult) -> list[str]:
@@ -107,11 +103,7 @@ def gate_slices_renderables(r: GateResult) -> list[RenderableType]:
     """The gate's slice and overlap tables for the terminal (none without either)."""
     out: list[RenderableType] = []
     if r.slices:
-        t = Table(title="slices (each its own family)", title_justify="left")
-        for col in SLICE_COLUMNS:
-            t.add_column(col, overflow="fold")
-        for row in slice_rows(r.slices):
-            t.add_row(*row)
+        t = folded_table("slices (each its own family)", SLICE_COLUMNS, slice_rows(r.slices))
         out += [t, *(Text(line) for line in family_lines(r.slices))]
     overlaps = _gate_overlaps(r)
     if overlaps:

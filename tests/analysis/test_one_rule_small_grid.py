@@ -15,15 +15,9 @@ from typer.testing import CliRunner
 
 from rulegauge.cli import app
 from rulegauge.store.rundir import Run, open_run
+from tests.helpers.grids import LEXICAL_GRID, LEXICAL_SERVICE
 
-GRID = """[defaults]
-depth = 100
-[grid]
-method = "rrf"
-k = [50, 60, 70]
-arms = [["bm25", "boost"], ["bm25"], ["boost"]]
-"""
-REF = "rrf_k60_bm25+boost"
+GRID, REF = LEXICAL_GRID, LEXICAL_SERVICE
 
 
 @pytest.fixture(scope="module")

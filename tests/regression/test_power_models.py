@@ -24,15 +24,9 @@ from rulegauge.regression.power_models import QuestionPool, _detected, loss_powe
 from rulegauge.regression.power_resample import largest_count
 from rulegauge.testing.power_simulation import DifferencePool, _lost, _policy, _side, loss_pool
 from tests.helpers.common import SHARED
+from tests.helpers.grids import LEXICAL_GRID, LEXICAL_SERVICE
 
-GRID = """[defaults]
-depth = 100
-[grid]
-method = "rrf"
-k = [50, 60, 70]
-arms = [["bm25", "boost"], ["bm25"], ["boost"]]
-"""
-CONFIG = "rrf_k60_bm25+boost"
+GRID, CONFIG = LEXICAL_GRID, LEXICAL_SERVICE
 
 
 @pytest.mark.parametrize(("n", "n_resamples"), [(8, 500), (14, 300), (30, 999)])

@@ -26,15 +26,9 @@ from rulegauge.testing.power_simulation import (
     t_detections,
 )
 from tests.helpers.common import SHARED
+from tests.helpers.grids import LEXICAL_GRID, LEXICAL_SERVICE
 
-GRID = """[defaults]
-depth = 100
-[grid]
-method = "rrf"
-k = [50, 60, 70]
-arms = [["bm25", "boost"], ["bm25"], ["boost"]]
-"""
-CONFIG = "rrf_k60_bm25+boost"
+GRID, CONFIG = LEXICAL_GRID, LEXICAL_SERVICE
 
 
 def _run(tmp_path: Path, goldset: Path | None = None):

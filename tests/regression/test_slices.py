@@ -192,10 +192,10 @@ SAMPLE_POLICY = REPO / "docs" / "ci" / "gate-policy-slices.toml"
 
 
 @pytest.mark.parametrize(("candidate", "code", "said"), [
-    # dense alone: MRR@10 of every question 0.5906 -> 0.7374, yet 3 of the 5 scoring questions
+    # dense alone: MRR@10 of every question 0.6012 -> 0.7579, yet 2 of the 5 scoring questions
     # lose rank on their first relevant page
-    ("arm-dense", EXIT_REGRESSION, "first_rel_rank: 3 of 5 question(s) got worse, allowed 1: "
-                                   "bw-24, bw-25, bw-27"),
+    ("arm-dense", EXIT_REGRESSION, "first_rel_rank: 2 of 5 question(s) got worse, allowed 1: "
+                                   "bw-24, bw-25"),
     ("rrf_k60_bm25+dense", EXIT_PASS, "first_rel_rank: 1 of 5 question(s) got worse, allowed 1: bw-25")])
 def test_the_example_slice_policy_on_the_committed_sample_baseline(candidate: str, code: int,
                                                                    said: str) -> None:
