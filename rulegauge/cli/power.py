@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from rulegauge.cli.compare import RunsDir
+from rulegauge.cli.analysis import RunsDir
 from rulegauge.cli.errors import bad_input_exits_2
 from rulegauge.cli.output import TABLE_FORMATS, format_console
 from rulegauge.core.errors import RulegaugeError

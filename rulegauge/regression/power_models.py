@@ -54,7 +54,7 @@ from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.metrics.resample import flip_batches
-from rulegauge.regression.power import neighbours
+from rulegauge.regression.neighbours import neighbours
 from rulegauge.regression.power_resample import BLOCKS, DRAWS, largest_count
 
 MODELS = {"shift": "uniform shift: every paired difference drawn from the grid's centred "
@@ -100,7 +100,7 @@ def worst_value(bounds: tuple[float, float], *, higher_is_better: bool) -> float
 def question_pool(metrics: pd.DataFrame, configs: pd.DataFrame, config_id: str, metric: str
                   ) -> QuestionPool | None:
     """The :class:`QuestionPool` of the run's grid around ``config_id`` on ``metric``: the
-    neighbours of :func:`rulegauge.regression.power.neighbours` that differ from it, each
+    neighbours of :func:`rulegauge.regression.neighbours.neighbours` that differ from it, each
     neighbour's differences centred (the pool of the ``grid`` SD); None without a
     differing neighbour or a finite floor."""
     from rulegauge.metrics.info import scored_rows

@@ -8,7 +8,7 @@ or the paired t-test's) predicts how often a drop of ``delta`` is detected.
 its multiplicity rule and its significance check), not a re-implementation:
 
 1. **Differences**: the paired differences of the run's config and each of its grid
-   neighbours (:func:`rulegauge.regression.power.neighbours`, the configs the gate's
+   neighbours (:func:`rulegauge.regression.neighbours.neighbours`, the configs the gate's
    ``grid`` SD estimate pools), each neighbour's centred on its mean (the null: no
    change on average), identical neighbours left out, pooled. Their root mean square
    ``sd`` is the true SD of the simulated differences.
@@ -56,8 +56,9 @@ import pandas as pd
 from rulegauge.core.errors import RulegaugeError
 from rulegauge.metrics.info import scored_rows
 from rulegauge.regression.gate import Status, run_gate
+from rulegauge.regression.neighbours import neighbours
 from rulegauge.regression.policy import parse_policy
-from rulegauge.regression.power import Resampling, mde, neighbours, ttest_power
+from rulegauge.regression.power import Resampling, mde, ttest_power
 from rulegauge.regression.power_models import QuestionPool, loss_power, worst_value
 from rulegauge.regression.power_resample import resampled_power
 
