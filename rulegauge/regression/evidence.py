@@ -115,9 +115,11 @@ class SideEvidence:
             return {}, set()
         voting = {a for a in self.arms if g[f"rank_{a}"].notna().any()}
         out = {}
-        for pid, rows in g.groupby("page_id", sort=False):
-            arms = {a: int(v) for a in self.arms if pd.notna(v := rows[f"rank_{a}"].min())}
-            out[str(pid)] = (int(rows["page_rank"].min()), arms)
+        # each page's best ranks in one aggregation (a frame per page was most of a report's time)
+        best = g.groupby("page_id", sort=False)[["page_rank", *(f"rank_{a}" for a in self.arms)]].min()
+        for pid, (page_rank, *by_arm) in zip(best.index, best.itertuples(index=False, name=None), strict=True):
+            out[str(pid)] = (int(page_rank), {a: int(v) for a, v in zip(self.arms, by_arm, strict=True)
+                                              if pd.notna(v)})
         return out, voting
 
     def foreign(self, question_id: str, config_id: str) -> dict[str, tuple[int, dict[str, int]]]:
