@@ -43,6 +43,7 @@ from rulegauge.corpus.chunking import (
 from rulegauge.corpus.headings import find_headings
 from rulegauge.corpus.loaders import format_of
 from rulegauge.corpus.outline import locate
+from rulegauge.corpus.page_cache import PageCache
 from rulegauge.corpus.page_checks import PAGE_CHECKS, IngestThresholds
 from rulegauge.corpus.records import DocumentSpec
 
@@ -173,16 +174,17 @@ def document_report(spec: DocumentSpec, built: BuiltDocument, options: ChunkingO
 
 def _build_with_progress(spec: DocumentSpec, options: ChunkingOptions,
                          boilerplate: BoilerplateOptions | None,
-                         progress: Callable[[str, int], Any] | None, label: str) -> Any:
+                         progress: Callable[[str, int], Any] | None, label: str,
+                         page_cache: PageCache | None = None) -> Any:
     if progress is None:
-        return build_document(spec, options, boilerplate)
+        return build_document(spec, options, boilerplate, page_cache)
     from rulegauge.corpus.formats import PAGE_DONE
     from rulegauge.corpus.loaders import count_pages
 
     with progress(label, count_pages(spec)) as advance:
         token = PAGE_DONE.set(advance)
         try:
-            return build_document(spec, options, boilerplate)
+            return build_document(spec, options, boilerplate, page_cache)
         finally:
             PAGE_DONE.reset(token)
 
@@ -192,7 +194,8 @@ def ingest_report(sources: Sequence[DocumentSpec | str | Path],
                   boilerplate: BoilerplateOptions | None = None,
                   language: str | None = None,
                   thresholds: IngestThresholds | None = None,
-                  progress: Callable[[str, int], Any] | None = None) -> IngestReport:
+                  progress: Callable[[str, int], Any] | None = None,
+                  page_cache: PageCache | None = None) -> IngestReport:
     """Load, clean (when ``boilerplate`` is given) and chunk every source; report.
 
     ``progress(description, total)``, when given, is a context manager factory (as
@@ -202,7 +205,9 @@ def ingest_report(sources: Sequence[DocumentSpec | str | Path],
     Sources are gold-set document specs or bare paths (:func:`spec_from_path`;
     a bare path's language is ``language`` or guessed from its text with
     :func:`rulegauge.core.text.guess_language`). Problems of all documents are raised
-    together in one :class:`ValidationError`.
+    together in one :class:`ValidationError`. ``page_cache``, when given, serves and stores the
+    page texts (:class:`rulegauge.corpus.page_cache.PageCache`: the same texts, a load instead
+    of a parse on a hit).
     """
     th = thresholds or IngestThresholds()
     reports: list[DocumentReport] = []
@@ -211,7 +216,7 @@ def ingest_report(sources: Sequence[DocumentSpec | str | Path],
     for i, spec in enumerate(specs, start=1):
         try:
             built = _build_with_progress(spec, options, boilerplate, progress,
-                                         f"[{i}/{len(specs)}] {spec.doc_id}")
+                                         f"[{i}/{len(specs)}] {spec.doc_id}", page_cache)
         except ValidationError as exc:
             problems += exc.problems
             continue

@@ -41,8 +41,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from rulegauge.core.errors import RulegaugeError
@@ -277,6 +279,16 @@ def _changes(pair: ConfigPair, answerer: str, metric: str, j: pd.DataFrame,
     return out
 
 
+def _row_groups(frame: pd.DataFrame) -> dict[str, dict[tuple[str, str], npt.NDArray[np.intp]]]:
+    """config -> (answerer, metric) -> positions of its rows in ``frame`` (in frame order): located
+    once, as masks over the long frame per config pair would be quadratic in a grid's configs."""
+    out: dict[str, dict[tuple[str, str], npt.NDArray[np.intp]]] = {}
+    groups: dict[Any, Any] = frame.groupby(["config_id", "answerer", "metric"], sort=False).indices
+    for (config, answerer, metric), rows in groups.items():
+        out.setdefault(str(config), {})[str(answerer), str(metric)] = np.asarray(rows, dtype=np.intp)
+    return out
+
+
 def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] | None = None,
                  metrics: Sequence[str] | None = None, *, force: bool = False, seed: int = 0,
                  n_resamples: int = 10_000, confidence: float = 0.95,
@@ -297,6 +309,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
     diffs, migrated = comparable(base, candidate, force=force)
     pairs = resolve_config_pairs(base, candidate, configs)
     lb, lc = long_metrics(base), long_metrics(candidate)
+    at_b, at_c = _row_groups(lb), _row_groups(lc)
     rel = relevant_pages(base, candidate)
     ev_b = SideEvidence(base, {p.base for p in pairs})
     ev_c = SideEvidence(candidate, {p.candidate for p in pairs})
@@ -315,10 +328,8 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
                                         migrated.renamed(qid) if migrated else None)
             return cache[qid]
 
-        gb = lb[lb["config_id"] == pair.base]
-        gc = lc[lc["config_id"] == pair.candidate]
-        keys_b = set(zip(gb["answerer"], gb["metric"], strict=True))
-        keys_c = set(zip(gc["answerer"], gc["metric"], strict=True))
+        rows_b, rows_c = at_b.get(pair.base, {}), at_c.get(pair.candidate, {})
+        keys_b, keys_c = set(rows_b), set(rows_c)
         keys = sorted(keys_b & keys_c, key=lambda k: (k[0], k[1]))
         both = {k[1] for k in keys}
         only = {m: "base" for _, m in keys_b} | {m: "candidate" for _, m in keys_c}
@@ -343,8 +354,7 @@ def compare_runs(base: Side, candidate: Side, configs: Sequence[ConfigSelector] 
                 skipped.add(metric)
                 continue
             where = f"config {pair.label}, metric {metric}"
-            sel_b = gb[(gb["answerer"] == answerer) & (gb["metric"] == metric)]
-            sel_c = gc[(gc["answerer"] == answerer) & (gc["metric"] == metric)]
+            sel_b, sel_c = lb.iloc[rows_b[answerer, metric]], lc.iloc[rows_c[answerer, metric]]
             rows = _pairs_for(sel_b, sel_c, info, where)
             tested.append(_metric_comparison(pair, answerer, info, rows, seed, n_resamples,
                                              confidence))

@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from rulegauge.core.ordering import order
@@ -81,7 +83,8 @@ class SideEvidence:
     def __init__(self, side: Side, config_ids: set[str]) -> None:
         self.available = side.has_table("fused")
         self.arms: tuple[str, ...] = ()
-        self._groups: dict[tuple[str, str], pd.DataFrame] = {}
+        self._fused = pd.DataFrame()
+        self._rows: dict[tuple[str, str], npt.NDArray[np.intp]] = {}  # (question, config) -> row positions in _fused
         self.label = side.run_id
         self.wanted = frozenset(config_ids)
         self.stored: frozenset[str] = frozenset()
@@ -93,26 +96,35 @@ class SideEvidence:
             self.stored = frozenset(str(c) for c in f["config_id"].unique())
             self.arms = tuple(c[len("rank_"):] for c in f.columns if c.startswith("rank_"))
             f = f.assign(page_id=page_keys(f["doc_id"].astype(str), f["page"]), is_foreign=foreign_flags(f))
-            self._groups = {(str(k[0]), str(k[1])): g
-                            for k, g in f.groupby(["question_id", "config_id"], sort=False)}
+            # positions only: a (question, config) group is cut from the frame when asked for
+            # (the changes of a comparison ask for few of them; a 200-config grid has ~12,000)
+            self._fused = f
+            groups: dict[Any, Any] = f.groupby(["question_id", "config_id"], sort=False).indices
+            self._rows = {(str(k[0]), str(k[1])): np.asarray(rows) for k, rows in groups.items()}
+
+    def _group(self, question_id: str, config_id: str) -> pd.DataFrame | None:
+        rows = self._rows.get((question_id, config_id))
+        return None if rows is None else self._fused.iloc[rows]
 
     def ranks(self, question_id: str, config_id: str
               ) -> tuple[dict[str, tuple[int, dict[str, int]]], set[str]]:
         """(page id -> (page rank, {arm: best rank of the page's chunks}), arms that
         ranked any chunk of the question); arms that did not rank a page are absent."""
-        g = self._groups.get((question_id, config_id))
+        g = self._group(question_id, config_id)
         if g is None:
             return {}, set()
         voting = {a for a in self.arms if g[f"rank_{a}"].notna().any()}
         out = {}
-        for pid, rows in g.groupby("page_id", sort=False):
-            arms = {a: int(v) for a in self.arms if pd.notna(v := rows[f"rank_{a}"].min())}
-            out[str(pid)] = (int(rows["page_rank"].min()), arms)
+        # each page's best ranks in one aggregation (a frame per page was most of a report's time)
+        best = g.groupby("page_id", sort=False)[["page_rank", *(f"rank_{a}" for a in self.arms)]].min()
+        for pid, (page_rank, *by_arm) in zip(best.index, best.itertuples(index=False, name=None), strict=True):
+            out[str(pid)] = (int(page_rank), {a: int(v) for a, v in zip(self.arms, by_arm, strict=True)
+                                              if pd.notna(v)})
         return out, voting
 
     def foreign(self, question_id: str, config_id: str) -> dict[str, tuple[int, dict[str, int]]]:
         """Reply id -> (page rank, {arm: rank}) of the question's foreign hits in the config."""
-        g = self._groups.get((question_id, config_id))
+        g = self._group(question_id, config_id)
         if g is None or not g["is_foreign"].any():
             return {}
         g = g[g["is_foreign"]]

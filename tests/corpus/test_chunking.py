@@ -22,6 +22,7 @@ from rulegauge.corpus.chunking import (
 )
 from rulegauge.corpus.headings import detect_headings, find_headings, heading_kind
 from rulegauge.corpus.outline import Boundary, OutlineEntry, locate, page_headings, sections
+from rulegauge.corpus.page_cache import PageCache
 from rulegauge.corpus.records import Document, Page, chunk_key
 from tests.helpers.documents import FIXTURES, make_pdf, spec
 
@@ -268,12 +269,12 @@ def test_srd_outline_matches_flattened_json(shared_dir: Path) -> None:
 
 @pytest.mark.shared
 @pytest.mark.slow
-def test_srd_chunks_carry_outline_paths(shared_dir: Path) -> None:
+def test_srd_chunks_carry_outline_paths(shared_dir: Path, srd_pages: PageCache) -> None:
     from rulegauge.corpus.chunking import build_document
 
     folder = shared_dir / "corpora" / "srd-5.1"
     s = spec(folder / "SRD5.1-CCBY4.0License.pdf", "srd")
-    built = build_document(s)
+    built = build_document(s, page_cache=srd_pages)  # the session's one extraction (conftest)
     expected = json.loads((folder / "srd_5_1_outline.json").read_text(encoding="utf-8"))["entries"]
     check_spans(built.chunks, built.pages)
     assert len(built.pages) == 403

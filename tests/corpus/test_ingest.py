@@ -23,6 +23,7 @@ from rulegauge.corpus.ingest import (
     render,
     spec_from_path,
 )
+from rulegauge.corpus.page_cache import PageCache
 from tests.helpers.documents import FIXTURES, make_pdf, spec
 
 
@@ -227,9 +228,10 @@ def test_ingest_every_shared_document(shared_dir: Path) -> None:
 
 @pytest.mark.shared
 @pytest.mark.slow
-def test_ingest_srd(shared_dir: Path) -> None:
+def test_ingest_srd(shared_dir: Path, srd_pages: PageCache) -> None:
     path = shared_dir / "corpora" / "srd-5.1" / "SRD5.1-CCBY4.0License.pdf"
-    doc = ingest_report([path], boilerplate=BoilerplateOptions()).documents[0]
+    # the page texts of the session's one extraction (conftest); cleaning, chunking and checks run here
+    doc = ingest_report([path], boilerplate=BoilerplateOptions(), page_cache=srd_pages).documents[0]
     assert (doc.pages, doc.empty_pages, doc.heading_source, doc.headings) == (
         403, 0, "outline", 1958)
     assert doc.headings_located is not None and doc.headings_located >= 1800

@@ -3,9 +3,10 @@ methods, then bands, tune, report, compare, export and query on it (CLI tier).""
 
 from __future__ import annotations
 
+import contextlib
 import json
-import subprocess
-import sys
+import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -28,9 +29,28 @@ weights = [{}, {bm25 = 0.7, boost = 0.3}]
 """
 
 
-def rulegauge(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "from rulegauge.cli import main; main()", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
+@dataclass(frozen=True)
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def rulegauge(*args: str, cwd: Path) -> Ran:
+    """``rulegauge ARGS`` run from ``cwd`` in this process (typer's CliRunner, stdout and stderr
+    apart): these tests check each command's output on every method, not a fresh process
+    (that has its own tests, e.g. tests/cli/test_quiet_start.py); a process per command
+    cost about 3 CPU-s of imports each."""
+
+    from typer.testing import CliRunner
+
+    from rulegauge.cli import app
+
+    with contextlib.chdir(cwd):
+        res = CliRunner().invoke(app, list(args))
+    crash = res.exception if res.exception is not None and not isinstance(res.exception, SystemExit) else None
+    why = "".join(traceback.format_exception(crash)) if crash is not None else ""
+    return Ran(res.exit_code, res.stdout, res.stderr + why)
 
 
 @pytest.fixture(scope="module")
