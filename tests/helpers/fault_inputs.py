@@ -121,7 +121,7 @@ def jsonl_document(lines: list[str]):  # type: ignore[no-untyped-def]
 
 def runs_with_truncated_table(root: Path) -> None:
     """Two synthetic runs under ``runs/``; one run's ``metrics.parquet`` cut in half."""
-    from tests.helpers.analysis import write_synthetic_run
+    from tests.helpers.fault_templates import synthetic_run as write_synthetic_run  # memoised
 
     write_synthetic_run(root / "runs" / "good", created="2025-01-01T00:00:00+00:00")
     bad = write_synthetic_run(root / "runs" / "bad", seed=1, created="2025-01-02T00:00:00+00:00")
@@ -132,7 +132,7 @@ def runs_with_truncated_table(root: Path) -> None:
 
 
 def runs(root: Path) -> None:
-    from tests.helpers.analysis import write_synthetic_run
+    from tests.helpers.fault_templates import synthetic_run as write_synthetic_run  # memoised
 
     write_synthetic_run(root / "runs" / "good")
 

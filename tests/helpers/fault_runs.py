@@ -54,9 +54,9 @@ def real_run(root: Path, run_id: str = "a1", *, answer: bool = False) -> Path:
 
 
 def synthetic(root: Path, run_id: str, **kw: Any) -> Path:
-    from tests.helpers.analysis import write_synthetic_run
+    from tests.helpers.fault_templates import synthetic_run  # built once per process, copied
 
-    return write_synthetic_run(root / "runs" / run_id, **kw)
+    return synthetic_run(root / "runs" / run_id, **kw)
 
 
 def with_policy(root: Path) -> None:

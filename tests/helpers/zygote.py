@@ -13,6 +13,9 @@ in a real start. A child past its deadline is killed with its process group.
 
 Why: the fault tier's 230 rows each started an interpreter that imported pandas and pyarrow
 again (about 0.4 s of each row's 0.8 s in its subprocess).
+Besides those, the server imports the third-party modules nearly every child imported after
+the fork (pydantic through typer, the document loaders' libraries: see ``SERVER``); none of them
+is a rulegauge registry, and a child cannot block an import anyway (its ``sys.path`` is fixed).
 """
 
 from __future__ import annotations
@@ -28,6 +31,11 @@ from pathlib import Path
 SERVER = r'''
 import atexit, json, os, signal, sys, time, traceback
 import numpy, pandas, pyarrow, pyarrow.parquet  # what every command loads: imported once, here
+# third-party modules (no rulegauge registry) that ~250 of the ~270 children imported after the
+# fork (measured: typer._adapters pulls in pydantic, ~0.3 CPU-s a child; the document loaders pypdf,
+# PIL, fontTools, cryptography, snowballstemmer, yaml); plug-ins and registries still load in the child
+import concurrent.futures, http.client, multiprocessing.queues, statistics
+import fontTools.ttLib, PIL.Image, pydantic, pypdf, snowballstemmer, typer._adapters, yaml
 import rulegauge.cli
 
 def child(req):
