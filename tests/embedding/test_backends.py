@@ -183,15 +183,21 @@ def test_dense_arm_parameter(cpuinfo, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.shared
-def test_bf16_vectors_stay_within_cosine_099_of_fp32(srd_passages, tmp_path):
+def test_bf16_vectors_stay_within_cosine_099_of_fp32(srd_passages, fp32_reference, tmp_path):
+    """Every third SRD chunk of the 48 (16, from the 2nd: 26 to 263 tokens), each embedded twice
+    in bf16 (bf16 on a CPU without AMX is the slowest backend), against the session's fp32
+    reference. Why 16 decide what 48 did (AMD EPYC Zen 4, 2026-12-08): over all 48, 1 - cosine
+    ranged 1.9e-5..3.3e-5, flat in the length, 300x inside the bound; the minimum, 0.999967, is at
+    chunk 10 (26 tokens), which this subset holds, and the subset embedded on its own gave the same
+    minimum, 0.999967 (1 - cosine 1.9e-5..3.3e-5)."""
     root = shared_model_cache(tmp_path)
-    ref = embed(load_model("e5-small", root, "torch-fp32"), srd_passages, "passage", None,
-                by_length=False)
-    new = embed(load_model("e5-small", root, "torch-bf16"), srd_passages, "passage", None)
+    passages = srd_passages[1::3]
+    ref = fp32_reference["srd"][1::3]
+    new = embed(load_model("e5-small", root, "torch-bf16"), passages, "passage", None)
     cos = np.einsum("ij,ij->i", ref.astype(np.float64), new.astype(np.float64))
     assert cos.min() >= 0.99, cos.min()  # measured 0.9999+
     assert not np.array_equal(ref, new)  # the backend really changed the arithmetic
-    again = embed(load_model("e5-small", root, "torch-bf16"), srd_passages, "passage", None)
+    again = embed(load_model("e5-small", root, "torch-bf16"), passages, "passage", None)
     np.testing.assert_array_equal(new, again)
 
 
