@@ -30,8 +30,9 @@ Backends
     else ``torch-fp32``. The candidates, fastest first, are the backends of the rules of
     :data:`AUTO_RULES` whose CPU feature ``/proc/cpuinfo`` lists (:func:`candidates`):
     ``avx512_vnni`` -> ``onnx-int8`` (fastest where measured, AMX Xeons and AMD Zen 4),
-    ``amx_bf16`` and ``avx512_bf16`` -> ``torch-bf16``. On AMD Zen 4 int8 was measured to
-    move ranks (``auto`` = ``torch-bf16`` there); a CPU kind nobody measured gets
+    ``amx_bf16`` and ``avx512_bf16`` -> ``torch-bf16``, ``avx2`` -> ``onnx-fp32``. On AMD Zen 4
+    int8 and bf16 were measured to move ranks and onnx-fp32 not (``auto`` = ``onnx-fp32``
+    there; :data:`rulegauge.embedding.agreement.MEASURED`); a CPU kind nobody measured gets
     ``torch-fp32``. The resolved name, the CPU kind, the reason and the features seen go into
     the manifest, so two machines that resolved differently are visible there (and use
     different cache folders).
