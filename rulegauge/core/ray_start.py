@@ -178,7 +178,9 @@ def end_failed_start(exc: BaseException, token: str | None = None) -> None:
     if token is not None:
         end_tagged(token)
     for obj in gc.get_objects():  # any handle of a Ray process ended above: its status read
-        if isinstance(obj, subprocess.Popen) and obj.returncode is None and "/ray/" in str(obj.args):
+        # type(), not isinstance(): isinstance reads ``__class__``, which some objects compute
+        # (torch's deprecated ``distributed.reduce_op`` warns when touched)
+        if issubclass(type(obj), subprocess.Popen) and obj.returncode is None and "/ray/" in str(obj.args):
             with contextlib.suppress(Exception):
                 obj.poll()  # a live process (another cluster's) is left alone
     if exc.__traceback__ is not None:
