@@ -51,11 +51,11 @@ timeout_s = 600
 retries = 0
 concurrency = 1
 [answerers.local.parameters]
-max_tokens = 96
+max_tokens = 64
 """)
     start = time.perf_counter()
     out = rulegauge_cli("answer", "r", "--runs-dir", str(runs), "--suite", str(suite),
-                      "--pool", "40", "--final", "4", cwd=tmp_path)
+                      "--pool", "40", "--final", "3", cwd=tmp_path)
     seconds = time.perf_counter() - start
     assert out.returncode == 0, out.stdout + out.stderr
     r = Run(runs / "r")
