@@ -5,14 +5,12 @@ their candidates (tests/fixtures/migrate/brackwater-de2-truth.toml)."""
 
 from __future__ import annotations
 
-import tomllib
 from fractions import Fraction
 
 import numpy as np
 import pytest
 import yaml
 
-from rulegauge.corpus.records import split_page_key
 from rulegauge.embedding.page_align import (
     MARGIN,
     EmbeddingAligner,
@@ -22,18 +20,12 @@ from rulegauge.embedding.page_align import (
     mutual_matches,
     units,
 )
-from tests.helpers.common import FIXTURES, REPO
+from tests.helpers.common import REPO
+from tests.helpers.edition_truth import edition_truth
 
 GOLD = REPO / "goldsets" / "sample.yaml"
 DE2 = REPO / "goldsets" / "sample" / "brackwater-rulebook-de2.txt"
-TRUTH = tomllib.loads((FIXTURES / "migrate" / "brackwater-de2-truth.toml").read_text(encoding="utf-8"))
-
-
-def true_page(question_id: str, old: str) -> str:
-    doc, page = split_page_key(old)
-    if doc != "bw-rules":
-        return old
-    return f"bw-rules#{TRUTH['split'].get(f'{question_id} {old}') or TRUTH['pages'][str(page)]}"
+TRUTH, true_page = edition_truth("brackwater-de2")
 
 
 def test_units_join_short_fragments_to_the_next_sentence() -> None:

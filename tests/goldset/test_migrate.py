@@ -3,8 +3,6 @@ correctly (the hand-written true mapping) or flagged, never wrong; a review carr
 
 from __future__ import annotations
 
-import tomllib
-
 import pytest
 import yaml
 
@@ -17,20 +15,13 @@ from rulegauge.goldset.parse import load_goldset
 from rulegauge.goldset.records import PageJudgment
 from rulegauge.judging.migration_review import review_pool
 from rulegauge.judging.poolfile import read_pool, write_pool
-from tests.helpers.common import FIXTURES, REPO
+from tests.helpers.common import REPO
+from tests.helpers.edition_truth import edition_truth
 
 GOLD = REPO / "goldsets" / "sample.yaml"
 OLD = REPO / "goldsets" / "sample" / "brackwater-rulebook.txt"
 NEW = REPO / "goldsets" / "sample" / "brackwater-rulebook-en2.txt"
-TRUTH = tomllib.loads((FIXTURES / "migrate" / "brackwater-en2-truth.toml").read_text(encoding="utf-8"))
-
-
-def true_page(question_id: str, old: str) -> str:
-    doc, page = split_page_key(old)
-    if doc != "bw-rules":
-        return old
-    new = TRUTH["split"].get(f"{question_id} {old}") or TRUTH["pages"][str(page)]
-    return f"bw-rules#{new}"
+TRUTH, true_page = edition_truth("brackwater-en2")
 
 
 @pytest.fixture(scope="module")
